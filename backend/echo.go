@@ -1,0 +1,152 @@
+package backend
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/harnest/harnest/config"
+	"github.com/harnest/harnest/runtime"
+)
+
+// echoMaxDeltas is how many text deltas the echo answer is split into, at
+// most.
+const echoMaxDeltas = 4
+
+// errEchoFail is what a turn of an echo backend with Fail set returns.
+var errEchoFail = errors.New("echo backend configured to fail")
+
+// Echo is the built-in deterministic agent. It answers "Echo: <input>",
+// streamed as a few text deltas split on word boundaries, so that clients
+// can be tested without a model. Its options add a thinking delta, a tool
+// call with its result, a pause between events, or a failure after the
+// first text delta.
+type Echo struct {
+	thinking bool
+	toolCall bool
+	delay    time.Duration
+	fail     bool
+}
+
+// NewEcho builds an echo agent from its config section. A negative delay
+// counts as no delay.
+func NewEcho(cfg config.EchoBackend) *Echo {
+	delay := time.Duration(cfg.DelayMs) * time.Millisecond
+	if delay < 0 {
+		delay = 0
+	}
+	return &Echo{
+		thinking: cfg.Thinking,
+		toolCall: cfg.ToolCall,
+		delay:    delay,
+		fail:     cfg.Fail,
+	}
+}
+
+// Run answers one turn. The events, in order: a thinking delta (if
+// thinking), a tool call and its result (if toolCall), then the text
+// deltas. With delayMs the agent pauses between events and returns
+// ctx.Err() as soon as ctx is done.
+func (e *Echo) Run(ctx context.Context, turn *runtime.Turn, emit runtime.Emit) error {
+	var events []runtime.Event
+
+	if e.thinking {
+		events = append(events, runtime.Event{
+			Type:  runtime.EventThinkingDelta,
+			Delta: "Repeating the input back.",
+		})
+	}
+
+	if e.toolCall {
+		args, err := json.Marshal(map[string]string{"text": turn.Input})
+		if err != nil {
+			return fmt.Errorf("echo: encode tool arguments: %w", err)
+		}
+		output, err := json.Marshal(turn.Input)
+		if err != nil {
+			return fmt.Errorf("echo: encode tool output: %w", err)
+		}
+		callID := echoCallID(turn.ResponseID)
+		events = append(events,
+			runtime.Event{Type: runtime.EventToolCall, ID: callID, Name: "echo", Arguments: args},
+			runtime.Event{Type: runtime.EventToolResult, CallID: callID, Name: "echo", Output: output},
+		)
+	}
+
+	for i, delta := range echoDeltas("Echo: " + turn.Input) {
+		events = append(events, runtime.Event{Type: runtime.EventTextDelta, Delta: delta})
+		if e.fail && i == 0 {
+			// Nothing after the first text delta is ever sent.
+			break
+		}
+	}
+
+	for i, event := range events {
+		if i > 0 {
+			if err := e.pause(ctx); err != nil {
+				return err
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := emit(event); err != nil {
+			return err
+		}
+	}
+
+	if e.fail {
+		return errEchoFail
+	}
+	return nil
+}
+
+// pause waits for the configured delay, or until ctx is done.
+func (e *Echo) pause(ctx context.Context) error {
+	if e.delay <= 0 {
+		return nil
+	}
+	timer := time.NewTimer(e.delay)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// echoCallID makes a tool call id that is unique per turn: "call_" followed
+// by the response id (without its "resp_" prefix, if it has one).
+func echoCallID(responseID string) string {
+	if responseID == "" {
+		return "call_echo_1"
+	}
+	return "call_" + strings.TrimPrefix(responseID, "resp_")
+}
+
+// echoDeltas splits answer into at most echoMaxDeltas pieces, cutting only
+// after a space, so that the pieces concatenate to answer exactly.
+func echoDeltas(answer string) []string {
+	var words []string // each word keeps the space that follows it
+	for _, w := range strings.SplitAfter(answer, " ") {
+		if w != "" {
+			words = append(words, w)
+		}
+	}
+	if len(words) == 0 {
+		return nil
+	}
+
+	groups := min(echoMaxDeltas, len(words))
+	deltas := make([]string, 0, groups)
+	for g := range groups {
+		start := g * len(words) / groups
+		end := (g + 1) * len(words) / groups
+		deltas = append(deltas, strings.Join(words[start:end], ""))
+	}
+	return deltas
+}

@@ -1,0 +1,199 @@
+package backend
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/harnest/harnest/config"
+	"github.com/harnest/harnest/runtime"
+)
+
+// collect returns an Emit that appends every event to *events.
+func collect(events *[]runtime.Event) runtime.Emit {
+	return func(e runtime.Event) error {
+		*events = append(*events, e)
+		return nil
+	}
+}
+
+// textOf concatenates the text deltas of events.
+func textOf(events []runtime.Event) string {
+	var b strings.Builder
+	for _, e := range events {
+		if e.Type == runtime.EventTextDelta {
+			b.WriteString(e.Delta)
+		}
+	}
+	return b.String()
+}
+
+func TestEchoStreamsTheInput(t *testing.T) {
+	input := "the quick brown fox jumps over the lazy dog"
+	var events []runtime.Event
+	err := NewEcho(config.EchoBackend{}).Run(context.Background(),
+		&runtime.Turn{ResponseID: "resp_1", Input: input}, collect(&events))
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if len(events) < 3 || len(events) > echoMaxDeltas {
+		t.Errorf("got %d events, want 3 to %d text deltas", len(events), echoMaxDeltas)
+	}
+	for _, e := range events {
+		if e.Type != runtime.EventTextDelta || e.Delta == "" {
+			t.Errorf("got event %+v, want a non-empty text delta", e)
+		}
+	}
+	if got, want := textOf(events), "Echo: "+input; got != want {
+		t.Errorf("answer is %q, want %q", got, want)
+	}
+}
+
+func TestEchoDeltasConcatenateExactly(t *testing.T) {
+	for _, answer := range []string{"", "Echo: ", "Echo: x", "Echo:  two  spaces ", "Echo: line\nbreak and more words here"} {
+		deltas := echoDeltas(answer)
+		if got := strings.Join(deltas, ""); got != answer {
+			t.Errorf("echoDeltas(%q) joins to %q", answer, got)
+		}
+		if len(deltas) > echoMaxDeltas {
+			t.Errorf("echoDeltas(%q) gave %d deltas, want at most %d", answer, len(deltas), echoMaxDeltas)
+		}
+	}
+}
+
+func TestEchoThinkingAndToolCallComeFirst(t *testing.T) {
+	input := `say "hi"`
+	var events []runtime.Event
+	agent := NewEcho(config.EchoBackend{Thinking: true, ToolCall: true})
+	err := agent.Run(context.Background(),
+		&runtime.Turn{ResponseID: "resp_abc", Input: input}, collect(&events))
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if len(events) < 4 {
+		t.Fatalf("got %d events, want at least 4: %+v", len(events), events)
+	}
+
+	if events[0].Type != runtime.EventThinkingDelta || events[0].Delta == "" {
+		t.Errorf("event 0 is %+v, want a thinking delta", events[0])
+	}
+
+	call, result := events[1], events[2]
+	if call.Type != runtime.EventToolCall || call.Name != "echo" || call.ID == "" {
+		t.Errorf("event 1 is %+v, want the echo tool call", call)
+	}
+	var args map[string]string
+	if err := json.Unmarshal(call.Arguments, &args); err != nil || args["text"] != input {
+		t.Errorf("tool arguments are %s, want {\"text\": %q}", call.Arguments, input)
+	}
+	if result.Type != runtime.EventToolResult || result.Name != "echo" || result.CallID != call.ID {
+		t.Errorf("event 2 is %+v, want the result of call %q", result, call.ID)
+	}
+	var output string
+	if err := json.Unmarshal(result.Output, &output); err != nil || output != input {
+		t.Errorf("tool output is %s, want the JSON string %q", result.Output, input)
+	}
+
+	for _, e := range events[3:] {
+		if e.Type != runtime.EventTextDelta {
+			t.Errorf("got %s after the tool result, want only text deltas", e.Type)
+		}
+	}
+	if got, want := textOf(events), "Echo: "+input; got != want {
+		t.Errorf("answer is %q, want %q", got, want)
+	}
+}
+
+func TestEchoDelayHonoursCancellation(t *testing.T) {
+	agent := NewEcho(config.EchoBackend{DelayMs: 60000})
+	ctx, cancel := context.WithCancel(context.Background())
+	var events []runtime.Event
+	first := make(chan struct{})
+	emit := func(e runtime.Event) error {
+		events = append(events, e)
+		if len(events) == 1 {
+			close(first)
+		}
+		return nil
+	}
+	done := make(chan error, 1)
+	go func() {
+		done <- agent.Run(ctx, &runtime.Turn{Input: "a b c d e"}, emit)
+	}()
+
+	// Cancel while the agent sleeps after its first event: it should not
+	// sleep the full minute.
+	select {
+	case <-first:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no first event")
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("Run returned %v, want context.Canceled", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return after cancellation")
+	}
+	if len(events) != 1 {
+		t.Errorf("got %d events before cancellation, want 1", len(events))
+	}
+}
+
+func TestEchoFailAfterFirstDelta(t *testing.T) {
+	var events []runtime.Event
+	err := NewEcho(config.EchoBackend{Fail: true}).Run(context.Background(),
+		&runtime.Turn{Input: "one two three four five"}, collect(&events))
+	if err == nil || err.Error() != "echo backend configured to fail" {
+		t.Errorf("Run returned %v, want the configured failure", err)
+	}
+	if len(events) != 1 || events[0].Type != runtime.EventTextDelta {
+		t.Errorf("got events %+v, want exactly one text delta", events)
+	}
+}
+
+func TestEchoStopsWhenEmitFails(t *testing.T) {
+	stop := errors.New("response is over")
+	calls := 0
+	err := NewEcho(config.EchoBackend{Thinking: true}).Run(context.Background(),
+		&runtime.Turn{Input: "a b c d"}, func(runtime.Event) error {
+			calls++
+			return stop
+		})
+	if !errors.Is(err, stop) {
+		t.Errorf("Run returned %v, want the emit error", err)
+	}
+	if calls != 1 {
+		t.Errorf("emit was called %d times, want 1", calls)
+	}
+}
+
+func TestNewChoosesOneBackend(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := New(config.Backend{}, dir, nil); err == nil {
+		t.Error("New with no backend succeeded, want an error")
+	}
+	both := config.Backend{Echo: &config.EchoBackend{}, Exec: &config.ExecBackend{Command: []string{"cat"}}}
+	if _, err := New(both, dir, nil); err == nil {
+		t.Error("New with two backends succeeded, want an error")
+	}
+	if a, err := New(config.Backend{Echo: &config.EchoBackend{}}, dir, nil); err != nil {
+		t.Errorf("New(echo): %v", err)
+	} else if _, ok := a.(*Echo); !ok {
+		t.Errorf("New(echo) returned %T", a)
+	}
+	if a, err := New(config.Backend{Exec: &config.ExecBackend{Command: []string{"cat"}}}, dir, nil); err != nil {
+		t.Errorf("New(exec): %v", err)
+	} else if _, ok := a.(*Exec); !ok {
+		t.Errorf("New(exec) returned %T", a)
+	}
+	a, err := New(config.Backend{Exec: &config.ExecBackend{}}, dir, nil)
+	if err == nil || a != nil {
+		t.Errorf("New(exec without command) = %v, %v; want nil and an error", a, err)
+	}
+}

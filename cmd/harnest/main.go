@@ -1,0 +1,52 @@
+// Command harnest serves one agent to every kind of client: the neutral
+// HTTP API (JSON and SSE), its OpenAPI documents, and the transports that
+// later grow around the same core.
+//
+//	harnest serve [folder] [--host H] [--port P] [--redis-url URL]
+//	harnest check [folder]
+//	harnest version
+package main
+
+import (
+	"fmt"
+	"os"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "0.1.0-dev"
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+func run(args []string) int {
+	if len(args) == 0 {
+		usage()
+		return 2
+	}
+	switch args[0] {
+	case "serve":
+		return serve(args[1:])
+	case "check":
+		return check(args[1:])
+	case "version", "--version", "-v":
+		fmt.Println("harnest", version)
+		return 0
+	case "help", "-h", "--help":
+		usage()
+		return 0
+	}
+	fmt.Fprintf(os.Stderr, "harnest: unknown command %q\n\n", args[0])
+	usage()
+	return 2
+}
+
+func usage() {
+	fmt.Fprint(os.Stderr, `Usage:
+  harnest serve [folder] [flags]   serve the agent in folder (default ".")
+  harnest check [folder]           validate an agent folder; prints each problem
+  harnest version                  print the version
+
+Run "harnest serve -h" for the serve flags.
+`)
+}

@@ -1,0 +1,120 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/harnest/harnest/config"
+	"github.com/harnest/harnest/internal/server"
+)
+
+func serve(args []string) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	host := fs.String("host", "", "listen host (overrides server.http.host)")
+	port := fs.Int("port", -1, "listen port (overrides server.http.port; 0 picks a free port)")
+	redisURL := fs.String("redis-url", os.Getenv("HARNEST_REDIS_URL"), "Redis URL (overrides store.redis.url; env HARNEST_REDIS_URL); empty uses the embedded store")
+	logFormat := fs.String("log-format", "text", "log format: text or json")
+	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
+	grace := fs.Duration("shutdown-grace", 10*time.Second, "how long running responses may finish after SIGINT/SIGTERM before they are cancelled")
+	folder, err := parseInterspersed(fs, args)
+	if err != nil {
+		if err != flag.ErrHelp {
+			fmt.Fprintln(os.Stderr, "harnest serve:", err)
+		}
+		return 2
+	}
+	log, err := newLogger(os.Stderr, *logFormat, *logLevel)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "harnest serve:", err)
+		return 2
+	}
+
+	f, err := config.Load(folder)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "harnest serve: %s is not a valid agent folder:\n%v\nRun \"harnest check %s\" to list every problem.\n", folder, err, folder)
+		return 1
+	}
+	httpCfg := &f.Config.Server.HTTP
+	if *host != "" {
+		httpCfg.Host = *host
+	}
+	if *port >= 0 {
+		httpCfg.Port = *port
+	}
+	if !httpCfg.AllowRemote && !config.IsLoopbackHost(httpCfg.Host) {
+		fmt.Fprintf(os.Stderr, "harnest serve: host %q is not a loopback address; set server.http.allowRemote: true (and configure auth.tokens) to serve other machines\n", httpCfg.Host)
+		return 1
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	srv, err := server.New(ctx, f, server.Options{RedisURL: *redisURL, Logger: log})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "harnest serve:", err)
+		return 1
+	}
+	l, err := net.Listen("tcp", net.JoinHostPort(httpCfg.Host, strconv.Itoa(httpCfg.Port)))
+	if err != nil {
+		srv.Close()
+		fmt.Fprintf(os.Stderr, "harnest serve: cannot listen: %v\n", err)
+		return 1
+	}
+	printBanner(os.Stdout, f, srv, l.Addr().(*net.TCPAddr))
+	if err := srv.Serve(ctx, l, *grace); err != nil {
+		log.Error("server stopped", "err", err)
+		return 1
+	}
+	log.Info("stopped")
+	return 0
+}
+
+// printBanner says what is served where, and which store holds the state.
+func printBanner(w io.Writer, f *config.Folder, srv *server.Server, addr *net.TCPAddr) {
+	ip := addr.IP
+	if ip.IsUnspecified() { // 0.0.0.0 and :: are reachable on loopback
+		if ip.To4() != nil {
+			ip = net.IPv4(127, 0, 0, 1)
+		} else {
+			ip = net.IPv6loopback
+		}
+	}
+	base := "http://" + net.JoinHostPort(ip.String(), strconv.Itoa(addr.Port))
+	cfg := f.Config
+	fmt.Fprintf(w, "harnest %s serving agent %q from %s\n", version, cfg.Metadata.Name, f.Dir)
+	fmt.Fprintf(w, "  API:        %s\n", base)
+	if config.Enabled(cfg.Server.OpenAPI) {
+		fmt.Fprintf(w, "  Swagger UI: %s/docs\n", base)
+		fmt.Fprintf(w, "  OpenAPI:    %s/openapi.json\n", base)
+		fmt.Fprintf(w, "              %s/openapi.yaml\n", base)
+	}
+	fmt.Fprintf(w, "  Store:      %s\n", srv.Store.Describe())
+	if len(cfg.Auth.Tokens) == 0 {
+		fmt.Fprintf(w, "  Auth:       none (every caller is the anonymous user)\n")
+	} else {
+		fmt.Fprintf(w, "  Auth:       bearer tokens (%d configured)\n", len(cfg.Auth.Tokens))
+	}
+}
+
+func newLogger(w io.Writer, format, level string) (*slog.Logger, error) {
+	var lv slog.Level
+	if err := lv.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("invalid --log-level %q: use debug, info, warn or error", level)
+	}
+	opts := &slog.HandlerOptions{Level: lv}
+	switch format {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	}
+	return nil, fmt.Errorf("invalid --log-format %q: use text or json", format)
+}

@@ -1,0 +1,148 @@
+package config
+
+import "time"
+
+// APIVersion and Kind are the only values config.yaml accepts for its
+// header fields.
+const (
+	APIVersion = "harnest.dev/v1alpha1"
+	Kind       = "Agent"
+)
+
+// Defaults of the server section, as the reference implementation has them.
+const (
+	DefaultHost                  = "127.0.0.1"
+	DefaultPort                  = 1907
+	DefaultRequestTimeoutSeconds = 300
+	DefaultMaxConcurrentRequests = 8
+	DefaultMaxRequestBytes       = 1 << 20
+	DefaultKeyPrefix             = "harnest:"
+	DefaultReceiptTTLSeconds     = 86400
+	DefaultTranscriptTTLSeconds  = 0 // 0 keeps sessions and transcripts until deleted
+)
+
+// Folder is a loaded agent folder: its config, its agent card and its
+// instructions, with defaults applied and environment references resolved.
+type Folder struct {
+	Dir          string
+	Config       Config
+	Card         map[string]any // agent-card.yaml as a JSON-ready value
+	Instructions string
+}
+
+// Config is config.yaml.
+type Config struct {
+	APIVersion string   `yaml:"apiVersion"`
+	Kind       string   `yaml:"kind"`
+	Metadata   Metadata `yaml:"metadata"`
+	Spec       Spec     `yaml:"spec"`
+	Server     Server   `yaml:"server"`
+	Auth       Auth     `yaml:"auth"`
+	Store      Store    `yaml:"store"`
+}
+
+// Metadata names the agent.
+type Metadata struct {
+	Name        string `yaml:"name"` // DNS label: ^[a-z][a-z0-9-]{0,62}$
+	DisplayName string `yaml:"displayName"`
+}
+
+// Spec says what the agent is.
+type Spec struct {
+	Backend Backend `yaml:"backend"`
+}
+
+// Backend holds exactly one backend section.
+type Backend struct {
+	Echo *EchoBackend `yaml:"echo"`
+	Exec *ExecBackend `yaml:"exec"`
+}
+
+// EchoBackend is the built-in deterministic agent. Its options make it a test
+// double for every client.
+type EchoBackend struct {
+	Thinking bool `yaml:"thinking"` // add a thinking delta
+	ToolCall bool `yaml:"toolCall"` // add a tool call and its result
+	DelayMs  int  `yaml:"delayMs"`  // pause between events, 0..60000
+	Fail     bool `yaml:"fail"`     // fail the turn after the first delta
+}
+
+// ExecBackend runs a local program, one process per turn.
+type ExecBackend struct {
+	Command        []string          `yaml:"command"` // argv, never a shell; relative paths are resolved against the agent folder
+	Dir            string            `yaml:"dir"`     // working directory, relative to the agent folder; default the folder
+	Env            map[string]string `yaml:"env"`     // extra environment variables
+	TimeoutSeconds int               `yaml:"timeoutSeconds"`
+}
+
+// Server is how the agent is served. Zero values are replaced by defaults
+// when the folder is loaded; booleans that default to true are pointers so
+// that an explicit false is kept.
+type Server struct {
+	HTTP       HTTP       `yaml:"http"`
+	Limits     Limits     `yaml:"limits"`
+	Playground Playground `yaml:"playground"`
+	Live       bool       `yaml:"live"`    // serve WS /live; default false
+	OpenAPI    *bool      `yaml:"openapi"` // serve /openapi.json, /openapi.yaml, /docs; default true (use Enabled)
+	AGUI       *bool      `yaml:"agui"`    // serve POST /agui; default true (use Enabled)
+}
+
+// HTTP is the listener and per-request policy.
+type HTTP struct {
+	Host                  string  `yaml:"host"`                  // default 127.0.0.1; other than 127.0.0.1, ::1, localhost needs AllowRemote
+	Port                  int     `yaml:"port"`                  // 1..65535, default 1907
+	AllowRemote           bool    `yaml:"allowRemote"`           // default false
+	RequestTimeoutSeconds float64 `yaml:"requestTimeoutSeconds"` // >0 and ≤86400, default 300
+	MaxConcurrentRequests int     `yaml:"maxConcurrentRequests"` // 1..100000, default 8
+}
+
+// Limits bounds request sizes.
+type Limits struct {
+	// MaxRequestBytes accepts an integer or a size string such as "1MiB";
+	// 1KiB..1GiB, default 1MiB. It bounds HTTP bodies and WebSocket frames.
+	MaxRequestBytes ByteSize `yaml:"maxRequestBytes"`
+}
+
+// Playground toggles the browser playground.
+type Playground struct {
+	Enabled *bool `yaml:"enabled"` // default true (use Enabled)
+}
+
+// Auth maps bearer tokens to users.
+type Auth struct {
+	Tokens []Token `yaml:"tokens"`
+}
+
+// Token is one bearer token and the user it stands for.
+type Token struct {
+	Token string `yaml:"token"` // non-empty and unique; never logged or printed
+	User  string `yaml:"user"`  // non-empty user ID that owns everything the caller creates
+}
+
+// Store says where state lives.
+type Store struct {
+	Redis     Redis     `yaml:"redis"`
+	KeyPrefix string    `yaml:"keyPrefix"` // prefix of every Redis key; default "harnest:"
+	Retention Retention `yaml:"retention"`
+}
+
+// Redis is the connection to a real Redis. No URL means the embedded store.
+type Redis struct {
+	URL string `yaml:"url"` // redis://, rediss:// or unix:// URL; may hold a password, never print it
+}
+
+// Retention says how long state is kept.
+type Retention struct {
+	ReceiptsSeconds int `yaml:"receiptsSeconds"` // terminal receipts and their event logs; ≥0, 0 means 86400
+}
+
+// ByteSize is a byte count written as an integer or as "<n>B|KiB|MiB|GiB".
+type ByteSize int64
+
+// Enabled reports a default-true flag.
+func Enabled(b *bool) bool { return b == nil || *b }
+
+// RequestTimeout is the per-response deadline.
+func (h HTTP) RequestTimeout() time.Duration {
+	return time.Duration(h.RequestTimeoutSeconds * float64(time.Second))
+}

@@ -1,0 +1,194 @@
+package config
+
+import (
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/redis/go-redis/v9"
+)
+
+var (
+	dnsLabelPattern = regexp.MustCompile(`^[a-z][a-z0-9-]{0,62}$`)
+	envNamePattern  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+)
+
+// Ranges accepted by config.yaml.
+const (
+	maxEchoDelayMs           = 60_000
+	maxRequestTimeoutSeconds = 86_400
+	maxConcurrentRequests    = 100_000
+	minRequestBytes          = KiB
+	maxRequestBytes          = GiB
+)
+
+// loopbackHosts may be listened on without server.http.allowRemote.
+var loopbackHosts = map[string]bool{"127.0.0.1": true, "::1": true, "localhost": true}
+
+// validator checks a decoded Config. It skips paths that already have a
+// decoding problem (and fields below them), so one mistake is reported once.
+type validator struct {
+	d *decoder
+}
+
+func (v *validator) problem(path, format string, args ...any) {
+	for p := path; p != ""; p = parentPath(p) {
+		if v.d.bad[p] {
+			return
+		}
+	}
+	v.d.problem(path, format, args...)
+}
+
+// show quotes a value for a message, or names the variable it came from.
+func (v *validator) show(path, value string) string {
+	if name, ok := v.d.env[path]; ok {
+		return "the value of ${" + name + "}"
+	}
+	return strconv.Quote(shorten(value))
+}
+
+// parentPath strips the last ".key" or "[i]" from a path.
+func parentPath(path string) string {
+	i := strings.LastIndexAny(path, ".[")
+	if i < 0 {
+		return ""
+	}
+	return path[:i]
+}
+
+func validateConfig(c *Config, d *decoder) {
+	v := &validator{d: d}
+	v.header(c)
+	v.backend(c.Spec.Backend)
+	v.server(c.Server)
+	v.auth(c.Auth)
+	v.store(c.Store)
+}
+
+func (v *validator) header(c *Config) {
+	switch c.APIVersion {
+	case APIVersion:
+	case "":
+		v.problem("apiVersion", "required; set it to %q", APIVersion)
+	default:
+		v.problem("apiVersion", "must be %q, got %s", APIVersion, v.show("apiVersion", c.APIVersion))
+	}
+	switch c.Kind {
+	case Kind:
+	case "":
+		v.problem("kind", "required; set it to %q", Kind)
+	default:
+		v.problem("kind", "must be %q, got %s", Kind, v.show("kind", c.Kind))
+	}
+	switch name := c.Metadata.Name; {
+	case name == "":
+		v.problem("metadata.name", "required; give the agent a name such as \"my-agent\"")
+	case !dnsLabelPattern.MatchString(name):
+		v.problem("metadata.name", "must be a DNS label (a lowercase letter, then up to 62 lowercase letters, digits or '-'), got %s", v.show("metadata.name", name))
+	}
+}
+
+func (v *validator) backend(b Backend) {
+	switch {
+	case b.Echo == nil && b.Exec == nil:
+		v.problem("spec.backend", "set exactly one backend; allowed keys are echo and exec (for the built-in echo agent write `echo: {}`)")
+	case b.Echo != nil && b.Exec != nil:
+		v.problem("spec.backend", "set exactly one backend, found both echo and exec; keep one of them")
+	}
+	if e := b.Echo; e != nil {
+		if e.DelayMs < 0 || e.DelayMs > maxEchoDelayMs {
+			v.problem("spec.backend.echo.delayMs", "must be between 0 and %d", maxEchoDelayMs)
+		}
+	}
+	if e := b.Exec; e != nil {
+		switch {
+		case len(e.Command) == 0:
+			v.problem("spec.backend.exec.command", `required; give the program and its arguments as a list, such as ["./agent.sh"]`)
+		case e.Command[0] == "":
+			v.problem("spec.backend.exec.command[0]", "must name the program to run; it is empty")
+		}
+		if e.TimeoutSeconds < 0 {
+			v.problem("spec.backend.exec.timeoutSeconds", "must be 0 (no limit of its own) or more")
+		}
+		for name := range e.Env {
+			if !envNamePattern.MatchString(name) {
+				v.problem(joinPath("spec.backend.exec.env", name), "not a valid environment variable name; use letters, digits and '_', not starting with a digit")
+			}
+		}
+	}
+}
+
+func (v *validator) server(s Server) {
+	h := s.HTTP
+	host := h.Host
+	if v.d.set["server.http.host"] && host == "" {
+		v.problem("server.http.host", "must not be empty; remove the key to use %s", DefaultHost)
+	}
+	if host == "" {
+		host = DefaultHost
+	}
+	if !loopbackHosts[host] && !h.AllowRemote {
+		v.problem("server.http.host", "%s is not a loopback address (127.0.0.1, ::1, localhost); set server.http.allowRemote: true to listen on it, and consider auth.tokens", v.show("server.http.host", host))
+	}
+	if v.d.set["server.http.port"] && (h.Port < 1 || h.Port > 65535) {
+		v.problem("server.http.port", "must be between 1 and 65535")
+	}
+	if v.d.set["server.http.requestTimeoutSeconds"] && !(h.RequestTimeoutSeconds > 0 && h.RequestTimeoutSeconds <= maxRequestTimeoutSeconds) {
+		v.problem("server.http.requestTimeoutSeconds", "must be greater than 0 and at most %d (one day)", maxRequestTimeoutSeconds)
+	}
+	if v.d.set["server.http.maxConcurrentRequests"] && (h.MaxConcurrentRequests < 1 || h.MaxConcurrentRequests > maxConcurrentRequests) {
+		v.problem("server.http.maxConcurrentRequests", "must be between 1 and %d", maxConcurrentRequests)
+	}
+	if size := s.Limits.MaxRequestBytes; v.d.set["server.limits.maxRequestBytes"] && (size < minRequestBytes || size > maxRequestBytes) {
+		v.problem("server.limits.maxRequestBytes", "must be between %s and %s", minRequestBytes, maxRequestBytes)
+	}
+}
+
+func (v *validator) auth(a Auth) {
+	first := map[string]int{} // token -> index of its first use
+	for i, t := range a.Tokens {
+		path := indexPath("auth.tokens", i)
+		if t.Token == "" {
+			v.problem(path+".token", "must not be empty")
+		} else if j, dup := first[t.Token]; dup {
+			v.problem(path+".token", "duplicate token, same as auth.tokens[%d].token; each token must be unique", j)
+		} else {
+			first[t.Token] = i
+		}
+		if t.User == "" {
+			v.problem(path+".user", "must not be empty; name the user this token stands for")
+		}
+	}
+}
+
+func (v *validator) store(s Store) {
+	if s.Redis.URL != "" {
+		if msg := redisURLProblem(s.Redis.URL); msg != "" {
+			v.problem("store.redis.url", "%s", msg)
+		}
+	}
+	if s.Retention.ReceiptsSeconds < 0 {
+		v.problem("store.retention.receiptsSeconds", "must be 0 (the default, %d) or more", DefaultReceiptTTLSeconds)
+	}
+}
+
+// redisURLProblem checks a Redis URL. The message never contains the URL,
+// which may hold a password.
+func redisURLProblem(raw string) string {
+	const forms = "use redis://[user:password@]host[:port][/db], rediss://… for TLS, or unix:///path/to/socket"
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "not a valid URL; " + forms
+	}
+	switch u.Scheme {
+	case "redis", "rediss", "unix":
+	default:
+		return "must start with redis://, rediss:// or unix://; " + forms
+	}
+	if _, err := redis.ParseURL(raw); err != nil {
+		return strings.TrimPrefix(err.Error(), "redis: ") + "; " + forms
+	}
+	return ""
+}

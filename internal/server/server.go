@@ -1,0 +1,181 @@
+// Package server assembles harnest from an agent folder: the store, the
+// backend, the runtime, and every transport on one HTTP handler behind the
+// logging and auth middleware. cmd/harnest and end-to-end tests both use it.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/harnest/harnest/backend"
+	"github.com/harnest/harnest/config"
+	"github.com/harnest/harnest/internal/auth"
+	"github.com/harnest/harnest/internal/httplog"
+	"github.com/harnest/harnest/neutral"
+	"github.com/harnest/harnest/neutral/apidoc"
+	"github.com/harnest/harnest/runtime"
+	"github.com/harnest/harnest/runtime/store"
+)
+
+// Options override parts of the folder's config.
+type Options struct {
+	RedisURL string // overrides store.redis.url when not empty
+	Logger   *slog.Logger
+	// Agent replaces the configured backend (tests).
+	Agent runtime.Agent
+}
+
+// Server is one harnest replica.
+type Server struct {
+	Folder  *config.Folder
+	Store   *store.Store
+	Service *runtime.Service
+	Handler http.Handler
+	log     *slog.Logger
+}
+
+// New builds a server from a loaded folder.
+func New(ctx context.Context, f *config.Folder, o Options) (*Server, error) {
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	cfg := f.Config
+	agent := o.Agent
+	if agent == nil {
+		var err error
+		if agent, err = backend.New(cfg.Spec.Backend, f.Dir, log); err != nil {
+			return nil, err
+		}
+	}
+	url := cfg.Store.Redis.URL
+	if o.RedisURL != "" {
+		url = o.RedisURL
+	}
+	st, err := store.Open(ctx, store.Options{
+		URL: url, KeyPrefix: cfg.Store.KeyPrefix,
+		ReceiptTTL: time.Duration(cfg.Store.Retention.ReceiptsSeconds) * time.Second,
+	})
+	if err != nil {
+		return nil, err
+	}
+	svc := runtime.New(runtime.Options{
+		Store: st, Agent: agent, Logger: log,
+		MaxConcurrent: cfg.Server.HTTP.MaxConcurrentRequests,
+		Timeout:       cfg.Server.HTTP.RequestTimeout(),
+		MaxInputBytes: int(cfg.Server.Limits.MaxRequestBytes),
+	})
+	s := &Server{Folder: f, Store: st, Service: svc, log: log}
+	if s.Handler, err = s.routes(); err != nil {
+		st.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// routes mounts every enabled transport and lists them in /agent.
+func (s *Server) routes() (http.Handler, error) {
+	cfg := s.Folder.Config
+	mux := http.NewServeMux()
+	endpoints := neutral.Endpoints()
+	var resources []neutral.Resource
+	if config.Enabled(cfg.Server.OpenAPI) {
+		doc, err := apidoc.Document(apidoc.Options{AgentName: s.agentName(), Description: cardString(s.Folder.Card, "description")})
+		if err != nil {
+			return nil, fmt.Errorf("build OpenAPI document: %w", err)
+		}
+		docs, err := apidoc.Handler(doc)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range []string{"/openapi.json", "/openapi.yaml", "/docs", "/docs/"} {
+			mux.Handle(p, docs)
+		}
+		endpoints["openapi"], endpoints["openapiYaml"], endpoints["docs"] = "/openapi.json", "/openapi.yaml", "/docs"
+		resources = []neutral.Resource{
+			{Name: "openapi.json", URI: "/openapi.json", MimeType: "application/json"},
+			{Name: "openapi.yaml", URI: "/openapi.yaml", MimeType: "application/yaml"},
+		}
+	}
+	api, err := neutral.New(neutral.Options{
+		Service: s.Service, MaxBodyBytes: int(cfg.Server.Limits.MaxRequestBytes),
+		Discovery: neutral.Discovery{
+			ID: cfg.Metadata.Name, Name: s.agentName(), Description: cardString(s.Folder.Card, "description"),
+			Card: s.Folder.Card, Endpoints: endpoints, Resources: resources,
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	api.Register(mux)
+	tokens := make([]auth.Token, len(cfg.Auth.Tokens))
+	for i, t := range cfg.Auth.Tokens {
+		tokens[i] = auth.Token{Token: t.Token, User: t.User}
+	}
+	authn := auth.New(tokens, neutral.IsPublic)
+	return httplog.Middleware(s.log, authn.Middleware(mux)), nil
+}
+
+func (s *Server) agentName() string {
+	if n := s.Folder.Config.Metadata.DisplayName; n != "" {
+		return n
+	}
+	if n := cardString(s.Folder.Card, "name"); n != "" {
+		return n
+	}
+	return s.Folder.Config.Metadata.Name
+}
+
+func cardString(card map[string]any, key string) string {
+	v, _ := card[key].(string)
+	return v
+}
+
+// Serve answers HTTP on l until ctx ends, then shuts down: it stops
+// accepting, lets running responses finish within grace, cancels the rest
+// (recording their receipts) and closes the store.
+func (s *Server) Serve(ctx context.Context, l net.Listener, grace time.Duration) error {
+	hs := &http.Server{
+		Handler:           s.Handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(l) }()
+	select {
+	case err := <-errc:
+		s.Store.Close()
+		return err
+	case <-ctx.Done():
+	}
+	s.log.Info("shutting down", "grace", grace)
+	graceCtx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	go func() { _ = s.Service.Shutdown(graceCtx) }()
+	err := hs.Shutdown(graceCtx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		// Grace is over: the service has cancelled what still ran; give
+		// handlers a moment to write their last frames, then close.
+		finalCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		err = hs.Shutdown(finalCtx)
+		if err != nil {
+			hs.Close()
+		}
+	}
+	_ = s.Service.Shutdown(context.Background())
+	s.Store.Close()
+	if errors.Is(<-errc, http.ErrServerClosed) {
+		return nil
+	}
+	return err
+}
+
+// Close releases the store (for servers that never Serve).
+func (s *Server) Close() error { return s.Store.Close() }

@@ -1,0 +1,153 @@
+package neutral
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+
+	"github.com/harnest/harnest/runtime"
+)
+
+// readObject reads a JSON object body in the order the API checks it:
+// content type (415), size (413), JSON (400), object (400). It returns the
+// object's members; ok is false when an error was already written.
+func (a *API) readObject(w http.ResponseWriter, r *http.Request) (map[string]json.RawMessage, bool) {
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if mt != "application/json" {
+		fail(w, http.StatusUnsupportedMediaType, "unsupported_media_type", "Content-Type must be application/json")
+		return nil, false
+	}
+	limit := int64(a.maxBody)
+	tooLarge := func() {
+		fail(w, http.StatusRequestEntityTooLarge, "request_too_large",
+			"Request body exceeds "+runtime.FormatBytes(limit))
+	}
+	if r.ContentLength > limit {
+		tooLarge()
+		return nil, false
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		tooLarge()
+		return nil, false
+	}
+	if err != nil {
+		fail(w, http.StatusBadRequest, "invalid_body", "The request body could not be read")
+		return nil, false
+	}
+	if !json.Valid(body) {
+		fail(w, http.StatusBadRequest, "invalid_json", "Invalid UTF-8 JSON")
+		return nil, false
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(body, &obj); err != nil || obj == nil {
+		fail(w, http.StatusBadRequest, "invalid_json", "Expected a JSON object")
+		return nil, false
+	}
+	return obj, true
+}
+
+// fieldError is an envelope problem: which field, and what it must be.
+type fieldError struct{ field, must string }
+
+func (e fieldError) Error() string { return e.field + " " + e.must }
+
+// onlyKeys reports the first member that is not allowed.
+func onlyKeys(obj map[string]json.RawMessage, allowed ...string) error {
+	for k := range obj {
+		known := false
+		for _, a := range allowed {
+			known = known || k == a
+		}
+		if !known {
+			return fieldError{strconv.Quote(k), "is not a known field"}
+		}
+	}
+	return nil
+}
+
+// stringField decodes an optional JSON string member.
+func stringField(obj map[string]json.RawMessage, key string) (string, bool, error) {
+	raw, ok := obj[key]
+	if !ok {
+		return "", false, nil
+	}
+	var s string
+	if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
+		return "", true, fieldError{key, "must be a string"}
+	}
+	return s, true, nil
+}
+
+// boolField decodes an optional JSON boolean member (true or false only).
+func boolField(obj map[string]json.RawMessage, key string) (bool, error) {
+	raw, ok := obj[key]
+	if !ok {
+		return false, nil
+	}
+	switch string(raw) {
+	case "true":
+		return true, nil
+	case "false":
+		return false, nil
+	}
+	return false, fieldError{key, "must be a boolean"}
+}
+
+// objectField returns an optional JSON object member as raw JSON.
+func objectField(obj map[string]json.RawMessage, key string) (json.RawMessage, bool, error) {
+	raw, ok := obj[key]
+	if !ok {
+		return nil, false, nil
+	}
+	if len(raw) == 0 || raw[0] != '{' {
+		return nil, true, fieldError{key, "must be an object"}
+	}
+	return raw, true, nil
+}
+
+// objectMembers returns an optional JSON object member split into members.
+func objectMembers(obj map[string]json.RawMessage, key string) (map[string]json.RawMessage, bool, error) {
+	raw, ok, err := objectField(obj, key)
+	if !ok || err != nil {
+		return nil, ok, err
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, true, fieldError{key, "must be an object"}
+	}
+	for k, v := range m {
+		m[k] = compact(v)
+	}
+	return m, true, nil
+}
+
+// compact re-encodes a JSON value without insignificant whitespace, so
+// that stored state is canonical.
+func compact(v json.RawMessage) json.RawMessage {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, v); err != nil {
+		return v
+	}
+	return buf.Bytes()
+}
+
+// pageParams reads limit (1..100, default 100) and cursor.
+func pageParams(w http.ResponseWriter, r *http.Request) (cursor string, limit int, ok bool) {
+	q := r.URL.Query()
+	limit = runtime.MaxPageSize
+	if s := q.Get("limit"); s != "" || q.Has("limit") {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > runtime.MaxPageSize {
+			fail(w, http.StatusBadRequest, "invalid_limit", "limit must be an integer from 1 to 100")
+			return "", 0, false
+		}
+		limit = n
+	}
+	return q.Get("cursor"), limit, true
+}

@@ -1,0 +1,192 @@
+package neutral_test
+
+import (
+	"encoding/base64"
+	"fmt"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+func TestDiscovery(t *testing.T) {
+	eachStore(t, setup{}, func(t *testing.T, ts *testServer) {
+		r := ts.get("/healthz")
+		mustStatus(t, r, 200)
+		if string(r.Body) != `{"status":"ok"}` {
+			t.Fatalf("healthz body %s", r.Body)
+		}
+		card := ts.get("/.well-known/agent-card.json")
+		mustStatus(t, card, 200)
+		if card.JSON(t)["name"] != "Hello" {
+			t.Fatalf("card %s", card.Body)
+		}
+		agent := ts.get("/agent").JSON(t)
+		if agent["id"] != "hello" || agent["card"].(map[string]any)["name"] != "Hello" {
+			t.Fatalf("agent %v", agent)
+		}
+		eps := agent["endpoints"].(map[string]any)
+		for _, k := range []string{"responses", "responseStatus", "sessions", "sessionMessages", "openapi", "openapiYaml", "docs"} {
+			if eps[k] == nil {
+				t.Errorf("endpoint %s missing from /agent: %v", k, eps)
+			}
+		}
+		for _, k := range []string{"live", "agui", "approvals", "assets"} {
+			if eps[k] != nil {
+				t.Errorf("endpoint %s advertised but not served", k)
+			}
+		}
+		if len(agent["resources"].([]any)) != 2 {
+			t.Fatalf("resources %v", agent["resources"])
+		}
+	})
+}
+
+func TestOpenAPIDisabledRemovesRoutes(t *testing.T) {
+	off := false
+	eachStore(t, setup{config: func(c *configT) { c.Server.OpenAPI = &off }}, func(t *testing.T, ts *testServer) {
+		for _, p := range []string{"/openapi.json", "/openapi.yaml", "/docs"} {
+			if r := ts.get(p); r.Status != 404 {
+				t.Errorf("%s: status %d with openapi off", p, r.Status)
+			}
+		}
+		agent := ts.get("/agent").JSON(t)
+		eps := agent["endpoints"].(map[string]any)
+		if eps["openapi"] != nil || eps["docs"] != nil || len(agent["resources"].([]any)) != 0 {
+			t.Fatalf("/agent still advertises the docs: %v", agent)
+		}
+	})
+}
+
+func TestOpenAPIServed(t *testing.T) {
+	eachStore(t, setup{}, func(t *testing.T, ts *testServer) {
+		doc := ts.get("/openapi.json")
+		mustStatus(t, doc, 200)
+		if !strings.Contains(string(doc.Body), `"createAgentResponse"`) {
+			t.Fatal("createAgentResponse missing")
+		}
+		mustStatus(t, ts.get("/openapi.yaml"), 200)
+		mustStatus(t, ts.get("/docs"), 200)
+	})
+}
+
+func TestCreateAndReadSession(t *testing.T) {
+	eachStore(t, setup{}, func(t *testing.T, ts *testServer) {
+		r := ts.post("/sessions", `{"id":"trip","state":{"city":"Oslo","n":[1,2]}}`)
+		mustStatus(t, r, 201)
+		s := r.JSON(t)
+		if s["id"] != "trip" || s["userId"] != "_harnest_neutral" || s["state"].(map[string]any)["city"] != "Oslo" {
+			t.Fatalf("session %s", r.Body)
+		}
+		for _, k := range []string{"applicationData", "metadata", "createdAt", "updatedAt"} {
+			if _, ok := s[k]; !ok {
+				t.Errorf("session lacks %s", k)
+			}
+		}
+		mustStatus(t, ts.post("/sessions", `{"id":"trip"}`), 409)
+		got := ts.get("/sessions/trip")
+		mustStatus(t, got, 200)
+		if string(got.Body) != string(r.Body) {
+			t.Fatalf("GET differs from create:\n%s\n%s", got.Body, r.Body)
+		}
+		fresh := ts.post("/sessions", `{}`)
+		mustStatus(t, fresh, 201)
+		if id := fresh.JSON(t)["id"].(string); len(id) != 32 {
+			t.Fatalf("generated id %q", id)
+		}
+		mustStatus(t, ts.get("/sessions/nope"), 404)
+	})
+}
+
+func TestSessionRequestErrors(t *testing.T) {
+	eachStore(t, setup{}, func(t *testing.T, ts *testServer) {
+		for _, body := range []string{`{"id":""}`, `{"id":5}`, `{"state":[]}`, `{"state":"x"}`, `{"other":1}`, `[]`, `{`, `"x"`} {
+			mustStatus(t, ts.post("/sessions", body), 400)
+		}
+		mustStatus(t, ts.do("POST", "/sessions", "text/plain", []byte(`{}`)), 415)
+		mustStatus(t, ts.do("POST", "/sessions", "", []byte(`{}`)), 415)
+		mustStatus(t, ts.do("POST", "/sessions", "application/json; charset=utf-8", []byte(`{}`)), 201)
+		big := `{"state":{"x":"` + strings.Repeat("a", 1<<20) + `"}}`
+		r := ts.post("/sessions", big)
+		mustStatus(t, r, 413)
+		if !strings.Contains(string(r.Body), "1MiB") {
+			t.Fatalf("413 body %s", r.Body)
+		}
+		list := ts.get("/sessions").JSON(t)
+		if n := len(list["sessions"].([]any)); n != 1 {
+			t.Fatalf("bad requests created sessions: %d", n)
+		}
+	})
+}
+
+func TestPatchSession(t *testing.T) {
+	eachStore(t, setup{}, func(t *testing.T, ts *testServer) {
+		mustStatus(t, ts.post("/sessions", `{"id":"s","state":{"a":{"x":1},"b":2}}`), 201)
+		r := ts.do("PATCH", "/sessions/s", "application/json", []byte(`{"stateDelta":{"a":{"y":2},"c":"new"}}`))
+		mustStatus(t, r, 200)
+		state := r.JSON(t)["state"].(map[string]any)
+		if fmt.Sprint(state) != "map[a:map[y:2] b:2 c:new]" {
+			t.Fatalf("shallow merge gave %v", state)
+		}
+		for _, body := range []string{`{}`, `{"stateDelta":[]}`, `{"stateDelta":{},"x":1}`, `{"state":{}}`} {
+			mustStatus(t, ts.do("PATCH", "/sessions/s", "application/json", []byte(body)), 400)
+		}
+		mustStatus(t, ts.do("PATCH", "/sessions/none", "application/json", []byte(`{"stateDelta":{}}`)), 404)
+		if s := ts.get("/sessions/s").JSON(t)["state"].(map[string]any); len(s) != 3 {
+			t.Fatalf("rejected patches changed state: %v", s)
+		}
+	})
+}
+
+func TestDeleteSession(t *testing.T) {
+	eachStore(t, setup{}, func(t *testing.T, ts *testServer) {
+		mustStatus(t, ts.post("/sessions", `{"id":"gone"}`), 201)
+		r := ts.do("DELETE", "/sessions/gone", "", nil)
+		if r.Status != 204 || len(r.Body) != 0 {
+			t.Fatalf("delete: %d %s", r.Status, r.Body)
+		}
+		mustStatus(t, ts.get("/sessions/gone"), 404)
+		mustStatus(t, ts.do("DELETE", "/sessions/gone", "", nil), 404)
+	})
+}
+
+func TestListSessionsPagination(t *testing.T) {
+	eachStore(t, setup{}, func(t *testing.T, ts *testServer) {
+		for i := 0; i < 7; i++ {
+			mustStatus(t, ts.post("/sessions", fmt.Sprintf(`{"id":"s%d"}`, i)), 201)
+		}
+		var ids []string
+		cursor := ""
+		for pages := 0; pages < 10; pages++ {
+			path := "/sessions?limit=3"
+			if cursor != "" {
+				path += "&cursor=" + url.QueryEscape(cursor)
+			}
+			page := ts.get(path).JSON(t)
+			for _, s := range page["sessions"].([]any) {
+				ids = append(ids, s.(map[string]any)["id"].(string))
+			}
+			next, ok := page["nextCursor"].(string)
+			if !ok {
+				if page["nextCursor"] != nil {
+					t.Fatalf("nextCursor %v", page["nextCursor"])
+				}
+				break
+			}
+			cursor = next
+		}
+		if strings.Join(ids, ",") != "s0,s1,s2,s3,s4,s5,s6" {
+			t.Fatalf("pages gave %v", ids)
+		}
+		// Exactly a full last page: nextCursor is null, not a cursor to an empty page.
+		last := ts.get("/sessions?limit=7").JSON(t)
+		if last["nextCursor"] != nil {
+			t.Fatalf("full page has nextCursor %v", last["nextCursor"])
+		}
+		for _, q := range []string{"limit=0", "limit=101", "limit=x", "limit=", "cursor=garbage", "cursor=" + base64.RawURLEncoding.EncodeToString([]byte(`{"version":1,"kind":"sessions","afterSessionId":"s1","userId":"someone-else"}`))} {
+			mustStatus(t, ts.get("/sessions?"+q), 400)
+		}
+		if n := len(ts.get("/sessions?limit=100").JSON(t)["sessions"].([]any)); n != 7 {
+			t.Fatalf("limit=100 listed %d", n)
+		}
+	})
+}

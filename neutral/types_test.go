@@ -1,0 +1,5 @@
+package neutral_test
+
+import "github.com/harnest/harnest/config"
+
+type configT = config.Config

@@ -1,0 +1,12 @@
+// Package runtime is harnest's core: sessions, transcripts, responses and
+// their receipts, the portable event stream, and the Agent interface that
+// backends implement. It knows nothing about HTTP; transports (neutral,
+// live, agui, a2a) translate their wire formats into its operations and map
+// its typed errors (see errors.go) onto their own.
+//
+// A response runs in its own goroutine: StartResponse checks the request,
+// takes the session's lease and writes the in_progress receipt in one store
+// round trip, then the agent runs behind the concurrency gate and the
+// deadline; the final receipt, the event log, the transcript messages and the
+// state delta are committed together in a second round trip.
+package runtime

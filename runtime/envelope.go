@@ -1,0 +1,175 @@
+package runtime
+
+import "encoding/json"
+
+// Response statuses.
+const (
+	StatusInProgress     = "in_progress"
+	StatusCompleted      = "completed"
+	StatusRequiresAction = "requires_action"
+	StatusFailed         = "failed"
+	StatusCancelled      = "cancelled"
+	StatusDenied         = "denied"
+)
+
+// Envelope is a response as JSON callers see it: the body of a
+// non-streaming POST /responses, the payload of response.completed, and the
+// receipt that GET /responses/{id} returns, byte for byte.
+type Envelope struct {
+	ID         string          `json:"id"`
+	SessionID  string          `json:"sessionId"`
+	Status     string          `json:"status"`
+	OutputText string          `json:"outputText"`
+	Output     []OutputItem    `json:"output"`
+	Metadata   json.RawMessage `json:"metadata"`
+	Usage      *Usage          `json:"usage,omitempty"`
+	Result     json.RawMessage `json:"result,omitempty"`
+	Error      *EnvelopeError  `json:"error,omitempty"`
+}
+
+// EnvelopeError says why a response failed, with a stable code only: the
+// detail of an agent failure never reaches a client.
+type EnvelopeError struct {
+	Code string `json:"code"`
+}
+
+// Error codes of failed and cancelled receipts.
+const (
+	CodeInvocationFailed = "invocation_failed"
+	CodeTimedOut         = "timed_out"
+	CodeNoOutput         = "no_output"
+	CodeCancelled        = "cancelled"
+	CodeShutdown         = "server_shutdown"
+	CodeLeaseLost        = "lease_lost"
+)
+
+// OutputItem is one entry of output[]: a folded message or thinking block,
+// or one activity item. Fields that a type does not carry stay empty.
+type OutputItem struct {
+	Type string `json:"type"`
+
+	// message and thinking
+	Role    string        `json:"role,omitempty"`
+	Content []ContentPart `json:"content,omitempty"`
+	Agent   string        `json:"agent,omitempty"`
+
+	// agent_activity
+	Activity string `json:"activity,omitempty"`
+	Target   string `json:"target,omitempty"`
+	Code     string `json:"code,omitempty"`
+
+	// agent_metadata
+	Framework    string          `json:"framework,omitempty"`
+	Usage        *Usage          `json:"usage,omitempty"`
+	Model        string          `json:"model,omitempty"`
+	Provider     string          `json:"provider,omitempty"`
+	FinishReason string          `json:"finishReason,omitempty"`
+	Raw          json.RawMessage `json:"raw,omitempty"`
+
+	// decision_result and output
+	Value json.RawMessage `json:"value,omitempty"`
+
+	// tool_call and tool_result
+	ID        string          `json:"id,omitempty"`
+	Name      string          `json:"name,omitempty"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	CallID    string          `json:"callId,omitempty"`
+	Output    json.RawMessage `json:"output,omitempty"`
+}
+
+// ContentPart is a piece of a message or thinking item.
+type ContentPart struct {
+	Type string `json:"type"` // output_text or thinking_text
+	Text string `json:"text"`
+}
+
+// outputBuilder folds the event stream into output[], outputText and usage.
+type outputBuilder struct {
+	items []OutputItem
+	text  []byte
+	usage *Usage
+}
+
+// add folds one event. Adjacent text deltas of the same agent become one
+// message item, adjacent thinking deltas one thinking item.
+func (b *outputBuilder) add(e Event) {
+	switch e.Type {
+	case EventTextDelta:
+		b.text = append(b.text, e.Delta...)
+		b.appendText("message", "output_text", e)
+	case EventThinkingDelta:
+		b.appendText("thinking", "thinking_text", e)
+	case EventAgentActivity:
+		b.items = append(b.items, OutputItem{Type: "agent_activity", Agent: e.Agent, Activity: e.Activity, Target: e.Target, Code: e.Code})
+	case EventAgentMetadata:
+		b.items = append(b.items, OutputItem{Type: "agent_metadata", Agent: e.Agent, Framework: e.Framework, Usage: e.Usage,
+			Model: e.Model, Provider: e.Provider, FinishReason: e.FinishReason, Raw: e.Raw})
+		b.addUsage(e.Usage)
+	case EventDecisionResult:
+		b.items = append(b.items, OutputItem{Type: "decision_result", Agent: e.Agent, Value: e.Value})
+	case EventToolCall:
+		b.items = append(b.items, OutputItem{Type: "tool_call", ID: e.ID, Name: e.Name, Arguments: e.Arguments, Agent: e.Agent})
+	case EventToolResult:
+		b.items = append(b.items, OutputItem{Type: "tool_result", CallID: e.CallID, Name: e.Name, Output: e.Output, Agent: e.Agent})
+	}
+}
+
+func (b *outputBuilder) appendText(itemType, partType string, e Event) {
+	if n := len(b.items); n > 0 {
+		last := &b.items[n-1]
+		if last.Type == itemType && last.Agent == e.Agent {
+			last.Content[0].Text += e.Delta
+			return
+		}
+	}
+	item := OutputItem{Type: itemType, Content: []ContentPart{{Type: partType, Text: e.Delta}}, Agent: e.Agent}
+	if itemType == "message" {
+		item.Role = "assistant"
+	}
+	b.items = append(b.items, item)
+}
+
+// addUsage sums usage over the metadata events that reported both input and
+// output counts; a missing total is their sum.
+func (b *outputBuilder) addUsage(u *Usage) {
+	if u == nil || (u.InputTokens == 0 && u.OutputTokens == 0) {
+		return
+	}
+	total := u.TotalTokens
+	if total == 0 {
+		total = u.InputTokens + u.OutputTokens
+	}
+	if b.usage == nil {
+		b.usage = &Usage{}
+	}
+	b.usage.InputTokens += u.InputTokens
+	b.usage.OutputTokens += u.OutputTokens
+	b.usage.TotalTokens += total
+}
+
+// OutputPolicy says what of the activity stream callers see. It is applied
+// once, before any transport sees an event.
+type OutputPolicy struct {
+	HideToolActivity bool   // drop tool_call and tool_result
+	ShowThinking     bool   // keep thinking deltas (dropped by default)
+	AgentMetadata    string // "normalized" (default), "suppress" or "raw"
+}
+
+// filter applies the policy to one event; false drops it.
+func (p OutputPolicy) filter(e *Event) bool {
+	switch e.Type {
+	case EventToolCall, EventToolResult:
+		return !p.HideToolActivity
+	case EventThinkingDelta:
+		return p.ShowThinking
+	case EventAgentMetadata:
+		switch p.AgentMetadata {
+		case "suppress":
+			return false
+		case "raw":
+		default:
+			e.Raw = nil
+		}
+	}
+	return true
+}

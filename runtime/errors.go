@@ -1,0 +1,54 @@
+package runtime
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Kinds of failure every transport maps once: to an HTTP status, a JSON-RPC
+// code, a WebSocket error frame or an AG-UI RUN_ERROR.
+var (
+	ErrNotFound    = errors.New("not found")
+	ErrConflict    = errors.New("conflict")
+	ErrTooLarge    = errors.New("too large")
+	ErrInvalid     = errors.New("invalid input")
+	ErrUnavailable = errors.New("unavailable")
+	ErrTimeout     = errors.New("timed out")
+	ErrCancelled   = errors.New("cancelled")
+	ErrNoOutput    = errors.New("no customer-facing output")
+	ErrAgentFailed = errors.New("agent failed")
+)
+
+// Error is a failure with a sentence for the caller and a stable code for
+// programs. Kind is one of the sentinel errors above, so errors.Is works.
+type Error struct {
+	Kind   error
+	Code   string // stable, snake_case: "session_not_found", "invalid_request", ...
+	Detail string // a sentence that says what went wrong
+}
+
+func (e *Error) Error() string { return e.Detail }
+
+// Unwrap lets errors.Is match the kind.
+func (e *Error) Unwrap() error { return e.Kind }
+
+// Errorf builds an *Error.
+func Errorf(kind error, code, format string, args ...any) *Error {
+	return &Error{Kind: kind, Code: code, Detail: fmt.Sprintf(format, args...)}
+}
+
+// AsError returns err as an *Error, wrapping unknown errors as unavailable
+// with a generic sentence so that internal details never reach a client.
+func AsError(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return &Error{Kind: ErrNotFound, Code: "not_found", Detail: "Not found"}
+	case errors.Is(err, ErrTimeout):
+		return &Error{Kind: ErrTimeout, Code: "timeout", Detail: "Response timed out"}
+	}
+	return &Error{Kind: ErrUnavailable, Code: "internal_error", Detail: "Internal server error"}
+}

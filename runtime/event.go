@@ -1,0 +1,127 @@
+package runtime
+
+import "encoding/json"
+
+// Event types of the portable activity stream. Every transport re-encodes
+// this one stream; none invents its own.
+const (
+	EventCreated        = "response.created"
+	EventTextDelta      = "response.text.delta"
+	EventThinkingDelta  = "response.thinking.delta"
+	EventAgentActivity  = "response.agent_activity"
+	EventAgentMetadata  = "response.agent_metadata"
+	EventDecisionResult = "response.decision_result"
+	EventToolCall       = "response.tool_call"
+	EventToolResult     = "response.tool_result"
+	EventStateDelta     = "response.state_delta"
+	EventApproval       = "approval.requested"
+	EventClientTool     = "client_tool.requested"
+	EventInProgress     = "response.in_progress"
+	EventCompleted      = "response.completed"
+	EventError          = "error"
+)
+
+// Event is one frame of a response's event stream. Backends fill the payload
+// fields for their kind of event; the runtime sets Sequence, ResponseID and
+// SessionID before any transport sees it. Optional fields are omitted from
+// JSON when empty.
+type Event struct {
+	Type       string `json:"type"`
+	Sequence   int    `json:"sequence"`
+	ResponseID string `json:"responseId"`
+	SessionID  string `json:"sessionId"`
+
+	// text, thinking and state deltas: Delta is a string for text and
+	// thinking; StateDelta is the shallow object of a state delta.
+	Delta      string                     `json:"delta,omitempty"`
+	StateDelta map[string]json.RawMessage `json:"-"`
+	Agent      string                     `json:"agent,omitempty"`
+
+	// agent_activity
+	Activity string `json:"activity,omitempty"`
+	Target   string `json:"target,omitempty"`
+	Code     string `json:"code,omitempty"`
+
+	// agent_metadata
+	Framework    string          `json:"framework,omitempty"`
+	Model        string          `json:"model,omitempty"`
+	Provider     string          `json:"provider,omitempty"`
+	FinishReason string          `json:"finishReason,omitempty"`
+	Usage        *Usage          `json:"usage,omitempty"`
+	Raw          json.RawMessage `json:"raw,omitempty"`
+
+	// decision_result
+	Value json.RawMessage `json:"value,omitempty"`
+
+	// tool_call (ID, Name, Arguments) and tool_result (CallID, Name, Output)
+	ID        string          `json:"id,omitempty"`
+	Name      string          `json:"name,omitempty"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	CallID    string          `json:"callId,omitempty"`
+	Output    json.RawMessage `json:"output,omitempty"`
+
+	// response.created echoes the caller's metadata.
+	Metadata json.RawMessage `json:"metadata,omitempty"`
+
+	// error
+	Error string `json:"error,omitempty"`
+
+	// Envelope is the payload of response.completed: the response as JSON
+	// callers see it, with responseId in place of id.
+	Envelope *Envelope `json:"-"`
+}
+
+// Usage is token usage reported by a model call; the response's usage is
+// the sum over its agent_metadata events.
+type Usage struct {
+	InputTokens  int `json:"inputTokens"`
+	OutputTokens int `json:"outputTokens"`
+	TotalTokens  int `json:"totalTokens"`
+}
+
+// MarshalJSON writes the event with the fields its type carries. A state
+// delta carries its object under "delta".
+func (e Event) MarshalJSON() ([]byte, error) {
+	type plain Event
+	if e.Envelope != nil {
+		return marshalCompleted(e)
+	}
+	if e.Type != EventStateDelta {
+		return json.Marshal(plain(e))
+	}
+	delta := e.StateDelta
+	if delta == nil {
+		delta = map[string]json.RawMessage{}
+	}
+	return json.Marshal(struct {
+		plain
+		Delta map[string]json.RawMessage `json:"delta"`
+	}{plain(e), delta})
+}
+
+// marshalCompleted writes response.completed: the envelope's fields after
+// type, sequence and responseId.
+func marshalCompleted(e Event) ([]byte, error) {
+	env := *e.Envelope
+	return json.Marshal(struct {
+		Type       string `json:"type"`
+		Sequence   int    `json:"sequence"`
+		ResponseID string `json:"responseId"`
+		SessionID  string `json:"sessionId"`
+		envelopeBody
+	}{e.Type, e.Sequence, env.ID, env.SessionID, envelopeBody{
+		Status: env.Status, OutputText: env.OutputText, Output: env.Output,
+		Metadata: env.Metadata, Usage: env.Usage, Result: env.Result, Error: env.Error,
+	}})
+}
+
+// envelopeBody is an envelope without its IDs.
+type envelopeBody struct {
+	Status     string          `json:"status"`
+	OutputText string          `json:"outputText"`
+	Output     []OutputItem    `json:"output"`
+	Metadata   json.RawMessage `json:"metadata"`
+	Usage      *Usage          `json:"usage,omitempty"`
+	Result     json.RawMessage `json:"result,omitempty"`
+	Error      *EnvelopeError  `json:"error,omitempty"`
+}

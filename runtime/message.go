@@ -1,0 +1,12 @@
+package runtime
+
+import "encoding/json"
+
+// Message is one entry of a session transcript.
+type Message struct {
+	ID        string          `json:"id"`
+	Role      string          `json:"role"`
+	Content   json.RawMessage `json:"content"` // a JSON string, or structured portable content
+	CreatedAt string          `json:"createdAt"`
+	Metadata  json.RawMessage `json:"metadata"`
+}

@@ -1,0 +1,51 @@
+package store
+
+import (
+	"context"
+	"strings"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// scripts are every Lua script of the store, loaded at Open and again
+// whenever Redis forgets them (restart, failover, SCRIPT FLUSH).
+var scripts = []*redis.Script{
+	createSessionScript, patchStateScript, deleteSessionScript,
+	beginScript, commitScript, renewScript,
+}
+
+func (s *Store) loadScripts(ctx context.Context) error {
+	for _, sc := range scripts {
+		if err := sc.Load(ctx, s.rdb).Err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pipelined runs fn's commands in one round trip. Scripts in a pipeline run
+// by SHA only, so when Redis answers NOSCRIPT the scripts are loaded again
+// and the pipeline is retried once; a script that failed with NOSCRIPT did
+// not run, so the retry does not apply anything twice.
+func (s *Store) pipelined(ctx context.Context, fn func(redis.Pipeliner)) error {
+	run := func() ([]redis.Cmder, error) {
+		return s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error { fn(p); return nil })
+	}
+	cmds, err := run()
+	if err != nil && hasNoScript(cmds) {
+		if lerr := s.loadScripts(ctx); lerr != nil {
+			return lerr
+		}
+		_, err = run()
+	}
+	return err
+}
+
+func hasNoScript(cmds []redis.Cmder) bool {
+	for _, c := range cmds {
+		if err := c.Err(); err != nil && strings.HasPrefix(err.Error(), "NOSCRIPT") {
+			return true
+		}
+	}
+	return false
+}

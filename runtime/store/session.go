@@ -1,0 +1,184 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Errors the store reports; the runtime turns them into its own errors.
+var (
+	ErrSessionExists = errors.New("store: session already exists")
+	ErrSessionBusy   = errors.New("store: a response holds the session")
+)
+
+// Session is a stored session.
+type Session struct {
+	ID        string
+	UserID    string
+	State     map[string]json.RawMessage
+	CreatedAt string
+	UpdatedAt string
+}
+
+var createSessionScript = redis.NewScript(`
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], 'createdAt', ARGV[1], 'updatedAt', ARGV[1], 'msgs', 0)
+for i = 2, #ARGV, 2 do redis.call('HSET', KEYS[2], ARGV[i], ARGV[i+1]) end
+return 1
+`)
+
+// CreateSession stores a new session with its initial state. It returns
+// ErrSessionExists when the user already has a session with that ID.
+func (s *Store) CreateSession(ctx context.Context, user, id string, state map[string]json.RawMessage, now string) error {
+	k := s.sessionKeys(user, id)
+	args := append([]any{now}, stateArgs(state)...)
+	var created *redis.Cmd
+	err := s.pipelined(ctx, func(p redis.Pipeliner) {
+		created = createSessionScript.Run(ctx, p, []string{k.meta, k.state}, args...)
+		p.ZAdd(ctx, s.indexKey(user), redis.Z{Member: id})
+	})
+	if err != nil {
+		return fmt.Errorf("store: create session: %w", err)
+	}
+	if n, _ := created.Int(); n == 0 {
+		return ErrSessionExists
+	}
+	return nil
+}
+
+// GetSession reads a session; found is false when the user has none with
+// that ID.
+func (s *Store) GetSession(ctx context.Context, user, id string) (sess Session, found bool, err error) {
+	k := s.sessionKeys(user, id)
+	var meta, state *redis.MapStringStringCmd
+	err = s.pipelined(ctx, func(p redis.Pipeliner) {
+		meta = p.HGetAll(ctx, k.meta)
+		state = p.HGetAll(ctx, k.state)
+	})
+	if err != nil {
+		return Session{}, false, fmt.Errorf("store: get session: %w", err)
+	}
+	sess, found = sessionFrom(user, id, meta.Val(), state.Val())
+	return sess, found, nil
+}
+
+// ListSessions returns up to limit of the user's sessions whose IDs sort
+// after the given one (all from the start when after is empty), in ID order.
+func (s *Store) ListSessions(ctx context.Context, user, after string, limit int) ([]Session, error) {
+	min := "-"
+	if after != "" {
+		min = "(" + after
+	}
+	ids, err := s.rdb.ZRangeArgs(ctx, redis.ZRangeArgs{
+		Key: s.indexKey(user), Start: min, Stop: "+", ByLex: true, Count: int64(limit),
+	}).Result()
+	if err != nil {
+		return nil, fmt.Errorf("store: list sessions: %w", err)
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	metas := make([]*redis.MapStringStringCmd, len(ids))
+	states := make([]*redis.MapStringStringCmd, len(ids))
+	err = s.pipelined(ctx, func(p redis.Pipeliner) {
+		for i, id := range ids {
+			k := s.sessionKeys(user, id)
+			metas[i] = p.HGetAll(ctx, k.meta)
+			states[i] = p.HGetAll(ctx, k.state)
+		}
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: list sessions: %w", err)
+	}
+	out := make([]Session, 0, len(ids))
+	for i, id := range ids {
+		if sess, found := sessionFrom(user, id, metas[i].Val(), states[i].Val()); found { // an index entry whose session is gone is skipped
+			out = append(out, sess)
+		}
+	}
+	return out, nil
+}
+
+var patchStateScript = redis.NewScript(`
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+for i = 2, #ARGV, 2 do redis.call('HSET', KEYS[2], ARGV[i], ARGV[i+1]) end
+redis.call('HSET', KEYS[1], 'updatedAt', ARGV[1])
+return 1
+`)
+
+// PatchState merges delta into the session state, key by key (a shallow
+// merge: each key replaces the whole value), and returns the session.
+func (s *Store) PatchState(ctx context.Context, user, id string, delta map[string]json.RawMessage, now string) (Session, bool, error) {
+	k := s.sessionKeys(user, id)
+	args := append([]any{now}, stateArgs(delta)...)
+	var meta, state *redis.MapStringStringCmd
+	err := s.pipelined(ctx, func(p redis.Pipeliner) {
+		patchStateScript.Run(ctx, p, []string{k.meta, k.state}, args...)
+		meta = p.HGetAll(ctx, k.meta)
+		state = p.HGetAll(ctx, k.state)
+	})
+	if err != nil {
+		return Session{}, false, fmt.Errorf("store: patch session: %w", err)
+	}
+	sess, found := sessionFrom(user, id, meta.Val(), state.Val())
+	return sess, found, nil
+}
+
+var deleteSessionScript = redis.NewScript(`
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+if redis.call('EXISTS', KEYS[4]) == 1 then return -1 end
+for _, id in ipairs(redis.call('SMEMBERS', KEYS[5])) do
+  redis.call('DEL', ARGV[1] .. ':r:' .. id, ARGV[1] .. ':e:' .. id)
+end
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[5])
+return 1
+`)
+
+// DeleteSession removes a session with its state, transcript and
+// responses. It returns ErrSessionBusy while a response holds the session.
+func (s *Store) DeleteSession(ctx context.Context, user, id string) (found bool, err error) {
+	k := s.sessionKeys(user, id)
+	n, err := deleteSessionScript.Run(ctx, s.rdb,
+		[]string{k.meta, k.state, k.msgs, k.lease, k.responses}, k.tag).Int()
+	if err != nil {
+		return false, fmt.Errorf("store: delete session: %w", err)
+	}
+	switch n {
+	case 0:
+		return false, nil
+	case -1:
+		return true, ErrSessionBusy
+	}
+	if err := s.rdb.ZRem(ctx, s.indexKey(user), id).Err(); err != nil {
+		return true, fmt.Errorf("store: delete session from index: %w", err)
+	}
+	return true, nil
+}
+
+// stateArgs flattens a state map into HSET field/value arguments.
+func stateArgs(state map[string]json.RawMessage) []any {
+	args := make([]any, 0, 2*len(state))
+	for key, value := range state {
+		args = append(args, key, string(value))
+	}
+	return args
+}
+
+func sessionFrom(user, id string, meta, state map[string]string) (Session, bool) {
+	if len(meta) == 0 {
+		return Session{}, false
+	}
+	sess := Session{
+		ID: id, UserID: user,
+		State:     make(map[string]json.RawMessage, len(state)),
+		CreatedAt: meta["createdAt"], UpdatedAt: meta["updatedAt"],
+	}
+	for key, value := range state {
+		sess.State[key] = json.RawMessage(value)
+	}
+	return sess, true
+}
