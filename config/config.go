@@ -50,6 +50,21 @@ type Metadata struct {
 // Spec says what the agent is.
 type Spec struct {
 	Backend Backend `yaml:"backend"`
+	// Output is the output policy: what of the agent's activity callers see.
+	Output Output `yaml:"output"`
+}
+
+// Output is the output policy, applied once before any transport sees an
+// event.
+type Output struct {
+	// Thinking shows thinking deltas (hidden by default: providers' reasoning
+	// is opt-in).
+	Thinking bool `yaml:"thinking"`
+	// ToolActivity shows tool calls and results (default true).
+	ToolActivity *bool `yaml:"toolActivity"`
+	// AgentMetadata is "normalized" (default), "suppress" (no metadata events
+	// and no usage) or "raw" (adds the provider's own fields).
+	AgentMetadata string `yaml:"agentMetadata"`
 }
 
 // Backend holds exactly one backend section.

@@ -25,6 +25,10 @@ func (c *Config) ApplyDefaults() {
 	if c.Server.Limits.MaxRequestBytes == 0 {
 		c.Server.Limits.MaxRequestBytes = DefaultMaxRequestBytes
 	}
+	c.Spec.Output.ToolActivity = defaultTrue(c.Spec.Output.ToolActivity)
+	if c.Spec.Output.AgentMetadata == "" {
+		c.Spec.Output.AgentMetadata = "normalized"
+	}
 	c.Server.Playground.Enabled = defaultTrue(c.Server.Playground.Enabled)
 	c.Server.OpenAPI = defaultTrue(c.Server.OpenAPI)
 	c.Server.AGUI = defaultTrue(c.Server.AGUI)

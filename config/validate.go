@@ -62,6 +62,7 @@ func validateConfig(c *Config, d *decoder) {
 	v := &validator{d: d}
 	v.header(c)
 	v.backend(c.Spec.Backend)
+	v.output(c.Spec.Output)
 	v.server(c.Server)
 	v.auth(c.Auth)
 	v.store(c.Store)
@@ -117,6 +118,14 @@ func (v *validator) backend(b Backend) {
 				v.problem(joinPath("spec.backend.exec.env", name), "not a valid environment variable name; use letters, digits and '_', not starting with a digit")
 			}
 		}
+	}
+}
+
+func (v *validator) output(o Output) {
+	switch o.AgentMetadata {
+	case "", "normalized", "suppress", "raw":
+	default:
+		v.problem("spec.output.agentMetadata", "must be normalized, suppress or raw, got %s", v.show("spec.output.agentMetadata", o.AgentMetadata))
 	}
 }
 

@@ -22,7 +22,7 @@ func TestMain(m *testing.M) { testutil.Main(m) }
 
 // testServer is a whole harnest server over httptest, on one store.
 type testServer struct {
-	t     *testing.T
+	t     testing.TB
 	URL   string
 	srv   *server.Server
 	token string // sent as a bearer token when not empty
@@ -45,7 +45,7 @@ func eachStore(t *testing.T, s setup, fn func(t *testing.T, ts *testServer)) {
 	}
 }
 
-func newTestServer(t *testing.T, redisURL string, s setup) *testServer {
+func newTestServer(t testing.TB, redisURL string, s setup) *testServer {
 	t.Helper()
 	f, err := config.Load("../examples/hello")
 	if err != nil {
@@ -163,7 +163,7 @@ func (ts *testServer) stream(body string) ([]sseFrame, *http.Response) {
 	return readFrames(ts.t, resp.Body), resp
 }
 
-func readFrames(t *testing.T, body io.Reader) []sseFrame {
+func readFrames(t testing.TB, body io.Reader) []sseFrame {
 	t.Helper()
 	reader := sse.NewEventStreamReader(body, 1<<20)
 	var frames []sseFrame
@@ -180,7 +180,7 @@ func readFrames(t *testing.T, body io.Reader) []sseFrame {
 	}
 }
 
-func parseFrame(t *testing.T, raw []byte) (sseFrame, bool) {
+func parseFrame(t testing.TB, raw []byte) (sseFrame, bool) {
 	var f sseFrame
 	f.Raw = string(raw)
 	data := ""

@@ -77,7 +77,7 @@ func (a *API) stream(w http.ResponseWriter, resp *runtime.Response) {
 	sw := sse.Start(w, a.keepAlive)
 	defer sw.Close()
 	resp.Each(func(e runtime.Event) error {
-		data, err := json.Marshal(e)
+		data, err := e.JSON()
 		if err != nil {
 			return err
 		}

@@ -340,3 +340,36 @@ func TestStateDeltaIsCommitted(t *testing.T) {
 		}
 	})
 }
+
+func TestOutputPolicy(t *testing.T) {
+	shown := func(c *configT) {
+		c.Spec.Backend.Echo.Thinking, c.Spec.Backend.Echo.ToolCall = true, true
+		c.Spec.Output.Thinking = true
+	}
+	eachStore(t, setup{config: shown}, func(t *testing.T, ts *testServer) {
+		env := ts.post("/responses", `{"input":"hi"}`).JSON(t)
+		types := ""
+		for _, item := range env["output"].([]any) {
+			types += item.(map[string]any)["type"].(string) + ","
+		}
+		if types != "thinking,tool_call,tool_result,message," || env["outputText"] != "Echo: hi" {
+			t.Fatalf("output types %s, outputText %v", types, env["outputText"])
+		}
+	})
+	hidden := func(c *configT) {
+		c.Spec.Backend.Echo.Thinking, c.Spec.Backend.Echo.ToolCall = true, true
+		off := false
+		c.Spec.Output.ToolActivity = &off
+	}
+	eachStore(t, setup{config: hidden}, func(t *testing.T, ts *testServer) {
+		frames, _ := ts.stream(`{"input":"hi","stream":true}`)
+		for i, f := range frames {
+			if f.Event == "response.thinking.delta" || f.Event == "response.tool_call" || f.Event == "response.tool_result" {
+				t.Fatalf("policy let %s through", f.Event)
+			}
+			if int(f.Data["sequence"].(float64)) != i {
+				t.Fatalf("hidden events left a gap in the sequence: %s", f.Raw)
+			}
+		}
+	})
+}

@@ -129,8 +129,8 @@ func (b *outputBuilder) appendText(itemType, partType string, e Event) {
 	b.items = append(b.items, item)
 }
 
-// addUsage sums usage over the metadata events that reported both input and
-// output counts; a missing total is their sum.
+// addUsage sums usage over the metadata events that reported an input or
+// output count; a missing total is their sum.
 func (b *outputBuilder) addUsage(u *Usage) {
 	if u == nil || (u.InputTokens == 0 && u.OutputTokens == 0) {
 		return

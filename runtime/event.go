@@ -69,6 +69,8 @@ type Event struct {
 	// Envelope is the payload of response.completed: the response as JSON
 	// callers see it, with responseId in place of id.
 	Envelope *Envelope `json:"-"`
+
+	encoded []byte // the JSON, once the runtime has numbered the event
 }
 
 // Usage is token usage reported by a model call; the response's usage is
@@ -79,9 +81,22 @@ type Usage struct {
 	TotalTokens  int `json:"totalTokens"`
 }
 
-// MarshalJSON writes the event with the fields its type carries. A state
-// delta carries its object under "delta".
-func (e Event) MarshalJSON() ([]byte, error) {
+// JSON is the event as transports send it: the bytes the runtime encoded
+// when it numbered the event (and logged it), so no transport encodes an
+// event twice.
+func (e Event) JSON() ([]byte, error) {
+	if e.encoded != nil {
+		return e.encoded, nil
+	}
+	return e.encode()
+}
+
+// MarshalJSON writes the event with the fields its type carries.
+func (e Event) MarshalJSON() ([]byte, error) { return e.JSON() }
+
+// encode writes the event with the fields its type carries. A state delta
+// carries its object under "delta"; response.completed carries the envelope.
+func (e Event) encode() ([]byte, error) {
 	type plain Event
 	if e.Envelope != nil {
 		return marshalCompleted(e)

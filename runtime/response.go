@@ -31,7 +31,8 @@ type Response struct {
 	metadata json.RawMessage
 	events   chan Event // nil unless streaming
 	cancel   context.CancelCauseFunc
-	ctx      context.Context
+	ctx      context.Context // the response's life: ends when it is cancelled
+	agentCtx context.Context // the agent's run: also ends at the deadline
 	done     chan struct{}
 	outcome  Outcome
 
@@ -89,7 +90,11 @@ func (s *Service) StartResponse(ctx context.Context, p Principal, req ResponseRe
 	if req.Stream {
 		r.events = make(chan Event, 64)
 	}
+	// The context exists before the run is tracked, so Shutdown can always
+	// cancel what it sees.
+	r.ctx, r.cancel = context.WithCancelCause(ctx)
 	if !s.track(r) {
+		r.cancel(nil)
 		return nil, errShuttingDown
 	}
 	receipt, _ := json.Marshal(r.envelope(StatusInProgress))
@@ -98,14 +103,13 @@ func (s *Service) StartResponse(ctx context.Context, p Principal, req ResponseRe
 		Receipt: receipt, Lease: s.lease, Now: s.timestamp(),
 	})
 	if err != nil {
+		r.cancel(nil)
 		s.untrack(r)
 		switch {
 		case errors.Is(err, store.ErrSessionNotFound):
 			return nil, errSessionNotFound
 		case errors.Is(err, store.ErrSessionBusy):
 			return nil, errSessionBusy
-		case errors.Is(err, store.ErrSessionExists):
-			return nil, errSessionExists
 		}
 		return nil, s.storeFailure(err)
 	}
@@ -116,7 +120,6 @@ func (s *Service) StartResponse(ctx context.Context, p Principal, req ResponseRe
 			return s.history(ctx, p.UserID, sessionID, limit)
 		},
 	}
-	r.ctx, r.cancel = context.WithCancelCause(ctx)
 	go r.run()
 	return r, nil
 }
@@ -183,6 +186,9 @@ func (r *Response) runAgent() error {
 
 	ctx, cancel := context.WithTimeoutCause(r.ctx, s.timeout, errDeadline)
 	defer cancel()
+	r.mu.Lock()
+	r.agentCtx = ctx
+	r.mu.Unlock()
 	stopRenew := r.renewLease(ctx)
 	defer stopRenew()
 
@@ -198,32 +204,41 @@ func (r *Response) runAgent() error {
 
 var errDeadline = errors.New("response deadline passed")
 
-// renewLease keeps the session held while the agent runs.
+// renewLease keeps the session held while the agent runs: every third of
+// the lease it extends the hold (a timer, not a goroutine, so short turns
+// cost nothing).
 func (r *Response) renewLease(ctx context.Context) (stop func()) {
 	s := r.svc
-	ctx, cancel := context.WithCancel(ctx)
-	go func() {
-		t := time.NewTicker(s.lease / 3)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				ok, err := s.store.RenewLease(ctx, r.turn.UserID, r.SessionID, r.ID, s.lease)
-				if err == nil && !ok {
-					s.log.Warn("response lost its session lease", "responseId", r.ID)
-				}
-			}
+	var mu sync.Mutex
+	stopped := false
+	var t *time.Timer
+	t = time.AfterFunc(s.lease/3, func() {
+		ok, err := s.store.RenewLease(ctx, r.turn.UserID, r.SessionID, r.ID, s.lease)
+		mu.Lock()
+		defer mu.Unlock()
+		if stopped {
+			return
 		}
-	}()
-	return cancel
+		if err == nil && !ok {
+			s.log.Warn("response lost its session lease", "responseId", r.ID)
+		}
+		t.Reset(s.lease / 3)
+	})
+	return func() {
+		mu.Lock()
+		defer mu.Unlock()
+		stopped = true
+		t.Stop()
+	}
 }
 
 // emitFromAgent is the Emit the agent gets: it refuses events once the
 // response is over and drops the types an agent may not send.
 func (r *Response) emitFromAgent(e Event) error {
-	if err := r.ctx.Err(); err != nil {
+	r.mu.Lock()
+	ctx := r.agentCtx
+	r.mu.Unlock()
+	if err := ctx.Err(); err != nil {
 		return err
 	}
 	switch e.Type {
@@ -237,15 +252,24 @@ func (r *Response) emitFromAgent(e Event) error {
 }
 
 // emit numbers an event, folds it into the output, logs it and hands it to
-// the streaming transport.
+// the streaming transport. Numbering and handing over happen under one lock,
+// so events reach the transport in sequence order even when an agent emits
+// from several goroutines; the transport always drains the channel, so the
+// send cannot block forever.
 func (r *Response) emit(e Event) error {
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	if r.closed {
-		r.mu.Unlock()
 		return errCancelled
 	}
 	e.Sequence, e.ResponseID, e.SessionID = r.seq, r.ID, r.SessionID
+	b, err := e.encode()
+	if err != nil {
+		return Errorf(ErrInvalid, "invalid_event", "event cannot be encoded: %v", err)
+	}
+	e.encoded = b
 	r.seq++
+	r.log = append(r.log, b)
 	r.out.add(e)
 	if e.Type == EventStateDelta {
 		if r.state == nil {
@@ -254,14 +278,6 @@ func (r *Response) emit(e Event) error {
 		for k, v := range e.StateDelta {
 			r.state[k] = v
 		}
-	}
-	b, err := json.Marshal(e)
-	if err == nil {
-		r.log = append(r.log, b)
-	}
-	r.mu.Unlock()
-	if err != nil {
-		return Errorf(ErrInvalid, "invalid_event", "event cannot be encoded: %v", err)
 	}
 	if r.events == nil {
 		return nil
@@ -296,8 +312,8 @@ func (r *Response) finish(runErr error) {
 	case runErr == nil && strings.TrimSpace(env.OutputText) == "" && len(env.Result) == 0:
 		fail = errNoOutput
 	case runErr == nil:
-	case errors.Is(runErr, errDeadline):
-		fail = errTimedOut
+	case errors.Is(runErr, errDeadline), errors.Is(runErr, ErrTimeout) && r.ctx.Err() == nil:
+		fail = errTimedOut // the response's deadline, or a backend's own time limit
 	case context.Cause(r.ctx) == errShutdown:
 		fail = errShuttingDown
 	case r.ctx.Err() != nil:

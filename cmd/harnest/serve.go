@@ -57,6 +57,10 @@ func serve(args []string) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop() // a second signal now ends the process at once
+	}()
 	srv, err := server.New(ctx, f, server.Options{RedisURL: *redisURL, Logger: log})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "harnest serve:", err)

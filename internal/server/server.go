@@ -69,6 +69,11 @@ func New(ctx context.Context, f *config.Folder, o Options) (*Server, error) {
 		MaxConcurrent: cfg.Server.HTTP.MaxConcurrentRequests,
 		Timeout:       cfg.Server.HTTP.RequestTimeout(),
 		MaxInputBytes: int(cfg.Server.Limits.MaxRequestBytes),
+		Policy: runtime.OutputPolicy{
+			ShowThinking:     cfg.Spec.Output.Thinking,
+			HideToolActivity: !config.Enabled(cfg.Spec.Output.ToolActivity),
+			AgentMetadata:    cfg.Spec.Output.AgentMetadata,
+		},
 	})
 	s := &Server{Folder: f, Store: st, Service: svc, log: log}
 	if s.Handler, err = s.routes(); err != nil {
@@ -171,10 +176,10 @@ func (s *Server) Serve(ctx context.Context, l net.Listener, grace time.Duration)
 	}
 	_ = s.Service.Shutdown(context.Background())
 	s.Store.Close()
-	if errors.Is(<-errc, http.ErrServerClosed) {
-		return nil
+	if serveErr := <-errc; !errors.Is(serveErr, http.ErrServerClosed) {
+		return serveErr
 	}
-	return err
+	return err // non-nil when connections had to be closed by force
 }
 
 // Close releases the store (for servers that never Serve).

@@ -32,6 +32,8 @@ func Start(w http.ResponseWriter, keepAlive time.Duration) *Writer {
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
 	sw := &Writer{w: w, rc: http.NewResponseController(w), kaD: keepAlive}
+	sw.mu.Lock()
+	defer sw.mu.Unlock()
 	sw.flushLocked()
 	if keepAlive > 0 {
 		sw.ka = time.AfterFunc(keepAlive, sw.keepAlive)

@@ -377,7 +377,6 @@ func (b *builder) addSessions(doc *openapi3.T) {
 			jsonReply(200, "The updated session.", b.ref("Session")),
 			b.failure(400, "Expected stateDelta object"),
 			b.failure(404, "Session not found"),
-			b.failure(409, "A response is running in this session."),
 			b.tooLarge(),
 			b.notJSON(),
 		),

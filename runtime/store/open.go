@@ -44,12 +44,21 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 		s.receiptTTL = 24 * time.Hour
 	}
 	if opts.URL == "" {
-		s.embedded = miniredis.NewMiniRedis()
-		mr := s.embedded
+		srv, err := startEmbedded()
+		if err != nil {
+			return nil, err
+		}
+		s.embedded = srv
 		s.rdb = redis.NewClient(&redis.Options{
-			Dialer: func(context.Context, string, string) (net.Conn, error) { return mr.Dial() },
-			// The pipe has no socket buffers, so small pools contend less.
-			PoolSize: 64,
+			Dialer: func(context.Context, string, string) (net.Conn, error) {
+				client, server := memPipe()
+				srv.Server().ServeConn(server)
+				return client, nil
+			},
+			// In-process: no socket timeouts to apply (see memConn).
+			ReadTimeout:  -1,
+			WriteTimeout: -1,
+			PoolSize:     64,
 		})
 		s.describe = "embedded in-process Redis (state lasts as long as the process)"
 	} else {
@@ -69,6 +78,18 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("store: cannot load scripts into %s: %w", s.describe, err)
 	}
 	return s, nil
+}
+
+// startEmbedded starts miniredis without a listener: connections are
+// served from memory only.
+func startEmbedded() (*miniredis.Miniredis, error) {
+	m := miniredis.NewMiniRedis()
+	c, err := m.Dial() // the first dial starts its server without a socket
+	if err != nil {
+		return nil, fmt.Errorf("store: start the embedded Redis: %w", err)
+	}
+	c.Close()
+	return m, nil
 }
 
 // newClient builds a single-node, Sentinel or Cluster client from a URL.

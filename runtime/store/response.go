@@ -26,64 +26,71 @@ type Begin struct {
 	Now           string
 }
 
-var beginScript = redis.NewScript(`
-if ARGV[6] == '1' then
-  if redis.call('EXISTS', KEYS[1]) == 1 then return {-2} end
-  redis.call('HSET', KEYS[1], 'createdAt', ARGV[5], 'updatedAt', ARGV[5], 'msgs', 0)
-elseif redis.call('EXISTS', KEYS[1]) == 0 then
-  return {0}
-end
-if not redis.call('SET', KEYS[3], ARGV[1], 'NX', 'PX', ARGV[2]) then return {-1} end
-redis.call('SADD', KEYS[4], ARGV[7])
-redis.call('SET', KEYS[5], ARGV[3], 'EX', ARGV[4])
-return {1, redis.call('HGETALL', KEYS[2])}
-`)
-
 // BeginResponse takes the session's lease for the response, writes its
-// in_progress receipt, and returns the session state, in one round trip.
-// It returns ErrSessionNotFound, ErrSessionBusy (another response holds the
-// session) or ErrSessionExists.
+// in_progress receipt, and returns the session state: one MULTI/EXEC round
+// trip, plus one more to undo it when the session is missing or busy. It
+// returns ErrSessionNotFound or ErrSessionBusy (another response holds the
+// session).
+//
+// The turn path uses transactions rather than Lua so that the embedded
+// store (whose Lua costs a fresh interpreter per call) stays fast; the same
+// commands run on a real Redis.
 func (s *Store) BeginResponse(ctx context.Context, b Begin) (map[string]json.RawMessage, error) {
 	k := s.sessionKeys(b.User, b.Session)
-	create := "0"
-	if b.CreateSession {
-		create = "1"
-	}
-	var res *redis.Cmd
-	err := s.pipelined(ctx, func(p redis.Pipeliner) {
-		res = beginScript.Run(ctx, p,
-			[]string{k.meta, k.state, k.lease, k.responses, k.receipt(b.ResponseID)},
-			b.ResponseID, b.Lease.Milliseconds(), b.Receipt, int(s.receiptTTL.Seconds()), b.Now, create,
-			escapeID(b.ResponseID))
+	receiptKey := k.receipt(b.ResponseID)
+	var existing *redis.IntCmd
+	var lease *redis.BoolCmd
+	var state *redis.MapStringStringCmd
+	_, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		if b.CreateSession {
+			// A new session has a fresh random ID: nothing to check, no
+			// state to read.
+			p.HSet(ctx, k.meta, "createdAt", b.Now, "updatedAt", b.Now, "msgs", 0)
 			p.ZAdd(ctx, s.indexKey(b.User), redis.Z{Member: b.Session})
+		} else {
+			existing = p.Exists(ctx, k.meta)
+			state = p.HGetAll(ctx, k.state)
 		}
+		lease = p.SetNX(ctx, k.lease, b.ResponseID, b.Lease)
+		p.Set(ctx, receiptKey, b.Receipt, s.receiptTTL)
+		p.SAdd(ctx, k.responses, escapeID(b.ResponseID))
+		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("store: begin response: %w", err)
 	}
-	out, err := res.Slice()
-	if err != nil || len(out) == 0 {
-		return nil, fmt.Errorf("store: begin response: unexpected reply %v: %v", out, err)
+	var refusal error
+	switch {
+	case !b.CreateSession && existing.Val() == 0:
+		refusal = ErrSessionNotFound
+	case !lease.Val():
+		refusal = ErrSessionBusy
 	}
-	switch code, _ := out[0].(int64); code {
-	case 0:
-		return nil, ErrSessionNotFound
-	case -1:
-		return nil, ErrSessionBusy
-	case -2:
-		return nil, ErrSessionExists
+	if refusal != nil {
+		s.undoBegin(ctx, k, b, lease.Val())
+		return nil, refusal
 	}
-	state := map[string]json.RawMessage{}
-	if len(out) > 1 {
-		pairs, _ := out[1].([]any)
-		for i := 0; i+1 < len(pairs); i += 2 {
-			key, _ := pairs[i].(string)
-			value, _ := pairs[i+1].(string)
-			state[key] = json.RawMessage(value)
+	if state == nil {
+		return map[string]json.RawMessage{}, nil
+	}
+	out := make(map[string]json.RawMessage, len(state.Val()))
+	for key, value := range state.Val() {
+		out[key] = json.RawMessage(value)
+	}
+	return out, nil
+}
+
+// undoBegin removes what a refused BeginResponse wrote: the receipt, the
+// response's entry, and the lease if it took one for a missing session.
+func (s *Store) undoBegin(ctx context.Context, k sessionKeys, b Begin, tookLease bool) {
+	_, _ = s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.Del(ctx, k.receipt(b.ResponseID))
+		p.SRem(ctx, k.responses, escapeID(b.ResponseID))
+		if tookLease {
+			p.Del(ctx, k.lease)
 		}
-	}
-	return state, nil
+		return nil
+	})
 }
 
 // Commit is one step of a response that changes its receipt: the final one
@@ -98,65 +105,72 @@ type Commit struct {
 	Now                       string
 }
 
-var commitScript = redis.NewScript(`
-local holder = redis.call('GET', KEYS[4])
-if holder and holder ~= ARGV[1] then return 0 end
-local ttl = tonumber(ARGV[3])
-local i = 5
-local nstate = tonumber(ARGV[i]); i = i + 1
-for _ = 1, nstate do
-  redis.call('HSET', KEYS[2], ARGV[i], ARGV[i+1]); i = i + 2
-end
-local nevents = tonumber(ARGV[i]); i = i + 1
-if nevents > 0 then
-  for _ = 1, nevents do redis.call('RPUSH', KEYS[6], ARGV[i]); i = i + 1 end
-  redis.call('EXPIRE', KEYS[6], ttl)
-end
-local nmsgs = tonumber(ARGV[i]); i = i + 1
-for _ = 1, nmsgs do
-  local offset = redis.call('HINCRBY', KEYS[1], 'msgs', 1) - 1
-  redis.call('ZADD', KEYS[3], offset, ARGV[i]); i = i + 1
-end
-if nstate > 0 or nmsgs > 0 then redis.call('HSET', KEYS[1], 'updatedAt', ARGV[4]) end
-redis.call('SET', KEYS[5], ARGV[2], 'EX', ttl)
-if ARGV[i] == '1' and holder then redis.call('DEL', KEYS[4]) end
-return 1
-`)
-
 // ErrLeaseLost means another response took the session while this one ran
 // (its lease lapsed); nothing of the step was written.
 var ErrLeaseLost = errors.New("store: the response no longer holds its session")
 
 // CommitResponse writes the receipt, its events, the transcript messages and
-// the state delta of one step atomically, in one round trip.
+// the state delta of one step atomically: WATCH the lease and read it with
+// the transcript length, then MULTI/EXEC the writes, which Redis refuses if
+// the lease changed in between. Two round trips.
 func (s *Store) CommitResponse(ctx context.Context, c Commit) error {
 	k := s.sessionKeys(c.User, c.Session)
-	args := make([]any, 0, 8+2*len(c.StateDelta)+len(c.Events)+len(c.Messages))
-	args = append(args, c.ResponseID, c.Receipt, int(s.receiptTTL.Seconds()), c.Now, len(c.StateDelta))
-	args = append(args, stateArgs(c.StateDelta)...)
-	args = append(args, len(c.Events))
-	for _, e := range c.Events {
-		args = append(args, e)
-	}
-	args = append(args, len(c.Messages))
-	for _, m := range c.Messages {
-		args = append(args, m)
-	}
-	release := "0"
-	if c.Release {
-		release = "1"
-	}
-	args = append(args, release)
-	n, err := commitScript.Run(ctx, s.rdb,
-		[]string{k.meta, k.state, k.msgs, k.lease, k.receipt(c.ResponseID), k.events(c.ResponseID)},
-		args...).Int()
-	if err != nil {
-		return fmt.Errorf("store: commit response: %w", err)
-	}
-	if n == 0 {
+	err := s.rdb.Watch(ctx, func(tx *redis.Tx) error {
+		var holder *redis.StringCmd
+		var length *redis.StringCmd
+		if _, err := tx.Pipelined(ctx, func(p redis.Pipeliner) error {
+			holder = p.Get(ctx, k.lease)
+			length = p.HGet(ctx, k.meta, "msgs")
+			return nil
+		}); err != nil && !errors.Is(err, redis.Nil) {
+			return err
+		}
+		held := holder.Err() == nil
+		if held && holder.Val() != c.ResponseID {
+			return ErrLeaseLost
+		}
+		offset, _ := strconv.ParseInt(length.Val(), 10, 64)
+		_, err := tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
+			if len(c.StateDelta) > 0 {
+				p.HSet(ctx, k.state, stateArgs(c.StateDelta)...)
+			}
+			if len(c.Events) > 0 {
+				p.RPush(ctx, k.events(c.ResponseID), bytesArgs(c.Events)...)
+				p.Expire(ctx, k.events(c.ResponseID), s.receiptTTL)
+			}
+			if len(c.Messages) > 0 {
+				members := make([]redis.Z, len(c.Messages))
+				for i, m := range c.Messages {
+					members[i] = redis.Z{Score: float64(offset + int64(i)), Member: m}
+				}
+				p.ZAdd(ctx, k.msgs, members...)
+				p.HSet(ctx, k.meta, "msgs", offset+int64(len(c.Messages)), "updatedAt", c.Now)
+			} else if len(c.StateDelta) > 0 {
+				p.HSet(ctx, k.meta, "updatedAt", c.Now)
+			}
+			p.Set(ctx, k.receipt(c.ResponseID), c.Receipt, s.receiptTTL)
+			if c.Release && held {
+				p.Del(ctx, k.lease)
+			}
+			return nil
+		})
+		return err
+	}, k.lease)
+	if errors.Is(err, redis.TxFailedErr) {
 		return ErrLeaseLost
 	}
-	return nil
+	if err != nil && !errors.Is(err, ErrLeaseLost) {
+		return fmt.Errorf("store: commit response: %w", err)
+	}
+	return err
+}
+
+func bytesArgs(items [][]byte) []any {
+	out := make([]any, len(items))
+	for i, b := range items {
+		out[i] = b
+	}
+	return out
 }
 
 // WriteReceipt replaces a receipt on its own, without touching the session;
