@@ -110,27 +110,32 @@ type Commit struct {
 var ErrLeaseLost = errors.New("store: the response no longer holds its session")
 
 // CommitResponse writes the receipt, its events, the transcript messages and
-// the state delta of one step atomically: WATCH the lease and read it with
-// the transcript length, then MULTI/EXEC the writes, which Redis refuses if
-// the lease changed in between. Two round trips.
+// the state delta of one step atomically, in two round trips: WATCH the lease
+// while reading it and the transcript length, then MULTI/EXEC the writes,
+// which Redis refuses if the lease changed in between.
 func (s *Store) CommitResponse(ctx context.Context, c Commit) error {
 	k := s.sessionKeys(c.User, c.Session)
 	err := s.rdb.Watch(ctx, func(tx *redis.Tx) error {
-		var holder *redis.StringCmd
-		var length *redis.StringCmd
-		if _, err := tx.Pipelined(ctx, func(p redis.Pipeliner) error {
+		// WATCH travels in the same round trip as the reads. go-redis does
+		// not know it is armed, so every path that skips EXEC unwatches.
+		var holder, length *redis.StringCmd
+		_, err := tx.Pipelined(ctx, func(p redis.Pipeliner) error {
+			p.Do(ctx, "watch", k.lease)
 			holder = p.Get(ctx, k.lease)
 			length = p.HGet(ctx, k.meta, "msgs")
 			return nil
-		}); err != nil && !errors.Is(err, redis.Nil) {
+		})
+		if err != nil && !errors.Is(err, redis.Nil) {
+			_ = tx.Unwatch(ctx).Err()
 			return err
 		}
 		held := holder.Err() == nil
 		if held && holder.Val() != c.ResponseID {
+			_ = tx.Unwatch(ctx).Err()
 			return ErrLeaseLost
 		}
 		offset, _ := strconv.ParseInt(length.Val(), 10, 64)
-		_, err := tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		_, err = tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
 			if len(c.StateDelta) > 0 {
 				p.HSet(ctx, k.state, stateArgs(c.StateDelta)...)
 			}
@@ -155,7 +160,7 @@ func (s *Store) CommitResponse(ctx context.Context, c Commit) error {
 			return nil
 		})
 		return err
-	}, k.lease)
+	})
 	if errors.Is(err, redis.TxFailedErr) {
 		return ErrLeaseLost
 	}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/redis/go-redis/v9"
 	"testing"
 	"time"
 
@@ -231,4 +232,39 @@ func newTestID() string {
 	var b [12]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
+}
+
+// A refused commit must not leave an armed WATCH on a pooled connection:
+// later transactions on that connection would fail for no reason.
+func TestRefusedCommitLeavesNoWatch(t *testing.T) {
+	eachStore(t, func(t *testing.T, s *Store) {
+		ctx := context.Background()
+		begin := func(sid, rid string) {
+			if _, err := s.BeginResponse(ctx, Begin{User: "u", Session: sid, ResponseID: rid, CreateSession: true, Receipt: []byte(`{}`), Lease: time.Minute}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		begin("held", "resp_holder")
+		for i := 0; i < 5; i++ {
+			err := s.CommitResponse(ctx, Commit{User: "u", Session: "held", ResponseID: "resp_intruder", Receipt: []byte(`{}`), Release: true})
+			if !errors.Is(err, ErrLeaseLost) {
+				t.Fatalf("intruder commit: %v", err)
+			}
+		}
+		// Change the watched key from another connection while the
+		// intruder's connection sits in the pool, then run transactions:
+		// none may fail with an abort caused by a leftover WATCH.
+		held := s.rdb.(*redis.Client).Conn() // takes the most recently used connection
+		if err := s.rdb.Set(ctx, s.sessionKeys("u", "held").lease, "resp_other", time.Minute).Err(); err != nil {
+			t.Fatal(err)
+		}
+		held.Close()
+		for i := 0; i < 20; i++ {
+			sid, rid := fmt.Sprintf("s%d", i), fmt.Sprintf("resp_%d", i)
+			begin(sid, rid)
+			if err := s.CommitResponse(ctx, Commit{User: "u", Session: sid, ResponseID: rid, Receipt: []byte(`{}`), Release: true}); err != nil {
+				t.Fatalf("commit %d after refused commits: %v", i, err)
+			}
+		}
+	})
 }
