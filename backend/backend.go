@@ -2,6 +2,7 @@ package backend
 
 import (
 	"errors"
+	"fmt"
 	"log/slog"
 
 	"github.com/harnest/harnest/config"
@@ -12,6 +13,7 @@ import (
 var (
 	_ runtime.Agent = (*Echo)(nil)
 	_ runtime.Agent = (*Exec)(nil)
+	_ runtime.Agent = (*Workers)(nil)
 )
 
 // New builds the agent that the backend section b describes. folderDir is
@@ -21,6 +23,10 @@ var (
 // means slog.Default().
 //
 // Exactly one backend must be set in b.
+//
+// An exec backend in mode worker starts its worker processes here, and the
+// agent returned then implements io.Closer: the caller must Close it when
+// it stops serving, or the processes outlive the server.
 func New(b config.Backend, folderDir string, logger *slog.Logger) (runtime.Agent, error) {
 	if logger == nil {
 		logger = slog.Default()
@@ -30,7 +36,16 @@ func New(b config.Backend, folderDir string, logger *slog.Logger) (runtime.Agent
 		return nil, errors.New("backend: both spec.backend.echo and spec.backend.exec are set; choose exactly one")
 	case b.Echo != nil:
 		return NewEcho(*b.Echo), nil
+	case b.Exec != nil && b.Exec.Mode == "worker":
+		workers, err := NewWorkers(*b.Exec, folderDir, logger)
+		if err != nil {
+			return nil, err
+		}
+		return workers, nil
 	case b.Exec != nil:
+		if b.Exec.Mode != "" && b.Exec.Mode != "turn" {
+			return nil, fmt.Errorf("backend: spec.backend.exec.mode is %q; it must be turn or worker", b.Exec.Mode)
+		}
 		agent, err := NewExec(*b.Exec, folderDir, logger)
 		if err != nil {
 			// Return a plain nil, not a nil *Exec inside the interface.

@@ -1,6 +1,7 @@
 package backend
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -22,13 +23,16 @@ var errEchoFail = errors.New("echo backend configured to fail")
 // Echo is the built-in deterministic agent. It answers "Echo: <input>",
 // streamed as a few text deltas split on word boundaries, so that clients
 // can be tested without a model. Its options add a thinking delta, a tool
-// call with its result, a pause between events, or a failure after the
-// first text delta.
+// call with its result, a pause between events, a failure after the first
+// text delta, a human approval before answering, or a client tool whose
+// output goes into the answer.
 type Echo struct {
-	thinking bool
-	toolCall bool
-	delay    time.Duration
-	fail     bool
+	thinking   bool
+	toolCall   bool
+	delay      time.Duration
+	fail       bool
+	approval   string // the action to have approved, or ""
+	clientTool string // the client tool to call, or ""
 }
 
 // NewEcho builds an echo agent from its config section. A negative delay
@@ -43,14 +47,41 @@ func NewEcho(cfg config.EchoBackend) *Echo {
 		toolCall: cfg.ToolCall,
 		delay:    delay,
 		fail:     cfg.Fail,
+
+		approval:   cfg.Approval,
+		clientTool: cfg.ClientTool,
 	}
 }
 
-// Run answers one turn. The events, in order: a thinking delta (if
-// thinking), a tool call and its result (if toolCall), then the text
-// deltas. With delayMs the agent pauses between events and returns
-// ctx.Err() as soon as ctx is done.
+// Run answers one turn. First, with approval set, it asks a human to
+// approve the action and stops with the denial (runtime.ErrApprovalDenied
+// or runtime.ErrApprovalExpired) if there is no approval; then, with
+// clientTool set, it asks the client to run the tool. The events, in
+// order: a thinking delta (if thinking), a tool call and its result (if
+// toolCall), then the text deltas. With delayMs the agent pauses between
+// events and returns ctx.Err() as soon as ctx is done.
 func (e *Echo) Run(ctx context.Context, turn *runtime.Turn, emit runtime.Emit) error {
+	answer := "Echo: " + turn.Input
+	if e.approval != "" || e.clientTool != "" {
+		// Both requests carry the input as their only argument.
+		args, err := json.Marshal(map[string]string{"input": turn.Input})
+		if err != nil {
+			return fmt.Errorf("echo: encode arguments: %w", err)
+		}
+		if e.approval != "" {
+			if err := e.requestApproval(ctx, turn, args); err != nil {
+				return err
+			}
+		}
+		if e.clientTool != "" {
+			said, err := e.requestClientTool(ctx, turn, args)
+			if err != nil {
+				return err
+			}
+			answer += " (" + e.clientTool + " said: " + said + ")"
+		}
+	}
+
 	var events []runtime.Event
 
 	if e.thinking {
@@ -76,7 +107,7 @@ func (e *Echo) Run(ctx context.Context, turn *runtime.Turn, emit runtime.Emit) e
 		)
 	}
 
-	for i, delta := range echoDeltas("Echo: " + turn.Input) {
+	for i, delta := range echoDeltas(answer) {
 		events = append(events, runtime.Event{Type: runtime.EventTextDelta, Delta: delta})
 		if e.fail && i == 0 {
 			// Nothing after the first text delta is ever sent.
@@ -102,6 +133,55 @@ func (e *Echo) Run(ctx context.Context, turn *runtime.Turn, emit runtime.Emit) e
 		return errEchoFail
 	}
 	return nil
+}
+
+// requestApproval asks for approval of the configured action. It returns
+// nil when approved, and the runtime's error otherwise (a denial, an
+// expiry, a cancellation).
+func (e *Echo) requestApproval(ctx context.Context, turn *runtime.Turn, args json.RawMessage) error {
+	if turn.RequestApproval == nil {
+		return errors.New("echo: approval is configured but the runtime offers no approvals for this turn")
+	}
+	return turn.RequestApproval(ctx, runtime.ApprovalRequest{
+		Action:    e.approval,
+		Message:   fmt.Sprintf("Approve %s? The echo agent will then answer.", e.approval),
+		Arguments: args,
+	})
+}
+
+// requestClientTool asks the client to run the configured tool and returns
+// its output as text for the answer: a JSON string as the string itself,
+// anything else as compact JSON.
+func (e *Echo) requestClientTool(ctx context.Context, turn *runtime.Turn, args json.RawMessage) (string, error) {
+	if turn.RequestClientTool == nil {
+		return "", errors.New("echo: clientTool is configured but the runtime offers no client tools for this turn")
+	}
+	output, err := turn.RequestClientTool(ctx, runtime.ClientToolRequest{
+		Name:      e.clientTool,
+		Arguments: args,
+	})
+	if err != nil {
+		return "", err
+	}
+	return outputText(output), nil
+}
+
+// outputText shows a JSON value as text: a string as itself, anything else
+// as compact JSON ("null" when there is no value at all).
+func outputText(output json.RawMessage) string {
+	trimmed := bytes.TrimSpace(output)
+	if len(trimmed) == 0 {
+		return "null"
+	}
+	var s string
+	if trimmed[0] == '"' && json.Unmarshal(trimmed, &s) == nil {
+		return s
+	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, output); err != nil {
+		return string(output)
+	}
+	return compact.String()
 }
 
 // pause waits for the configured delay, or until ctx is done.

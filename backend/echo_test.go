@@ -197,3 +197,128 @@ func TestNewChoosesOneBackend(t *testing.T) {
 		t.Errorf("New(exec without command) = %v, %v; want nil and an error", a, err)
 	}
 }
+
+func TestEchoApprovalApproved(t *testing.T) {
+	var got []runtime.ApprovalRequest
+	turn := &runtime.Turn{ResponseID: "resp_a", Input: `send "it"`,
+		RequestApproval: func(ctx context.Context, req runtime.ApprovalRequest) error {
+			got = append(got, req)
+			return nil
+		}}
+	var events []runtime.Event
+	if err := NewEcho(config.EchoBackend{Approval: "send_email"}).Run(context.Background(), turn, collect(&events)); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if len(got) != 1 {
+		t.Fatalf("RequestApproval called %d times, want 1", len(got))
+	}
+	req := got[0]
+	if req.Action != "send_email" || !strings.Contains(req.Message, "send_email") || !strings.HasSuffix(req.Message, "?") && !strings.HasSuffix(req.Message, ".") {
+		t.Errorf("approval request is %+v, want action send_email and a sentence naming it", req)
+	}
+	var args map[string]string
+	if err := json.Unmarshal(req.Arguments, &args); err != nil || len(args) != 1 || args["input"] != turn.Input {
+		t.Errorf("approval arguments are %s, want {\"input\": %q}", req.Arguments, turn.Input)
+	}
+	if got, want := textOf(events), "Echo: "+turn.Input; got != want {
+		t.Errorf("answer is %q, want %q", got, want)
+	}
+}
+
+func TestEchoApprovalDeniedOrExpired(t *testing.T) {
+	for _, refusal := range []error{runtime.ErrApprovalDenied, runtime.ErrApprovalExpired} {
+		turn := &runtime.Turn{Input: "x", RequestApproval: func(context.Context, runtime.ApprovalRequest) error {
+			return refusal
+		}}
+		var events []runtime.Event
+		err := NewEcho(config.EchoBackend{Approval: "act", Thinking: true}).Run(context.Background(), turn, collect(&events))
+		if !errors.Is(err, refusal) {
+			t.Errorf("Run returned %v, want %v", err, refusal)
+		}
+		if len(events) != 0 {
+			t.Errorf("after %v got events %+v, want none", refusal, events)
+		}
+	}
+}
+
+func TestEchoClientTool(t *testing.T) {
+	cases := []struct {
+		output json.RawMessage
+		said   string
+	}{
+		{json.RawMessage(`"Paris"`), "Paris"},
+		{json.RawMessage(`{ "lat": 48.8,  "lon": 2.3 }`), `{"lat":48.8,"lon":2.3}`},
+		{json.RawMessage(`null`), "null"},
+		{nil, "null"},
+	}
+	for _, c := range cases {
+		var got []runtime.ClientToolRequest
+		turn := &runtime.Turn{Input: "where am I", RequestClientTool: func(ctx context.Context, req runtime.ClientToolRequest) (json.RawMessage, error) {
+			got = append(got, req)
+			return c.output, nil
+		}}
+		var events []runtime.Event
+		if err := NewEcho(config.EchoBackend{ClientTool: "get_location"}).Run(context.Background(), turn, collect(&events)); err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+		if len(got) != 1 || got[0].Name != "get_location" || string(got[0].Arguments) != `{"input":"where am I"}` {
+			t.Errorf("client tool requests are %+v, want one get_location with the input", got)
+		}
+		if want := "Echo: where am I (get_location said: " + c.said + ")"; textOf(events) != want {
+			t.Errorf("answer is %q, want %q", textOf(events), want)
+		}
+	}
+}
+
+func TestEchoClientToolFails(t *testing.T) {
+	turn := &runtime.Turn{Input: "x", RequestClientTool: func(context.Context, runtime.ClientToolRequest) (json.RawMessage, error) {
+		return nil, runtime.ErrClientToolFailed
+	}}
+	var events []runtime.Event
+	err := NewEcho(config.EchoBackend{ClientTool: "t"}).Run(context.Background(), turn, collect(&events))
+	if !errors.Is(err, runtime.ErrClientToolFailed) || len(events) != 0 {
+		t.Errorf("Run = %v with %d events, want ErrClientToolFailed and none", err, len(events))
+	}
+}
+
+func TestEchoApprovalThenClientTool(t *testing.T) {
+	var order []string
+	turn := &runtime.Turn{Input: "go",
+		RequestApproval: func(context.Context, runtime.ApprovalRequest) error {
+			order = append(order, "approval")
+			return nil
+		},
+		RequestClientTool: func(context.Context, runtime.ClientToolRequest) (json.RawMessage, error) {
+			order = append(order, "tool")
+			return json.RawMessage(`42`), nil
+		}}
+	var events []runtime.Event
+	if err := NewEcho(config.EchoBackend{Approval: "a", ClientTool: "t"}).Run(context.Background(), turn, collect(&events)); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if strings.Join(order, ",") != "approval,tool" {
+		t.Errorf("order is %v, want approval then tool", order)
+	}
+	if want := "Echo: go (t said: 42)"; textOf(events) != want {
+		t.Errorf("answer is %q, want %q", textOf(events), want)
+	}
+
+	// Denied: the tool is never asked for.
+	order = nil
+	turn.RequestApproval = func(context.Context, runtime.ApprovalRequest) error { return runtime.ErrApprovalDenied }
+	if err := NewEcho(config.EchoBackend{Approval: "a", ClientTool: "t"}).Run(context.Background(), turn, collect(&events)); !errors.Is(err, runtime.ErrApprovalDenied) {
+		t.Errorf("Run returned %v, want ErrApprovalDenied", err)
+	}
+	if len(order) != 0 {
+		t.Errorf("after a denial the tool was called: %v", order)
+	}
+}
+
+func TestEchoRequestsWithoutRuntimeSupport(t *testing.T) {
+	for _, cfg := range []config.EchoBackend{{Approval: "a"}, {ClientTool: "t"}} {
+		err := NewEcho(cfg).Run(context.Background(), &runtime.Turn{Input: "x"}, func(runtime.Event) error { return nil })
+		if err == nil || !strings.Contains(err.Error(), "runtime offers no") {
+			t.Errorf("Run(%+v) without the Turn function returned %v, want a clear error", cfg, err)
+		}
+	}
+}

@@ -58,25 +58,57 @@ type Exec struct {
 // agent folder: a program given with a path separator ("./run.sh",
 // "bin/agent") is relative to it, and so is dir. A bare program name is
 // looked up in PATH now, so a missing program is reported at startup.
+//
+// NewExec builds turn mode only; worker mode is NewWorkers (New chooses).
 func NewExec(cfg config.ExecBackend, folderDir string, logger *slog.Logger) (*Exec, error) {
 	if logger == nil {
 		logger = slog.Default()
 	}
+	if cfg.Mode != "" && cfg.Mode != "turn" {
+		return nil, fmt.Errorf("exec backend: NewExec runs mode turn, not %q", cfg.Mode)
+	}
+	spec, err := newExecSpec(cfg, folderDir)
+	if err != nil {
+		return nil, err
+	}
+	return &Exec{
+		program: spec.program,
+		args:    spec.args,
+		dir:     spec.dir,
+		env:     spec.env,
+		timeout: spec.timeout,
+		logger:  logger,
+	}, nil
+}
+
+// execSpec is what both exec modes make of their config section: the
+// program, its arguments, working directory, environment and timeout.
+type execSpec struct {
+	program string
+	args    []string
+	dir     string
+	env     []string
+	timeout time.Duration
+}
+
+// newExecSpec checks and resolves an exec config section against the agent
+// folder.
+func newExecSpec(cfg config.ExecBackend, folderDir string) (execSpec, error) {
 	if len(cfg.Command) == 0 || cfg.Command[0] == "" {
-		return nil, errors.New("exec backend: command is empty; give the program and its arguments as a list")
+		return execSpec{}, errors.New("exec backend: command is empty; give the program and its arguments as a list")
 	}
 	if cfg.TimeoutSeconds < 0 {
-		return nil, fmt.Errorf("exec backend: timeoutSeconds is %d; it must be 0 (no timeout) or more", cfg.TimeoutSeconds)
+		return execSpec{}, fmt.Errorf("exec backend: timeoutSeconds is %d; it must be 0 (no timeout) or more", cfg.TimeoutSeconds)
 	}
 
 	folder, err := filepath.Abs(folderDir)
 	if err != nil {
-		return nil, fmt.Errorf("exec backend: agent folder %q: %w", folderDir, err)
+		return execSpec{}, fmt.Errorf("exec backend: agent folder %q: %w", folderDir, err)
 	}
 
 	program, err := resolveProgram(cfg.Command[0], folder)
 	if err != nil {
-		return nil, err
+		return execSpec{}, err
 	}
 
 	dir := folder
@@ -88,19 +120,18 @@ func NewExec(cfg config.ExecBackend, folderDir string, logger *slog.Logger) (*Ex
 	}
 	info, err := os.Stat(dir)
 	if err != nil {
-		return nil, fmt.Errorf("exec backend: working directory: %w", err)
+		return execSpec{}, fmt.Errorf("exec backend: working directory: %w", err)
 	}
 	if !info.IsDir() {
-		return nil, fmt.Errorf("exec backend: working directory %s is not a directory", dir)
+		return execSpec{}, fmt.Errorf("exec backend: working directory %s is not a directory", dir)
 	}
 
-	return &Exec{
+	return execSpec{
 		program: program,
 		args:    cfg.Command[1:],
 		dir:     dir,
 		env:     baseEnv(cfg.Env),
 		timeout: time.Duration(cfg.TimeoutSeconds) * time.Second,
-		logger:  logger,
 	}, nil
 }
 

@@ -80,6 +80,12 @@ type EchoBackend struct {
 	ToolCall bool `yaml:"toolCall"` // add a tool call and its result
 	DelayMs  int  `yaml:"delayMs"`  // pause between events, 0..60000
 	Fail     bool `yaml:"fail"`     // fail the turn after the first delta
+	// Approval asks a human to approve this action before answering; a
+	// denial means no answer.
+	Approval string `yaml:"approval"`
+	// ClientTool asks the client to run this tool and puts its output into
+	// the answer.
+	ClientTool string `yaml:"clientTool"`
 }
 
 // ExecBackend runs a local program, one process per turn.
@@ -88,6 +94,13 @@ type ExecBackend struct {
 	Dir            string            `yaml:"dir"`     // working directory, relative to the agent folder; default the folder
 	Env            map[string]string `yaml:"env"`     // extra environment variables
 	TimeoutSeconds int               `yaml:"timeoutSeconds"`
+	// Mode is "turn" (default: one process per turn, input on stdin, stdout
+	// streamed as text) or "worker" (long-lived processes speaking the JSON
+	// lines protocol of docs/worker-protocol.md).
+	Mode string `yaml:"mode"`
+	// Workers is how many worker processes run at once in worker mode
+	// (default 1).
+	Workers int `yaml:"workers"`
 }
 
 // Server is how the agent is served. Zero values are replaced by defaults

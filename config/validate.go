@@ -110,6 +110,14 @@ func (v *validator) backend(b Backend) {
 		case e.Command[0] == "":
 			v.problem("spec.backend.exec.command[0]", "must name the program to run; it is empty")
 		}
+		switch e.Mode {
+		case "", "turn", "worker":
+		default:
+			v.problem("spec.backend.exec.mode", "must be turn or worker, got %s", v.show("spec.backend.exec.mode", e.Mode))
+		}
+		if e.Workers < 0 || e.Workers > 64 {
+			v.problem("spec.backend.exec.workers", "must be between 1 and 64 (0 means 1)")
+		}
 		if e.TimeoutSeconds < 0 {
 			v.problem("spec.backend.exec.timeoutSeconds", "must be 0 (no limit of its own) or more")
 		}

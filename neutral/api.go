@@ -87,6 +87,10 @@ func Endpoints() map[string]string {
 		"responseStatus":  "/responses/{responseId}",
 		"sessions":        "/sessions",
 		"sessionMessages": "/sessions/{sessionId}/messages",
+		"responseEvents":  "/responses/{responseId}/events",
+		"responseCancel":  "/responses/{responseId}/cancel",
+		"approvals":       "/approvals/{approvalId}",
+		"clientTools":     "/client-tools/{requestId}",
 	}
 }
 
@@ -103,6 +107,10 @@ func (a *API) Register(mux *http.ServeMux) {
 	mux.HandleFunc("GET /sessions/{sessionId}/messages", a.messages)
 	mux.HandleFunc("POST /responses", a.createResponse)
 	mux.HandleFunc("GET /responses/{responseId}", a.getResponse)
+	mux.HandleFunc("GET /responses/{responseId}/events", a.getEvents)
+	mux.HandleFunc("POST /responses/{responseId}/cancel", a.cancelResponse)
+	mux.HandleFunc("POST /approvals/{approvalId}", a.decide)
+	mux.HandleFunc("POST /client-tools/{requestId}", a.submitClientTool)
 }
 
 // IsPublic reports the routes that need no credentials.

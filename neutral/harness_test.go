@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/r3labs/sse/v2"
 
@@ -33,6 +34,8 @@ type testServer struct {
 type setup struct {
 	config func(*config.Config)
 	agent  runtime.Agent
+	tune   func(*runtime.Options)
+	prefix string // share a key prefix between servers (replica tests)
 }
 
 // eachStore runs fn against a server on the embedded store and on a real
@@ -52,17 +55,23 @@ func newTestServer(t testing.TB, redisURL string, s setup) *testServer {
 		t.Fatal(err)
 	}
 	f.Config.Store.KeyPrefix = testutil.Prefix(t)
+	if s.prefix != "" {
+		f.Config.Store.KeyPrefix = s.prefix
+	}
 	if s.config != nil {
 		s.config(&f.Config)
 	}
-	srv, err := server.New(context.Background(), f, server.Options{RedisURL: redisURL, Agent: s.agent})
+	srv, err := server.New(context.Background(), f, server.Options{RedisURL: redisURL, Agent: s.agent, Tune: s.tune})
 	if err != nil {
 		t.Fatal(err)
 	}
 	hs := httptest.NewServer(srv.Handler)
 	t.Cleanup(func() {
 		hs.Close()
-		_ = srv.Service.Shutdown(context.Background())
+		// Responses still waiting for an answer are cancelled at once.
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		defer cancel()
+		_ = srv.Service.Shutdown(ctx)
 		srv.Close()
 	})
 	return &testServer{t: t, URL: hs.URL, srv: srv}

@@ -3,6 +3,7 @@ package neutral
 import (
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/harnest/harnest/internal/auth"
@@ -14,7 +15,7 @@ import (
 // {"input": string, "sessionId"?: string, "stream"?: bool, "metadata"?: object}.
 func parseResponseRequest(obj map[string]json.RawMessage) (runtime.ResponseRequest, error) {
 	var req runtime.ResponseRequest
-	if err := onlyKeys(obj, "input", "sessionId", "stream", "metadata"); err != nil {
+	if err := onlyKeys(obj, "input", "sessionId", "stream", "metadata", "background"); err != nil {
 		return req, err
 	}
 	input, has, err := stringField(obj, "input")
@@ -35,11 +36,15 @@ func parseResponseRequest(obj map[string]json.RawMessage) (runtime.ResponseReque
 	if err != nil {
 		return req, err
 	}
+	background, err := boolField(obj, "background")
+	if err != nil {
+		return req, err
+	}
 	metadata, _, err := objectField(obj, "metadata")
 	if err != nil {
 		return req, err
 	}
-	return runtime.ResponseRequest{Input: input, SessionID: sessionID, Stream: stream, Metadata: compact(metadata)}, nil
+	return runtime.ResponseRequest{Input: input, SessionID: sessionID, Stream: stream, Background: background, Metadata: compact(metadata)}, nil
 }
 
 func (a *API) createResponse(w http.ResponseWriter, r *http.Request) {
@@ -63,6 +68,17 @@ func (a *API) createResponse(w http.ResponseWriter, r *http.Request) {
 		a.stream(w, resp)
 		return
 	}
+	if req.Background {
+		// The run goes on without this request: answer with the receipt
+		// as it is now (in_progress, unless it already reached a boundary).
+		body, err := a.svc.GetResponse(r.Context(), auth.From(r.Context()), resp.SessionID, resp.ID)
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		writeRaw(w, http.StatusOK, body)
+		return
+	}
 	out := resp.Outcome()
 	if out.Err != nil {
 		writeError(w, out.Err)
@@ -71,8 +87,9 @@ func (a *API) createResponse(w http.ResponseWriter, r *http.Request) {
 	writeRaw(w, http.StatusOK, out.Body)
 }
 
-// stream writes the response's events as named SSE frames. Closing the
-// request cancels the response (its receipt says cancelled).
+// stream writes the response's events as named SSE frames, up to its first
+// boundary. Closing the request cancels the response (its receipt says
+// cancelled) unless it runs in the background.
 func (a *API) stream(w http.ResponseWriter, resp *runtime.Response) {
 	sw := sse.Start(w, a.keepAlive)
 	defer sw.Close()
@@ -86,10 +103,8 @@ func (a *API) stream(w http.ResponseWriter, resp *runtime.Response) {
 }
 
 func (a *API) getResponse(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
-	sessionID := q.Get("sessionId")
-	if strings.TrimSpace(sessionID) == "" {
-		fail(w, http.StatusBadRequest, "invalid_request", "sessionId must be non-empty: pass ?sessionId=<the response's session>")
+	sessionID, ok := requireSessionID(w, r)
+	if !ok {
 		return
 	}
 	body, err := a.svc.GetResponse(r.Context(), auth.From(r.Context()), sessionID, r.PathValue("responseId"))
@@ -98,4 +113,73 @@ func (a *API) getResponse(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeRaw(w, http.StatusOK, body)
+}
+
+// getEvents replays a response's events after a position and follows it live
+// until it ends, from any replica: GET /responses/{id}/events?sessionId=&after=N.
+// Last-Event-ID works as after. Leaving never cancels the response.
+func (a *API) getEvents(w http.ResponseWriter, r *http.Request) {
+	sessionID, ok := requireSessionID(w, r)
+	if !ok {
+		return
+	}
+	after := -1
+	raw := r.URL.Query().Get("after")
+	if raw == "" {
+		raw = r.Header.Get("Last-Event-ID")
+	}
+	if raw != "" {
+		n, err := strconv.Atoi(raw)
+		if err != nil || n < -1 {
+			fail(w, http.StatusBadRequest, "invalid_after", "after (or Last-Event-ID) must be an event sequence: an integer from -1")
+			return
+		}
+		after = n
+	}
+	p := auth.From(r.Context())
+	responseID := r.PathValue("responseId")
+	// Check before the stream starts, so a wrong ID is a plain 404.
+	if _, err := a.svc.GetResponse(r.Context(), p, sessionID, responseID); err != nil {
+		writeError(w, err)
+		return
+	}
+	var sw *sse.Writer
+	err := a.svc.Follow(r.Context(), p, sessionID, responseID, after, func(f runtime.Frame) (bool, error) {
+		if sw == nil {
+			sw = sse.Start(w, a.keepAlive)
+		}
+		return false, sw.Event(f.Type, f.Sequence, f.JSON)
+	})
+	if sw == nil {
+		if err != nil && r.Context().Err() == nil {
+			writeError(w, err)
+			return
+		}
+		sw = sse.Start(w, a.keepAlive) // nothing to send: an empty, finished stream
+	}
+	sw.Close()
+}
+
+// cancelResponse cancels a response wherever it runs and returns its final
+// receipt: POST /responses/{id}/cancel?sessionId=. Idempotent.
+func (a *API) cancelResponse(w http.ResponseWriter, r *http.Request) {
+	sessionID, ok := requireSessionID(w, r)
+	if !ok {
+		return
+	}
+	body, err := a.svc.CancelResponse(r.Context(), auth.From(r.Context()), sessionID, r.PathValue("responseId"))
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeRaw(w, http.StatusOK, body)
+}
+
+func requireSessionID(w http.ResponseWriter, r *http.Request) (string, bool) {
+	sessionID := r.URL.Query().Get("sessionId")
+	if strings.TrimSpace(sessionID) == "" {
+		fail(w, http.StatusBadRequest, "invalid_request", "sessionId must be non-empty: pass ?sessionId=<the response's session>")
+		return "", false
+	}
+	return sessionID, true
 }

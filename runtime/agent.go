@@ -25,8 +25,13 @@ type Turn struct {
 	SessionID  string
 	UserID     string
 
-	// Input is the user's message for text agents.
+	// Input is the user's message as text: the text parts of the input
+	// joined with newlines.
 	Input string
+	// Content is the input as content parts: text, and media that the
+	// runtime resolved from asset references. Never nil for a text input
+	// (one text part).
+	Content []ContentInput
 	// State is the session state when the turn started (top-level key to
 	// JSON value).
 	State map[string]json.RawMessage
@@ -36,6 +41,41 @@ type Turn struct {
 	// first, at most limit of them. It costs a store round trip, so agents
 	// that need no history never pay for it.
 	History func(ctx context.Context, limit int) ([]Message, error)
+
+	// RequestApproval suspends the turn until a human approves or denies
+	// the action, from any transport and any replica. It returns
+	// ErrApprovalDenied when denied (the agent should then stop: the
+	// response is recorded as denied) and ErrApprovalExpired when nobody
+	// answered in time. Set by the runtime.
+	RequestApproval func(ctx context.Context, req ApprovalRequest) error
+	// RequestClientTool suspends the turn until the client runs the named
+	// tool and posts its output, which it returns. Set by the runtime.
+	RequestClientTool func(ctx context.Context, req ClientToolRequest) (json.RawMessage, error)
+}
+
+// ContentInput is one part of a turn's input.
+type ContentInput struct {
+	Type      string `json:"type"`                // "text", or a media kind: "image", "audio", "video", "file"
+	Text      string `json:"text,omitempty"`      // for text
+	AssetID   string `json:"assetId,omitempty"`   // for media: the session asset
+	MediaType string `json:"mediaType,omitempty"` // for media: as inspected, e.g. "image/png"
+	SizeBytes int64  `json:"sizeBytes,omitempty"` // for media
+	// Data reads the asset's bytes (media only); nil for text.
+	Data func(ctx context.Context) ([]byte, error) `json:"-"`
+}
+
+// ApprovalRequest asks a human to approve an action.
+type ApprovalRequest struct {
+	Action    string          // a label for what would happen, e.g. "send_email"
+	Message   string          // a sentence for the human
+	Arguments json.RawMessage // the action's arguments (JSON object), shown to the human
+}
+
+// ClientToolRequest asks the client to run one of its tools.
+type ClientToolRequest struct {
+	Name      string          // the tool, as the client knows it
+	Arguments json.RawMessage // a JSON object
+	CallID    string          // the agent's own call ID, if it has one
 }
 
 // AgentFunc adapts a function to the Agent interface.

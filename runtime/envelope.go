@@ -16,8 +16,14 @@ const (
 // non-streaming POST /responses, the payload of response.completed, and the
 // receipt that GET /responses/{id} returns, byte for byte.
 type Envelope struct {
-	ID         string          `json:"id"`
-	SessionID  string          `json:"sessionId"`
+	ID        string `json:"id"`
+	SessionID string `json:"sessionId"`
+	EnvelopeBody
+}
+
+// EnvelopeBody is an envelope without its IDs: response.completed carries it
+// after type, sequence, responseId and sessionId.
+type EnvelopeBody struct {
 	Status     string          `json:"status"`
 	OutputText string          `json:"outputText"`
 	Output     []OutputItem    `json:"output"`
@@ -25,6 +31,24 @@ type Envelope struct {
 	Usage      *Usage          `json:"usage,omitempty"`
 	Result     json.RawMessage `json:"result,omitempty"`
 	Error      *EnvelopeError  `json:"error,omitempty"`
+	// RequiredAction says what a requires_action response waits for.
+	RequiredAction *RequiredAction `json:"requiredAction,omitempty"`
+	// ApprovalID and ClientToolID name the last wait this response resumed
+	// from, on the envelope that ended the segment after it.
+	ApprovalID   string `json:"approvalId,omitempty"`
+	ClientToolID string `json:"clientToolId,omitempty"`
+}
+
+// RequiredAction is a pending human approval or client tool.
+type RequiredAction struct {
+	Type      string          `json:"type"` // human_approval or client_tool
+	ID        string          `json:"id"`
+	CallID    string          `json:"callId"`
+	Action    string          `json:"action,omitempty"`    // approvals
+	Message   string          `json:"message,omitempty"`   // approvals
+	Name      string          `json:"name,omitempty"`      // client tools
+	Arguments json.RawMessage `json:"arguments,omitempty"` // client tools
+	ExpiresAt string          `json:"expiresAt"`
 }
 
 // EnvelopeError says why a response failed, with a stable code only: the
@@ -41,6 +65,7 @@ const (
 	CodeCancelled        = "cancelled"
 	CodeShutdown         = "server_shutdown"
 	CodeLeaseLost        = "lease_lost"
+	CodeReplicaLost      = "replica_lost"
 )
 
 // OutputItem is one entry of output[]: a folded message or thinking block,

@@ -17,6 +17,14 @@ var (
 	ErrCancelled   = errors.New("cancelled")
 	ErrNoOutput    = errors.New("no customer-facing output")
 	ErrAgentFailed = errors.New("agent failed")
+
+	// ErrApprovalDenied is what Turn.RequestApproval returns when a human
+	// denied the action; ErrApprovalExpired when nobody answered in time.
+	ErrApprovalDenied  = errors.New("approval denied")
+	ErrApprovalExpired = errors.New("approval expired")
+	// ErrClientToolFailed is what Turn.RequestClientTool returns when the
+	// client cancelled the tool or it expired.
+	ErrClientToolFailed = errors.New("client tool did not return")
 )
 
 // Error is a failure with a sentence for the caller and a stable code for

@@ -66,11 +66,33 @@ type Event struct {
 	// error
 	Error string `json:"error,omitempty"`
 
+	// approval.requested and client_tool.requested
+	Approval   *ApprovalInfo   `json:"approval,omitempty"`
+	ClientTool *ClientToolInfo `json:"clientTool,omitempty"`
+
 	// Envelope is the payload of response.completed: the response as JSON
 	// callers see it, with responseId in place of id.
 	Envelope *Envelope `json:"-"`
 
 	encoded []byte // the JSON, once the runtime has numbered the event
+}
+
+// ApprovalInfo is the payload of approval.requested.
+type ApprovalInfo struct {
+	ID        string `json:"id"`
+	CallID    string `json:"callId"`
+	Action    string `json:"action"`
+	Message   string `json:"message"`
+	ExpiresAt string `json:"expiresAt"`
+}
+
+// ClientToolInfo is the payload of client_tool.requested.
+type ClientToolInfo struct {
+	ID        string          `json:"id"`
+	CallID    string          `json:"callId"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+	ExpiresAt string          `json:"expiresAt"`
 }
 
 // Usage is token usage reported by a model call; the response's usage is
@@ -114,29 +136,15 @@ func (e Event) encode() ([]byte, error) {
 	}{plain(e), delta})
 }
 
-// marshalCompleted writes response.completed: the envelope's fields after
-// type, sequence and responseId.
+// marshalCompleted writes response.completed: the envelope's body after
+// type, sequence, responseId and sessionId.
 func marshalCompleted(e Event) ([]byte, error) {
-	env := *e.Envelope
+	env := e.Envelope
 	return json.Marshal(struct {
 		Type       string `json:"type"`
 		Sequence   int    `json:"sequence"`
 		ResponseID string `json:"responseId"`
 		SessionID  string `json:"sessionId"`
-		envelopeBody
-	}{e.Type, e.Sequence, env.ID, env.SessionID, envelopeBody{
-		Status: env.Status, OutputText: env.OutputText, Output: env.Output,
-		Metadata: env.Metadata, Usage: env.Usage, Result: env.Result, Error: env.Error,
-	}})
-}
-
-// envelopeBody is an envelope without its IDs.
-type envelopeBody struct {
-	Status     string          `json:"status"`
-	OutputText string          `json:"outputText"`
-	Output     []OutputItem    `json:"output"`
-	Metadata   json.RawMessage `json:"metadata"`
-	Usage      *Usage          `json:"usage,omitempty"`
-	Result     json.RawMessage `json:"result,omitempty"`
-	Error      *EnvelopeError  `json:"error,omitempty"`
+		EnvelopeBody
+	}{e.Type, e.Sequence, env.ID, env.SessionID, env.EnvelopeBody})
 }

@@ -41,17 +41,17 @@ func TestEventMarshalJSONGolden(t *testing.T) {
 			`{"type":"response.created","sequence":0,"responseId":"resp_1","sessionId":"s1","metadata":{"m":1}}`},
 		{"completed: envelope after type, sequence, responseId; no id",
 			Event{Type: EventCompleted, Sequence: 5, ResponseID: "ignored", SessionID: "ignored", Envelope: &Envelope{
-				ID: "resp_1", SessionID: "s1", Status: StatusCompleted, OutputText: "Hi",
-				Output:   []OutputItem{{Type: "message", Role: "assistant", Content: []ContentPart{{Type: "output_text", Text: "Hi"}}}},
-				Metadata: json.RawMessage(`{}`),
-				Usage:    &Usage{InputTokens: 1, OutputTokens: 2, TotalTokens: 3},
-			}},
+				ID: "resp_1", SessionID: "s1", EnvelopeBody: EnvelopeBody{Status: StatusCompleted, OutputText: "Hi",
+					Output:   []OutputItem{{Type: "message", Role: "assistant", Content: []ContentPart{{Type: "output_text", Text: "Hi"}}}},
+					Metadata: json.RawMessage(`{}`),
+					Usage:    &Usage{InputTokens: 1, OutputTokens: 2, TotalTokens: 3},
+				}}},
 			`{"type":"response.completed","sequence":5,"responseId":"resp_1","sessionId":"s1","status":"completed","outputText":"Hi",` +
 				`"output":[{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Hi"}]}],` +
 				`"metadata":{},"usage":{"inputTokens":1,"outputTokens":2,"totalTokens":3}}`},
 		{"completed without usage",
 			Event{Type: EventCompleted, Sequence: 1, Envelope: &Envelope{
-				ID: "resp_1", SessionID: "s1", Status: StatusCompleted, Output: []OutputItem{}, Metadata: json.RawMessage(`{"k":"v"}`),
+				ID: "resp_1", SessionID: "s1", EnvelopeBody: EnvelopeBody{Status: StatusCompleted, Output: []OutputItem{}, Metadata: json.RawMessage(`{"k":"v"}`)},
 			}},
 			`{"type":"response.completed","sequence":1,"responseId":"resp_1","sessionId":"s1","status":"completed","outputText":"","output":[],"metadata":{"k":"v"}}`},
 		{"error",

@@ -18,33 +18,58 @@ type ResponseRequest struct {
 	Metadata  json.RawMessage // caller metadata: a JSON object; nil is {}
 	// Stream delivers the events through Response.Events as they happen.
 	Stream bool
+	// Background runs the response independently of the caller's context:
+	// a caller that goes away does not cancel it.
+	Background bool
 }
 
-// Response is a running response. Read Events (when streaming) until it is
-// closed, then Outcome; or only Wait.
+// Response is a running response. A streaming caller reads Events until the
+// channel closes (at the first boundary: completed, requires_action or an
+// error); every caller can wait for Boundary and read Outcome. The response
+// itself may go on after a requires_action boundary, when its wait is
+// answered, until Done.
 type Response struct {
-	ID        string
-	SessionID string
+	ID         string
+	SessionID  string
+	Background bool
 
 	svc      *Service
 	turn     Turn
 	metadata json.RawMessage
-	events   chan Event // nil unless streaming
-	cancel   context.CancelCauseFunc
 	ctx      context.Context // the response's life: ends when it is cancelled
-	agentCtx context.Context // the agent's run: also ends at the deadline
-	done     chan struct{}
-	outcome  Outcome
+	cancel   context.CancelCauseFunc
+	done     chan struct{} // closed when the response is over and recorded
 
-	mu     sync.Mutex // guards emit: backends may call it from several goroutines
-	seq    int
-	out    outputBuilder
-	log    [][]byte
-	state  map[string]json.RawMessage
-	closed bool
+	// detachCaller stops the caller's context from cancelling the response.
+	detachCaller func() bool
+	// boundary is closed at the first boundary, when outcome is set.
+	boundary     chan struct{}
+	boundaryOnce sync.Once
+	outcome      Outcome
+
+	stream chan Event // the first segment's stream, as callers read it; nil unless streaming
+
+	mu          sync.Mutex // guards everything below
+	events      chan Event // stream while it is attached; nil once detached
+	seq         int
+	out         outputBuilder
+	pending     []store.Event // events not yet in Redis
+	flushing    bool          // a flush is scheduled
+	state       map[string]json.RawMessage
+	closed      bool
+	agentCtx    context.Context
+	agentCancel context.CancelCauseFunc
+	waiter      *waiter // the wait the agent is suspended on
+	resumedBy   struct{ approval, clientTool string }
+
+	// flushMu orders writes of events to Redis: flushes and commits.
+	flushMu sync.Mutex
+	// gate and deadline of the agent's current segment.
+	releaseGate func()
+	deadline    *time.Timer
 }
 
-// Outcome is how a response ended.
+// Outcome is how a response reached a boundary.
 type Outcome struct {
 	Envelope Envelope
 	// Body is the envelope as JSON, exactly as the receipt stores it.
@@ -61,12 +86,13 @@ var (
 	errCancelled    = &Error{Kind: ErrCancelled, Code: CodeCancelled, Detail: "Response cancelled"}
 	errShuttingDown = &Error{Kind: ErrUnavailable, Code: CodeShutdown, Detail: "The server is shutting down; retry on another replica"}
 	errLeaseLost    = &Error{Kind: ErrAgentFailed, Code: CodeLeaseLost, Detail: "The response lost its session to another response"}
+	errDenied       = &Error{Kind: ErrApprovalDenied, Code: "denied", Detail: "The action was denied"}
 )
 
 // StartResponse checks the request, takes the session (creating it when no
 // ID is given), records the in_progress receipt and starts the agent. The
-// response runs until the agent ends, ctx ends (cancelled), or the deadline
-// passes. Errors here mean nothing was started.
+// response runs until the agent ends, ctx ends (cancelled, unless
+// Background), or the deadline passes. Errors here mean nothing was started.
 func (s *Service) StartResponse(ctx context.Context, p Principal, req ResponseRequest) (*Response, error) {
 	if strings.TrimSpace(req.Input) == "" {
 		return nil, Errorf(ErrInvalid, "invalid_request", "input must be a non-blank string")
@@ -84,15 +110,22 @@ func (s *Service) StartResponse(ctx context.Context, p Principal, req ResponseRe
 		sessionID = NewSessionID()
 	}
 	r := &Response{
-		ID: NewResponseID(), SessionID: sessionID, svc: s, metadata: metadata,
-		done: make(chan struct{}),
+		ID: NewResponseID(), SessionID: sessionID, Background: req.Background, svc: s, metadata: metadata,
+		done: make(chan struct{}), boundary: make(chan struct{}),
 	}
 	if req.Stream {
-		r.events = make(chan Event, 64)
+		r.stream = make(chan Event, 64)
+		r.events = r.stream
 	}
-	// The context exists before the run is tracked, so Shutdown can always
-	// cancel what it sees.
-	r.ctx, r.cancel = context.WithCancelCause(ctx)
+	// The response outlives the call that started it: a caller that goes
+	// away before the first boundary cancels it (unless it runs in the
+	// background), but once it waits for an answer it belongs to nobody.
+	// The context exists before the run is tracked, so Shutdown and control
+	// messages can always cancel what they see.
+	r.ctx, r.cancel = context.WithCancelCause(context.WithoutCancel(ctx))
+	if !req.Background {
+		r.detachCaller = context.AfterFunc(ctx, func() { r.cancel(context.Canceled) })
+	}
 	if !s.track(r) {
 		r.cancel(nil)
 		return nil, errShuttingDown
@@ -115,58 +148,58 @@ func (s *Service) StartResponse(ctx context.Context, p Principal, req ResponseRe
 	}
 	r.turn = Turn{
 		ResponseID: r.ID, SessionID: sessionID, UserID: p.UserID,
-		Input: req.Input, State: state, Metadata: metadata,
+		Input: req.Input, Content: []ContentInput{{Type: "text", Text: req.Input}},
+		State: state, Metadata: metadata,
 		History: func(ctx context.Context, limit int) ([]Message, error) {
 			return s.history(ctx, p.UserID, sessionID, limit)
 		},
+		RequestApproval:   r.requestApproval,
+		RequestClientTool: r.requestClientTool,
 	}
 	go r.run()
 	return r, nil
 }
 
-// Events delivers the response's events in order, response.created first and
-// response.completed or error last, then closes. Nil unless Stream was set.
-func (r *Response) Events() <-chan Event { return r.events }
+// Events delivers the events of the response's first segment in order,
+// response.created first, then closes after its boundary event
+// (response.completed, with any status, or error). Nil unless Stream was
+// set.
+func (r *Response) Events() <-chan Event { return r.stream }
 
-// Each calls fn for every event of a streaming response, in order, until the
-// stream ends. Once fn returns an error (the client went away), the response
-// is cancelled and the rest of the stream is drained without calling fn.
-// It returns the outcome.
-func (r *Response) Each(fn func(Event) error) Outcome {
-	failed := false
-	for e := range r.events {
-		if failed {
-			continue
-		}
-		if err := fn(e); err != nil {
-			failed = true
-			r.Cancel()
-		}
-	}
-	return r.Outcome()
-}
+// Boundary is closed when the response reaches its first boundary.
+func (r *Response) Boundary() <-chan struct{} { return r.boundary }
 
-// Done is closed when the outcome is recorded.
+// Outcome waits for the first boundary and returns it.
+func (r *Response) Outcome() Outcome { <-r.boundary; return r.outcome }
+
+// Done is closed when the response is over and recorded.
 func (r *Response) Done() <-chan struct{} { return r.done }
-
-// Outcome is how the response ended; valid once Done is closed.
-func (r *Response) Outcome() Outcome { <-r.done; return r.outcome }
 
 // Cancel stops the response; its receipt becomes cancelled.
 func (r *Response) Cancel() { r.cancel(context.Canceled) }
 
 // envelope is the response's envelope with the given status and no output.
 func (r *Response) envelope(status string) Envelope {
-	return Envelope{ID: r.ID, SessionID: r.SessionID, Status: status, Output: []OutputItem{}, Metadata: r.metadata}
+	return Envelope{ID: r.ID, SessionID: r.SessionID,
+		EnvelopeBody: EnvelopeBody{Status: status, Output: []OutputItem{}, Metadata: r.metadata}}
+}
+
+// reachBoundary records the outcome for callers waiting on the first
+// boundary; later boundaries are for followers only.
+func (r *Response) reachBoundary(o Outcome) {
+	r.boundaryOnce.Do(func() {
+		if r.detachCaller != nil {
+			r.detachCaller()
+		}
+		r.outcome = o
+		close(r.boundary)
+	})
 }
 
 func (r *Response) run() {
 	s := r.svc
 	defer s.untrack(r)
 	defer close(r.done)
-	if r.events != nil {
-		defer close(r.events)
-	}
 	defer r.cancel(nil)
 
 	r.emit(Event{Type: EventCreated, Metadata: r.metadata})
@@ -174,38 +207,68 @@ func (r *Response) run() {
 	r.finish(runErr)
 }
 
-// runAgent waits for the gate, then runs the agent under the deadline while
-// renewing the session lease.
+var errDeadline = errors.New("response deadline passed")
+
+// runAgent runs the agent behind the gate and under the deadline while
+// renewing the session lease. A suspension gives the gate back and stops
+// the deadline; resuming takes a slot again with a fresh deadline.
 func (r *Response) runAgent() error {
 	s := r.svc
-	release, err := s.gate.acquire(r.ctx)
-	if err != nil {
+	ctx, cancel := context.WithCancelCause(r.ctx)
+	defer cancel(nil)
+	r.mu.Lock()
+	r.agentCtx, r.agentCancel = ctx, cancel
+	r.mu.Unlock()
+	if err := r.enterSegment(ctx); err != nil {
 		return err
 	}
-	defer release()
-
-	ctx, cancel := context.WithTimeoutCause(r.ctx, s.timeout, errDeadline)
-	defer cancel()
-	r.mu.Lock()
-	r.agentCtx = ctx
-	r.mu.Unlock()
+	defer r.leaveSegment()
 	stopRenew := r.renewLease(ctx)
 	defer stopRenew()
 
-	err = s.agent.Run(ctx, &r.turn, r.emitFromAgent)
+	err := s.agent.Run(ctx, &r.turn, r.emitFromAgent)
 	if err == nil && ctx.Err() != nil {
 		err = ctx.Err() // the agent ignored cancellation and returned nil
 	}
-	if err != nil && context.Cause(ctx) == errDeadline && r.ctx.Err() == nil {
+	if err != nil && context.Cause(ctx) == errDeadline {
 		return errDeadline
 	}
 	return err
 }
 
-var errDeadline = errors.New("response deadline passed")
+// enterSegment waits for a gate slot and starts the segment's deadline.
+func (r *Response) enterSegment(ctx context.Context) error {
+	release, err := r.svc.gate.acquire(ctx)
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.releaseGate = release
+	if r.deadline == nil {
+		cancel := r.agentCancel
+		r.deadline = time.AfterFunc(r.svc.timeout, func() { cancel(errDeadline) })
+	} else {
+		r.deadline.Reset(r.svc.timeout)
+	}
+	return nil
+}
 
-// renewLease keeps the session held while the agent runs: every third of
-// the lease it extends the hold (a timer, not a goroutine, so short turns
+// leaveSegment stops the deadline and frees the gate slot.
+func (r *Response) leaveSegment() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.deadline != nil {
+		r.deadline.Stop()
+	}
+	if r.releaseGate != nil {
+		r.releaseGate()
+		r.releaseGate = nil
+	}
+}
+
+// renewLease keeps the session held while the response lives: every third
+// of the lease it extends the hold (a timer, not a goroutine, so short turns
 // cost nothing).
 func (r *Response) renewLease(ctx context.Context) (stop func()) {
 	s := r.svc
@@ -232,69 +295,8 @@ func (r *Response) renewLease(ctx context.Context) (stop func()) {
 	}
 }
 
-// emitFromAgent is the Emit the agent gets: it refuses events once the
-// response is over and drops the types an agent may not send.
-func (r *Response) emitFromAgent(e Event) error {
-	r.mu.Lock()
-	ctx := r.agentCtx
-	r.mu.Unlock()
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	switch e.Type {
-	case EventCreated, EventCompleted, EventError, EventInProgress, EventApproval, EventClientTool:
-		return Errorf(ErrInvalid, "invalid_event", "an agent cannot emit %s", e.Type)
-	}
-	if !r.svc.policy.filter(&e) {
-		return nil
-	}
-	return r.emit(e)
-}
-
-// emit numbers an event, folds it into the output, logs it and hands it to
-// the streaming transport. Numbering and handing over happen under one lock,
-// so events reach the transport in sequence order even when an agent emits
-// from several goroutines; the transport always drains the channel, so the
-// send cannot block forever.
-func (r *Response) emit(e Event) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.closed {
-		return errCancelled
-	}
-	e.Sequence, e.ResponseID, e.SessionID = r.seq, r.ID, r.SessionID
-	b, err := e.encode()
-	if err != nil {
-		return Errorf(ErrInvalid, "invalid_event", "event cannot be encoded: %v", err)
-	}
-	e.encoded = b
-	r.seq++
-	r.log = append(r.log, b)
-	r.out.add(e)
-	if e.Type == EventStateDelta {
-		if r.state == nil {
-			r.state = map[string]json.RawMessage{}
-		}
-		for k, v := range e.StateDelta {
-			r.state[k] = v
-		}
-	}
-	if r.events == nil {
-		return nil
-	}
-	if e.Type == EventCompleted || e.Type == EventError {
-		r.events <- e // the last event: the consumer reads until close
-		return nil
-	}
-	select {
-	case r.events <- e:
-		return nil
-	case <-r.ctx.Done():
-		return r.ctx.Err()
-	}
-}
-
-// finish decides the outcome, emits the last event and commits the step.
+// finish decides the outcome, emits the last event and commits the final
+// step.
 func (r *Response) finish(runErr error) {
 	s := r.svc
 	r.mu.Lock()
@@ -305,6 +307,7 @@ func (r *Response) finish(runErr error) {
 	}
 	env.OutputText = string(r.out.text)
 	env.Usage = r.out.usage
+	env.ApprovalID, env.ClientToolID = r.resumedBy.approval, r.resumedBy.clientTool
 	r.mu.Unlock()
 
 	var fail *Error
@@ -318,6 +321,8 @@ func (r *Response) finish(runErr error) {
 		fail = errShuttingDown
 	case r.ctx.Err() != nil:
 		fail = errCancelled
+	case errors.Is(runErr, ErrApprovalDenied), errors.Is(runErr, ErrApprovalExpired):
+		fail = errDenied
 	default:
 		s.log.Warn("agent failed", "responseId", r.ID, "err", runErr)
 		fail = errAgentFailed
@@ -326,25 +331,31 @@ func (r *Response) finish(runErr error) {
 	commit := store.Commit{User: r.turn.UserID, Session: r.SessionID, ResponseID: r.ID, Release: true, Now: s.timestamp()}
 	if fail == nil {
 		r.emit(Event{Type: EventCompleted, Envelope: &env})
+		r.mu.Lock()
 		commit.StateDelta = r.state
+		r.mu.Unlock()
 		commit.Messages = r.transcriptMessages(env)
 	} else {
 		env = r.failedEnvelope(fail)
-		if fail.Kind != ErrCancelled {
+		switch fail.Kind {
+		case ErrCancelled, ErrApprovalDenied:
+			// A cancelled or denied response ends with its receipt as the
+			// last frame: response.completed with that status.
+			r.emit(Event{Type: EventCompleted, Envelope: &env})
+		default:
 			r.emit(Event{Type: EventError, Error: fail.Detail})
 		}
 	}
 	body, _ := json.Marshal(env)
 	r.mu.Lock()
 	r.closed = true
-	commit.Events = r.log
 	r.mu.Unlock()
 	commit.Receipt = body
 
 	// The caller may be gone; the receipt is still recorded.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.ctx), 10*time.Second)
 	defer cancel()
-	err := s.store.CommitResponse(ctx, commit)
+	err := r.commit(ctx, commit)
 	if errors.Is(err, store.ErrLeaseLost) {
 		fail, env = errLeaseLost, r.failedEnvelope(errLeaseLost)
 		body, _ = json.Marshal(env)
@@ -356,19 +367,29 @@ func (r *Response) finish(runErr error) {
 			fail = s.storeFailure(err).(*Error)
 		}
 	}
-	r.outcome = Outcome{Envelope: env, Body: body, Err: fail}
+	r.detachStream()
+	r.reachBoundary(Outcome{Envelope: env, Body: body, Err: fail})
 }
 
 // failedEnvelope is the receipt of a response that did not complete: no
-// output, the caller's metadata, and a stable code.
+// output, and a stable code (a denied response names its approval).
 func (r *Response) failedEnvelope(fail *Error) Envelope {
 	status := StatusFailed
-	if fail.Kind == ErrCancelled || fail == errShuttingDown {
+	switch {
+	case fail.Kind == ErrCancelled || fail == errShuttingDown:
 		status = StatusCancelled
+	case fail == errDenied:
+		status = StatusDenied
 	}
 	env := r.envelope(status)
 	env.Metadata = json.RawMessage("{}")
-	env.Error = &EnvelopeError{Code: fail.Code}
+	if status == StatusDenied {
+		r.mu.Lock()
+		env.ApprovalID = r.resumedBy.approval
+		r.mu.Unlock()
+	} else {
+		env.Error = &EnvelopeError{Code: fail.Code}
+	}
 	return env
 }
 
@@ -412,7 +433,9 @@ func (s *Service) GetResponse(ctx context.Context, p Principal, sessionID, respo
 		return nil, s.storeFailure(err)
 	}
 	if !found {
-		return nil, Errorf(ErrNotFound, "response_not_found", "Response not found")
+		return nil, errResponseNotFound
 	}
 	return b, nil
 }
+
+var errResponseNotFound = &Error{Kind: ErrNotFound, Code: "response_not_found", Detail: "Response not found"}

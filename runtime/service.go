@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -24,8 +25,15 @@ type Options struct {
 	Policy OutputPolicy
 	// Lease is how long a response holds its session between renewals
 	// (default 30 s); a replica that dies frees the session after it.
-	Lease  time.Duration
-	Logger *slog.Logger
+	Lease time.Duration
+	// ApprovalTTL and ClientToolTTL bound how long a wait lasts (defaults
+	// 900 s and 300 s).
+	ApprovalTTL   time.Duration
+	ClientToolTTL time.Duration
+	// SweepInterval is how often this replica looks for runs whose replica
+	// died (default 2 s).
+	SweepInterval time.Duration
+	Logger        *slog.Logger
 	// Now is the clock (tests); default time.Now.
 	Now func() time.Time
 }
@@ -42,8 +50,14 @@ type Service struct {
 	log     *slog.Logger
 	now     func() time.Time
 
+	approvalTTL, clientToolTTL, sweepEvery time.Duration
+	hub                                    *store.Hub
+	stopSweeper                            context.CancelFunc
+	sweeperDone                            chan struct{}
+
 	mu       sync.Mutex
 	runs     map[*Response]struct{}
+	byID     map[string]*Response
 	closing  bool
 	finished sync.WaitGroup
 }
@@ -54,7 +68,17 @@ func New(o Options) *Service {
 		store: o.Store, agent: o.Agent, gate: newGate(o.MaxConcurrent),
 		timeout: o.Timeout, maxIn: o.MaxInputBytes, policy: o.Policy,
 		lease: o.Lease, log: o.Logger, now: o.Now,
-		runs: map[*Response]struct{}{},
+		approvalTTL: o.ApprovalTTL, clientToolTTL: o.ClientToolTTL, sweepEvery: o.SweepInterval,
+		runs: map[*Response]struct{}{}, byID: map[string]*Response{},
+	}
+	if s.approvalTTL <= 0 {
+		s.approvalTTL = DefaultApprovalTTL
+	}
+	if s.clientToolTTL <= 0 {
+		s.clientToolTTL = DefaultClientToolTTL
+	}
+	if s.sweepEvery <= 0 {
+		s.sweepEvery = 2 * time.Second
 	}
 	if s.gate == nil || o.MaxConcurrent == 0 {
 		s.gate = newGate(8)
@@ -80,6 +104,22 @@ func New(o Options) *Service {
 // MaxInputBytes is the text input limit.
 func (s *Service) MaxInputBytes() int { return s.maxIn }
 
+// Start connects the service to the other replicas: it subscribes to the
+// control channel (answers and cancels for responses held here) and starts
+// the sweeper that fails the runs of replicas that died. Stop it with
+// Shutdown.
+func (s *Service) Start(ctx context.Context) error {
+	hub, err := s.store.StartHub(ctx, s.onControl)
+	if err != nil {
+		return fmt.Errorf("runtime: subscribe to the control channel: %w", err)
+	}
+	s.hub = hub
+	sweepCtx, stop := context.WithCancel(context.Background())
+	s.stopSweeper, s.sweeperDone = stop, make(chan struct{})
+	go s.sweep(sweepCtx)
+	return nil
+}
+
 // Shutdown stops admitting responses, waits for the running ones until ctx
 // ends, then cancels them and waits until their receipts are recorded.
 func (s *Service) Shutdown(ctx context.Context) error {
@@ -88,18 +128,35 @@ func (s *Service) Shutdown(ctx context.Context) error {
 	s.mu.Unlock()
 	done := make(chan struct{})
 	go func() { s.finished.Wait(); close(done) }()
+	var err error
 	select {
 	case <-done:
-		return nil
 	case <-ctx.Done():
+		s.mu.Lock()
+		for r := range s.runs {
+			r.cancel(errShutdown)
+		}
+		s.mu.Unlock()
+		<-done
+		err = ctx.Err()
 	}
+	s.stop()
+	return err
+}
+
+// stop ends the sweeper and the hub (once).
+func (s *Service) stop() {
 	s.mu.Lock()
-	for r := range s.runs {
-		r.cancel(errShutdown)
-	}
+	stopSweeper, hub := s.stopSweeper, s.hub
+	s.stopSweeper, s.hub = nil, nil
 	s.mu.Unlock()
-	<-done
-	return ctx.Err()
+	if stopSweeper != nil {
+		stopSweeper()
+		<-s.sweeperDone
+	}
+	if hub != nil {
+		_ = hub.Close()
+	}
 }
 
 var errShutdown = errors.New("server shutting down")
@@ -112,6 +169,7 @@ func (s *Service) track(r *Response) bool {
 		return false
 	}
 	s.runs[r] = struct{}{}
+	s.byID[r.ID] = r
 	s.finished.Add(1)
 	return true
 }
@@ -119,6 +177,7 @@ func (s *Service) track(r *Response) bool {
 func (s *Service) untrack(r *Response) {
 	s.mu.Lock()
 	delete(s.runs, r)
+	delete(s.byID, r.ID)
 	s.mu.Unlock()
 	s.finished.Done()
 }

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -28,6 +29,9 @@ type Options struct {
 	Logger   *slog.Logger
 	// Agent replaces the configured backend (tests).
 	Agent runtime.Agent
+	// Tune adjusts the runtime's options before it starts (tests: short
+	// leases, expiries and sweeps).
+	Tune func(*runtime.Options)
 }
 
 // Server is one harnest replica.
@@ -37,6 +41,7 @@ type Server struct {
 	Service *runtime.Service
 	Handler http.Handler
 	log     *slog.Logger
+	agent   runtime.Agent
 }
 
 // New builds a server from a loaded folder.
@@ -64,7 +69,7 @@ func New(ctx context.Context, f *config.Folder, o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	svc := runtime.New(runtime.Options{
+	ro := runtime.Options{
 		Store: st, Agent: agent, Logger: log,
 		MaxConcurrent: cfg.Server.HTTP.MaxConcurrentRequests,
 		Timeout:       cfg.Server.HTTP.RequestTimeout(),
@@ -74,8 +79,16 @@ func New(ctx context.Context, f *config.Folder, o Options) (*Server, error) {
 			HideToolActivity: !config.Enabled(cfg.Spec.Output.ToolActivity),
 			AgentMetadata:    cfg.Spec.Output.AgentMetadata,
 		},
-	})
-	s := &Server{Folder: f, Store: st, Service: svc, log: log}
+	}
+	if o.Tune != nil {
+		o.Tune(&ro)
+	}
+	svc := runtime.New(ro)
+	if err := svc.Start(ctx); err != nil {
+		st.Close()
+		return nil, err
+	}
+	s := &Server{Folder: f, Store: st, Service: svc, log: log, agent: agent}
 	if s.Handler, err = s.routes(); err != nil {
 		st.Close()
 		return nil, err
@@ -175,6 +188,7 @@ func (s *Server) Serve(ctx context.Context, l net.Listener, grace time.Duration)
 		}
 	}
 	_ = s.Service.Shutdown(context.Background())
+	s.closeAgent()
 	s.Store.Close()
 	if serveErr := <-errc; !errors.Is(serveErr, http.ErrServerClosed) {
 		return serveErr
@@ -182,5 +196,21 @@ func (s *Server) Serve(ctx context.Context, l net.Listener, grace time.Duration)
 	return err // non-nil when connections had to be closed by force
 }
 
-// Close releases the store (for servers that never Serve).
-func (s *Server) Close() error { return s.Store.Close() }
+// Close stops the service and releases the store (for servers that never
+// Serve).
+func (s *Server) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = s.Service.Shutdown(ctx)
+	s.closeAgent()
+	return s.Store.Close()
+}
+
+// closeAgent stops a backend that holds processes (exec workers).
+func (s *Server) closeAgent() {
+	if c, ok := s.agent.(io.Closer); ok {
+		if err := c.Close(); err != nil {
+			s.log.Warn("closing the backend", "err", err)
+		}
+	}
+}

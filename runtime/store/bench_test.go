@@ -20,7 +20,12 @@ func BenchmarkTurn(b *testing.B) {
 			}
 			defer s.Close()
 			ctx := context.Background()
-			events := [][]byte{[]byte(`{"type":"response.created","sequence":0}`), []byte(`{"type":"response.text.delta","sequence":1,"delta":"Echo: "}`), []byte(`{"type":"response.text.delta","sequence":2,"delta":"hello"}`), []byte(`{"type":"response.completed","sequence":3}`)}
+			events := []Event{
+				{0, "response.created", []byte(`{"type":"response.created","sequence":0}`)},
+				{1, "response.text.delta", []byte(`{"type":"response.text.delta","sequence":1,"delta":"Echo: "}`)},
+				{2, "response.text.delta", []byte(`{"type":"response.text.delta","sequence":2,"delta":"hello"}`)},
+				{3, "response.completed", []byte(`{"type":"response.completed","sequence":3}`)},
+			}
 			msgs := [][]byte{[]byte(`{"id":"m1","role":"user","content":"hello"}`), []byte(`{"id":"m2","role":"assistant","content":"Echo: hello"}`)}
 			b.ResetTimer()
 			b.SetParallelism(16)

@@ -54,6 +54,7 @@ func (s *Store) BeginResponse(ctx context.Context, b Begin) (map[string]json.Raw
 		lease = p.SetNX(ctx, k.lease, b.ResponseID, b.Lease)
 		p.Set(ctx, receiptKey, b.Receipt, s.receiptTTL)
 		p.SAdd(ctx, k.responses, escapeID(b.ResponseID))
+		s.registerRun(ctx, p, b.User, b.Session, b.ResponseID, b.Lease)
 		return nil
 	})
 	if err != nil {
@@ -86,6 +87,7 @@ func (s *Store) undoBegin(ctx context.Context, k sessionKeys, b Begin, tookLease
 	_, _ = s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		p.Del(ctx, k.receipt(b.ResponseID))
 		p.SRem(ctx, k.responses, escapeID(b.ResponseID))
+		s.unregisterRun(ctx, p, b.User, b.Session, b.ResponseID)
 		if tookLease {
 			p.Del(ctx, k.lease)
 		}
@@ -98,11 +100,15 @@ func (s *Store) undoBegin(ctx context.Context, k sessionKeys, b Begin, tookLease
 type Commit struct {
 	User, Session, ResponseID string
 	Receipt                   []byte
-	Events                    [][]byte                   // appended to the response's event log
+	Events                    []Event                    // appended to the response's event log
 	Messages                  [][]byte                   // appended to the transcript
 	StateDelta                map[string]json.RawMessage // merged into the session state
-	Release                   bool                       // give up the session lease
-	Now                       string
+	// Release gives up the session lease: the response is over.
+	Release bool
+	// Wait records what a suspended response waits for (an approval or a
+	// client tool), written with the requires_action receipt.
+	Wait *Wait
+	Now  string
 }
 
 // ErrLeaseLost means another response took the session while this one ran
@@ -140,7 +146,7 @@ func (s *Store) CommitResponse(ctx context.Context, c Commit) error {
 				p.HSet(ctx, k.state, stateArgs(c.StateDelta)...)
 			}
 			if len(c.Events) > 0 {
-				p.RPush(ctx, k.events(c.ResponseID), bytesArgs(c.Events)...)
+				s.addEvents(ctx, p, k.events(c.ResponseID), c.Events)
 				p.Expire(ctx, k.events(c.ResponseID), s.receiptTTL)
 			}
 			if len(c.Messages) > 0 {
@@ -154,8 +160,17 @@ func (s *Store) CommitResponse(ctx context.Context, c Commit) error {
 				p.HSet(ctx, k.meta, "updatedAt", c.Now)
 			}
 			p.Set(ctx, k.receipt(c.ResponseID), c.Receipt, s.receiptTTL)
+			if c.Wait != nil {
+				s.addWait(ctx, p, c.User, c.Session, c.Wait)
+			}
 			if c.Release && held {
 				p.Del(ctx, k.lease)
+			}
+			if c.Release {
+				s.unregisterRun(ctx, p, c.User, c.Session, c.ResponseID)
+			}
+			if len(c.Events) > 0 {
+				p.Publish(ctx, s.eventsChannel(c.User, c.Session, c.ResponseID), c.Events[len(c.Events)-1].Sequence)
 			}
 			return nil
 		})
@@ -168,14 +183,6 @@ func (s *Store) CommitResponse(ctx context.Context, c Commit) error {
 		return fmt.Errorf("store: commit response: %w", err)
 	}
 	return err
-}
-
-func bytesArgs(items [][]byte) []any {
-	out := make([]any, len(items))
-	for i, b := range items {
-		out[i] = b
-	}
-	return out
 }
 
 // WriteReceipt replaces a receipt on its own, without touching the session;
@@ -194,7 +201,13 @@ return 0
 // lease is no longer the response's.
 func (s *Store) RenewLease(ctx context.Context, user, session, responseID string, lease time.Duration) (bool, error) {
 	k := s.sessionKeys(user, session)
-	n, err := renewScript.Run(ctx, s.rdb, []string{k.lease}, responseID, lease.Milliseconds()).Int()
+	var renewed *redis.Cmd
+	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		renewed = renewScript.Run(ctx, p, []string{k.lease}, responseID, lease.Milliseconds())
+		s.registerRun(ctx, p, user, session, responseID, lease)
+		return nil
+	})
+	n, _ := renewed.Int()
 	return n == 1, err
 }
 
@@ -210,20 +223,6 @@ func (s *Store) Receipt(ctx context.Context, user, session, responseID string) (
 		return nil, false, fmt.Errorf("store: read receipt: %w", err)
 	}
 	return b, true, nil
-}
-
-// Events reads a response's event log.
-func (s *Store) Events(ctx context.Context, user, session, responseID string) ([][]byte, error) {
-	k := s.sessionKeys(user, session)
-	vals, err := s.rdb.LRange(ctx, k.events(responseID), 0, -1).Result()
-	if err != nil {
-		return nil, fmt.Errorf("store: read events: %w", err)
-	}
-	out := make([][]byte, len(vals))
-	for i, v := range vals {
-		out[i] = []byte(v)
-	}
-	return out, nil
 }
 
 // StoredMessage is a transcript message with its offset in the transcript.

@@ -11,7 +11,7 @@ import (
 // whenever Redis forgets them (restart, failover, SCRIPT FLUSH).
 var scripts = []*redis.Script{
 	createSessionScript, patchStateScript, deleteSessionScript,
-	renewScript,
+	renewScript, resolveWaitScript, finishWaitScript,
 }
 
 func (s *Store) loadScripts(ctx context.Context) error {

@@ -144,7 +144,7 @@ func TestResponseBeginCommit(t *testing.T) {
 			t.Fatalf("in_progress receipt: %s", got)
 		}
 		err = s.CommitResponse(ctx, Commit{User: "u", Session: "s", ResponseID: "resp_1",
-			Receipt: []byte(`{"status":"completed"}`), Events: [][]byte{[]byte(`{"sequence":0}`), []byte(`{"sequence":1}`)},
+			Receipt: []byte(`{"status":"completed"}`), Events: []Event{{0, "a", []byte(`{"sequence":0}`)}, {1, "b", []byte(`{"sequence":1}`)}},
 			Messages:   [][]byte{[]byte(`{"id":"m1"}`), []byte(`{"id":"m2"}`)},
 			StateDelta: map[string]json.RawMessage{"k": json.RawMessage(`"v"`)}, Release: true, Now: "t2"})
 		if err != nil {
@@ -157,9 +157,12 @@ func TestResponseBeginCommit(t *testing.T) {
 		if _, found, _ := s.Receipt(ctx, "other", "s", "resp_1"); found {
 			t.Fatal("another user read the receipt")
 		}
-		evs, _ := s.Events(ctx, "u", "s", "resp_1")
-		if len(evs) != 2 {
-			t.Fatalf("events %q", evs)
+		evs, _ := s.EventsAfter(ctx, "u", "s", "resp_1", -1, 10)
+		if len(evs) != 2 || evs[1].Sequence != 1 || evs[1].Type != "b" || string(evs[1].JSON) != `{"sequence":1}` {
+			t.Fatalf("events %+v", evs)
+		}
+		if evs, _ := s.EventsAfter(ctx, "u", "s", "resp_1", 0, 10); len(evs) != 1 || evs[0].Sequence != 1 {
+			t.Fatalf("events after 0: %+v", evs)
 		}
 		msgs, _ := s.Messages(ctx, "u", "s", 0, 10)
 		if len(msgs) != 2 || msgs[1].Offset != 1 || string(msgs[1].JSON) != `{"id":"m2"}` {
@@ -197,7 +200,7 @@ func TestDeleteSessionRemovesResponses(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := s.CommitResponse(ctx, Commit{User: "u", Session: "s", ResponseID: "resp_1", Receipt: []byte(`{"done":1}`), Events: [][]byte{[]byte(`{}`)}, Release: true}); err != nil {
+		if err := s.CommitResponse(ctx, Commit{User: "u", Session: "s", ResponseID: "resp_1", Receipt: []byte(`{"done":1}`), Events: []Event{{0, "x", []byte(`{}`)}}, Release: true}); err != nil {
 			t.Fatal(err)
 		}
 		if found, err := s.DeleteSession(ctx, "u", "s"); !found || err != nil {

@@ -1,0 +1,342 @@
+package backend
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/harnest/harnest/runtime"
+)
+
+// This file is the wire format of worker mode: the lines a worker may send
+// (decodeWorkerLine) and the lines the server sends it. docs/worker-protocol.md
+// describes the same protocol for worker authors; keep the two in step.
+
+// Types of the lines a worker sends.
+const (
+	wText              = "text"
+	wThinking          = "thinking"
+	wToolCall          = "tool_call"
+	wToolResult        = "tool_result"
+	wActivity          = "activity"
+	wMetadata          = "metadata"
+	wState             = "state"
+	wResult            = "result"
+	wApprovalRequest   = "approval_request"
+	wClientToolRequest = "client_tool_request"
+	wError             = "error"
+	wDone              = "done"
+)
+
+// workerMessage is one decoded line from a worker. Only the fields of its
+// type are set.
+type workerMessage struct {
+	Type string
+	ID   string // the response the line belongs to
+
+	Agent string // optional on output events
+
+	Delta      string                     // text, thinking
+	StateDelta map[string]json.RawMessage // state
+
+	Activity, Target, Code string // activity
+
+	Framework, Model, Provider, FinishReason string // metadata
+	Usage                                    *runtime.Usage
+	Raw                                      json.RawMessage
+
+	CallID    string          // tool_call, tool_result, client_tool_request (optional there)
+	Name      string          // tool_call, tool_result, client_tool_request
+	Arguments json.RawMessage // tool_call, approval_request, client_tool_request: an object
+	Output    json.RawMessage // tool_result: any JSON value
+	Value     json.RawMessage // result: any JSON value
+
+	RequestID string // approval_request, client_tool_request
+	Action    string // approval_request
+	Message   string // approval_request, error
+}
+
+// emptyObject is the JSON of an object with nothing in it.
+var emptyObject = json.RawMessage(`{}`)
+
+// decodeWorkerLine decodes one line a worker wrote (without its newline).
+// It accepts exactly the types of the protocol, with an "id", and checks
+// every field it knows for its JSON type; fields it does not know are
+// ignored, so that workers can be newer than the server.
+func decodeWorkerLine(b []byte) (workerMessage, error) {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 {
+		return workerMessage{}, errors.New("empty line")
+	}
+	if b[0] != '{' {
+		return workerMessage{}, errors.New("not a JSON object")
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(b, &fields); err != nil {
+		return workerMessage{}, fmt.Errorf("not valid JSON: %w", err)
+	}
+	d := lineFields(fields)
+
+	var m workerMessage
+	var err error
+	if m.Type, err = d.str("type", true); err != nil {
+		return workerMessage{}, err
+	}
+	if m.ID, err = d.str("id", true); err != nil {
+		return workerMessage{}, err
+	}
+
+	// The helpers below keep the first error in first.
+	var first error
+	str := func(name string, required bool) string {
+		s, err := d.str(name, required)
+		if first == nil {
+			first = err
+		}
+		return s
+	}
+	obj := func(name string, required bool) json.RawMessage {
+		o, err := d.object(name, required)
+		if first == nil {
+			first = err
+		}
+		return o
+	}
+	val := func(name string) json.RawMessage {
+		if v, ok := fields[name]; ok {
+			return v
+		}
+		return json.RawMessage("null")
+	}
+
+	switch m.Type {
+	case wText, wThinking:
+		if raw, ok := fields["delta"]; (!ok || isNull(raw)) && first == nil {
+			first = errors.New(`field "delta" is missing`)
+		}
+		m.Delta = str("delta", false) // may be empty
+		m.Agent = str("agent", false)
+	case wToolCall:
+		m.CallID = str("callId", true)
+		m.Name = str("name", true)
+		m.Arguments = obj("arguments", false)
+		m.Agent = str("agent", false)
+	case wToolResult:
+		m.CallID = str("callId", true)
+		m.Name = str("name", true)
+		m.Output = val("output")
+		m.Agent = str("agent", false)
+	case wActivity:
+		m.Activity = str("activity", true)
+		m.Target = str("target", false)
+		m.Code = str("code", false)
+		m.Agent = str("agent", false)
+	case wMetadata:
+		m.Framework = str("framework", true)
+		m.Model = str("model", false)
+		m.Provider = str("provider", false)
+		m.FinishReason = str("finishReason", false)
+		m.Agent = str("agent", false)
+		if raw, ok := fields["raw"]; ok && !isNull(raw) {
+			m.Raw = obj("raw", false)
+		}
+		if first == nil {
+			m.Usage, first = d.usage("usage")
+		}
+	case wState:
+		delta := obj("delta", true)
+		m.Agent = str("agent", false)
+		if first == nil {
+			if err := json.Unmarshal(delta, &m.StateDelta); err != nil {
+				first = fmt.Errorf(`field "delta": %w`, err)
+			}
+		}
+	case wResult:
+		if _, ok := fields["value"]; !ok {
+			first = errors.New(`field "value" is missing`)
+		}
+		m.Value = val("value")
+	case wApprovalRequest:
+		m.RequestID = str("requestId", true)
+		m.Action = str("action", true)
+		m.Message = str("message", false)
+		m.Arguments = obj("arguments", false)
+	case wClientToolRequest:
+		m.RequestID = str("requestId", true)
+		m.Name = str("name", true)
+		m.Arguments = obj("arguments", false)
+		m.CallID = str("callId", false)
+	case wError:
+		m.Message = str("message", false)
+	case wDone:
+	default:
+		return workerMessage{}, fmt.Errorf("unknown type %s", quoteShort(m.Type))
+	}
+	if first != nil {
+		return workerMessage{}, fmt.Errorf("%s: %w", m.Type, first)
+	}
+	return m, nil
+}
+
+// lineFields are the top-level fields of a line, by exact name.
+type lineFields map[string]json.RawMessage
+
+// str reads a string field. A missing or null field is "", and so an
+// error if required (as is an empty string); any other JSON type is an
+// error.
+func (f lineFields) str(name string, required bool) (string, error) {
+	raw, ok := f[name]
+	if !ok || isNull(raw) {
+		if required {
+			return "", fmt.Errorf("field %q is missing", name)
+		}
+		return "", nil
+	}
+	if raw[0] != '"' {
+		return "", fmt.Errorf("field %q must be a string", name)
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", fmt.Errorf("field %q: %w", name, err)
+	}
+	if required && s == "" {
+		return "", fmt.Errorf("field %q is empty", name)
+	}
+	return s, nil
+}
+
+// object reads a field that must be a JSON object. A missing or null field
+// is {} (an error if required).
+func (f lineFields) object(name string, required bool) (json.RawMessage, error) {
+	raw, ok := f[name]
+	if !ok || isNull(raw) {
+		if required {
+			return nil, fmt.Errorf("field %q is missing", name)
+		}
+		return emptyObject, nil
+	}
+	if raw[0] != '{' {
+		return nil, fmt.Errorf("field %q must be an object", name)
+	}
+	return raw, nil
+}
+
+// usage reads the optional token usage of a metadata line: an object of
+// non-negative integers. A total of 0 means input plus output.
+func (f lineFields) usage(name string) (*runtime.Usage, error) {
+	raw, err := f.object(name, false)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := f[name]; !ok || isNull(f[name]) {
+		return nil, nil
+	}
+	var counts map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &counts); err != nil {
+		return nil, fmt.Errorf("field %q: %w", name, err)
+	}
+	var u runtime.Usage
+	for key, dst := range map[string]*int{
+		"inputTokens": &u.InputTokens, "outputTokens": &u.OutputTokens, "totalTokens": &u.TotalTokens,
+	} {
+		v, ok := counts[key]
+		if !ok || isNull(v) {
+			continue
+		}
+		var n int64
+		if err := json.Unmarshal(v, &n); err != nil || n < 0 || n > 1<<52 {
+			return nil, fmt.Errorf("field %q: %s must be a non-negative integer", name, key)
+		}
+		*dst = int(n)
+	}
+	if u.TotalTokens == 0 {
+		u.TotalTokens = u.InputTokens + u.OutputTokens
+	}
+	return &u, nil
+}
+
+// isNull reports whether raw is the JSON null.
+func isNull(raw json.RawMessage) bool { return string(raw) == "null" }
+
+// quoteShort quotes s for an error message, cut to a few dozen bytes: what
+// a worker wrote is not echoed at length.
+func quoteShort(s string) string {
+	const max = 40
+	if len(s) > max {
+		return fmt.Sprintf("%q...", s[:max])
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+// event is the runtime event of an output line (text, thinking, tool_call,
+// tool_result, activity, metadata, state). ok is false for the other types.
+func (m workerMessage) event() (runtime.Event, bool) {
+	switch m.Type {
+	case wText:
+		return runtime.Event{Type: runtime.EventTextDelta, Delta: m.Delta, Agent: m.Agent}, true
+	case wThinking:
+		return runtime.Event{Type: runtime.EventThinkingDelta, Delta: m.Delta, Agent: m.Agent}, true
+	case wToolCall:
+		return runtime.Event{Type: runtime.EventToolCall, ID: m.CallID, Name: m.Name, Arguments: m.Arguments, Agent: m.Agent}, true
+	case wToolResult:
+		return runtime.Event{Type: runtime.EventToolResult, CallID: m.CallID, Name: m.Name, Output: m.Output, Agent: m.Agent}, true
+	case wActivity:
+		return runtime.Event{Type: runtime.EventAgentActivity, Agent: m.Agent, Activity: m.Activity, Target: m.Target, Code: m.Code}, true
+	case wMetadata:
+		return runtime.Event{Type: runtime.EventAgentMetadata, Agent: m.Agent, Framework: m.Framework, Model: m.Model,
+			Provider: m.Provider, FinishReason: m.FinishReason, Usage: m.Usage, Raw: m.Raw}, true
+	case wState:
+		return runtime.Event{Type: runtime.EventStateDelta, StateDelta: m.StateDelta, Agent: m.Agent}, true
+	}
+	return runtime.Event{}, false
+}
+
+// Lines the server sends a worker.
+
+// turnLine starts a turn.
+type turnLine struct {
+	Type      string                     `json:"type"` // "turn"
+	ID        string                     `json:"id"`
+	SessionID string                     `json:"sessionId"`
+	UserID    string                     `json:"userId"`
+	Input     string                     `json:"input"`
+	Content   []runtime.ContentInput     `json:"content"`
+	State     map[string]json.RawMessage `json:"state"`
+	Metadata  json.RawMessage            `json:"metadata"`
+	History   []runtime.Message          `json:"history"`
+}
+
+// approvalLine answers an approval_request.
+type approvalLine struct {
+	Type      string `json:"type"` // "approval"
+	ID        string `json:"id"`
+	RequestID string `json:"requestId"`
+	Decision  string `json:"decision"` // "approve", "deny", "expired"
+}
+
+// clientToolLine answers a client_tool_request: Output, or Error.
+type clientToolLine struct {
+	Type      string          `json:"type"` // "client_tool"
+	ID        string          `json:"id"`
+	RequestID string          `json:"requestId"`
+	Output    json.RawMessage `json:"output,omitempty"`
+	Error     string          `json:"error,omitempty"`
+}
+
+// cancelLine asks the worker to stop the turn.
+type cancelLine struct {
+	Type string `json:"type"` // "cancel"
+	ID   string `json:"id"`
+}
+
+// encodeLine is v as one line of JSON, newline included. Go's encoder
+// escapes U+2028 and U+2029 and never writes a raw newline, so the line
+// cannot be split.
+func encodeLine(v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}

@@ -1,0 +1,369 @@
+package neutral_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/harnest/harnest/internal/testutil"
+	"github.com/harnest/harnest/runtime"
+)
+
+// approvalAgent asks for approval of "send", then for the client tool
+// "get_location" when the input says so, then answers.
+var approvalAgent = runtime.AgentFunc(func(ctx context.Context, turn *runtime.Turn, emit runtime.Emit) error {
+	if err := emit(runtime.Event{Type: runtime.EventTextDelta, Delta: "Drafted. "}); err != nil {
+		return err
+	}
+	if err := turn.RequestApproval(ctx, runtime.ApprovalRequest{Action: "send", Message: "Send the reply?", Arguments: json.RawMessage(`{"to":"bob"}`)}); err != nil {
+		return err
+	}
+	answer := "Sent."
+	if strings.Contains(turn.Input, "where") {
+		out, err := turn.RequestClientTool(ctx, runtime.ClientToolRequest{Name: "get_location", Arguments: json.RawMessage(`{}`)})
+		if err != nil {
+			return err
+		}
+		answer += " From " + string(out) + "."
+	}
+	return emit(runtime.Event{Type: runtime.EventTextDelta, Delta: answer})
+})
+
+func requiredAction(t *testing.T, env map[string]any) map[string]any {
+	t.Helper()
+	if env["status"] != "requires_action" {
+		t.Fatalf("status %v, want requires_action: %v", env["status"], env)
+	}
+	return env["requiredAction"].(map[string]any)
+}
+
+func TestApprovalRoundTrip(t *testing.T) {
+	eachStore(t, setup{agent: approvalAgent}, func(t *testing.T, ts *testServer) {
+		r := ts.post("/responses", `{"input":"reply to bob"}`)
+		mustStatus(t, r, 200)
+		env := r.JSON(t)
+		action := requiredAction(t, env)
+		if action["type"] != "human_approval" || action["action"] != "send" || action["callId"] != env["id"] || action["expiresAt"] == nil {
+			t.Fatalf("required action %v", action)
+		}
+		rid, sid, aid := env["id"].(string), env["sessionId"].(string), action["id"].(string)
+		// The receipt says the same while it waits; the session is held.
+		if got := ts.get("/responses/" + rid + "?sessionId=" + sid); string(got.Body) != string(r.Body) {
+			t.Fatalf("receipt while waiting %s, want %s", got.Body, r.Body)
+		}
+		mustStatus(t, ts.post("/responses", `{"input":"again","sessionId":"`+sid+`"}`), 409)
+
+		for _, body := range []string{`{}`, `{"decision":"yes"}`, `{"decision":"approve","x":1}`, `{"decision":true}`} {
+			mustStatus(t, ts.post("/approvals/"+aid, body), 400)
+		}
+		mustStatus(t, ts.post("/approvals/approval_unknown", `{"decision":"approve"}`), 404)
+
+		done := ts.post("/approvals/"+aid, `{"decision":"approve"}`)
+		mustStatus(t, done, 200)
+		final := done.JSON(t)
+		if final["id"] != rid || final["status"] != "completed" || final["outputText"] != "Drafted. Sent." || final["approvalId"] != aid {
+			t.Fatalf("after approval %s", done.Body)
+		}
+		if got := ts.get("/responses/" + rid + "?sessionId=" + sid); string(got.Body) != string(done.Body) {
+			t.Fatalf("receipt %s differs from the approval's answer %s", got.Body, done.Body)
+		}
+		second := ts.post("/approvals/"+aid, `{"decision":"deny"}`)
+		mustStatus(t, second, 409)
+		if !strings.Contains(string(second.Body), "already approved") {
+			t.Fatalf("second decision %s", second.Body)
+		}
+		msgs := ts.get("/sessions/" + sid + "/messages").JSON(t)["messages"].([]any)
+		if len(msgs) != 2 {
+			t.Fatalf("transcript after approval %v", msgs)
+		}
+	})
+}
+
+func TestApprovalDenied(t *testing.T) {
+	eachStore(t, setup{agent: approvalAgent}, func(t *testing.T, ts *testServer) {
+		env := ts.post("/responses", `{"input":"x"}`).JSON(t)
+		aid := requiredAction(t, env)["id"].(string)
+		r := ts.post("/approvals/"+aid, `{"decision":"deny"}`)
+		mustStatus(t, r, 200)
+		if got := r.JSON(t); got["id"] != aid || got["status"] != "denied" {
+			t.Fatalf("deny answer %s", r.Body)
+		}
+		path := "/responses/" + env["id"].(string) + "?sessionId=" + env["sessionId"].(string)
+		var receipt map[string]any
+		for i := 0; i < 200; i++ {
+			receipt = ts.get(path).JSON(t)
+			if receipt["status"] == "denied" {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		if receipt["status"] != "denied" || receipt["approvalId"] != aid || receipt["outputText"] != "" {
+			t.Fatalf("denied receipt %v", receipt)
+		}
+		// The session is free again.
+		r2 := ts.post("/responses", `{"input":"next","sessionId":"`+env["sessionId"].(string)+`"}`)
+		mustStatus(t, r2, 200)
+	})
+}
+
+func TestChainedApprovalAndClientTool(t *testing.T) {
+	eachStore(t, setup{agent: approvalAgent}, func(t *testing.T, ts *testServer) {
+		frames, _ := ts.stream(`{"input":"where am I","stream":true}`)
+		names := frameNames(frames)
+		if strings.Join(names, ",") != "response.created,response.text.delta,approval.requested,response.completed" {
+			t.Fatalf("first segment %v", names)
+		}
+		last := frames[len(frames)-1].Data
+		aid := last["requiredAction"].(map[string]any)["id"].(string)
+		next := ts.post("/approvals/"+aid, `{"decision":"approve"}`)
+		mustStatus(t, next, 200)
+		tool := requiredAction(t, next.JSON(t))
+		if tool["type"] != "client_tool" || tool["name"] != "get_location" {
+			t.Fatalf("second action %v", tool)
+		}
+		tid := tool["id"].(string)
+		mustStatus(t, ts.post("/client-tools/"+tid, `{"result":1}`), 400)
+		mustStatus(t, ts.post("/approvals/"+tid, `{"decision":"approve"}`), 404) // a client tool is not an approval
+		done := ts.post("/client-tools/"+tid, `{"output":"Oslo"}`)
+		mustStatus(t, done, 200)
+		final := done.JSON(t)
+		if final["status"] != "completed" || final["outputText"] != `Drafted. Sent. From "Oslo".` || final["clientToolId"] != tid {
+			t.Fatalf("final %s", done.Body)
+		}
+		mustStatus(t, ts.post("/client-tools/"+tid, `{"output":"again"}`), 409)
+
+		// The whole response, both segments, replays from the event log.
+		rid, sid := last["responseId"].(string), last["sessionId"].(string)
+		all := ts.events(rid, sid, "")
+		names = frameNames(all)
+		if names[0] != "response.created" || names[len(names)-1] != "response.completed" {
+			t.Fatalf("replay %v", names)
+		}
+		for i, f := range all {
+			if int(f.Data["sequence"].(float64)) != i {
+				t.Fatalf("replay frame %d: %s", i, f.Raw)
+			}
+		}
+		if strings.Count(strings.Join(names, ","), "response.completed") != 3 {
+			t.Fatalf("replay should hold two requires_action boundaries and the completion: %v", names)
+		}
+	})
+}
+
+func TestApprovalExpires(t *testing.T) {
+	tune := func(o *runtime.Options) { o.ApprovalTTL = 300 * time.Millisecond }
+	eachStore(t, setup{agent: approvalAgent, tune: tune}, func(t *testing.T, ts *testServer) {
+		env := ts.post("/responses", `{"input":"x"}`).JSON(t)
+		aid := requiredAction(t, env)["id"].(string)
+		path := "/responses/" + env["id"].(string) + "?sessionId=" + env["sessionId"].(string)
+		status := ""
+		for i := 0; i < 300 && status != "denied"; i++ {
+			time.Sleep(10 * time.Millisecond)
+			status, _ = ts.get(path).JSON(t)["status"].(string)
+		}
+		if status != "denied" {
+			t.Fatalf("expired approval left the receipt %q", status)
+		}
+		r := ts.post("/approvals/"+aid, `{"decision":"approve"}`)
+		mustStatus(t, r, 409)
+		if !strings.Contains(string(r.Body), "expired") {
+			t.Fatalf("late decision %s", r.Body)
+		}
+	})
+}
+
+func TestApprovalsAreScopedToTheirUser(t *testing.T) {
+	eachStore(t, setup{agent: approvalAgent, config: withTokens}, func(t *testing.T, ts *testServer) {
+		alice, bob := ts.as("token-alice-0123456789"), ts.as("token-bob-0123456789")
+		env := alice.post("/responses", `{"input":"x"}`).JSON(t)
+		aid := requiredAction(t, env)["id"].(string)
+		mustStatus(t, bob.post("/approvals/"+aid, `{"decision":"approve"}`), 404)
+		mustStatus(t, bob.post("/responses/"+env["id"].(string)+"/cancel?sessionId="+env["sessionId"].(string), ``), 404)
+		mustStatus(t, alice.post("/approvals/"+aid, `{"decision":"approve"}`), 200)
+	})
+}
+
+func TestCancelEndpoint(t *testing.T) {
+	agent := newBlockingAgent()
+	eachStore(t, setup{agent: agent}, func(t *testing.T, ts *testServer) {
+		r := ts.post("/responses", `{"input":"x","background":true}`)
+		mustStatus(t, r, 200)
+		env := r.JSON(t)
+		if env["status"] != "in_progress" {
+			t.Fatalf("background answer %s", r.Body)
+		}
+		<-agent.started
+		path := "/responses/" + env["id"].(string) + "/cancel?sessionId=" + env["sessionId"].(string)
+		c := ts.post(path, "")
+		mustStatus(t, c, 200)
+		if got := c.JSON(t); got["status"] != "cancelled" || got["error"].(map[string]any)["code"] != "cancelled" {
+			t.Fatalf("cancel answer %s", c.Body)
+		}
+		again := ts.post(path, "")
+		if string(again.Body) != string(c.Body) {
+			t.Fatalf("second cancel %s, first %s", again.Body, c.Body)
+		}
+		mustStatus(t, ts.post("/responses/resp_none/cancel?sessionId="+env["sessionId"].(string), ""), 404)
+		mustStatus(t, ts.post("/responses/x/cancel", ""), 400)
+	})
+}
+
+func TestBackgroundStreamSurvivesDisconnect(t *testing.T) {
+	agent := newBlockingAgent()
+	eachStore(t, setup{agent: agent}, func(t *testing.T, ts *testServer) {
+		ctx, cancel := context.WithCancel(context.Background())
+		req, _ := http.NewRequestWithContext(ctx, "POST", ts.URL+"/responses", strings.NewReader(`{"input":"x","stream":true,"background":true}`))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rid, sid := resp.Header.Get("Harnest-Response-Id"), resp.Header.Get("Harnest-Session-Id")
+		<-agent.started
+		cancel()
+		resp.Body.Close()
+		time.Sleep(50 * time.Millisecond)
+		if st := ts.get("/responses/" + rid + "?sessionId=" + sid).JSON(t)["status"]; st != "in_progress" {
+			t.Fatalf("a dropped background stream changed the receipt to %v", st)
+		}
+		// Resume after the first delta (sequence 1), then let it finish.
+		done := make(chan []sseFrame)
+		go func() { done <- ts.events(rid, sid, "1") }()
+		time.Sleep(50 * time.Millisecond)
+		agent.release <- struct{}{}
+		frames := <-done
+		if names := frameNames(frames); strings.Join(names, ",") != "response.text.delta,response.completed" {
+			t.Fatalf("resumed frames %v", names)
+		}
+		if frames[0].ID != "2" || frames[0].Data["delta"] != "done" {
+			t.Fatalf("first resumed frame %s", frames[0].Raw)
+		}
+		// Last-Event-ID works like after; a finished response replays at once.
+		got := ts.eventsWithHeader(rid, sid, "2")
+		if names := frameNames(got); strings.Join(names, ",") != "response.completed" {
+			t.Fatalf("Last-Event-ID replay %v", names)
+		}
+		mustStatus(t, ts.get("/responses/"+rid+"/events?sessionId="+sid+"&after=x"), 400)
+		mustStatus(t, ts.get("/responses/"+rid+"/events?sessionId=other"), 404)
+	})
+}
+
+func TestTwoReplicasShareWaitsAndCancels(t *testing.T) {
+	url := testutil.RealRedis(t)
+	if url == "" {
+		t.Skip("needs redis-server")
+	}
+	prefix := testutil.Prefix(t)
+	blocking := newBlockingAgent()
+	a := newTestServer(t, url, setup{agent: approvalAgent, prefix: prefix})
+	b := newTestServer(t, url, setup{agent: approvalAgent, prefix: prefix})
+
+	// An approval asked on A is answered through B.
+	env := a.post("/responses", `{"input":"x"}`).JSON(t)
+	aid := requiredAction(t, env)["id"].(string)
+	done := b.post("/approvals/"+aid, `{"decision":"approve"}`)
+	mustStatus(t, done, 200)
+	if got := done.JSON(t); got["status"] != "completed" || got["outputText"] != "Drafted. Sent." {
+		t.Fatalf("approval through B: %s", done.Body)
+	}
+
+	// A run on C is cancelled through B, and followed through B.
+	c := newTestServer(t, url, setup{agent: blocking, prefix: prefix})
+	env = c.post("/responses", `{"input":"x","background":true}`).JSON(t)
+	<-blocking.started
+	rid, sid := env["id"].(string), env["sessionId"].(string)
+	follow := make(chan []sseFrame)
+	go func() { follow <- b.events(rid, sid, "") }()
+	cancelled := b.post("/responses/"+rid+"/cancel?sessionId="+sid, "")
+	mustStatus(t, cancelled, 200)
+	if cancelled.JSON(t)["status"] != "cancelled" {
+		t.Fatalf("cancel through B: %s", cancelled.Body)
+	}
+	frames := <-follow
+	last := frames[len(frames)-1]
+	if last.Event != "response.completed" || last.Data["status"] != "cancelled" {
+		t.Fatalf("follower on B ended with %s", last.Raw)
+	}
+}
+
+func TestLapsedLeaseFailsTheRun(t *testing.T) {
+	url := testutil.RealRedis(t)
+	if url == "" {
+		t.Skip("needs redis-server")
+	}
+	prefix := testutil.Prefix(t)
+	blocking := newBlockingAgent()
+	fast := func(o *runtime.Options) { o.Lease = 600 * time.Millisecond; o.SweepInterval = 100 * time.Millisecond }
+	dying := newTestServer(t, url, setup{agent: blocking, prefix: prefix, tune: fast})
+	env := dying.post("/responses", `{"input":"x","background":true}`).JSON(t)
+	<-blocking.started
+	// The replica "dies": it stops renewing (its store connection closes).
+	dying.srv.Store.Close()
+
+	other := newTestServer(t, url, setup{prefix: prefix, tune: fast})
+	path := "/responses/" + env["id"].(string) + "?sessionId=" + env["sessionId"].(string)
+	var receipt map[string]any
+	for i := 0; i < 300; i++ {
+		receipt = other.get(path).JSON(t)
+		if receipt["status"] == "failed" {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if receipt["status"] != "failed" || receipt["error"].(map[string]any)["code"] != "replica_lost" {
+		t.Fatalf("receipt after the lease lapsed: %v", receipt)
+	}
+	mustStatus(t, other.post("/responses", `{"input":"next","sessionId":"`+env["sessionId"].(string)+`"}`), 200)
+	close(blocking.release)
+}
+
+func frameNames(frames []sseFrame) []string {
+	var names []string
+	for _, f := range frames {
+		names = append(names, f.Event)
+	}
+	return names
+}
+
+// events reads GET /responses/{id}/events to its end.
+func (ts *testServer) events(rid, sid, after string) []sseFrame {
+	path := "/responses/" + rid + "/events?sessionId=" + sid
+	if after != "" {
+		path += "&after=" + after
+	}
+	return ts.readStream(path, nil)
+}
+
+func (ts *testServer) eventsWithHeader(rid, sid, lastEventID string) []sseFrame {
+	return ts.readStream("/responses/"+rid+"/events?sessionId="+sid, map[string]string{"Last-Event-ID": lastEventID})
+}
+
+func (ts *testServer) readStream(path string, headers map[string]string) []sseFrame {
+	ts.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", ts.URL+path, nil)
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	if ts.token != "" {
+		req.Header.Set("Authorization", "Bearer "+ts.token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		ts.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 {
+		ts.t.Fatalf("GET %s: status %d", path, resp.StatusCode)
+	}
+	frames := readFrames(ts.t, resp.Body)
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		ts.t.Fatalf("GET %s did not end", path)
+	}
+	return frames
+}

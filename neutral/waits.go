@@ -1,0 +1,62 @@
+package neutral
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/harnest/harnest/internal/auth"
+	"github.com/harnest/harnest/runtime"
+)
+
+// decide answers a human approval: POST /approvals/{id} with exactly
+// {"decision": "approve"|"deny"}. Approve returns the response's next
+// boundary (completed, or the next requires_action) under the same response
+// ID, from whichever replica holds it; deny returns {"id", "status":"denied"}.
+func (a *API) decide(w http.ResponseWriter, r *http.Request) {
+	obj, ok := a.readObject(w, r)
+	if !ok {
+		return
+	}
+	raw, has := obj["decision"]
+	if len(obj) != 1 || !has {
+		fail(w, http.StatusBadRequest, "invalid_decision", `Expected approval decision: send exactly {"decision": "approve"} or {"decision": "deny"}`)
+		return
+	}
+	var decision string
+	if json.Unmarshal(raw, &decision) != nil || (decision != "approve" && decision != "deny") {
+		fail(w, http.StatusBadRequest, "invalid_decision", "decision must be approve or deny")
+		return
+	}
+	answer, err := a.svc.Decide(r.Context(), auth.From(r.Context()), r.PathValue("approvalId"), decision == "approve")
+	writeAnswer(w, answer, err)
+}
+
+// submitClientTool hands a client tool's output to the waiting response:
+// POST /client-tools/{id} with exactly {"output": <any JSON>}.
+func (a *API) submitClientTool(w http.ResponseWriter, r *http.Request) {
+	obj, ok := a.readObject(w, r)
+	if !ok {
+		return
+	}
+	output, has := obj["output"]
+	if len(obj) != 1 || !has {
+		fail(w, http.StatusBadRequest, "invalid_client_tool_output", `Expected client tool output: send exactly {"output": <any JSON>}`)
+		return
+	}
+	answer, err := a.svc.SubmitClientTool(r.Context(), auth.From(r.Context()), r.PathValue("requestId"), compact(output))
+	writeAnswer(w, answer, err)
+}
+
+// writeAnswer writes the next boundary: its envelope, or the error that
+// ended it (504 for a timeout, 500 for a failure, 502 for no output).
+func writeAnswer(w http.ResponseWriter, answer runtime.Answer, err error) {
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	if answer.Err != nil {
+		writeError(w, answer.Err)
+		return
+	}
+	writeRaw(w, http.StatusOK, answer.Body)
+}

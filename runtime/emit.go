@@ -1,0 +1,146 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/harnest/harnest/runtime/store"
+)
+
+// flushDelay is how long new events may wait in memory before they are
+// written to Redis for followers. A response that ends sooner writes them
+// with its receipt, so short turns pay no extra round trip.
+const flushDelay = 100 * time.Millisecond
+
+// emitFromAgent is the Emit the agent gets: it refuses events once the
+// segment is over and drops the types an agent may not send.
+func (r *Response) emitFromAgent(e Event) error {
+	r.mu.Lock()
+	ctx := r.agentCtx
+	r.mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	switch e.Type {
+	case EventCreated, EventCompleted, EventError, EventInProgress, EventApproval, EventClientTool:
+		return Errorf(ErrInvalid, "invalid_event", "an agent cannot emit %s", e.Type)
+	}
+	if !r.svc.policy.filter(&e) {
+		return nil
+	}
+	return r.emit(e)
+}
+
+// emit numbers an event, folds it into the output, queues it for Redis and
+// hands it to the streaming caller. Numbering and handing over happen under
+// one lock, so events reach the caller in sequence order even when an agent
+// emits from several goroutines; the caller always drains the channel, so
+// the send cannot block forever.
+func (r *Response) emit(e Event) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return errCancelled
+	}
+	e.Sequence, e.ResponseID, e.SessionID = r.seq, r.ID, r.SessionID
+	b, err := e.encode()
+	if err != nil {
+		return Errorf(ErrInvalid, "invalid_event", "event cannot be encoded: %v", err)
+	}
+	e.encoded = b
+	r.seq++
+	r.pending = append(r.pending, store.Event{Sequence: e.Sequence, Type: e.Type, JSON: b})
+	r.out.add(e)
+	if e.Type == EventStateDelta {
+		if r.state == nil {
+			r.state = map[string]json.RawMessage{}
+		}
+		for k, v := range e.StateDelta {
+			r.state[k] = v
+		}
+	}
+	if !r.flushing && e.Type != EventCompleted && e.Type != EventError {
+		r.flushing = true
+		time.AfterFunc(flushDelay, r.flush)
+	}
+	if r.events == nil {
+		return nil
+	}
+	if e.Type == EventCompleted || e.Type == EventError {
+		r.events <- e // the segment's last event: the consumer reads until close
+		return nil
+	}
+	select {
+	case r.events <- e:
+		return nil
+	case <-r.ctx.Done():
+		return r.ctx.Err()
+	}
+}
+
+// detachStream closes the streaming caller's channel after a boundary; later
+// segments reach followers through Redis only.
+func (r *Response) detachStream() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.events != nil {
+		close(r.events)
+		r.events = nil
+	}
+}
+
+// takePending removes and returns the events not yet in Redis.
+func (r *Response) takePending() []store.Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	p := r.pending
+	r.pending = nil
+	r.flushing = false
+	return p
+}
+
+// flush writes pending events to Redis and tells followers.
+func (r *Response) flush() {
+	r.flushMu.Lock()
+	defer r.flushMu.Unlock()
+	events := r.takePending()
+	if len(events) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.ctx), 10*time.Second)
+	defer cancel()
+	if err := r.svc.store.AppendEvents(ctx, r.turn.UserID, r.SessionID, r.ID, events); err != nil {
+		r.svc.log.Warn("cannot log events", "responseId", r.ID, "err", err)
+	}
+}
+
+// commit writes a step with every event not yet in Redis, after any flush
+// in flight, so the log stays in sequence order.
+func (r *Response) commit(ctx context.Context, c store.Commit) error {
+	r.flushMu.Lock()
+	defer r.flushMu.Unlock()
+	c.Events = r.takePending()
+	return r.svc.store.CommitResponse(ctx, c)
+}
+
+// Each calls fn for every event of a streaming response's first segment, in
+// order, until its boundary. Once fn returns an error (the client went
+// away), the response is cancelled unless it runs in the background, and
+// the rest of the segment is drained without calling fn. It returns the
+// boundary's outcome.
+func (r *Response) Each(fn func(Event) error) Outcome {
+	failed := false
+	for e := range r.stream {
+		if failed {
+			continue
+		}
+		if err := fn(e); err != nil {
+			failed = true
+			if !r.Background {
+				r.Cancel()
+			}
+		}
+	}
+	return r.Outcome()
+}

@@ -1,0 +1,104 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/harnest/harnest/runtime/store"
+)
+
+// Frame is one logged event of a response, as followers read it.
+type Frame struct {
+	Sequence int
+	Type     string
+	JSON     []byte
+}
+
+// followPoll is how often a follower looks again when no notification came
+// (a safety net for missed pub/sub messages and for replicas that died).
+const followPoll = 2 * time.Second
+
+// Follow reads one of the user's responses from Redis, from any replica: it
+// calls fn for every event after sequence after (-1 for all), then follows
+// new events live until fn returns stop, the response reaches a final state
+// (completed, failed, cancelled or denied; a requires_action boundary is
+// followed through), or ctx ends. Leaving never cancels the response.
+func (s *Service) Follow(ctx context.Context, p Principal, sessionID, responseID string, after int, fn func(Frame) (stop bool, err error)) error {
+	if _, err := s.GetResponse(ctx, p, sessionID, responseID); err != nil {
+		return err
+	}
+	notify, unlisten, err := s.listen(ctx, p.UserID, sessionID, responseID)
+	if err != nil {
+		return s.storeFailure(err)
+	}
+	defer unlisten()
+	poll := time.NewTicker(followPoll)
+	defer poll.Stop()
+	for {
+		events, err := s.store.EventsAfter(ctx, p.UserID, sessionID, responseID, after, 500)
+		if errors.Is(err, store.ErrEventsTrimmed) {
+			return Errorf(ErrInvalid, "events_not_held",
+				"Events after sequence %d are no longer held; read the response with GET /responses/%s?sessionId=...", after, responseID)
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return s.storeFailure(err)
+		}
+		for _, e := range events {
+			after = e.Sequence
+			stop, err := fn(Frame{Sequence: e.Sequence, Type: e.Type, JSON: e.JSON})
+			if err != nil || stop || isFinalFrame(e.Type, e.JSON) {
+				return err
+			}
+		}
+		if len(events) > 0 {
+			continue
+		}
+		// Nothing new. A response whose replica died is failed by a sweeper
+		// without an event: end with an error frame then.
+		receipt, err := s.GetResponse(ctx, p, sessionID, responseID)
+		if err != nil {
+			return err
+		}
+		if isTerminal(receipt) {
+			if more, _ := s.store.EventsAfter(ctx, p.UserID, sessionID, responseID, after, 1); len(more) > 0 {
+				continue // the last events landed meanwhile
+			}
+			frame, _ := json.Marshal(Event{Type: EventError, Sequence: after + 1, ResponseID: responseID, SessionID: sessionID,
+				Error: "The response ended without its events; read its receipt"})
+			_, err := fn(Frame{Sequence: after + 1, Type: EventError, JSON: frame})
+			return err
+		}
+		select {
+		case <-notify:
+		case <-poll.C:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// isFinalFrame reports a frame after which a response has no more events.
+func isFinalFrame(typ string, frame []byte) bool {
+	switch typ {
+	case EventError:
+		return true
+	case EventCompleted:
+		return statusOf(frame) != StatusRequiresAction
+	}
+	return false
+}
+
+// listen subscribes to the response's event notifications through the
+// replica's hub; without a hub (a service that was not started) the
+// follower polls.
+func (s *Service) listen(ctx context.Context, user, session, responseID string) (<-chan struct{}, func(), error) {
+	if s.hub == nil {
+		return nil, func() {}, nil
+	}
+	return s.store.ListenEvents(ctx, s.hub, user, session, responseID)
+}

@@ -1,0 +1,167 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// A wait is what a suspended response waits for: a human approval or a
+// client tool's output. It is stored with the requires_action receipt, under
+// the session's tag, and indexed by its ID under the user's tag so that
+// POST /approvals/{id} finds it from the ID alone. Any replica may answer;
+// Resolve changes its status exactly once.
+
+// Wait kinds and statuses.
+const (
+	WaitApproval   = "approval"
+	WaitClientTool = "client_tool"
+
+	WaitPending  = "pending"
+	WaitApproved = "approved"
+	WaitDenied   = "denied"
+	WaitExpired  = "expired"
+	WaitDone     = "submitted" // a client tool's output arrived
+	WaitCanceled = "cancelled" // the response ended first
+)
+
+// Wait is one pending approval or client-tool request.
+type Wait struct {
+	ID         string
+	Kind       string
+	ResponseID string
+	Session    string
+	Status     string
+	ExpiresAt  time.Time
+	// AfterSequence is the sequence of the requires_action event: whoever
+	// answers follows the response from there to its next boundary.
+	AfterSequence int
+	// Output is a client tool's output (JSON) once submitted.
+	Output []byte
+}
+
+func (k sessionKeys) wait(id string) string { return k.tag + ":w:" + escapeID(id) }
+
+func (s *Store) waitIndexKey(user, id string) string {
+	return s.prefix + "{u:" + escapeID(user) + "}:w:" + escapeID(id)
+}
+
+// waitTombstone keeps a resolved wait readable a while, so a second answer
+// gets 409 rather than 404.
+const waitTombstone = time.Minute
+
+func (s *Store) addWait(ctx context.Context, p redis.Pipeliner, user, session string, w *Wait) {
+	k := s.sessionKeys(user, session)
+	ttl := time.Until(w.ExpiresAt) + waitTombstone
+	p.HSet(ctx, k.wait(w.ID), "kind", w.Kind, "responseId", w.ResponseID, "status", WaitPending,
+		"expiresAt", w.ExpiresAt.UnixMilli(), "after", w.AfterSequence)
+	p.Expire(ctx, k.wait(w.ID), ttl)
+	p.Set(ctx, s.waitIndexKey(user, w.ID), session, ttl)
+}
+
+// GetWait reads one of the user's waits by ID; found is false when the user
+// has none with that ID (or it is long gone).
+func (s *Store) GetWait(ctx context.Context, user, id string) (Wait, bool, error) {
+	session, err := s.rdb.Get(ctx, s.waitIndexKey(user, id)).Result()
+	if errors.Is(err, redis.Nil) {
+		return Wait{}, false, nil
+	}
+	if err != nil {
+		return Wait{}, false, fmt.Errorf("store: read wait: %w", err)
+	}
+	return s.readWait(ctx, user, session, id)
+}
+
+func (s *Store) readWait(ctx context.Context, user, session, id string) (Wait, bool, error) {
+	h, err := s.rdb.HGetAll(ctx, s.sessionKeys(user, session).wait(id)).Result()
+	if err != nil {
+		return Wait{}, false, fmt.Errorf("store: read wait: %w", err)
+	}
+	if len(h) == 0 {
+		return Wait{}, false, nil
+	}
+	ms, _ := strconv.ParseInt(h["expiresAt"], 10, 64)
+	after, _ := strconv.Atoi(h["after"])
+	w := Wait{
+		ID: id, Kind: h["kind"], ResponseID: h["responseId"], Session: session, Status: h["status"],
+		ExpiresAt: time.UnixMilli(ms), AfterSequence: after,
+	}
+	if out, ok := h["output"]; ok {
+		w.Output = []byte(out)
+	}
+	return w, true, nil
+}
+
+var resolveWaitScript = redis.NewScript(`
+local status = redis.call('HGET', KEYS[1], 'status')
+if not status or redis.call('HGET', KEYS[1], 'kind') ~= ARGV[4] then return {'missing'} end
+if status ~= 'pending' then return {'already', status} end
+if tonumber(redis.call('HGET', KEYS[1], 'expiresAt')) <= tonumber(ARGV[2]) then
+  redis.call('HSET', KEYS[1], 'status', 'expired')
+  return {'already', 'expired'}
+end
+if redis.call('GET', KEYS[2]) ~= redis.call('HGET', KEYS[1], 'responseId') then
+  return {'unavailable'}
+end
+redis.call('HSET', KEYS[1], 'status', ARGV[1])
+if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'output', ARGV[3]) end
+return {'ok'}
+`)
+
+// Errors of ResolveWait.
+var (
+	// ErrWaitResolved: the wait was already answered, expired or cancelled;
+	// the error text ends with its status.
+	ErrWaitResolved = errors.New("store: the wait is already resolved")
+	// ErrWaitUnavailable: the response that waits is gone (its replica
+	// died or it was cancelled).
+	ErrWaitUnavailable = errors.New("store: the waiting response is unavailable")
+)
+
+// ResolveWait answers a pending wait of the given kind exactly once: status
+// becomes approved, denied or submitted (with output). It fails with
+// ErrWaitResolved (and the current status) or ErrWaitUnavailable; the
+// returned wait has an empty ID when the user has no such wait of that kind.
+func (s *Store) ResolveWait(ctx context.Context, user, id, kind, status string, output []byte, now time.Time) (w Wait, current string, err error) {
+	w, found, err := s.GetWait(ctx, user, id)
+	if err != nil || !found || w.Kind != kind {
+		return Wait{}, "", err
+	}
+	k := s.sessionKeys(user, w.Session)
+	res, err := resolveWaitScript.Run(ctx, s.rdb, []string{k.wait(id), k.lease}, status, now.UnixMilli(), string(output), kind).StringSlice()
+	if err != nil {
+		return w, "", fmt.Errorf("store: resolve wait: %w", err)
+	}
+	switch res[0] {
+	case "ok":
+		w.Status, w.Output = status, output
+		return w, status, nil
+	case "already":
+		return w, res[1], ErrWaitResolved
+	case "unavailable":
+		return w, w.Status, ErrWaitUnavailable
+	}
+	return Wait{}, "", nil // gone between the two reads
+}
+
+// FinishWait sets a wait's status when the response ends it (expired or
+// cancelled), unless it was already answered.
+func (s *Store) FinishWait(ctx context.Context, user, session, id, status string) error {
+	k := s.sessionKeys(user, session)
+	return finishWaitScript.Run(ctx, s.rdb, []string{k.wait(id)}, status).Err()
+}
+
+var finishWaitScript = redis.NewScript(`
+if redis.call('HGET', KEYS[1], 'status') == 'pending' then redis.call('HSET', KEYS[1], 'status', ARGV[1]) end
+return 1
+`)
+
+// ReadWait reads a wait of a known session (the replica that holds the
+// response reads the answer this way).
+func (s *Store) ReadWait(ctx context.Context, user, session, id string) (Wait, bool, error) {
+	return s.readWait(ctx, user, session, id)
+}

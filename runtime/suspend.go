@@ -1,0 +1,295 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/harnest/harnest/runtime/store"
+)
+
+// Default expiries of waits, as in the reference.
+const (
+	DefaultApprovalTTL   = 900 * time.Second
+	DefaultClientToolTTL = 300 * time.Second
+)
+
+// waiter is the agent's side of a suspension: the answer arrives on ch,
+// from a control message (any replica may take the answer) or the expiry.
+type waiter struct {
+	id string
+	ch chan store.Wait
+}
+
+// requestApproval implements Turn.RequestApproval.
+func (r *Response) requestApproval(ctx context.Context, req ApprovalRequest) error {
+	s := r.svc
+	id := "approval_" + newHex()
+	expires := s.now().Add(s.approvalTTL)
+	info := &ApprovalInfo{ID: id, CallID: r.ID, Action: req.Action, Message: req.Message, ExpiresAt: timestamp(expires)}
+	action := &RequiredAction{Type: "human_approval", ID: id, CallID: r.ID, Action: req.Action, Message: req.Message, ExpiresAt: info.ExpiresAt}
+	w, err := r.suspend(ctx, Event{Type: EventApproval, Approval: info}, action, store.WaitApproval, expires)
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	r.resumedBy.approval = id
+	r.mu.Unlock()
+	switch w.Status {
+	case store.WaitApproved:
+		return nil
+	case store.WaitExpired:
+		return ErrApprovalExpired
+	}
+	return ErrApprovalDenied
+}
+
+// requestClientTool implements Turn.RequestClientTool.
+func (r *Response) requestClientTool(ctx context.Context, req ClientToolRequest) (json.RawMessage, error) {
+	s := r.svc
+	id := "client_tool_" + newHex()
+	expires := s.now().Add(s.clientToolTTL)
+	args := req.Arguments
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	callID := req.CallID
+	if callID == "" {
+		callID = r.ID
+	}
+	info := &ClientToolInfo{ID: id, CallID: callID, Name: req.Name, Arguments: args, ExpiresAt: timestamp(expires)}
+	action := &RequiredAction{Type: "client_tool", ID: id, CallID: callID, Name: req.Name, Arguments: args, ExpiresAt: info.ExpiresAt}
+	w, err := r.suspend(ctx, Event{Type: EventClientTool, ClientTool: info}, action, store.WaitClientTool, expires)
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	r.resumedBy.clientTool = id
+	r.mu.Unlock()
+	if w.Status != store.WaitDone {
+		return nil, ErrClientToolFailed
+	}
+	return w.Output, nil
+}
+
+// suspend announces a wait, records the requires_action receipt, gives back
+// the gate and stops the deadline, then waits for the answer, the expiry or
+// the end of the response. It resumes the segment (gate, fresh deadline,
+// in_progress receipt) before returning the answer.
+func (r *Response) suspend(ctx context.Context, announce Event, action *RequiredAction, kind string, expires time.Time) (store.Wait, error) {
+	s := r.svc
+	w := &waiter{id: action.ID, ch: make(chan store.Wait, 1)}
+	r.mu.Lock()
+	if r.waiter != nil {
+		r.mu.Unlock()
+		return store.Wait{}, Errorf(ErrConflict, "already_waiting", "the agent is already waiting for %s", r.waiter.id)
+	}
+	r.waiter = w
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		r.waiter = nil
+		r.mu.Unlock()
+	}()
+
+	if err := r.emit(announce); err != nil {
+		return store.Wait{}, err
+	}
+	env := r.envelope(StatusRequiresAction)
+	env.Metadata = json.RawMessage("{}")
+	env.RequiredAction = action
+	if err := r.emit(Event{Type: EventCompleted, Envelope: &env}); err != nil {
+		return store.Wait{}, err
+	}
+	r.mu.Lock()
+	after := r.seq - 1
+	r.mu.Unlock()
+	body, _ := json.Marshal(env)
+	err := r.commit(ctx, store.Commit{
+		User: r.turn.UserID, Session: r.SessionID, ResponseID: r.ID, Receipt: body, Now: s.timestamp(),
+		Wait: &store.Wait{ID: action.ID, Kind: kind, ResponseID: r.ID, ExpiresAt: expires, AfterSequence: after},
+	})
+	if err != nil {
+		return store.Wait{}, err
+	}
+	r.leaveSegment()
+	r.detachStream()
+	r.reachBoundary(Outcome{Envelope: env, Body: body})
+
+	answer, err := r.awaitAnswer(ctx, w, expires)
+	if err != nil {
+		return store.Wait{}, err
+	}
+	if err := r.resumeSegment(ctx); err != nil {
+		return store.Wait{}, err
+	}
+	return answer, nil
+}
+
+// awaitAnswer waits for the wait's answer, its expiry, or the end of the
+// segment's context.
+func (r *Response) awaitAnswer(ctx context.Context, w *waiter, expires time.Time) (store.Wait, error) {
+	s := r.svc
+	timer := time.NewTimer(time.Until(expires))
+	defer timer.Stop()
+	select {
+	case answer := <-w.ch:
+		return answer, nil
+	case <-timer.C:
+		// Expire it, unless an answer won the race.
+		bg := context.WithoutCancel(ctx)
+		_ = s.store.FinishWait(bg, r.turn.UserID, r.SessionID, w.id, store.WaitExpired)
+		got, _, err := s.store.ReadWait(bg, r.turn.UserID, r.SessionID, w.id)
+		if err != nil {
+			return store.Wait{}, err
+		}
+		return got, nil
+	case <-ctx.Done():
+		_ = s.store.FinishWait(context.WithoutCancel(ctx), r.turn.UserID, r.SessionID, w.id, store.WaitCanceled)
+		return store.Wait{}, ctx.Err()
+	}
+}
+
+// resumeSegment takes a gate slot with a fresh deadline and records the
+// receipt as in_progress again.
+func (r *Response) resumeSegment(ctx context.Context) error {
+	if err := r.enterSegment(ctx); err != nil {
+		return err
+	}
+	receipt, _ := json.Marshal(r.envelope(StatusInProgress))
+	return r.svc.store.WriteReceipt(ctx, r.turn.UserID, r.SessionID, r.ID, receipt)
+}
+
+// deliver hands an answer to the agent when it waits for it here.
+func (r *Response) deliver(w store.Wait) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.waiter == nil || r.waiter.id != w.ID {
+		return false
+	}
+	select {
+	case r.waiter.ch <- w:
+	default:
+	}
+	return true
+}
+
+var errWaitNotFound = func(kind string) *Error {
+	if kind == store.WaitClientTool {
+		return &Error{Kind: ErrNotFound, Code: "client_tool_not_found", Detail: "Client tool request not found"}
+	}
+	return &Error{Kind: ErrNotFound, Code: "approval_not_found", Detail: "Approval not found"}
+}
+
+// Answer is the result of answering a wait: the response's next boundary.
+type Answer struct {
+	// Body is the JSON to return: the envelope of the next boundary (or,
+	// for a denial, {"id": <approvalId>, "status": "denied"}).
+	Body []byte
+	// Err is set when the next boundary is a failure (timeout, agent
+	// failure); Body then holds the failed receipt.
+	Err *Error
+}
+
+// Decide answers an approval: approve resumes the response (on whichever
+// replica holds it) and returns its next boundary; deny ends it as denied.
+func (s *Service) Decide(ctx context.Context, p Principal, approvalID string, approve bool) (Answer, error) {
+	status := store.WaitDenied
+	if approve {
+		status = store.WaitApproved
+	}
+	w, err := s.resolve(ctx, p, approvalID, store.WaitApproval, status, nil)
+	if err != nil {
+		return Answer{}, err
+	}
+	if !approve {
+		body, _ := json.Marshal(map[string]string{"id": approvalID, "status": StatusDenied})
+		return Answer{Body: body}, nil
+	}
+	return s.nextBoundary(ctx, p, w)
+}
+
+// SubmitClientTool hands a client tool's output to the waiting response and
+// returns its next boundary.
+func (s *Service) SubmitClientTool(ctx context.Context, p Principal, requestID string, output json.RawMessage) (Answer, error) {
+	w, err := s.resolve(ctx, p, requestID, store.WaitClientTool, store.WaitDone, output)
+	if err != nil {
+		return Answer{}, err
+	}
+	return s.nextBoundary(ctx, p, w)
+}
+
+// resolve records an answer exactly once and tells the replica that holds
+// the response.
+func (s *Service) resolve(ctx context.Context, p Principal, id, kind, status string, output []byte) (store.Wait, error) {
+	w, current, err := s.store.ResolveWait(ctx, p.UserID, id, kind, status, output, s.now())
+	switch {
+	case errors.Is(err, store.ErrWaitResolved):
+		noun := "approval"
+		if kind == store.WaitClientTool {
+			noun = "client tool request"
+		}
+		return w, Errorf(ErrConflict, "already_resolved", "%s is already %s", noun, current)
+	case errors.Is(err, store.ErrWaitUnavailable):
+		return w, Errorf(ErrConflict, "execution_unavailable",
+			"The response waiting for this answer is no longer running (its replica stopped or it was cancelled)")
+	case err != nil:
+		return w, s.storeFailure(err)
+	case w.ID == "":
+		return w, errWaitNotFound(kind)
+	}
+	if err := s.sendControl(ctx, control{Op: "resolve", ResponseID: w.ResponseID, User: p.UserID, Session: w.Session, WaitID: id}); err != nil {
+		return w, s.storeFailure(err)
+	}
+	return w, nil
+}
+
+// nextBoundary follows the response from the wait's requires_action event to
+// its next boundary and returns that envelope.
+func (s *Service) nextBoundary(ctx context.Context, p Principal, w store.Wait) (Answer, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.timeout+5*time.Second)
+	defer cancel()
+	var failed *Error
+	err := s.Follow(ctx, p, w.Session, w.ResponseID, w.AfterSequence, func(f Frame) (bool, error) {
+		switch f.Type {
+		case EventCompleted:
+			return true, nil
+		case EventError:
+			failed = &Error{Kind: ErrAgentFailed, Code: CodeInvocationFailed, Detail: errorText(f.JSON)}
+			return true, nil
+		}
+		return false, nil
+	})
+	if err != nil {
+		return Answer{}, err
+	}
+	receipt, err := s.GetResponse(ctx, p, w.Session, w.ResponseID)
+	if err != nil {
+		return Answer{}, err
+	}
+	if failed != nil {
+		var env Envelope
+		if json.Unmarshal(receipt, &env) == nil && env.Error != nil {
+			switch env.Error.Code {
+			case CodeTimedOut:
+				failed = errTimedOut
+			case CodeNoOutput:
+				failed = errNoOutput
+			}
+		}
+		return Answer{Body: receipt, Err: failed}, nil
+	}
+	return Answer{Body: receipt}, nil
+}
+
+func errorText(frame []byte) string {
+	var e struct {
+		Error string `json:"error"`
+	}
+	_ = json.Unmarshal(frame, &e)
+	if e.Error == "" {
+		return "Agent execution failed"
+	}
+	return e.Error
+}
