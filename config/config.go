@@ -18,6 +18,7 @@ const (
 	DefaultMaxRequestBytes       = 1 << 20
 	DefaultKeyPrefix             = "harnest:"
 	DefaultReceiptTTLSeconds     = 86400
+	DefaultLeaseSeconds          = 30
 	DefaultTranscriptTTLSeconds  = 0 // 0 keeps sessions and transcripts until deleted
 )
 
@@ -152,6 +153,10 @@ type Store struct {
 	Redis     Redis     `yaml:"redis"`
 	KeyPrefix string    `yaml:"keyPrefix"` // prefix of every Redis key; default "harnest:"
 	Retention Retention `yaml:"retention"`
+	// LeaseSeconds is how long a response holds its session between
+	// renewals (default 30): when a replica dies, its responses fail and
+	// their sessions are free again after at most this long.
+	LeaseSeconds int `yaml:"leaseSeconds"`
 }
 
 // Redis is the connection to a real Redis. No URL means the embedded store.

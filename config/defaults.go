@@ -35,6 +35,9 @@ func (c *Config) ApplyDefaults() {
 	if c.Store.KeyPrefix == "" {
 		c.Store.KeyPrefix = DefaultKeyPrefix
 	}
+	if c.Store.LeaseSeconds == 0 {
+		c.Store.LeaseSeconds = DefaultLeaseSeconds
+	}
 	if c.Store.Retention.ReceiptsSeconds == 0 {
 		c.Store.Retention.ReceiptsSeconds = DefaultReceiptTTLSeconds
 	}

@@ -181,6 +181,9 @@ func (v *validator) auth(a Auth) {
 }
 
 func (v *validator) store(s Store) {
+	if s.LeaseSeconds < 0 || s.LeaseSeconds > 3600 {
+		v.problem("store.leaseSeconds", "must be between 1 and 3600 (0 means the default, 30)")
+	}
 	if s.Redis.URL != "" {
 		if msg := redisURLProblem(s.Redis.URL); msg != "" {
 			v.problem("store.redis.url", "%s", msg)

@@ -91,6 +91,8 @@ func Endpoints() map[string]string {
 		"responseCancel":  "/responses/{responseId}/cancel",
 		"approvals":       "/approvals/{approvalId}",
 		"clientTools":     "/client-tools/{requestId}",
+		"assets":          "/sessions/{sessionId}/assets",
+		"asset":           "/sessions/{sessionId}/assets/{assetId}",
 	}
 }
 
@@ -111,6 +113,7 @@ func (a *API) Register(mux *http.ServeMux) {
 	mux.HandleFunc("POST /responses/{responseId}/cancel", a.cancelResponse)
 	mux.HandleFunc("POST /approvals/{approvalId}", a.decide)
 	mux.HandleFunc("POST /client-tools/{requestId}", a.submitClientTool)
+	a.RegisterAssets(mux)
 }
 
 // IsPublic reports the routes that need no credentials.

@@ -23,6 +23,8 @@ func statusOf(err *runtime.Error) int {
 		return http.StatusConflict
 	case errors.Is(err, runtime.ErrTooLarge):
 		return http.StatusRequestEntityTooLarge
+	case errors.Is(err, runtime.ErrUnsupportedMedia):
+		return http.StatusUnsupportedMediaType
 	case errors.Is(err, runtime.ErrInvalid):
 		return http.StatusBadRequest
 	case errors.Is(err, runtime.ErrTimeout):

@@ -18,12 +18,9 @@ func parseResponseRequest(obj map[string]json.RawMessage) (runtime.ResponseReque
 	if err := onlyKeys(obj, "input", "sessionId", "stream", "metadata", "background"); err != nil {
 		return req, err
 	}
-	input, has, err := stringField(obj, "input")
+	input, parts, err := inputField(obj)
 	if err != nil {
 		return req, err
-	}
-	if !has || strings.TrimSpace(input) == "" {
-		return req, fieldError{"input", "must be a non-blank string"}
 	}
 	sessionID, has, err := stringField(obj, "sessionId")
 	if err != nil {
@@ -44,7 +41,64 @@ func parseResponseRequest(obj map[string]json.RawMessage) (runtime.ResponseReque
 	if err != nil {
 		return req, err
 	}
-	return runtime.ResponseRequest{Input: input, SessionID: sessionID, Stream: stream, Background: background, Metadata: compact(metadata)}, nil
+	return runtime.ResponseRequest{Input: input, Parts: parts, SessionID: sessionID, Stream: stream, Background: background, Metadata: compact(metadata)}, nil
+}
+
+// inputField reads "input": a non-blank string, or a non-empty array of
+// content parts — {"type":"text","text":...} and
+// {"type":"image"|"audio"|"video"|"file","assetId":...} — whose text parts
+// are joined with newlines.
+func inputField(obj map[string]json.RawMessage) (string, []runtime.InputPart, error) {
+	raw, ok := obj["input"]
+	if !ok {
+		return "", nil, fieldError{"input", "is required"}
+	}
+	if len(raw) > 0 && raw[0] == '[' {
+		return parseParts(raw)
+	}
+	input, _, err := stringField(obj, "input")
+	if err != nil || strings.TrimSpace(input) == "" {
+		return "", nil, fieldError{"input", "must be a non-blank string or an array of content parts"}
+	}
+	return input, nil, nil
+}
+
+func parseParts(raw json.RawMessage) (string, []runtime.InputPart, error) {
+	invalid := fieldError{"input", `parts must be {"type":"text","text":...} or {"type":"image"|"audio"|"video"|"file","assetId":...}`}
+	var items []map[string]json.RawMessage
+	if json.Unmarshal(raw, &items) != nil || len(items) == 0 || len(items) > 64 {
+		return "", nil, invalid
+	}
+	var texts []string
+	parts := make([]runtime.InputPart, 0, len(items))
+	for _, item := range items {
+		typ, _, err := stringField(item, "type")
+		if err != nil {
+			return "", nil, invalid
+		}
+		switch typ {
+		case "text":
+			text, has, err := stringField(item, "text")
+			if err != nil || !has || len(item) != 2 {
+				return "", nil, invalid
+			}
+			texts = append(texts, text)
+			parts = append(parts, runtime.InputPart{Type: "text", Text: text})
+		case "image", "audio", "video", "file":
+			id, has, err := stringField(item, "assetId")
+			if err != nil || !has || id == "" || len(item) != 2 {
+				return "", nil, invalid
+			}
+			parts = append(parts, runtime.InputPart{Type: typ, AssetID: id})
+		default:
+			return "", nil, invalid
+		}
+	}
+	input := strings.Join(texts, "\n")
+	if strings.TrimSpace(input) == "" && len(texts) == len(parts) {
+		return "", nil, fieldError{"input", "must contain non-blank text or media"}
+	}
+	return input, parts, nil
 }
 
 func (a *API) createResponse(w http.ResponseWriter, r *http.Request) {

@@ -13,7 +13,12 @@ import (
 
 // ResponseRequest asks the agent for one turn.
 type ResponseRequest struct {
-	Input     string
+	// Input is the text input. With Parts, it is the parts' text joined
+	// with newlines (and may be blank when there is media).
+	Input string
+	// Parts is the input as content parts, when the caller sent an array:
+	// text, and media that names an asset of the session.
+	Parts     []InputPart
 	SessionID string          // "" starts a new session
 	Metadata  json.RawMessage // caller metadata: a JSON object; nil is {}
 	// Stream delivers the events through Response.Events as they happen.
@@ -21,6 +26,14 @@ type ResponseRequest struct {
 	// Background runs the response independently of the caller's context:
 	// a caller that goes away does not cancel it.
 	Background bool
+}
+
+// InputPart is one content part of an input: {"type":"text","text":...}
+// or {"type":"image"|"audio"|"video"|"file","assetId":...}.
+type InputPart struct {
+	Type    string
+	Text    string
+	AssetID string
 }
 
 // Response is a running response. A streaming caller reads Events until the
@@ -94,7 +107,7 @@ var (
 // response runs until the agent ends, ctx ends (cancelled, unless
 // Background), or the deadline passes. Errors here mean nothing was started.
 func (s *Service) StartResponse(ctx context.Context, p Principal, req ResponseRequest) (*Response, error) {
-	if strings.TrimSpace(req.Input) == "" {
+	if strings.TrimSpace(req.Input) == "" && len(req.Parts) == 0 {
 		return nil, Errorf(ErrInvalid, "invalid_request", "input must be a non-blank string")
 	}
 	if len(req.Input) > s.maxIn {
@@ -103,6 +116,10 @@ func (s *Service) StartResponse(ctx context.Context, p Principal, req ResponseRe
 	metadata := req.Metadata
 	if len(metadata) == 0 || string(metadata) == "null" {
 		metadata = json.RawMessage("{}")
+	}
+	content, err := s.resolveContent(ctx, p, req)
+	if err != nil {
+		return nil, err
 	}
 	create := req.SessionID == ""
 	sessionID := req.SessionID
@@ -148,7 +165,7 @@ func (s *Service) StartResponse(ctx context.Context, p Principal, req ResponseRe
 	}
 	r.turn = Turn{
 		ResponseID: r.ID, SessionID: sessionID, UserID: p.UserID,
-		Input: req.Input, Content: []ContentInput{{Type: "text", Text: req.Input}},
+		Input: req.Input, Content: content,
 		State: state, Metadata: metadata,
 		History: func(ctx context.Context, limit int) ([]Message, error) {
 			return s.history(ctx, p.UserID, sessionID, limit)
@@ -398,9 +415,28 @@ func (r *Response) failedEnvelope(fail *Error) Envelope {
 func (r *Response) transcriptMessages(env Envelope) [][]byte {
 	now := r.svc.timestamp()
 	meta, _ := json.Marshal(map[string]string{"responseId": r.ID})
-	user, _ := json.Marshal(Message{ID: newMessageID(), Role: "user", Content: jsonString(r.turn.Input), CreatedAt: now, Metadata: meta})
+	user, _ := json.Marshal(Message{ID: newMessageID(), Role: "user", Content: transcriptContent(r.turn), CreatedAt: now, Metadata: meta})
 	answer, _ := json.Marshal(Message{ID: newMessageID(), Role: "assistant", Content: jsonString(env.OutputText), CreatedAt: now, Metadata: meta})
 	return [][]byte{user, answer}
+}
+
+// transcriptContent is the user turn as the transcript keeps it: the text,
+// or, for an input with media, the parts with media as placeholders (never
+// the bytes).
+func transcriptContent(t Turn) json.RawMessage {
+	if len(t.Content) == 1 && t.Content[0].Type == "text" {
+		return jsonString(t.Input)
+	}
+	parts := make([]map[string]string, len(t.Content))
+	for i, c := range t.Content {
+		if c.Type == "text" {
+			parts[i] = map[string]string{"type": "text", "text": c.Text}
+		} else {
+			parts[i] = map[string]string{"type": c.Type, "mediaType": c.MediaType, "content": "attached"}
+		}
+	}
+	b, _ := json.Marshal(parts)
+	return b
 }
 
 func jsonString(s string) json.RawMessage {

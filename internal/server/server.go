@@ -74,6 +74,7 @@ func New(ctx context.Context, f *config.Folder, o Options) (*Server, error) {
 		MaxConcurrent: cfg.Server.HTTP.MaxConcurrentRequests,
 		Timeout:       cfg.Server.HTTP.RequestTimeout(),
 		MaxInputBytes: int(cfg.Server.Limits.MaxRequestBytes),
+		Lease:         time.Duration(cfg.Store.LeaseSeconds) * time.Second,
 		Policy: runtime.OutputPolicy{
 			ShowThinking:     cfg.Spec.Output.Thinking,
 			HideToolActivity: !config.Enabled(cfg.Spec.Output.ToolActivity),

@@ -129,31 +129,47 @@ func (s *Store) PatchState(ctx context.Context, user, id string, delta map[strin
 }
 
 var deleteSessionScript = redis.NewScript(`
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-if redis.call('EXISTS', KEYS[4]) == 1 then return -1 end
+if redis.call('EXISTS', KEYS[1]) == 0 then return {0, 0} end
+if redis.call('EXISTS', KEYS[4]) == 1 then return {-1, 0} end
 for _, id in ipairs(redis.call('SMEMBERS', KEYS[5])) do
   redis.call('DEL', ARGV[1] .. ':r:' .. id, ARGV[1] .. ':e:' .. id)
 end
-redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[5])
-return 1
+for _, id in ipairs(redis.call('SMEMBERS', KEYS[6])) do
+  redis.call('DEL', ARGV[1] .. ':ad:' .. id, ARGV[1] .. ':am:' .. id)
+end
+local freed = tonumber(redis.call('GET', KEYS[7]) or '0') or 0
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[5], KEYS[6], KEYS[7])
+return {1, freed}
 `)
 
-// DeleteSession removes a session with its state, transcript and
-// responses. It returns ErrSessionBusy while a response holds the session.
+// DeleteSession removes a session with its state, transcript, responses
+// and assets, and gives the assets' bytes back to the user's quota. It
+// returns ErrSessionBusy while a response holds the session.
 func (s *Store) DeleteSession(ctx context.Context, user, id string) (found bool, err error) {
 	k := s.sessionKeys(user, id)
-	n, err := deleteSessionScript.Run(ctx, s.rdb,
-		[]string{k.meta, k.state, k.msgs, k.lease, k.responses}, k.tag).Int()
+	res, err := deleteSessionScript.Run(ctx, s.rdb,
+		[]string{k.meta, k.state, k.msgs, k.lease, k.responses, k.assets(), k.assetBytes()}, k.tag).Int64Slice()
 	if err != nil {
 		return false, fmt.Errorf("store: delete session: %w", err)
 	}
-	switch n {
+	if len(res) != 2 {
+		return false, fmt.Errorf("store: delete session: unexpected reply %v", res)
+	}
+	switch res[0] {
 	case 0:
 		return false, nil
 	case -1:
 		return true, ErrSessionBusy
 	}
-	if err := s.rdb.ZRem(ctx, s.indexKey(user), id).Err(); err != nil {
+	// Both keys are under the user's tag: one round trip, one slot.
+	_, err = s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		p.ZRem(ctx, s.indexKey(user), id)
+		if freed := res[1]; freed > 0 {
+			p.DecrBy(ctx, s.userAssetBytesKey(user), freed)
+		}
+		return nil
+	})
+	if err != nil {
 		return true, fmt.Errorf("store: delete session from index: %w", err)
 	}
 	return true, nil

@@ -1,0 +1,56 @@
+package neutral_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/harnest/harnest/internal/media/mediatest"
+	"github.com/harnest/harnest/runtime"
+)
+
+// contentAgent describes the content parts it got, reading media bytes.
+var contentAgent = runtime.AgentFunc(func(ctx context.Context, turn *runtime.Turn, emit runtime.Emit) error {
+	var parts []string
+	for _, c := range turn.Content {
+		if c.Type == "text" {
+			parts = append(parts, "text:"+c.Text)
+			continue
+		}
+		data, err := c.Data(ctx)
+		if err != nil {
+			return err
+		}
+		parts = append(parts, fmt.Sprintf("%s:%s:%d", c.Type, c.MediaType, len(data)))
+	}
+	return emit(runtime.Event{Type: runtime.EventTextDelta, Delta: strings.Join(parts, " ")})
+})
+
+func TestContentPartsInput(t *testing.T) {
+	eachStore(t, setup{agent: contentAgent}, func(t *testing.T, ts *testServer) {
+		mustStatus(t, ts.post("/sessions", `{"id":"m"}`), 201)
+		png := mediatest.PNG(4, 3)
+		id := mustUpload(t, ts, "m", "image/png", png)
+		r := ts.post("/responses", `{"sessionId":"m","input":[{"type":"text","text":"what is this?"},{"type":"image","assetId":"`+id+`"}]}`)
+		mustStatus(t, r, 200)
+		want := fmt.Sprintf("text:what is this? image:image/png:%d", len(png))
+		if got := r.JSON(t)["outputText"]; got != want {
+			t.Fatalf("agent saw %q, want %q", got, want)
+		}
+		msgs := ts.get("/sessions/m/messages").JSON(t)["messages"].([]any)
+		user := fmt.Sprint(msgs[0].(map[string]any)["content"])
+		if !strings.Contains(user, "attached") || !strings.Contains(user, "image/png") {
+			t.Fatalf("transcript keeps %s", user)
+		}
+		for _, input := range []string{
+			`[]`, `[{"type":"image"}]`, `[{"type":"text"}]`, `[{"type":"sound","assetId":"x"}]`,
+			`[{"type":"text","text":"a","extra":1}]`, `[{"type":"text","text":"  "}]`, `["hi"]`,
+			`[{"type":"image","assetId":"asset_missing"}]`, `[{"type":"audio","assetId":"` + id + `"}]`,
+		} {
+			mustStatus(t, ts.post("/responses", `{"sessionId":"m","input":`+input+`}`), 400)
+		}
+		// Media needs an existing session.
+		mustStatus(t, ts.post("/responses", `{"input":[{"type":"image","assetId":"`+id+`"}]}`), 400)
+	})
+}

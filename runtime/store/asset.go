@@ -1,0 +1,262 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Errors of asset writes.
+var (
+	// ErrSessionQuota: the asset would take the session's assets past
+	// their quota.
+	ErrSessionQuota = errors.New("store: session asset quota exceeded")
+	// ErrUserQuota: the asset would take the user's assets past their
+	// quota.
+	ErrUserQuota = errors.New("store: user asset quota exceeded")
+)
+
+// Asset is a stored asset's metadata.
+type Asset struct {
+	ID        string
+	MediaType string
+	Size      int64
+	// Info is the runtime's own description of the content (JSON); the
+	// store keeps it as it is.
+	Info      []byte
+	CreatedAt string
+}
+
+// AssetQuota bounds the bytes of assets; a limit <= 0 is no limit.
+type AssetQuota struct {
+	Session int64 // all assets of one session
+	User    int64 // all assets of one user, across sessions
+}
+
+// Asset keys live under the session's hash tag:
+//
+//	tag:ad:<id>     STRING the content (read with GETRANGE)
+//	tag:am:<id>     HASH   mediaType, size, info, createdAt
+//	tag:assets      SET    the session's asset IDs (escaped)
+//	tag:assetBytes  STRING the bytes of the session's assets
+//
+// and the user's total under the user's tag, {u:user}:assetBytes; it is a
+// quota counter only, updated in its own commands.
+func (k sessionKeys) assetData(id string) string { return k.tag + ":ad:" + escapeID(id) }
+func (k sessionKeys) assetMeta(id string) string { return k.tag + ":am:" + escapeID(id) }
+func (k sessionKeys) assets() string             { return k.tag + ":assets" }
+func (k sessionKeys) assetBytes() string         { return k.tag + ":assetBytes" }
+
+func (s *Store) userAssetBytesKey(user string) string {
+	return s.prefix + "{u:" + escapeID(user) + "}:assetBytes"
+}
+
+// reserveScript adds ARGV[1] bytes to the user's counter unless that takes
+// it past ARGV[2] (when ARGV[2] > 0). Returns 1 when reserved.
+var reserveScript = redis.NewScript(`
+local n = redis.call('INCRBY', KEYS[1], ARGV[1])
+local limit = tonumber(ARGV[2])
+if limit > 0 and n > limit then
+  redis.call('DECRBY', KEYS[1], ARGV[1])
+  return 0
+end
+return 1
+`)
+
+// maxAssetRetries bounds the optimistic retries of an asset write whose
+// watched keys changed (another upload, or a response touching the session).
+const maxAssetRetries = 16
+
+// PutAsset stores an asset of the user's session: its content and metadata,
+// its entry in the session's set and its bytes in the session's and the
+// user's counters. The session write is one MULTI/EXEC that Redis refuses if
+// the session or its counter changed since they were checked, so an asset is
+// never written into a deleted session nor past the session quota. The
+// user's counter is reserved first (its own slot) and given back when the
+// write does not happen.
+//
+// It returns ErrSessionNotFound, ErrSessionQuota or ErrUserQuota.
+func (s *Store) PutAsset(ctx context.Context, user, session string, a Asset, data []byte, q AssetQuota) (err error) {
+	size := int64(len(data))
+	a.Size = size
+	uk := s.userAssetBytesKey(user)
+	ok, err := reserveScript.Run(ctx, s.rdb, []string{uk}, size, q.User).Int()
+	if err != nil {
+		return fmt.Errorf("store: reserve asset quota: %w", err)
+	}
+	if ok == 0 {
+		return ErrUserQuota
+	}
+	defer func() {
+		if err != nil { // give the reservation back, even if ctx ended
+			_ = s.rdb.DecrBy(context.WithoutCancel(ctx), uk, size).Err()
+		}
+	}()
+	k := s.sessionKeys(user, session)
+	write := func(tx *redis.Tx) error {
+		var exists *redis.IntCmd
+		var used *redis.StringCmd
+		if _, err := tx.Pipelined(ctx, func(p redis.Pipeliner) error {
+			exists = p.Exists(ctx, k.meta)
+			used = p.Get(ctx, k.assetBytes())
+			return nil
+		}); err != nil && !errors.Is(err, redis.Nil) {
+			return err
+		}
+		if exists.Val() == 0 {
+			return ErrSessionNotFound
+		}
+		n, _ := strconv.ParseInt(used.Val(), 10, 64)
+		if q.Session > 0 && n+size > q.Session {
+			return ErrSessionQuota
+		}
+		_, err := tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
+			p.Set(ctx, k.assetData(a.ID), data, 0)
+			p.HSet(ctx, k.assetMeta(a.ID), "mediaType", a.MediaType, "size", size, "info", a.Info, "createdAt", a.CreatedAt)
+			p.SAdd(ctx, k.assets(), escapeID(a.ID))
+			p.IncrBy(ctx, k.assetBytes(), size)
+			return nil
+		})
+		return err
+	}
+	for range maxAssetRetries {
+		err = s.rdb.Watch(ctx, write, k.meta, k.assetBytes())
+		if !errors.Is(err, redis.TxFailedErr) {
+			break
+		}
+	}
+	switch {
+	case err == nil, errors.Is(err, ErrSessionNotFound), errors.Is(err, ErrSessionQuota):
+		return err
+	}
+	return fmt.Errorf("store: put asset: %w", err)
+}
+
+// GetAsset reads an asset's metadata; found is false when the user's
+// session has no such asset.
+func (s *Store) GetAsset(ctx context.Context, user, session, id string) (Asset, bool, error) {
+	k := s.sessionKeys(user, session)
+	meta, err := s.rdb.HGetAll(ctx, k.assetMeta(id)).Result()
+	if err != nil {
+		return Asset{}, false, fmt.Errorf("store: read asset: %w", err)
+	}
+	a, found := assetFrom(id, meta)
+	return a, found, nil
+}
+
+// ReadAsset reads up to length bytes of an asset's content from offset,
+// with its metadata, in one round trip (GETRANGE: only the range is sent).
+func (s *Store) ReadAsset(ctx context.Context, user, session, id string, offset, length int64) ([]byte, Asset, bool, error) {
+	if offset < 0 || length < 0 {
+		return nil, Asset{}, false, fmt.Errorf("store: read asset: invalid range %d+%d", offset, length)
+	}
+	k := s.sessionKeys(user, session)
+	var meta *redis.MapStringStringCmd
+	var data *redis.StringCmd
+	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		meta = p.HGetAll(ctx, k.assetMeta(id))
+		if length > 0 { // GETRANGE's end is inclusive: 0 bytes cannot be asked for
+			data = p.GetRange(ctx, k.assetData(id), offset, offset+length-1)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, Asset{}, false, fmt.Errorf("store: read asset: %w", err)
+	}
+	a, found := assetFrom(id, meta.Val())
+	if !found {
+		return nil, Asset{}, false, nil
+	}
+	var b []byte
+	if data != nil {
+		b = []byte(data.Val())
+		if int64(len(b)) < min(length, max(a.Size-offset, 0)) {
+			// The metadata outlived the content: deleted in between.
+			return nil, Asset{}, false, nil
+		}
+	}
+	return b, a, true, nil
+}
+
+// DeleteAsset removes an asset and gives its bytes back to the session's
+// and the user's counters; found is false when there was none.
+func (s *Store) DeleteAsset(ctx context.Context, user, session, id string) (found bool, err error) {
+	k := s.sessionKeys(user, session)
+	metaKey := k.assetMeta(id)
+	var size int64
+	del := func(tx *redis.Tx) error {
+		v, err := tx.HGet(ctx, metaKey, "size").Result()
+		if errors.Is(err, redis.Nil) {
+			found = false
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		found = true
+		size, _ = strconv.ParseInt(v, 10, 64)
+		_, err = tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
+			p.Del(ctx, k.assetData(id), metaKey)
+			p.SRem(ctx, k.assets(), escapeID(id))
+			p.DecrBy(ctx, k.assetBytes(), size)
+			return nil
+		})
+		return err
+	}
+	for range maxAssetRetries {
+		err = s.rdb.Watch(ctx, del, metaKey)
+		if !errors.Is(err, redis.TxFailedErr) {
+			break
+		}
+	}
+	if err != nil {
+		return false, fmt.Errorf("store: delete asset: %w", err)
+	}
+	if found && size > 0 {
+		if err := s.rdb.DecrBy(ctx, s.userAssetBytesKey(user), size).Err(); err != nil {
+			return true, fmt.Errorf("store: give back asset quota: %w", err)
+		}
+	}
+	return found, nil
+}
+
+// AssetUsage reports the bytes of the session's assets and of all the
+// user's assets.
+func (s *Store) AssetUsage(ctx context.Context, user, session string) (sessionBytes, userBytes int64, err error) {
+	k := s.sessionKeys(user, session)
+	var sb, ub *redis.StringCmd
+	_, err = s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		sb = p.Get(ctx, k.assetBytes())
+		ub = p.Get(ctx, s.userAssetBytesKey(user))
+		return nil
+	})
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return 0, 0, fmt.Errorf("store: read asset usage: %w", err)
+	}
+	sessionBytes, _ = strconv.ParseInt(sb.Val(), 10, 64)
+	userBytes, _ = strconv.ParseInt(ub.Val(), 10, 64)
+	return sessionBytes, userBytes, nil
+}
+
+// SessionExists reports whether the user has the session.
+func (s *Store) SessionExists(ctx context.Context, user, session string) (bool, error) {
+	n, err := s.rdb.Exists(ctx, s.sessionKeys(user, session).meta).Result()
+	if err != nil {
+		return false, fmt.Errorf("store: read session: %w", err)
+	}
+	return n == 1, nil
+}
+
+func assetFrom(id string, meta map[string]string) (Asset, bool) {
+	if len(meta) == 0 {
+		return Asset{}, false
+	}
+	size, _ := strconv.ParseInt(meta["size"], 10, 64)
+	return Asset{
+		ID: id, MediaType: meta["mediaType"], Size: size,
+		Info: []byte(meta["info"]), CreatedAt: meta["createdAt"],
+	}, true
+}
