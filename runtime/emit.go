@@ -8,10 +8,10 @@ import (
 	"github.com/harnest/harnest/runtime/store"
 )
 
-// flushDelay is how long new events may wait in memory before they are
-// written to Redis for followers. A response that ends sooner writes them
-// with its receipt, so short turns pay no extra round trip.
-const flushDelay = 100 * time.Millisecond
+// DefaultFlushDelay is how long new events may wait in memory before they
+// are written to Redis for followers. A response that ends sooner writes
+// them with its receipt, so short turns pay no extra round trip.
+const DefaultFlushDelay = 100 * time.Millisecond
 
 // emitFromAgent is the Emit the agent gets: it refuses events once the
 // segment is over and drops the types an agent may not send.
@@ -62,7 +62,7 @@ func (r *Response) emit(e Event) error {
 	}
 	if !r.flushing && e.Type != EventCompleted && e.Type != EventError {
 		r.flushing = true
-		time.AfterFunc(flushDelay, r.flush)
+		time.AfterFunc(r.svc.flushDelay, r.flush)
 	}
 	if r.events == nil {
 		return nil

@@ -33,7 +33,10 @@ type Options struct {
 	// SweepInterval is how often this replica looks for runs whose replica
 	// died (default 2 s).
 	SweepInterval time.Duration
-	Logger        *slog.Logger
+	// FlushDelay is how long events wait before they are written for
+	// followers (default 100 ms); see DefaultFlushDelay.
+	FlushDelay time.Duration
+	Logger     *slog.Logger
 	// Now is the clock (tests); default time.Now.
 	Now func() time.Time
 }
@@ -50,10 +53,10 @@ type Service struct {
 	log     *slog.Logger
 	now     func() time.Time
 
-	approvalTTL, clientToolTTL, sweepEvery time.Duration
-	hub                                    *store.Hub
-	stopSweeper                            context.CancelFunc
-	sweeperDone                            chan struct{}
+	approvalTTL, clientToolTTL, sweepEvery, flushDelay time.Duration
+	hub                                                *store.Hub
+	stopSweeper                                        context.CancelFunc
+	sweeperDone                                        chan struct{}
 
 	mu       sync.Mutex
 	runs     map[*Response]struct{}
@@ -68,7 +71,7 @@ func New(o Options) *Service {
 		store: o.Store, agent: o.Agent, gate: newGate(o.MaxConcurrent),
 		timeout: o.Timeout, maxIn: o.MaxInputBytes, policy: o.Policy,
 		lease: o.Lease, log: o.Logger, now: o.Now,
-		approvalTTL: o.ApprovalTTL, clientToolTTL: o.ClientToolTTL, sweepEvery: o.SweepInterval,
+		approvalTTL: o.ApprovalTTL, clientToolTTL: o.ClientToolTTL, sweepEvery: o.SweepInterval, flushDelay: o.FlushDelay,
 		runs: map[*Response]struct{}{}, byID: map[string]*Response{},
 	}
 	if s.approvalTTL <= 0 {
@@ -76,6 +79,9 @@ func New(o Options) *Service {
 	}
 	if s.clientToolTTL <= 0 {
 		s.clientToolTTL = DefaultClientToolTTL
+	}
+	if s.flushDelay <= 0 {
+		s.flushDelay = DefaultFlushDelay
 	}
 	if s.sweepEvery <= 0 {
 		s.sweepEvery = 2 * time.Second

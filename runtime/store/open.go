@@ -22,6 +22,9 @@ type Options struct {
 	KeyPrefix string
 	// ReceiptTTL is how long a receipt and its event log are kept.
 	ReceiptTTL time.Duration
+	// Hooks observe every command and pipeline sent to Redis (tests count
+	// round trips with one).
+	Hooks []redis.Hook
 }
 
 // Store is harnest's state in Redis.
@@ -68,6 +71,9 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 		}
 		s.rdb = rdb
 		s.describe = "Redis at " + redactURL(opts.URL)
+	}
+	for _, h := range opts.Hooks {
+		s.rdb.AddHook(h)
 	}
 	if err := s.rdb.Ping(ctx).Err(); err != nil {
 		s.Close()
