@@ -111,9 +111,12 @@ type Server struct {
 	HTTP       HTTP       `yaml:"http"`
 	Limits     Limits     `yaml:"limits"`
 	Playground Playground `yaml:"playground"`
-	Live       bool       `yaml:"live"`    // serve WS /live; default false
-	OpenAPI    *bool      `yaml:"openapi"` // serve /openapi.json, /openapi.yaml, /docs; default true (use Enabled)
-	AGUI       *bool      `yaml:"agui"`    // serve POST /agui; default true (use Enabled)
+	Live       bool       `yaml:"live"`
+	// AllowedOrigins are browser origins (scheme://host[:port]) besides the
+	// server's own that may open /live.
+	AllowedOrigins []string `yaml:"allowedOrigins"` // serve WS /live; default false
+	OpenAPI        *bool    `yaml:"openapi"`        // serve /openapi.json, /openapi.yaml, /docs; default true (use Enabled)
+	AGUI           *bool    `yaml:"agui"`           // serve POST /agui; default true (use Enabled)
 }
 
 // HTTP is the listener and per-request policy.

@@ -42,6 +42,14 @@ type Turn struct {
 	// that need no history never pay for it.
 	History func(ctx context.Context, limit int) ([]Message, error)
 
+	// ClientTools are the tools the client offers for this turn (AG-UI
+	// frontend tools), a JSON array of {name, description?, parameters};
+	// call one with RequestClientTool. Nil when none.
+	ClientTools json.RawMessage
+	// Context is extra context the client sent (AG-UI), a JSON array of
+	// {description, value}. Nil when none.
+	Context json.RawMessage
+
 	// RequestApproval suspends the turn until a human approves or denies
 	// the action, from any transport and any replica. It returns
 	// ErrApprovalDenied when denied (the agent should then stop: the

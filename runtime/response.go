@@ -26,6 +26,11 @@ type ResponseRequest struct {
 	// Background runs the response independently of the caller's context:
 	// a caller that goes away does not cancel it.
 	Background bool
+	// ClientTools are tools the client offers for this response (AG-UI
+	// frontend tools): a JSON array of {name, description?, parameters}.
+	ClientTools json.RawMessage
+	// Context is extra context from the client (AG-UI): a JSON array.
+	Context json.RawMessage
 }
 
 // InputPart is one content part of an input: {"type":"text","text":...}
@@ -170,6 +175,7 @@ func (s *Service) StartResponse(ctx context.Context, p Principal, req ResponseRe
 		History: func(ctx context.Context, limit int) ([]Message, error) {
 			return s.history(ctx, p.UserID, sessionID, limit)
 		},
+		ClientTools: req.ClientTools, Context: req.Context,
 		RequestApproval:   r.requestApproval,
 		RequestClientTool: r.requestClientTool,
 	}

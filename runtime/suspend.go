@@ -192,14 +192,19 @@ type Answer struct {
 	Err *Error
 }
 
+// Resumption says where a response continues after an answer: its events
+// after sequence After belong to the resumed segment.
+type Resumption struct {
+	ResponseID string
+	SessionID  string
+	After      int
+}
+
 // Decide answers an approval: approve resumes the response (on whichever
-// replica holds it) and returns its next boundary; deny ends it as denied.
+// replica holds it) and returns its next boundary; deny ends it as denied
+// and returns {"id": <approvalId>, "status": "denied"}.
 func (s *Service) Decide(ctx context.Context, p Principal, approvalID string, approve bool) (Answer, error) {
-	status := store.WaitDenied
-	if approve {
-		status = store.WaitApproved
-	}
-	w, err := s.resolve(ctx, p, approvalID, store.WaitApproval, status, nil)
+	res, err := s.AnswerApproval(ctx, p, approvalID, approve)
 	if err != nil {
 		return Answer{}, err
 	}
@@ -207,17 +212,36 @@ func (s *Service) Decide(ctx context.Context, p Principal, approvalID string, ap
 		body, _ := json.Marshal(map[string]string{"id": approvalID, "status": StatusDenied})
 		return Answer{Body: body}, nil
 	}
-	return s.nextBoundary(ctx, p, w)
+	return s.NextBoundary(ctx, p, res)
 }
 
 // SubmitClientTool hands a client tool's output to the waiting response and
 // returns its next boundary.
 func (s *Service) SubmitClientTool(ctx context.Context, p Principal, requestID string, output json.RawMessage) (Answer, error) {
-	w, err := s.resolve(ctx, p, requestID, store.WaitClientTool, store.WaitDone, output)
+	res, err := s.AnswerClientTool(ctx, p, requestID, output)
 	if err != nil {
 		return Answer{}, err
 	}
-	return s.nextBoundary(ctx, p, w)
+	return s.NextBoundary(ctx, p, res)
+}
+
+// AnswerApproval records a decision exactly once and tells the replica that
+// holds the response, without waiting: transports that stream the resumed
+// output (live, AG-UI) follow the response from the returned position.
+func (s *Service) AnswerApproval(ctx context.Context, p Principal, approvalID string, approve bool) (Resumption, error) {
+	status := store.WaitDenied
+	if approve {
+		status = store.WaitApproved
+	}
+	w, err := s.resolve(ctx, p, approvalID, store.WaitApproval, status, nil)
+	return Resumption{ResponseID: w.ResponseID, SessionID: w.Session, After: w.AfterSequence}, err
+}
+
+// AnswerClientTool records a client tool's output exactly once and tells
+// the replica that holds the response, without waiting.
+func (s *Service) AnswerClientTool(ctx context.Context, p Principal, requestID string, output json.RawMessage) (Resumption, error) {
+	w, err := s.resolve(ctx, p, requestID, store.WaitClientTool, store.WaitDone, output)
+	return Resumption{ResponseID: w.ResponseID, SessionID: w.Session, After: w.AfterSequence}, err
 }
 
 // resolve records an answer exactly once and tells the replica that holds
@@ -245,13 +269,13 @@ func (s *Service) resolve(ctx context.Context, p Principal, id, kind, status str
 	return w, nil
 }
 
-// nextBoundary follows the response from the wait's requires_action event to
-// its next boundary and returns that envelope.
-func (s *Service) nextBoundary(ctx context.Context, p Principal, w store.Wait) (Answer, error) {
+// NextBoundary follows a resumed response to its next boundary (completed,
+// the next requires_action, or a failure) and returns that receipt.
+func (s *Service) NextBoundary(ctx context.Context, p Principal, w Resumption) (Answer, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout+5*time.Second)
 	defer cancel()
 	var failed *Error
-	err := s.Follow(ctx, p, w.Session, w.ResponseID, w.AfterSequence, func(f Frame) (bool, error) {
+	err := s.Follow(ctx, p, w.SessionID, w.ResponseID, w.After, func(f Frame) (bool, error) {
 		switch f.Type {
 		case EventCompleted:
 			return true, nil
@@ -264,7 +288,7 @@ func (s *Service) nextBoundary(ctx context.Context, p Principal, w store.Wait) (
 	if err != nil {
 		return Answer{}, err
 	}
-	receipt, err := s.GetResponse(ctx, p, w.Session, w.ResponseID)
+	receipt, err := s.GetResponse(ctx, p, w.SessionID, w.ResponseID)
 	if err != nil {
 		return Answer{}, err
 	}

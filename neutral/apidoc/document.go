@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/harnest/harnest/internal/media"
 )
 
 // Options selects what the generated document says about this server.
@@ -103,7 +105,16 @@ const workflowText = "**Talking to the agent.** Send the user's message as `inpu
 	"The stream opens with `response.created` and ends with `response.completed` or `error`.\n\n" +
 	"Every reply carries a response `id`. If the connection drops or the reply is still `in_progress`, " +
 	"poll `GET /responses/{id}?sessionId=...` with the same session to read the latest state; " +
-	"once the response has finished it returns exactly the JSON the original call produced."
+	"once the response has finished it returns exactly the JSON the original call produced.\n\n" +
+	"**Long runs** (harnest extensions). Add `\"background\": true` and the run no longer depends on the request: " +
+	"a JSON call returns at once with the `in_progress` receipt, and a dropped stream does not cancel it. " +
+	"Follow its events with `GET /responses/{id}/events?sessionId=...&after=N` from any replica, " +
+	"and stop it with `POST /responses/{id}/cancel?sessionId=...`.\n\n" +
+	"**Waiting for the caller.** A `requires_action` reply names what the agent waits for in `requiredAction`: " +
+	"answer a `human_approval` with `POST /approvals/{id}` and a `client_tool` with `POST /client-tools/{id}`; " +
+	"each returns the response's next boundary.\n\n" +
+	"**Media.** Upload images, audio, video and files with `POST /sessions/{sessionId}/assets`, then send " +
+	"`input` as content parts that name them by `assetId` in the same session."
 
 const liveText = "**WebSocket.** This server also accepts live conversations at `/live`: send a `connect` frame, " +
 	"wait for `session.connected`, then send `response.create` frames. They share sessions and response IDs with this API."
@@ -154,6 +165,18 @@ func (b *builder) ref(name string) *openapi3.SchemaRef {
 // Component schemas
 
 var responseStatuses = []string{"completed", "in_progress", "requires_action", "failed", "cancelled", "denied"}
+
+// mediaPartTypes are the content-part types that name an asset.
+var mediaPartTypes = []string{"image", "audio", "video", "file"}
+
+// assetMediaTypes are the media types an asset may have, as internal/media
+// accepts them.
+var assetMediaTypes = []string{
+	media.PNG, media.JPEG, media.GIF, media.WebP,
+	media.MP3, media.WAV,
+	media.MP4, media.WebM,
+	media.PDF, media.Octet,
+}
 
 var outputItemTypes = []string{
 	"message", "thinking", "agent_activity", "agent_metadata",
@@ -234,25 +257,54 @@ func (b *builder) defineSchemas() {
 		opt("result", anyValue("The agent's structured result, when it produced one.")),
 		opt("requiredAction", openObject("Present when `status` is `requires_action`: what the agent is waiting for.",
 			req("type", enumStr("The kind of action.", "human_approval", "client_tool")),
-			req("id", str("The approval or client-tool request ID.")),
-			opt("callId", str("The call the action belongs to.")),
+			req("id", str("The approval ID (answer with `POST /approvals/{id}`) or client-tool request ID (answer with `POST /client-tools/{id}`).")),
+			req("callId", str("The call the action belongs to: the response ID for approvals, the tool call ID for client tools.")),
 			opt("action", str("`human_approval`: the action that needs approval.")),
 			opt("message", str("`human_approval`: a message for the person approving.")),
 			opt("name", str("`client_tool`: the tool the client should run.")),
 			opt("arguments", freeObject("`client_tool`: the tool arguments.")),
-			opt("expiresAt", str("When the request expires.")),
+			req("expiresAt", describe(openapi3.NewDateTimeSchema(), "When the request expires; an approval nobody answers by then ends the response as `denied`.")),
 		)),
 		opt("pendingAction", openObject("Present while the response waits for durable external work.",
 			req("type", enumStr("The kind of wait.", "external_continuation")),
 			req("id", str("The wait ID.")),
 			opt("capability", str("The capability being waited on.")),
 		)),
-		opt("error", object("Present when `status` is `failed`.",
-			req("code", str("Why the response failed, such as `invocation_failed`.")),
+		opt("error", object("Present when `status` is `failed` or `cancelled`: a stable code, never the agent's error text.",
+			req("code", str("Why the response ended: `invocation_failed`, `timed_out`, `no_output`, `cancelled`, "+
+				"`server_shutdown`, `lease_lost` or `replica_lost`.")),
 		)),
-		opt("approvalId", str("The approval this response resumed from or now waits on.")),
-		opt("clientToolId", str("The client-tool request this response resumed from.")),
+		opt("approvalId", str("The last approval this response resumed from (or, when `denied`, the approval that was denied).")),
+		opt("clientToolId", str("The last client-tool request this response resumed from.")),
 		opt("requestId", str("The request ID used by the transport, when it has one.")),
+	))
+
+	b.define("ApprovalDenial", strictObject("The answer to a denied approval. The response ends as `denied`; its receipt names the approval in `approvalId`.",
+		req("id", str("The approval ID.")),
+		req("status", enumStr("Always `denied`.", "denied")),
+	))
+
+	b.define("TextInputPart", strictObject("A piece of the user's message as text. The text parts of an `input` are joined with newlines.",
+		req("type", enumStr("Always `text`.", "text")),
+		req("text", str("The text. It may be blank when another part carries non-blank text or media.")),
+	))
+
+	b.define("MediaInputPart", strictObject("An asset of the session, uploaded earlier with `POST /sessions/{sessionId}/assets`.",
+		req("type", enumStr("How the agent should treat the asset.", mediaPartTypes...)),
+		req("assetId", nonEmptyStr("The `assetId` the upload returned. The asset must belong to the request's session.")),
+	))
+
+	b.define("Asset", object("A stored asset: what the server learned from its content. Fields that are left out are unknown or do not apply.",
+		req("assetId", str("The asset ID (`asset_` followed by 24 URL-safe characters).")),
+		req("mediaType", enumStr("The media type, checked against the content's signature.", assetMediaTypes...)),
+		req("sizeBytes", describe(openapi3.NewInt64Schema().WithMin(1), "The size of the content in bytes.")),
+		opt("width", describe(openapi3.NewIntegerSchema().WithMin(1), "Images and video: the width in pixels.")),
+		opt("height", describe(openapi3.NewIntegerSchema().WithMin(1), "Images and video: the height in pixels.")),
+		opt("durationSeconds", describe(openapi3.NewFloat64Schema().WithMin(0), "Audio and video: the duration in seconds.")),
+		opt("pageCount", describe(openapi3.NewIntegerSchema().WithMin(1), "PDF: the number of pages.")),
+		opt("frameCount", describe(openapi3.NewIntegerSchema().WithMin(1), "Animated images: the number of frames.")),
+		opt("channels", describe(openapi3.NewIntegerSchema().WithMin(1), "Audio: the number of channels.")),
+		opt("sampleRateHz", describe(openapi3.NewIntegerSchema().WithMin(1), "Audio: the sample rate in hertz.")),
 	))
 
 	b.define("Resource", object("A machine-readable description of the API.",
@@ -298,6 +350,12 @@ func agentExample(o Options) map[string]any {
 		"responseStatus":  "/responses/{responseId}",
 		"sessions":        "/sessions",
 		"sessionMessages": "/sessions/{sessionId}/messages",
+		"responseEvents":  "/responses/{responseId}/events",
+		"responseCancel":  "/responses/{responseId}/cancel",
+		"approvals":       "/approvals/{approvalId}",
+		"clientTools":     "/client-tools/{requestId}",
+		"assets":          "/sessions/{sessionId}/assets",
+		"asset":           "/sessions/{sessionId}/assets/{assetId}",
 	}
 	if o.Live {
 		endpoints["live"] = "/live"
