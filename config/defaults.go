@@ -29,6 +29,9 @@ func (c *Config) ApplyDefaults() {
 	if c.Spec.Output.AgentMetadata == "" {
 		c.Spec.Output.AgentMetadata = "normalized"
 	}
+	if c.Server.AllowedOrigins == nil {
+		c.Server.AllowedOrigins = []string{}
+	}
 	c.Server.Playground.Enabled = defaultTrue(c.Server.Playground.Enabled)
 	c.Server.OpenAPI = defaultTrue(c.Server.OpenAPI)
 	c.Server.AGUI = defaultTrue(c.Server.AGUI)
