@@ -87,6 +87,14 @@ var wantOperations = []struct {
 	{"/sessions/{sessionId}/messages", http.MethodGet, "listSessionMessages", "Sessions"},
 	{"/responses", http.MethodPost, "createAgentResponse", "Responses"},
 	{"/responses/{responseId}", http.MethodGet, "getAgentResponse", "Responses"},
+	{"/responses/{responseId}/events", http.MethodGet, "followAgentResponseEvents", "Responses"},
+	{"/responses/{responseId}/cancel", http.MethodPost, "cancelAgentResponse", "Responses"},
+	{"/approvals/{approvalId}", http.MethodPost, "decideApproval", "Responses"},
+	{"/client-tools/{requestId}", http.MethodPost, "submitClientToolOutput", "Responses"},
+	{"/sessions/{sessionId}/assets", http.MethodPost, "uploadSessionAsset", "Sessions"},
+	{"/sessions/{sessionId}/assets/{assetId}", http.MethodGet, "getSessionAsset", "Sessions"},
+	{"/sessions/{sessionId}/assets/{assetId}", http.MethodHead, "headSessionAsset", "Sessions"},
+	{"/sessions/{sessionId}/assets/{assetId}", http.MethodDelete, "deleteSessionAsset", "Sessions"},
 }
 
 func TestDocumentPaths(t *testing.T) {
@@ -112,7 +120,7 @@ func TestDocumentPaths(t *testing.T) {
 			t.Errorf("%s %s has no summary", w.method, w.path)
 		}
 	}
-	if got, want := doc.Paths.Len(), 6; got != want {
+	if got, want := doc.Paths.Len(), 12; got != want {
 		t.Errorf("document has %d paths, want %d: %v", got, want, doc.Paths.InMatchingOrder())
 	}
 }
@@ -153,17 +161,31 @@ func TestCreateAgentResponseRequest(t *testing.T) {
 	if has := schema.AdditionalProperties.Has; has == nil || *has {
 		t.Errorf("request schema must set additionalProperties: false")
 	}
-	for name, typ := range map[string]string{"input": "string", "sessionId": "string", "stream": "boolean", "metadata": "object"} {
+	for name, typ := range map[string]string{"sessionId": "string", "stream": "boolean", "background": "boolean", "metadata": "object"} {
 		prop := schema.Properties[name]
 		if prop == nil || !prop.Value.Type.Is(typ) {
 			t.Errorf("property %s is not a %s", name, typ)
 		}
 	}
-	if schema.Properties["input"].Value.MinLength != 1 {
-		t.Errorf("input must have minLength 1")
+	// input is a non-blank string or an array of content parts.
+	input := schema.Properties["input"].Value
+	if len(input.OneOf) != 2 {
+		t.Fatalf("input oneOf has %d alternatives, want 2", len(input.OneOf))
 	}
-	if schema.Properties["stream"].Value.Default != false {
-		t.Errorf("stream default = %v, want false", schema.Properties["stream"].Value.Default)
+	if text := input.OneOf[0].Value; !text.Type.Is("string") || text.MinLength != 1 || text.Pattern == "" {
+		t.Errorf("input's first alternative must be a non-blank string")
+	}
+	if parts := input.OneOf[1].Value; !parts.Type.Is("array") || parts.MinItems != 1 || len(parts.Items.Value.OneOf) != 2 {
+		t.Errorf("input's second alternative must be a non-empty array of text or media parts")
+	}
+	for _, name := range []string{"stream", "background"} {
+		if d := schema.Properties[name].Value.Default; d != false {
+			t.Errorf("%s default = %v, want false", name, d)
+		}
+	}
+	if !strings.Contains(schema.Properties["background"].Value.Description, "harnest extension") &&
+		!strings.Contains(schema.Properties["background"].Value.Description, "Harnest extension") {
+		t.Errorf("background is not marked as a harnest extension")
 	}
 
 	wantExamples := map[string]map[string]any{

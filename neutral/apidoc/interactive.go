@@ -1,0 +1,162 @@
+package apidoc
+
+import (
+	"net/http"
+
+	"github.com/getkin/kin-openapi/openapi3"
+)
+
+// ---------------------------------------------------------------------------
+// Following, cancelling and answering responses
+
+const eventsDescription = "Harnest extension: replays the response's events after sequence `after`, then follows it " +
+	"live until it ends (`completed`, `failed`, `cancelled` or `denied`; a `requires_action` boundary is followed " +
+	"through). It works from any replica, whichever one runs the response, and leaving never cancels the response.\n\n" +
+	"The frames are those of a streamed `POST /responses` (`event: <name>`, `id: <sequence>`, `data: <JSON>`), " +
+	"including `approval.requested` and `client_tool.requested`. A finished response replays at once and the " +
+	"stream ends; a stream with nothing after `after` ends empty."
+
+const eventsExample = `event: response.text.delta
+id: 2
+data: {"type": "response.text.delta", "sequence": 2, "responseId": "resp_4f1c2a9b8e7d4c3fa1b2c3d4e5f60718", "sessionId": "8d3e5c1a2b4f4e6a9c0d1e2f3a4b5c6d", "delta": "How can I help?"}
+
+event: response.completed
+id: 3
+data: {"type": "response.completed", "sequence": 3, "responseId": "resp_4f1c2a9b8e7d4c3fa1b2c3d4e5f60718", "sessionId": "8d3e5c1a2b4f4e6a9c0d1e2f3a4b5c6d", "status": "completed", "outputText": "Hello! How can I help?", "output": [{"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Hello! How can I help?"}]}], "metadata": {}}
+
+`
+
+func afterSchema(desc string) *openapi3.SchemaRef {
+	return describe(openapi3.NewIntegerSchema().WithMin(-1).WithDefault(-1), desc)
+}
+
+func (b *builder) addResponseControl(doc *openapi3.T) {
+	events := openapi3.NewStringSchema()
+	events.Description = "Server-Sent Events, as in the stream of `POST /responses`."
+	eventsOK := reply{status: 200, value: &openapi3.Response{
+		Description: ptr("The events after `after`, then the live ones until the response ends."),
+		Content:     openapi3.Content{mediaSSE: &openapi3.MediaType{Schema: inline(events), Example: eventsExample}},
+	}}
+
+	doc.AddOperation("/responses/{responseId}/events", http.MethodGet, &openapi3.Operation{
+		Tags:        []string{tagResponses},
+		OperationID: "followAgentResponseEvents",
+		Summary:     "Replay and follow a response's events",
+		Description: eventsDescription,
+		Parameters: openapi3.Parameters{
+			responsePathParam(),
+			responseSessionParam(),
+			queryParam("after", "Send the events whose sequence is greater than this; `-1` (the default) sends them all. "+
+				"Takes precedence over `Last-Event-ID`.", false,
+				afterSchema("An event sequence, from -1.")),
+			headerParam("Last-Event-ID", "The `id` of the last frame received, as EventSource clients send it on reconnect; "+
+				"used as `after` when the query has none.", afterSchema("An event sequence, from -1.")),
+		},
+		Responses: replies(
+			eventsOK,
+			b.failure(400, "`sessionId` is missing, `after` (or `Last-Event-ID`) is not an integer from -1, "+
+				"or the events after it are no longer held (`events_not_held`: read the receipt instead)."),
+			b.failure(404, "Response not found"),
+		),
+	})
+
+	doc.AddOperation("/responses/{responseId}/cancel", http.MethodPost, &openapi3.Operation{
+		Tags:        []string{tagResponses},
+		OperationID: "cancelAgentResponse",
+		Summary:     "Cancel a response",
+		Description: "Stops a running response and returns its final receipt (`cancelled`, with `error.code` `cancelled`). " +
+			"Idempotent: cancelling a finished response returns its receipt unchanged. No body is needed. " +
+			"Harnest extension: it works from any replica, whichever one runs the response.",
+		Parameters: openapi3.Parameters{
+			responsePathParam(),
+			responseSessionParam(),
+		},
+		Responses: replies(
+			jsonReply(200, "The final receipt.", b.ref("ResponseEnvelope")),
+			b.failure(400, "sessionId must be non-empty"),
+			b.failure(404, "Response not found"),
+		),
+	})
+}
+
+func (b *builder) addWaits(doc *openapi3.T) {
+	decision := strictObject("Exactly one member, `decision`.",
+		req("decision", enumStr("Approve to let the agent go on; deny to end the response as `denied`.", "approve", "deny")),
+	)
+	decisionBody := jsonBody("The decision.", decision)
+	decisionBody.Value.Content.Get(mediaJSON).Examples = openapi3.Examples{
+		"approve": example("Approve the action", map[string]any{"decision": "approve"}),
+		"deny":    example("Deny the action", map[string]any{"decision": "deny"}),
+	}
+
+	approved := completedExample()
+	approved["approvalId"] = "approval_9a8b7c6d5e4f40312a1b2c3d4e5f6071"
+	answer := &openapi3.Schema{OneOf: openapi3.SchemaRefs{b.ref("ResponseEnvelope"), b.ref("ApprovalDenial")}}
+	answer.Description = "The next boundary of the response after an approval, or the denial."
+	decided := jsonReply(200, "Approve: the response's next boundary under the same response ID — `completed` "+
+		"(naming the approval in `approvalId`) or the next `requires_action`. Deny: `{\"id\": <approvalId>, \"status\": \"denied\"}`.",
+		inline(answer)).examples(openapi3.Examples{
+		"approved": example("Approved: the response completed", approved),
+		"denied": example("Denied", map[string]any{
+			"id": "approval_9a8b7c6d5e4f40312a1b2c3d4e5f6071", "status": "denied",
+		}),
+	})
+
+	doc.AddOperation("/approvals/{approvalId}", http.MethodPost, &openapi3.Operation{
+		Tags:        []string{tagResponses},
+		OperationID: "decideApproval",
+		Summary:     "Approve or deny an action",
+		Description: "Answers a `human_approval` named in `requiredAction`. The call waits for the response's next " +
+			"boundary. Each approval is decided once; one nobody answers before `expiresAt` expires and ends the response " +
+			"as `denied`. Harnest extension: any replica takes the answer, whichever one runs the response.",
+		Parameters:  openapi3.Parameters{pathParam("approvalId", "The `requiredAction.id` of a `human_approval`.")},
+		RequestBody: decisionBody,
+		Responses: replies(
+			decided,
+			b.failure(400, "The body is not exactly `{\"decision\": \"approve\"}` or `{\"decision\": \"deny\"}`."),
+			b.failure(404, "Approval not found (or owned by another user)."),
+			b.failure(409, "The approval is already decided or expired, or the response waiting for it is no longer running."),
+			b.tooLarge(),
+			b.notJSON(),
+			b.waitFailed(500, "The agent failed after the approval."),
+			b.waitFailed(502, "The agent completed without customer-facing output."),
+			b.waitFailed(504, "The response did not reach its next boundary in time."),
+		),
+	})
+
+	output := anyValue("What the tool returned: any JSON value, `null` included.")
+	output.Value.Nullable = true
+	outputBody := jsonBody("The tool's output.", strictObject("Exactly one member, `output`.", req("output", output)))
+	outputBody.Value.Content.Get(mediaJSON).Example = map[string]any{"output": map[string]any{"city": "Oslo"}}
+
+	doc.AddOperation("/client-tools/{requestId}", http.MethodPost, &openapi3.Operation{
+		Tags:        []string{tagResponses},
+		OperationID: "submitClientToolOutput",
+		Summary:     "Return a client tool's output",
+		Description: "Answers a `client_tool` named in `requiredAction`: the client ran the tool `name` with `arguments` " +
+			"and sends what it returned. The call waits for the response's next boundary. Each request is answered once. " +
+			"Harnest extension: any replica takes the answer, whichever one runs the response.",
+		Parameters:  openapi3.Parameters{pathParam("requestId", "The `requiredAction.id` of a `client_tool`.")},
+		RequestBody: outputBody,
+		Responses: replies(
+			jsonReply(200, "The response's next boundary under the same response ID: `completed` (naming the request in "+
+				"`clientToolId`) or the next `requires_action`.", b.ref("ResponseEnvelope")),
+			b.failure(400, "The body is not exactly `{\"output\": <any JSON>}`."),
+			b.failure(404, "Client tool request not found (or owned by another user)."),
+			b.failure(409, "The request is already answered or expired, or the response waiting for it is no longer running."),
+			b.tooLarge(),
+			b.notJSON(),
+			b.waitFailed(500, "The agent failed after the tool output."),
+			b.waitFailed(502, "The agent completed without customer-facing output."),
+			b.waitFailed(504, "The response did not reach its next boundary in time."),
+		),
+	})
+}
+
+// waitFailed is the error reply of an answered wait whose next boundary is
+// a failure; the receipt is then readable with GET /responses/{responseId}.
+func (b *builder) waitFailed(status int, desc string) reply {
+	return b.failure(status, desc+" The answer was recorded; read the receipt with `GET /responses/{responseId}`.")
+}
+
+func ptr[T any](v T) *T { return &v }
