@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/harnest/harnest/internal/bytesize"
 )
 
 // Size units.
@@ -51,18 +53,7 @@ func ParseByteSize(s string) (ByteSize, error) {
 
 // String formats the size with the largest unit that divides it evenly:
 // 1048576 is "1MiB", 1536 is "1536B".
-func (b ByteSize) String() string {
-	switch {
-	case b != 0 && b%GiB == 0:
-		return fmt.Sprintf("%dGiB", b/GiB)
-	case b != 0 && b%MiB == 0:
-		return fmt.Sprintf("%dMiB", b/MiB)
-	case b != 0 && b%KiB == 0:
-		return fmt.Sprintf("%dKiB", b/KiB)
-	default:
-		return fmt.Sprintf("%dB", int64(b))
-	}
-}
+func (b ByteSize) String() string { return bytesize.Format(int64(b)) }
 
 // UnmarshalYAML accepts a positive integer or a size string such as "1MiB".
 func (b *ByteSize) UnmarshalYAML(node *yaml.Node) error {
