@@ -271,3 +271,32 @@ func TestRefusedCommitLeavesNoWatch(t *testing.T) {
 		}
 	})
 }
+
+// The event log is bounded: asking for a position that was trimmed away is
+// an error, not a silent gap.
+func TestEventLogIsBounded(t *testing.T) {
+	eachStore(t, func(t *testing.T, s *Store) {
+		ctx := context.Background()
+		const total = MaxEvents + 500
+		for start := 0; start < total; start += 1000 {
+			var batch []Event
+			for i := start; i < start+1000 && i < total; i++ {
+				batch = append(batch, Event{Sequence: i, Type: "response.text.delta", JSON: []byte(`{}`)})
+			}
+			if err := s.AppendEvents(ctx, "u", "s", "resp_big", batch); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := s.EventsAfter(ctx, "u", "s", "resp_big", -1, 10); !errors.Is(err, ErrEventsTrimmed) {
+			t.Fatalf("reading from the start of a trimmed log: %v, want ErrEventsTrimmed", err)
+		}
+		tail, err := s.EventsAfter(ctx, "u", "s", "resp_big", total-6, 10)
+		if err != nil || len(tail) != 5 || tail[4].Sequence != total-1 {
+			t.Fatalf("tail %+v, %v", tail, err)
+		}
+		n, _ := s.Client().XLen(ctx, s.sessionKeys("u", "s").events("resp_big")).Result()
+		if n > MaxEvents+200 {
+			t.Fatalf("log holds %d events, bound %d", n, MaxEvents)
+		}
+	})
+}
