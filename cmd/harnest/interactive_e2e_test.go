@@ -528,7 +528,7 @@ func testWorkerCrash(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	t.Logf("crashing stream: %v", names)
+	t.Logf("crashing stream: %v, ending with %q", names, end.Raw)
 	h.mustStop(t)
 }
 
