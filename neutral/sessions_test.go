@@ -25,12 +25,12 @@ func TestDiscovery(t *testing.T) {
 			t.Fatalf("agent %v", agent)
 		}
 		eps := agent["endpoints"].(map[string]any)
-		for _, k := range []string{"responses", "responseStatus", "responseEvents", "responseCancel", "approvals", "clientTools", "assets", "asset", "sessions", "sessionMessages", "openapi", "openapiYaml", "docs"} {
+		for _, k := range []string{"responses", "responseStatus", "responseEvents", "responseCancel", "approvals", "clientTools", "assets", "asset", "agui", "sessions", "sessionMessages", "openapi", "openapiYaml", "docs"} {
 			if eps[k] == nil {
 				t.Errorf("endpoint %s missing from /agent: %v", k, eps)
 			}
 		}
-		for _, k := range []string{"live", "agui"} {
+		for _, k := range []string{"live"} {
 			if eps[k] != nil {
 				t.Errorf("endpoint %s advertised but not served", k)
 			}

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/harnest/harnest/agui"
 	"github.com/harnest/harnest/backend"
 	"github.com/harnest/harnest/config"
 	"github.com/harnest/harnest/internal/auth"
@@ -102,6 +103,9 @@ func (s *Server) routes() (http.Handler, error) {
 	cfg := s.Folder.Config
 	mux := http.NewServeMux()
 	endpoints := neutral.Endpoints()
+	if config.Enabled(cfg.Server.AGUI) {
+		endpoints["agui"] = "/agui"
+	}
 	var resources []neutral.Resource
 	if config.Enabled(cfg.Server.OpenAPI) {
 		doc, err := apidoc.Document(apidoc.Options{AgentName: s.agentName(), Description: cardString(s.Folder.Card, "description")})
@@ -132,6 +136,13 @@ func (s *Server) routes() (http.Handler, error) {
 		return nil, err
 	}
 	api.Register(mux)
+	if config.Enabled(cfg.Server.AGUI) {
+		mux.Handle("POST /agui", agui.New(agui.Options{
+			Service: s.Service, MaxBodyBytes: int(cfg.Server.Limits.MaxRequestBytes),
+			Logger: s.log, Store: s.Store, KeyPrefix: cfg.Store.KeyPrefix,
+			RecordTTL: cfg.Store.Retention.Receipts(),
+		}))
+	}
 	tokens := make([]auth.Token, len(cfg.Auth.Tokens))
 	for i, t := range cfg.Auth.Tokens {
 		tokens[i] = auth.Token{Token: t.Token, User: t.User}

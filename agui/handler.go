@@ -1,0 +1,330 @@
+package agui
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/harnest/harnest/internal/auth"
+	"github.com/harnest/harnest/internal/sse"
+	"github.com/harnest/harnest/runtime"
+	"github.com/harnest/harnest/runtime/store"
+)
+
+// Options configure the AG-UI endpoint.
+type Options struct {
+	Service *runtime.Service
+	// MaxBodyBytes bounds the request body (limits.maxRequestBytes;
+	// default 1 MiB).
+	MaxBodyBytes int
+	// KeepAlive is the idle time after which the stream gets a comment
+	// (default 15 s).
+	KeepAlive time.Duration
+	Logger    *slog.Logger
+	// Store keeps the per-thread records that resumes need, shared by
+	// every replica. Without it they are kept in this process only.
+	Store *store.Store
+	// KeyPrefix is the store's key prefix (store.keyPrefix; default
+	// "harnest:"); RecordTTL how long a thread record lasts (the receipt
+	// retention; default 24 h).
+	KeyPrefix string
+	RecordTTL time.Duration
+}
+
+// Handler serves POST /agui.
+type Handler struct {
+	svc       *runtime.Service
+	maxBody   int64
+	keepAlive time.Duration
+	log       *slog.Logger
+	threads   threads
+	store     *store.Store // nil without a store
+	newID     func() string
+}
+
+// New builds the handler. It serves POST only; mount it at /agui.
+func New(o Options) http.Handler {
+	h := &Handler{svc: o.Service, maxBody: int64(o.MaxBodyBytes), keepAlive: o.KeepAlive, log: o.Logger, newID: newHex}
+	if h.maxBody <= 0 {
+		h.maxBody = 1 << 20
+	}
+	if h.keepAlive <= 0 {
+		h.keepAlive = 15 * time.Second
+	}
+	if h.log == nil {
+		h.log = slog.New(slog.DiscardHandler)
+	}
+	if o.Store != nil {
+		prefix, ttl := o.KeyPrefix, o.RecordTTL
+		if prefix == "" {
+			prefix = "harnest:"
+		}
+		if ttl <= 0 {
+			ttl = 24 * time.Hour
+		}
+		h.threads = newRedisThreads(o.Store, prefix, ttl)
+		h.store = o.Store
+	} else {
+		h.threads = &memoryThreads{}
+	}
+	return h
+}
+
+func newHex() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// ServeHTTP runs one AG-UI run. Everything is checked before anything is
+// stored; problems found then are plain HTTP errors ({"detail","code"}).
+// Once the stream starts, failures are RUN_ERROR events.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		fail(w, http.StatusMethodNotAllowed, "method_not_allowed", "POST a RunAgentInput to this endpoint")
+		return
+	}
+	obj, ok := h.readObject(w, r)
+	if !ok {
+		return
+	}
+	in, err := parseRunInput(obj, h.newID)
+	if err != nil {
+		fail(w, http.StatusBadRequest, "invalid_request", "Invalid RunAgentInput: "+err.Error())
+		return
+	}
+	p := auth.From(r.Context())
+	switch {
+	case len(in.Resume) > 0:
+		h.resumeInterrupts(w, r, p, in)
+	case in.LastRole == "tool":
+		h.answerTools(w, r, p, in)
+	case len(in.Messages) == 0 && in.LastRole == "":
+		h.handshake(w, r, p, in)
+	case in.LastRole != "user":
+		fail(w, http.StatusBadRequest, "invalid_request", "Invalid RunAgentInput: A new run must end with a user message")
+	default:
+		h.newRun(w, r, p, in)
+	}
+}
+
+// readObject reads the bounded body as a JSON object. AG-UI clients send
+// JSON; the content type is not checked.
+func (h *Handler) readObject(w http.ResponseWriter, r *http.Request) (map[string]json.RawMessage, bool) {
+	tooLarge := func() {
+		fail(w, http.StatusRequestEntityTooLarge, "request_too_large", "Request body exceeds "+runtime.FormatBytes(h.maxBody))
+	}
+	if r.ContentLength > h.maxBody {
+		tooLarge()
+		return nil, false
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.maxBody))
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		tooLarge()
+		return nil, false
+	}
+	if err != nil {
+		fail(w, http.StatusBadRequest, "invalid_body", "The request body could not be read")
+		return nil, false
+	}
+	if !json.Valid(body) {
+		fail(w, http.StatusBadRequest, "invalid_json", "Invalid UTF-8 JSON")
+		return nil, false
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(body, &obj); err != nil || obj == nil {
+		fail(w, http.StatusBadRequest, "invalid_json", "Expected a JSON object")
+		return nil, false
+	}
+	return obj, true
+}
+
+// session returns the thread's session, creating it in the caller's
+// namespace when it is new (or when the client named no thread).
+func (h *Handler) session(ctx context.Context, p runtime.Principal, in *runInput) (runtime.Session, error) {
+	if in.ThreadID != "" {
+		s, err := h.svc.GetSession(ctx, p, in.ThreadID)
+		if !errors.Is(err, runtime.ErrNotFound) {
+			return s, err
+		}
+	}
+	s, err := h.svc.CreateSession(ctx, p, in.ThreadID, nil)
+	if errors.Is(err, runtime.ErrConflict) { // created meanwhile by another run
+		return h.svc.GetSession(ctx, p, in.ThreadID)
+	}
+	if err == nil {
+		in.ThreadID = s.ID
+	}
+	return s, err
+}
+
+// handshake answers messages: []: the thread exists afterwards, and the
+// run starts and finishes without the agent.
+func (h *Handler) handshake(w http.ResponseWriter, r *http.Request, p runtime.Principal, in runInput) {
+	s, err := h.session(r.Context(), p, &in)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	w.Header().Set("Harnest-Session-Id", in.ThreadID)
+	sw := sse.Start(w, h.keepAlive)
+	defer sw.Close()
+	em := newEmitter(in, s.State, func(b []byte) error { return sw.Event("", -1, b) }, h.newID)
+	em.begin()
+	em.end(nil, nil)
+}
+
+// newRun starts a response for the newest user message.
+func (h *Handler) newRun(w http.ResponseWriter, r *http.Request, p runtime.Principal, in runInput) {
+	ctx := r.Context()
+	if in.ThreadID != "" {
+		pend, err := h.pending(ctx, p, in.ThreadID)
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		if len(pend.actions) > 0 {
+			fail(w, http.StatusConflict, "interaction_pending", "Resolve every pending interaction before sending new input")
+			return
+		}
+	}
+	s, err := h.session(ctx, p, &in)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	// The client's state is merged into the session for the run: only the
+	// members it changed are written.
+	changed := map[string]json.RawMessage{}
+	for k, v := range in.State {
+		if old, ok := s.State[k]; !ok || string(compact(old)) != string(v) {
+			changed[k] = v
+		}
+	}
+	if len(changed) > 0 {
+		if s, err = h.svc.PatchSession(ctx, p, in.ThreadID, changed); err != nil {
+			writeError(w, err)
+			return
+		}
+	}
+	resp, err := h.svc.StartResponse(ctx, p, runtime.ResponseRequest{
+		Input: in.Input, SessionID: in.ThreadID, Stream: true,
+		Metadata: runMetadata(in), ClientTools: in.Tools, Context: in.Context,
+	})
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	if err := h.threads.put(ctx, p.UserID, in.ThreadID, threadRecord{ResponseID: resp.ID, UserKey: in.UserKey}); err != nil {
+		h.log.Warn("agui: cannot record the thread's run; it cannot be resumed", "responseId", resp.ID, "err", err)
+	}
+	w.Header().Set("Harnest-Response-Id", resp.ID)
+	w.Header().Set("Harnest-Session-Id", resp.SessionID)
+	sw := sse.Start(w, h.keepAlive)
+	defer sw.Close()
+	em := newEmitter(in, s.State, func(b []byte) error { return sw.Event("", -1, b) }, h.newID)
+	em.begin()
+	var last *neutralEvent
+	out := resp.Each(func(e runtime.Event) error {
+		b, err := e.JSON()
+		if err != nil {
+			return err
+		}
+		n, ok := decodeNeutral(b)
+		if !ok {
+			return nil
+		}
+		if isBoundary(n) {
+			last = &n
+			return em.err
+		}
+		em.event(n)
+		return em.err
+	})
+	h.end(em, last, out.Err)
+}
+
+// isBoundary reports the events that end a segment.
+func isBoundary(n neutralEvent) bool {
+	switch n.Type {
+	case runtime.EventCompleted, runtime.EventError, runtime.EventInProgress:
+		return true
+	}
+	return false
+}
+
+// end finishes the run from the segment's boundary event; a stream that
+// ended without one (or a failure without its event) is an error.
+func (h *Handler) end(em *emitter, last *neutralEvent, failure *runtime.Error) {
+	switch {
+	case last != nil && last.Type == runtime.EventError && failure != nil:
+		em.fail(failure.Detail, failure.Code)
+	case last != nil && last.Type == runtime.EventError:
+		em.fail(last.Error, runtime.CodeInvocationFailed)
+	case last != nil:
+		em.finish(*last, "")
+	case failure != nil:
+		em.fail(failure.Detail, failure.Code)
+	default:
+		em.fail("The response ended without a result", runtime.CodeInvocationFailed)
+	}
+}
+
+// runMetadata is the response's metadata: the run's ID and the client's
+// forwardedProps, which are passed along and never grant authority.
+func runMetadata(in runInput) json.RawMessage {
+	b, _ := json.Marshal(map[string]any{"agui": struct {
+		RunID          string          `json:"runId"`
+		ForwardedProps json.RawMessage `json:"forwardedProps,omitempty"`
+	}{in.RunID, in.ForwardedProps}})
+	return b
+}
+
+// errorBody is every error response of this endpoint, as in the neutral API.
+type errorBody struct {
+	Detail string `json:"detail"`
+	Code   string `json:"code"`
+}
+
+// statusOf maps a runtime error kind to its HTTP status.
+func statusOf(err *runtime.Error) int {
+	switch {
+	case errors.Is(err, runtime.ErrNotFound):
+		return http.StatusNotFound
+	case errors.Is(err, runtime.ErrConflict):
+		return http.StatusConflict
+	case errors.Is(err, runtime.ErrTooLarge):
+		return http.StatusRequestEntityTooLarge
+	case errors.Is(err, runtime.ErrInvalid):
+		return http.StatusBadRequest
+	case errors.Is(err, runtime.ErrTimeout):
+		return http.StatusGatewayTimeout
+	case errors.Is(err, runtime.ErrNoOutput):
+		return http.StatusBadGateway
+	case errors.Is(err, runtime.ErrAgentFailed):
+		return http.StatusInternalServerError
+	case errors.Is(err, runtime.ErrCancelled):
+		return 499
+	}
+	return http.StatusServiceUnavailable
+}
+
+func writeError(w http.ResponseWriter, err error) {
+	e := runtime.AsError(err)
+	fail(w, statusOf(e), e.Code, e.Detail)
+}
+
+func fail(w http.ResponseWriter, status int, code, detail string) {
+	b, _ := json.Marshal(errorBody{Detail: detail, Code: code})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}
