@@ -112,6 +112,10 @@ type Server struct {
 	Limits     Limits     `yaml:"limits"`
 	Playground Playground `yaml:"playground"`
 	Live       bool       `yaml:"live"`
+	// PublicBaseURL is the server's address as clients reach it
+	// ("https://agents.example.com"), when it runs behind a proxy: the
+	// served agent card's interface URLs use it.
+	PublicBaseURL string `yaml:"publicBaseURL"`
 	// AllowedOrigins are browser origins (scheme://host[:port]) besides the
 	// server's own that may open /live.
 	AllowedOrigins []string `yaml:"allowedOrigins"` // serve WS /live; default false

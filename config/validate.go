@@ -138,6 +138,11 @@ func (v *validator) output(o Output) {
 }
 
 func (v *validator) server(s Server) {
+	if u := s.PublicBaseURL; u != "" {
+		if parsed, err := url.Parse(u); err != nil || (parsed.Scheme != "http" && parsed.Scheme != "https") || parsed.Host == "" {
+			v.problem("server.publicBaseURL", "must be an absolute http or https URL such as https://agents.example.com")
+		}
+	}
 	h := s.HTTP
 	host := h.Host
 	if v.d.set["server.http.host"] && host == "" {

@@ -18,6 +18,10 @@ type Options struct {
 	KeepAlive time.Duration
 	// Discovery is what GET /agent and the agent card show.
 	Discovery Discovery
+	// CardHandler serves /.well-known/agent-card.json when set (the A2A
+	// binding serves the card both A2A generations read); otherwise the
+	// API serves Discovery.Card as it is.
+	CardHandler http.Handler
 }
 
 // Discovery is the agent's identity and the routes the server enables; the
@@ -40,16 +44,17 @@ type Resource struct {
 
 // API serves the neutral routes.
 type API struct {
-	svc       *runtime.Service
-	maxBody   int
-	keepAlive time.Duration
-	agentJSON []byte
-	cardJSON  []byte
+	cardHandler http.Handler
+	svc         *runtime.Service
+	maxBody     int
+	keepAlive   time.Duration
+	agentJSON   []byte
+	cardJSON    []byte
 }
 
 // New builds the API.
 func New(o Options) (*API, error) {
-	a := &API{svc: o.Service, maxBody: o.MaxBodyBytes, keepAlive: o.KeepAlive}
+	a := &API{svc: o.Service, maxBody: o.MaxBodyBytes, keepAlive: o.KeepAlive, cardHandler: o.CardHandler}
 	if a.maxBody <= 0 {
 		a.maxBody = 1 << 20
 	}
@@ -99,7 +104,11 @@ func Endpoints() map[string]string {
 // Register mounts the routes on mux.
 func (a *API) Register(mux *http.ServeMux) {
 	mux.HandleFunc("GET /healthz", a.healthz)
-	mux.HandleFunc("GET /.well-known/agent-card.json", a.agentCard)
+	if a.cardHandler != nil {
+		mux.Handle("GET /.well-known/agent-card.json", a.cardHandler)
+	} else {
+		mux.HandleFunc("GET /.well-known/agent-card.json", a.agentCard)
+	}
 	mux.HandleFunc("GET /agent", a.agent)
 	mux.HandleFunc("POST /sessions", a.createSession)
 	mux.HandleFunc("GET /sessions", a.listSessions)

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/harnest/harnest/a2a"
 	"github.com/harnest/harnest/agui"
 	"github.com/harnest/harnest/backend"
 	"github.com/harnest/harnest/config"
@@ -125,12 +126,29 @@ func (s *Server) routes() (http.Handler, error) {
 			{Name: "openapi.yaml", URI: "/openapi.yaml", MimeType: "application/yaml"},
 		}
 	}
+	// A2A mounts what agent-card.yaml declares and serves the card both
+	// A2A generations read (A2A routes are found through the card, not
+	// /agent, as in the reference).
+	a2aSrv, err := a2a.New(a2a.Options{
+		Service: s.Service, Store: s.Store, Card: s.Folder.Card,
+		PublicBaseURL: cfg.Server.PublicBaseURL, KeyPrefix: cfg.Store.KeyPrefix,
+		TaskTTL: cfg.Store.Retention.Receipts(), Logger: s.log,
+		MaxBodyBytes: int(cfg.Server.Limits.MaxRequestBytes),
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range a2aSrv.Warnings() {
+		s.log.Warn("agent card", "warning", w)
+	}
+	a2aSrv.Register(mux)
 	api, err := neutral.New(neutral.Options{
 		Service: s.Service, MaxBodyBytes: int(cfg.Server.Limits.MaxRequestBytes),
 		Discovery: neutral.Discovery{
 			ID: cfg.Metadata.Name, Name: s.agentName(), Description: cardString(s.Folder.Card, "description"),
-			Card: s.Folder.Card, Endpoints: endpoints, Resources: resources,
+			Card: a2aSrv.Card(), Endpoints: endpoints, Resources: resources,
 		},
+		CardHandler: a2aSrv.CardHandler(),
 	})
 	if err != nil {
 		return nil, err

@@ -1,0 +1,221 @@
+package a2a
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// fakeResolver answers from a table and never touches DNS.
+type fakeResolver map[string][]netip.Addr
+
+func (f fakeResolver) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
+	if a, ok := f[host]; ok {
+		return a, nil
+	}
+	return nil, errors.New("no such host")
+}
+
+// recordingDialer records every address it is asked for and dials only
+// loopback, so no test can reach outside the machine.
+type recordingDialer struct {
+	mu    sync.Mutex
+	calls []string
+}
+
+func (d *recordingDialer) dial(ctx context.Context, network, address string) (net.Conn, error) {
+	d.mu.Lock()
+	d.calls = append(d.calls, address)
+	d.mu.Unlock()
+	host, _, err := net.SplitHostPort(address)
+	if err != nil {
+		return nil, err
+	}
+	if a, err := netip.ParseAddr(host); err != nil || !a.IsLoopback() {
+		return nil, errors.New("test dialer: refusing a non-loopback address " + address)
+	}
+	return (&net.Dialer{}).DialContext(ctx, network, address)
+}
+
+func (d *recordingDialer) count() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.calls)
+}
+
+func aliveExt(params map[string]any) map[string]any {
+	return map[string]any{"uri": AliveExtensionURI, "required": false, "params": params}
+}
+
+func cardWith(exts ...any) map[string]any {
+	c := testCard("http://127.0.0.1:1907", true)
+	c["capabilities"] = map[string]any{"streaming": true, "extensions": exts}
+	return c
+}
+
+func servedExtensions(t *testing.T, card map[string]any, alive AliveOptions) ([]any, []string) {
+	t.Helper()
+	info, err := buildCard(context.Background(), Options{Card: card, Alive: alive})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exts, _ := dig(info.card, "capabilities", "extensions").([]any)
+	return exts, info.warnings
+}
+
+func TestAliveInvalidFormsAreDropped(t *testing.T) {
+	cases := map[string]map[string]any{
+		"unknown look":          {"look": "human-face"},
+		"look not a string":     {"look": 3},
+		"neither look nor file": {"display_name": "Plum"},
+		"bad color":             {"look": "owl", "colors": map[string]any{"line": "purple"}},
+		"color too long":        {"look": "owl", "colors": map[string]any{"line": "#a774e2ff"}},
+		"unknown color key":     {"look": "owl", "colors": map[string]any{"fill": "#fff"}},
+		"colors not a map":      {"look": "owl", "colors": "#fff"},
+		"name too long":         {"look": "owl", "display_name": strings.Repeat("a", 61)},
+		"name with markup":      {"look": "owl", "display_name": "<b>Plum</b>"},
+		"name with newline":     {"look": "owl", "display_name": "Plum\nthe owl"},
+		"name with bidi":        {"look": "owl", "display_name": "Plum\u202e"},
+		"blank name":            {"look": "owl", "display_name": "  "},
+		"unknown param":         {"look": "owl", "voice": "deep"},
+		"http alive_json":       {"alive_json": "http://agents.example.com/plum.alive.json"},
+		"alive_json not url":    {"alive_json": "plum"},
+		"alive_json userinfo":   {"alive_json": "https://u:p@agents.example.com/x.json"},
+		"alive_json localhost":  {"alive_json": "https://localhost/x.json"},
+	}
+	for name, params := range cases {
+		t.Run(name, func(t *testing.T) {
+			d := &recordingDialer{}
+			other := map[string]any{"uri": "https://example.com/ext/other/v1"}
+			exts, warnings := servedExtensions(t, cardWith(aliveExt(params), other), AliveOptions{Resolver: fakeResolver{}, Dial: d.dial})
+			if len(exts) != 1 || str(exts[0], "uri") != "https://example.com/ext/other/v1" {
+				t.Fatalf("served extensions %v; want only the other one", exts)
+			}
+			if len(warnings) != 1 || !strings.Contains(warnings[0], "alive extension") {
+				t.Fatalf("warnings %v", warnings)
+			}
+			if d.count() != 0 {
+				t.Fatalf("dialled %v", d.calls)
+			}
+		})
+	}
+	t.Run("required", func(t *testing.T) {
+		ext := aliveExt(map[string]any{"look": "owl"})
+		ext["required"] = true
+		exts, warnings := servedExtensions(t, cardWith(ext), AliveOptions{})
+		if len(exts) != 0 || len(warnings) != 1 {
+			t.Fatalf("required alive extension kept: %v %v", exts, warnings)
+		}
+	})
+}
+
+func TestAliveValidParamsKept(t *testing.T) {
+	params := map[string]any{"look": "dots-purple", "colors": map[string]any{"line": "#a774e2", "background": "#fEc"}, "display_name": "Plum ✨"}
+	exts, warnings := servedExtensions(t, cardWith(aliveExt(params)), AliveOptions{})
+	if len(exts) != 1 || len(warnings) != 0 || str(exts[0], "params", "look") != "dots-purple" {
+		t.Fatalf("valid extension: %v %v", exts, warnings)
+	}
+}
+
+func TestAliveRefusesPrivateAddresses(t *testing.T) {
+	for _, addr := range []string{"10.1.2.3", "172.16.0.9", "192.168.1.1", "127.0.0.1", "::1", "169.254.169.254",
+		"fe80::1", "fd00::1", "100.64.0.1", "0.0.0.0", "::ffff:10.0.0.1"} {
+		t.Run(addr, func(t *testing.T) {
+			d := &recordingDialer{}
+			// Through a name that resolves to the address, and as a literal.
+			for _, u := range []string{"https://alive.example.com/a.json", "https://" + bracket(addr) + "/a.json"} {
+				res := fakeResolver{"alive.example.com": {netip.MustParseAddr(addr)}}
+				exts, warnings := servedExtensions(t, cardWith(aliveExt(map[string]any{"alive_json": u})), AliveOptions{Resolver: res, Dial: d.dial})
+				if len(exts) != 0 || len(warnings) != 1 || !strings.Contains(warnings[0], "private, loopback or link-local") {
+					t.Fatalf("%s: kept %v, warnings %v", u, exts, warnings)
+				}
+			}
+			if d.count() != 0 {
+				t.Fatalf("dialled %v", d.calls)
+			}
+		})
+	}
+	// A name with one public and one private address is refused too.
+	d := &recordingDialer{}
+	res := fakeResolver{"mixed.example.com": {netip.MustParseAddr("93.184.216.34"), netip.MustParseAddr("10.0.0.1")}}
+	exts, _ := servedExtensions(t, cardWith(aliveExt(map[string]any{"alive_json": "https://mixed.example.com/a.json"})), AliveOptions{Resolver: res, Dial: d.dial})
+	if len(exts) != 0 || d.count() != 0 {
+		t.Fatalf("mixed addresses: kept %v, dialled %v", exts, d.calls)
+	}
+}
+
+func bracket(addr string) string {
+	if strings.Contains(addr, ":") {
+		return "[" + addr + "]"
+	}
+	return addr
+}
+
+// aliveServer is a local https server for .alive.json files, reached as
+// example.com (the name its test certificate carries) through the
+// injected resolver, and allowed explicitly.
+func aliveServer(t *testing.T, h http.HandlerFunc) (string, AliveOptions, *recordingDialer) {
+	t.Helper()
+	ts := httptest.NewTLSServer(h)
+	t.Cleanup(ts.Close)
+	_, port, _ := net.SplitHostPort(ts.Listener.Addr().String())
+	pool := x509.NewCertPool()
+	pool.AddCert(ts.Certificate())
+	d := &recordingDialer{}
+	loop := netip.MustParseAddr("127.0.0.1")
+	o := AliveOptions{
+		Resolver:  fakeResolver{"example.com": {loop}},
+		Dial:      d.dial,
+		Allow:     func(a netip.Addr) bool { return a == loop },
+		TLSConfig: &tls.Config{RootCAs: pool},
+	}
+	return "https://example.com:" + port, o, d
+}
+
+func TestAliveJSONFetched(t *testing.T) {
+	base, o, d := aliveServer(t, func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/good.alive.json":
+			_, _ = w.Write([]byte(`{"look":"owl","colors":{"line":"#123"},"name":"Plum","doors":[{"page":"https://x"}]}`))
+		case "/big.alive.json":
+			_, _ = w.Write([]byte(`{"look":"owl","pad":"` + strings.Repeat("x", 70<<10) + `"}`))
+		case "/bad.alive.json":
+			_, _ = w.Write([]byte(`{"look":"human"}`))
+		case "/notjson.alive.json":
+			_, _ = w.Write([]byte(`<html>`))
+		case "/redirect.alive.json":
+			http.Redirect(w, r, "/good.alive.json", http.StatusFound)
+		default:
+			http.NotFound(w, r)
+		}
+	})
+	exts, warnings := servedExtensions(t, cardWith(aliveExt(map[string]any{"look": "owl", "alive_json": base + "/good.alive.json"})), o)
+	if len(exts) != 1 || len(warnings) != 0 {
+		t.Fatalf("good alive_json: %v %v", exts, warnings)
+	}
+	if d.count() != 1 || !strings.HasPrefix(d.calls[0], "127.0.0.1:") {
+		t.Fatalf("dialled %v, want the checked loopback address once", d.calls)
+	}
+	for _, name := range []string{"big", "bad", "notjson", "redirect", "missing"} {
+		exts, warnings := servedExtensions(t, cardWith(aliveExt(map[string]any{"alive_json": base + "/" + name + ".alive.json"})), o)
+		if len(exts) != 0 || len(warnings) != 1 {
+			t.Errorf("%s alive_json kept: %v %v", name, exts, warnings)
+		}
+	}
+	// Without the explicit allowance, the same server is refused before
+	// any dial.
+	o.Allow = nil
+	before := d.count()
+	exts, _ = servedExtensions(t, cardWith(aliveExt(map[string]any{"alive_json": base + "/good.alive.json"})), o)
+	if len(exts) != 0 || d.count() != before {
+		t.Fatalf("loopback without allowance: kept %v, dialled %v", exts, d.calls[before:])
+	}
+}

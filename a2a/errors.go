@@ -1,0 +1,96 @@
+package a2a
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/harnest/harnest/runtime"
+)
+
+// Error is an A2A error: a JSON-RPC code, the reason its 1.0 ErrorInfo
+// carries, and the HTTP status and google.rpc code the HTTP+JSON binding
+// answers with. Each binding writes it in its own shape (jsonrpc.go,
+// rest.go).
+type Error struct {
+	Code    int
+	Reason  string
+	Message string
+	HTTP    int
+	Status  string
+}
+
+func (e *Error) Error() string { return e.Message }
+
+func newError(code int, reason string, status int, grpc, msg string) *Error {
+	return &Error{Code: code, Reason: reason, Message: msg, HTTP: status, Status: grpc}
+}
+
+// The JSON-RPC and A2A errors (both spec versions share the codes).
+func errParse(msg string) *Error {
+	return newError(-32700, "PARSE_ERROR", http.StatusBadRequest, "INVALID_ARGUMENT", msg)
+}
+func errInvalidRequest(msg string) *Error {
+	return newError(-32600, "INVALID_REQUEST", http.StatusBadRequest, "INVALID_ARGUMENT", msg)
+}
+func errMethodNotFound(msg string) *Error {
+	return newError(-32601, "METHOD_NOT_FOUND", http.StatusNotFound, "UNIMPLEMENTED", msg)
+}
+func errInvalidParams(msg string) *Error {
+	return newError(-32602, "INVALID_PARAMS", http.StatusBadRequest, "INVALID_ARGUMENT", msg)
+}
+func errInternal(msg string) *Error {
+	return newError(-32603, "INTERNAL_ERROR", http.StatusInternalServerError, "INTERNAL", msg)
+}
+func errUnavailable(msg string) *Error {
+	return newError(-32603, "INTERNAL_ERROR", http.StatusServiceUnavailable, "UNAVAILABLE", msg)
+}
+func errTaskNotFound(id string) *Error {
+	return newError(-32001, "TASK_NOT_FOUND", http.StatusNotFound, "NOT_FOUND", "Task not found: "+clip(id))
+}
+func errTaskNotCancelable(msg string) *Error {
+	return newError(-32002, "TASK_NOT_CANCELABLE", http.StatusBadRequest, "FAILED_PRECONDITION", msg)
+}
+func errPushNotSupported() *Error {
+	return newError(-32003, "PUSH_NOTIFICATION_NOT_SUPPORTED", http.StatusBadRequest, "FAILED_PRECONDITION",
+		"This agent does not send push notifications")
+}
+func errUnsupported(msg string) *Error {
+	return newError(-32004, "UNSUPPORTED_OPERATION", http.StatusBadRequest, "FAILED_PRECONDITION", msg)
+}
+func errContentType(msg string) *Error {
+	return newError(-32005, "CONTENT_TYPE_NOT_SUPPORTED", http.StatusBadRequest, "INVALID_ARGUMENT", msg)
+}
+func errExtendedCard() *Error {
+	return newError(-32007, "EXTENDED_AGENT_CARD_NOT_CONFIGURED", http.StatusBadRequest, "FAILED_PRECONDITION",
+		"This agent has no extended agent card")
+}
+func errExtensionRequired(msg string) *Error {
+	return newError(-32008, "EXTENSION_SUPPORT_REQUIRED", http.StatusBadRequest, "FAILED_PRECONDITION", msg)
+}
+func errVersion(msg string) *Error {
+	return newError(-32009, "VERSION_NOT_SUPPORTED", http.StatusBadRequest, "FAILED_PRECONDITION", msg)
+}
+
+// asA2A maps any error to an A2A error: the package's own pass through,
+// runtime errors are mapped once here by kind, and anything else becomes a
+// generic internal error that reveals nothing.
+func asA2A(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	re := runtime.AsError(err)
+	switch {
+	case errors.Is(re, runtime.ErrNotFound):
+		return newError(-32001, "TASK_NOT_FOUND", http.StatusNotFound, "NOT_FOUND", re.Detail)
+	case errors.Is(re, runtime.ErrConflict):
+		return errUnsupported(re.Detail)
+	case errors.Is(re, runtime.ErrUnsupportedMedia):
+		return errContentType(re.Detail)
+	case errors.Is(re, runtime.ErrTooLarge), errors.Is(re, runtime.ErrInvalid):
+		return errInvalidParams(re.Detail)
+	case errors.Is(re, runtime.ErrUnavailable):
+		return errUnavailable(re.Detail)
+	}
+	return errInternal(re.Detail)
+}

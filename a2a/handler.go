@@ -1,0 +1,548 @@
+package a2a
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/harnest/harnest/runtime"
+	"github.com/harnest/harnest/runtime/store"
+)
+
+// The operations every binding calls, whatever its wire shapes: send
+// (blocking or not), stream, get, list, cancel and subscribe. They work from
+// any replica: a task's truth is its response's receipt and event log in
+// Redis, and the stored task is a snapshot of their fold (mapping.go).
+
+// clone copies a task deeply enough that the mapper can go on folding
+// into the original while a caller encodes the copy.
+func (t Task) clone() Task {
+	c := t
+	c.History = append([]Message(nil), t.History...)
+	c.Artifacts = make([]Artifact, len(t.Artifacts))
+	for i, a := range t.Artifacts {
+		a.Parts = append([]Part(nil), a.Parts...)
+		c.Artifacts[i] = a
+	}
+	if len(c.Artifacts) == 0 {
+		c.Artifacts = nil
+	}
+	return c
+}
+
+// feed is the A2A events of one task segment run from this replica, for
+// the local callers that watch it: a stream, or a blocking send that waits
+// for the end. The run goes on when they leave.
+type feed struct {
+	first  Task // the task as the segment began; never changes
+	mu     sync.Mutex
+	events []StreamEvent
+	done   bool
+	last   Task
+	wake   chan struct{}
+}
+
+func newFeed(first Task) *feed {
+	t := first.clone()
+	return &feed{first: t, events: []StreamEvent{{Task: &t}}, wake: make(chan struct{})}
+}
+
+func (f *feed) push(e StreamEvent) {
+	f.mu.Lock()
+	f.events = append(f.events, e)
+	close(f.wake)
+	f.wake = make(chan struct{})
+	f.mu.Unlock()
+}
+
+func (f *feed) close(last Task) {
+	f.mu.Lock()
+	f.done, f.last = true, last.clone()
+	close(f.wake)
+	f.wake = make(chan struct{})
+	f.mu.Unlock()
+}
+
+// each calls fn for every event in order until the segment ends, fn fails
+// or ctx ends.
+func (f *feed) each(ctx context.Context, fn func(StreamEvent) error) error {
+	for i := 0; ; {
+		f.mu.Lock()
+		batch, done, wake := f.events[i:], f.done, f.wake
+		f.mu.Unlock()
+		for _, e := range batch {
+			if err := fn(e); err != nil {
+				return err
+			}
+		}
+		i += len(batch)
+		if done {
+			return nil
+		}
+		select {
+		case <-wake:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// wait returns the task at the end of the segment.
+func (f *feed) wait(ctx context.Context) (Task, error) {
+	for {
+		f.mu.Lock()
+		done, last, wake := f.done, f.last, f.wake
+		f.mu.Unlock()
+		if done {
+			return last, nil
+		}
+		select {
+		case <-wake:
+		case <-ctx.Done():
+			return Task{}, ctx.Err()
+		}
+	}
+}
+
+// inputOf turns a message into the runtime's text input: its text parts
+// joined with newlines. This agent takes text; anything else is refused.
+func inputOf(m Message) (string, error) {
+	var texts []string
+	for _, p := range m.Parts {
+		if p.Text == nil {
+			return "", errContentType("This agent accepts text parts only")
+		}
+		if strings.TrimSpace(*p.Text) != "" {
+			texts = append(texts, *p.Text)
+		}
+	}
+	if len(texts) == 0 {
+		return "", errInvalidParams("message needs non-blank text")
+	}
+	return strings.Join(texts, "\n"), nil
+}
+
+// start starts a response for a new task or message. A contextId the user
+// has no session for becomes a new session with that ID.
+func (s *Server) start(ctx context.Context, p runtime.Principal, req sendRequest, stream bool) (*runtime.Response, error) {
+	input, err := inputOf(req.Message)
+	if err != nil {
+		return nil, err
+	}
+	metadata := req.Message.Metadata
+	if metadata == nil {
+		metadata = req.Metadata
+	}
+	rr := runtime.ResponseRequest{Input: input, SessionID: req.Message.ContextID, Stream: stream, Background: stream, Metadata: metadata}
+	resp, err := s.svc.StartResponse(ctx, p, rr)
+	if err != nil && rr.SessionID != "" && runtime.AsError(err).Code == "session_not_found" {
+		if _, cerr := s.svc.CreateSession(ctx, p, rr.SessionID, nil); cerr != nil && !errors.Is(cerr, runtime.ErrConflict) {
+			return nil, cerr
+		}
+		resp, err = s.svc.StartResponse(ctx, p, rr)
+	}
+	return resp, err
+}
+
+// newTask is the submitted task of a new response, with the user's
+// message as its history.
+func (s *Server) newTask(resp *runtime.Response, msg Message) Task {
+	msg.TaskID, msg.ContextID = resp.ID, resp.SessionID
+	return Task{ID: resp.ID, ContextID: resp.SessionID,
+		Status: TaskStatus{State: stateSubmitted, Timestamp: stamp(s.now())}, History: []Message{msg}}
+}
+
+// save stores a snapshot; the caller may be gone, the snapshot still goes.
+func (s *Server) save(p runtime.Principal, m *mapper) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := s.tasks.put(ctx, p.UserID, m); err != nil {
+		s.log.Warn("a2a: cannot store task", "taskId", m.task.ID, "err", err)
+	}
+}
+
+// fold maps one event and hands its updates to the feed, storing the task
+// before an update that ends the segment, so that a client that reads the
+// task after that update sees it. settled, when set, waits until the
+// runtime has recorded the boundary (and freed the session) before the
+// client hears of it. It reports the end of the segment.
+func (s *Server) fold(p runtime.Principal, m *mapper, f *feed, fr frame, settled <-chan struct{}) bool {
+	end := false
+	for _, e := range m.apply(fr) {
+		if e.final() {
+			s.save(p, m)
+			if settled != nil {
+				<-settled
+			}
+			end = true
+		}
+		f.push(e)
+	}
+	return end
+}
+
+// send answers a non-streaming send: a direct message for a blocking send
+// that starts no task and completes, a task otherwise.
+func (s *Server) send(ctx context.Context, p runtime.Principal, req sendRequest) (StreamEvent, error) {
+	if req.Message.TaskID != "" || req.ReturnImmediately {
+		var f *feed
+		var err error
+		if req.Message.TaskID != "" {
+			f, err = s.continueTask(ctx, p, req)
+		} else {
+			f, err = s.startTask(ctx, p, req)
+		}
+		if err != nil {
+			return StreamEvent{}, err
+		}
+		var t Task
+		if req.ReturnImmediately {
+			t = f.first.clone()
+		} else if t, err = f.wait(ctx); err != nil {
+			return StreamEvent{}, err
+		}
+		t = t.withHistory(req.HistoryLength)
+		return StreamEvent{Task: &t}, nil
+	}
+	resp, err := s.start(ctx, p, req, false)
+	if err != nil {
+		return StreamEvent{}, err
+	}
+	out := resp.Outcome()
+	if out.Err == nil && out.Envelope.Status == runtime.StatusCompleted {
+		return StreamEvent{Message: directMessage(resp, out.Envelope)}, nil
+	}
+	// It became a task after all: it waits for input, or it failed.
+	m := newMapper(s.newTask(resp, req.Message), s.now)
+	bg := context.WithoutCancel(ctx)
+	if _, err := s.refresh(bg, p, m, out.Body); err != nil {
+		return StreamEvent{}, err
+	}
+	s.save(p, m)
+	t := m.task.clone().withHistory(req.HistoryLength)
+	return StreamEvent{Task: &t}, nil
+}
+
+// directMessage is the reply to a blocking send that completed without a
+// task.
+func directMessage(resp *runtime.Response, env runtime.Envelope) *Message {
+	var parts []Part
+	if env.OutputText != "" {
+		text := env.OutputText
+		parts = append(parts, Part{Text: &text, MediaType: "text/plain"})
+	}
+	if len(env.Result) > 0 && string(env.Result) != "null" {
+		parts = append(parts, Part{Data: env.Result, MediaType: "application/json"})
+	}
+	if len(parts) == 0 {
+		parts = []Part{textPart("")}
+	}
+	return &Message{MessageID: resp.ID + "-reply", ContextID: resp.SessionID, Role: roleAgent, Parts: parts,
+		Metadata: harnestMeta(map[string]any{"responseId": resp.ID, "usage": env.Usage})}
+}
+
+// openStream starts or continues a task for a streaming send. Errors here
+// mean nothing was streamed yet.
+func (s *Server) openStream(ctx context.Context, p runtime.Principal, req sendRequest) (*feed, error) {
+	if !s.streaming {
+		return nil, errUnsupported("This agent does not stream (its card says capabilities.streaming is false)")
+	}
+	if req.Message.TaskID != "" {
+		return s.continueTask(ctx, p, req)
+	}
+	return s.startTask(ctx, p, req)
+}
+
+// startTask starts a response as a task that outlives the request: it is
+// stored as submitted before anyone hears of it, and a pump on this
+// replica folds its events into the feed and the store.
+func (s *Server) startTask(ctx context.Context, p runtime.Principal, req sendRequest) (*feed, error) {
+	resp, err := s.start(ctx, p, req, true)
+	if err != nil {
+		return nil, err
+	}
+	m := newMapper(s.newTask(resp, req.Message), s.now)
+	if err := s.tasks.put(ctx, p.UserID, m); err != nil {
+		resp.Cancel()
+		go resp.Each(func(runtime.Event) error { return nil })
+		return nil, errUnavailable("The state store is unavailable; retry shortly")
+	}
+	f := newFeed(m.task)
+	go func() {
+		resp.Each(func(e runtime.Event) error {
+			// The local stream hears of a boundary before the runtime
+			// records it; the log (below) only after.
+			s.fold(p, m, f, frameOf(e), resp.Boundary())
+			return nil
+		})
+		if st := m.task.Status.State; !terminal(st) && !interrupted(st) {
+			// The segment ended without a boundary event: end it from
+			// the receipt.
+			for _, e := range m.applyReceipt(resp.Outcome().Body) {
+				s.save(p, m)
+				f.push(e)
+			}
+		}
+		f.close(m.task)
+	}()
+	return f, nil
+}
+
+// continueTask answers an input-required task with the message: the
+// approval decision or the client tool's output. Any replica may take it;
+// the response resumes where it runs, and a pump here follows its log to
+// the next boundary.
+func (s *Server) continueTask(ctx context.Context, p runtime.Principal, req sendRequest) (*feed, error) {
+	id := req.Message.TaskID
+	rec, found, err := s.tasks.get(ctx, p.UserID, id)
+	if err != nil {
+		return nil, errUnavailable("The state store is unavailable; retry shortly")
+	}
+	if !found {
+		return nil, errTaskNotFound(id)
+	}
+	if c := req.Message.ContextID; c != "" && c != rec.Task.ContextID {
+		return nil, errInvalidParams(fmt.Sprintf("message.contextId %q does not match the task's contextId", clip(c)))
+	}
+	m := rec.mapper(s.now)
+	if _, err := s.refresh(ctx, p, m, nil); err != nil {
+		return nil, err
+	}
+	switch st := m.task.Status.State; {
+	case terminal(st):
+		return nil, errUnsupported(fmt.Sprintf("Task %s is finished (%s); send a message without taskId to start a new task", clip(id), state03(st)))
+	case st != stateInputRequired || m.wait == nil:
+		return nil, errUnsupported(fmt.Sprintf("Task %s is not waiting for input", clip(id)))
+	}
+	res, err := s.answer(ctx, p, *m.wait, req.Message)
+	if err != nil {
+		return nil, err
+	}
+	msg := req.Message
+	msg.TaskID, msg.ContextID = m.task.ID, m.task.ContextID
+	m.resume(msg)
+	s.save(p, m)
+	f := newFeed(m.task)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), s.followTimeout)
+		defer cancel()
+		err := s.svc.Follow(ctx, p, m.task.ContextID, m.task.ID, res.After, func(fr runtime.Frame) (bool, error) {
+			return s.fold(p, m, f, frameFromJSON(fr.Type, fr.Sequence, fr.JSON), nil), nil
+		})
+		if err != nil && !terminal(m.task.Status.State) && !interrupted(m.task.Status.State) {
+			s.log.Warn("a2a: following a resumed task failed", "taskId", m.task.ID, "err", err)
+		}
+		f.close(m.task)
+	}()
+	return f, nil
+}
+
+// answer hands the message to the wait as its answer: for an approval, one
+// part saying approve or deny (text, or data {"decision": ...}); for a
+// client tool, one part that is its output (text as a JSON string, or
+// data).
+func (s *Server) answer(ctx context.Context, p runtime.Principal, w waitRef, msg Message) (runtime.Resumption, error) {
+	if len(msg.Parts) != 1 {
+		return runtime.Resumption{}, errInvalidParams("An answer to an input-required task is exactly one part")
+	}
+	part := msg.Parts[0]
+	var res runtime.Resumption
+	var err error
+	switch w.Kind {
+	case "client_tool":
+		var output json.RawMessage
+		switch {
+		case part.Text != nil:
+			output, _ = json.Marshal(*part.Text)
+		case part.Data != nil:
+			output = part.Data
+		default:
+			return res, errContentType("A client tool's output is a text or data part")
+		}
+		res, err = s.svc.AnswerClientTool(ctx, p, w.ID, output)
+	default:
+		decision := ""
+		switch {
+		case part.Text != nil:
+			decision = *part.Text
+		case part.Data != nil:
+			var d struct {
+				Decision string `json:"decision"`
+			}
+			_ = json.Unmarshal(part.Data, &d)
+			decision = d.Decision
+		}
+		var approve bool
+		switch strings.ToLower(strings.TrimSpace(decision)) {
+		case "approve":
+			approve = true
+		case "deny":
+		default:
+			return res, errInvalidParams(`An approval is answered with the text "approve" or "deny", or data {"decision": "approve"|"deny"}`)
+		}
+		res, err = s.svc.AnswerApproval(ctx, p, w.ID, approve)
+	}
+	if err != nil {
+		e := runtime.AsError(err)
+		if errors.Is(e, runtime.ErrConflict) || errors.Is(e, runtime.ErrNotFound) {
+			return res, errUnsupported(e.Detail)
+		}
+		return res, asA2A(err)
+	}
+	return res, nil
+}
+
+// refresh folds what the response's log holds beyond the snapshot, and
+// ends the task from the receipt when the log cannot (its replica died, or
+// the events are no longer held). receipt is the response's receipt when
+// the caller already has it. It stores the task when the fold reached a
+// boundary, and reports whether anything changed.
+func (s *Server) refresh(ctx context.Context, p runtime.Principal, m *mapper, receipt []byte) (bool, error) {
+	if terminal(m.task.Status.State) {
+		return false, nil
+	}
+	folded := 0
+	const batch = 1000
+	for {
+		events, err := s.st.EventsAfter(ctx, p.UserID, m.task.ContextID, m.task.ID, m.seq, batch)
+		if errors.Is(err, store.ErrEventsTrimmed) {
+			break
+		}
+		if err != nil {
+			return false, errUnavailable("The state store is unavailable; retry shortly")
+		}
+		for _, e := range events {
+			m.apply(frameFromJSON(e.Type, e.Sequence, e.JSON))
+		}
+		folded += len(events)
+		if len(events) < batch || terminal(m.task.Status.State) {
+			break
+		}
+	}
+	if !terminal(m.task.Status.State) && folded == 0 {
+		if receipt == nil {
+			b, found, err := s.st.Receipt(ctx, p.UserID, m.task.ContextID, m.task.ID)
+			if err != nil {
+				return false, errUnavailable("The state store is unavailable; retry shortly")
+			}
+			if found {
+				receipt = b
+			}
+		}
+		if receipt != nil && len(m.applyReceipt(receipt)) > 0 {
+			folded++
+		}
+	}
+	if folded > 0 && (terminal(m.task.Status.State) || interrupted(m.task.Status.State)) {
+		s.save(p, m)
+	}
+	return folded > 0, nil
+}
+
+// load reads one of the user's tasks, brought up to date.
+func (s *Server) load(ctx context.Context, p runtime.Principal, id string) (*mapper, error) {
+	rec, found, err := s.tasks.get(ctx, p.UserID, id)
+	if err != nil {
+		return nil, errUnavailable("The state store is unavailable; retry shortly")
+	}
+	if !found {
+		return nil, errTaskNotFound(id)
+	}
+	m := rec.mapper(s.now)
+	if _, err := s.refresh(ctx, p, m, nil); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// getTask returns a task with at most historyLength history messages.
+func (s *Server) getTask(ctx context.Context, p runtime.Principal, id string, historyLength *int) (Task, error) {
+	if historyLength != nil && *historyLength < 0 {
+		return Task{}, errInvalidParams("historyLength must not be negative")
+	}
+	m, err := s.load(ctx, p, id)
+	if err != nil {
+		return Task{}, err
+	}
+	return m.task.withHistory(historyLength), nil
+}
+
+// listTasks returns a page of the user's tasks.
+func (s *Server) listTasks(ctx context.Context, p runtime.Principal, q listRequest) (listResult, error) {
+	out, err := s.tasks.list(ctx, p.UserID, q)
+	if err != nil {
+		var e *Error
+		if errors.As(err, &e) {
+			return out, e
+		}
+		return out, errUnavailable("The state store is unavailable; retry shortly")
+	}
+	return out, nil
+}
+
+// cancelTask cancels a task wherever its response runs and returns it
+// canceled.
+func (s *Server) cancelTask(ctx context.Context, p runtime.Principal, id string) (Task, error) {
+	m, err := s.load(ctx, p, id)
+	if err != nil {
+		return Task{}, err
+	}
+	if st := m.task.Status.State; terminal(st) {
+		return Task{}, errTaskNotCancelable(fmt.Sprintf("Task %s is already %s", clip(id), state03(st)))
+	}
+	receipt, err := s.svc.CancelResponse(ctx, p, m.task.ContextID, m.task.ID)
+	if err != nil {
+		return Task{}, asA2A(err)
+	}
+	if _, err := s.refresh(ctx, p, m, receipt); err != nil {
+		return Task{}, err
+	}
+	if !terminal(m.task.Status.State) {
+		// The receipt is final but its events did not land: end it so.
+		m.applyReceipt(receipt)
+		s.save(p, m)
+	}
+	return m.task, nil
+}
+
+// openSubscription checks that a task can be followed: it exists and is not
+// finished.
+func (s *Server) openSubscription(ctx context.Context, p runtime.Principal, id string) (*mapper, error) {
+	if !s.streaming {
+		return nil, errUnsupported("This agent does not stream (its card says capabilities.streaming is false)")
+	}
+	m, err := s.load(ctx, p, id)
+	if err != nil {
+		return nil, err
+	}
+	if st := m.task.Status.State; terminal(st) {
+		return nil, errUnsupported(fmt.Sprintf("Task %s is already %s; read it with GetTask", clip(id), state03(st)))
+	}
+	return m, nil
+}
+
+// follow streams a task from any replica: the task first, then the updates
+// its response makes, until it ends or next waits for input.
+func (s *Server) follow(ctx context.Context, p runtime.Principal, m *mapper, emit func(StreamEvent) error) error {
+	first := m.task.clone()
+	if err := emit(StreamEvent{Task: &first}); err != nil {
+		return err
+	}
+	return s.svc.Follow(ctx, p, m.task.ContextID, m.task.ID, m.seq, func(fr runtime.Frame) (bool, error) {
+		end := false
+		for _, e := range m.apply(frameFromJSON(fr.Type, fr.Sequence, fr.JSON)) {
+			if e.final() {
+				s.save(p, m)
+				end = true
+			}
+			if err := emit(e); err != nil {
+				return true, err
+			}
+		}
+		return end, nil
+	})
+}

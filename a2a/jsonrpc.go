@@ -1,0 +1,327 @@
+package a2a
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/harnest/harnest/internal/sse"
+)
+
+// The JSON-RPC binding: one endpoint (with or without a trailing slash)
+// that serves A2A 1.0 (A2A-Version: 1.0; SendMessage, SendStreamingMessage,
+// GetTask, ListTasks, CancelTask, SubscribeToTask) and 0.3 (no version
+// header; message/send, message/stream, tasks/get, tasks/cancel,
+// tasks/resubscribe), each version with its own shapes and error codes.
+// Errors are JSON-RPC error objects with HTTP 200 (clients of both versions
+// expect that); a streaming call that fails before it starts gets one too,
+// never an event stream.
+
+// rpcRequest is a JSON-RPC 2.0 request.
+type rpcRequest struct {
+	ID     json.RawMessage // the id as sent (string, number or null)
+	Method string
+	Params json.RawMessage
+}
+
+// parseRPC reads a JSON-RPC request; an error comes with the id when it
+// could be read.
+func parseRPC(body []byte) (rpcRequest, *Error) {
+	var req rpcRequest
+	t := bytes.TrimSpace(body)
+	if len(t) == 0 {
+		return req, errParse("The request body is empty; send a JSON-RPC 2.0 request")
+	}
+	if t[0] == '[' {
+		return req, errInvalidRequest("Batch requests are not supported")
+	}
+	var raw struct {
+		JSONRPC *string         `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Method  *string         `json:"method"`
+		Params  json.RawMessage `json:"params"`
+	}
+	if t[0] != '{' || json.Unmarshal(t, &raw) != nil {
+		return req, errParse("The request body is not valid JSON")
+	}
+	if id := bytes.TrimSpace(raw.ID); len(id) > 0 {
+		switch c := id[0]; {
+		case c == '"', c == '-', c >= '0' && c <= '9', string(id) == "null":
+			req.ID = id
+		default:
+			return req, errInvalidRequest("id must be a string, a number or null")
+		}
+	}
+	if raw.JSONRPC == nil || *raw.JSONRPC != "2.0" {
+		return req, errInvalidRequest(`jsonrpc must be "2.0"`)
+	}
+	if raw.Method == nil || *raw.Method == "" {
+		return req, errInvalidRequest("method is required")
+	}
+	req.Method = *raw.Method
+	if p := bytes.TrimSpace(raw.Params); len(p) > 0 && string(p) != "null" && p[0] != '{' {
+		return req, errInvalidParams("params must be an object")
+	}
+	req.Params = raw.Params
+	return req, nil
+}
+
+type rpcErrorBody struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+	Data    any    `json:"data,omitempty"`
+}
+
+// errorInfo is the google.rpc.ErrorInfo detail of 1.0 errors.
+type errorInfo struct {
+	Type     string            `json:"@type"`
+	Reason   string            `json:"reason"`
+	Domain   string            `json:"domain"`
+	Metadata map[string]string `json:"metadata,omitempty"`
+}
+
+func errorInfoOf(e *Error) errorInfo {
+	return errorInfo{Type: "type.googleapis.com/google.rpc.ErrorInfo", Reason: e.Reason, Domain: "a2a-protocol.org"}
+}
+
+func rpcError(e *Error, version string) rpcErrorBody {
+	b := rpcErrorBody{Code: e.Code, Message: e.Message}
+	if version != v03 {
+		b.Data = []errorInfo{errorInfoOf(e)}
+	}
+	return b
+}
+
+type rpcResponse struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Result  any             `json:"result,omitempty"`
+	Error   *rpcErrorBody   `json:"error,omitempty"`
+}
+
+func idOrNull(id json.RawMessage) json.RawMessage {
+	if len(id) == 0 {
+		return json.RawMessage("null")
+	}
+	return id
+}
+
+func writeRPC(w http.ResponseWriter, resp rpcResponse) {
+	resp.JSONRPC, resp.ID = "2.0", idOrNull(resp.ID)
+	b, err := json.Marshal(resp)
+	if err != nil {
+		b, _ = json.Marshal(rpcResponse{JSONRPC: "2.0", ID: resp.ID,
+			Error: &rpcErrorBody{Code: -32603, Message: "Internal error"}})
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(b)
+}
+
+func writeRPCError(w http.ResponseWriter, id json.RawMessage, err error, version string) {
+	e := rpcError(asA2A(err), version)
+	writeRPC(w, rpcResponse{ID: id, Error: &e})
+}
+
+// methods10 and methods03 are the JSON-RPC methods of each version.
+var methods10 = map[string]bool{
+	"SendMessage": true, "SendStreamingMessage": true, "GetTask": true, "ListTasks": true, "CancelTask": true,
+	"SubscribeToTask": true, "CreateTaskPushNotificationConfig": true, "GetTaskPushNotificationConfig": true,
+	"ListTaskPushNotificationConfigs": true, "ListTaskPushNotificationConfig": true,
+	"DeleteTaskPushNotificationConfig": true, "GetExtendedAgentCard": true,
+}
+
+var methods03 = map[string]bool{
+	"message/send": true, "message/stream": true, "tasks/get": true, "tasks/cancel": true, "tasks/resubscribe": true,
+	"tasks/pushNotificationConfig/set": true, "tasks/pushNotificationConfig/get": true,
+	"tasks/pushNotificationConfig/list": true, "tasks/pushNotificationConfig/delete": true,
+	"agent/getAuthenticatedExtendedCard": true, "tasks/list": true,
+}
+
+// pickVersion decides a request's spec version: A2A-Version when sent,
+// otherwise the method's family (slash names are 0.3). The mount must
+// serve it.
+func pickVersion(r *http.Request, method string, m mount) (string, *Error) {
+	v := requestVersion(r)
+	if v == "" {
+		v = v10
+		if strings.Contains(method, "/") {
+			v = v03
+		}
+	}
+	if !m.versions[v] {
+		return v, errVersion(fmt.Sprintf("A2A version %q is not served here; this interface serves %s", clip(v), m.versionList()))
+	}
+	return v, nil
+}
+
+func (s *Server) jsonrpcHandler(m mount) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.maxBody))
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			writeRPCError(w, nil, errInvalidRequest(fmt.Sprintf("The request body exceeds %d bytes", s.maxBody)), requestVersion(r))
+			return
+		}
+		if err != nil {
+			return // the client went away
+		}
+		req, perr := parseRPC(body)
+		if perr != nil {
+			writeRPCError(w, req.ID, perr, requestVersion(r))
+			return
+		}
+		version, verr := pickVersion(r, req.Method, m)
+		if verr != nil {
+			writeRPCError(w, req.ID, verr, v10)
+			return
+		}
+		if (version == v10 && !methods10[req.Method]) || (version == v03 && !methods03[req.Method]) {
+			msg := fmt.Sprintf("Method %q does not exist in A2A %s", clip(req.Method), version)
+			if version == v03 && methods10[req.Method] {
+				msg += "; A2A 1.0 methods need the header A2A-Version: 1.0"
+			}
+			writeRPCError(w, req.ID, errMethodNotFound(msg), version)
+			return
+		}
+		if e := s.checkExtensions(w, r, version); e != nil {
+			writeRPCError(w, req.ID, e, version)
+			return
+		}
+		var c codec = codec10{}
+		if version == v03 {
+			c = codec03{}
+		}
+		s.dispatchRPC(w, r, req, version, c)
+	})
+}
+
+func (s *Server) dispatchRPC(w http.ResponseWriter, r *http.Request, req rpcRequest, version string, c codec) {
+	ctx, p := r.Context(), s.principal(r)
+	fail := func(err error) { writeRPCError(w, req.ID, err, version) }
+	// A streaming call that fails before it starts answers a plain error;
+	// in 0.3 the error goes in a one-event stream instead, since 0.3
+	// clients read a streaming call's answer only as a stream (the JS 0.3
+	// client refuses anything else with HTTP 200).
+	failStream := fail
+	if version == v03 {
+		failStream = func(err error) {
+			e := rpcError(asA2A(err), version)
+			b, _ := json.Marshal(rpcResponse{JSONRPC: "2.0", ID: idOrNull(req.ID), Error: &e})
+			sw := sse.Start(w, 0)
+			_ = sw.Event("", -1, b)
+			sw.Close()
+		}
+	}
+	ok := func(v any) { writeRPC(w, rpcResponse{ID: req.ID, Result: v}) }
+	decodeSend := decodeSend10
+	if version == v03 {
+		decodeSend = decodeSend03
+	}
+	switch req.Method {
+	case "SendMessage", "message/send":
+		sr, err := decodeSend(req.Params)
+		if err != nil {
+			fail(err)
+			return
+		}
+		res, err := s.send(ctx, p, sr)
+		if err != nil {
+			fail(err)
+			return
+		}
+		ok(c.result(res))
+	case "SendStreamingMessage", "message/stream":
+		sr, err := decodeSend(req.Params)
+		if err != nil {
+			failStream(err)
+			return
+		}
+		f, err := s.openStream(ctx, p, sr)
+		if err != nil {
+			failStream(err)
+			return
+		}
+		sw := sse.Start(w, s.keepAlive)
+		defer sw.Close()
+		_ = f.each(ctx, func(e StreamEvent) error { return s.rpcEvent(sw, req.ID, c, e) })
+	case "GetTask", "tasks/get":
+		tp, err := decodeTaskID(req.Params)
+		if err != nil {
+			fail(err)
+			return
+		}
+		t, err := s.getTask(ctx, p, tp.ID, tp.HistoryLength)
+		if err != nil {
+			fail(err)
+			return
+		}
+		ok(c.task(t))
+	case "ListTasks", "tasks/list":
+		decode := decodeList10
+		if version == v03 {
+			decode = decodeList03
+		}
+		q, err := decode(req.Params)
+		if err != nil {
+			fail(err)
+			return
+		}
+		l, err := s.listTasks(ctx, p, q)
+		if err != nil {
+			fail(err)
+			return
+		}
+		ok(c.list(l))
+	case "CancelTask", "tasks/cancel":
+		tp, err := decodeTaskID(req.Params)
+		if err != nil {
+			fail(err)
+			return
+		}
+		t, err := s.cancelTask(ctx, p, tp.ID)
+		if err != nil {
+			fail(err)
+			return
+		}
+		ok(c.task(t))
+	case "SubscribeToTask", "tasks/resubscribe":
+		tp, err := decodeTaskID(req.Params)
+		if err != nil {
+			failStream(err)
+			return
+		}
+		m, err := s.openSubscription(ctx, p, tp.ID)
+		if err != nil {
+			failStream(err)
+			return
+		}
+		sw := sse.Start(w, s.keepAlive)
+		defer sw.Close()
+		err = s.follow(ctx, p, m, func(e StreamEvent) error { return s.rpcEvent(sw, req.ID, c, e) })
+		if err != nil && ctx.Err() == nil {
+			e := rpcError(asA2A(err), version)
+			b, _ := json.Marshal(rpcResponse{JSONRPC: "2.0", ID: idOrNull(req.ID), Error: &e})
+			_ = sw.Event("", -1, b)
+		}
+	case "GetExtendedAgentCard":
+		fail(errUnsupported("This agent declares no extended agent card"))
+	case "agent/getAuthenticatedExtendedCard":
+		fail(errExtendedCard())
+	default: // the push notification config methods
+		fail(errPushNotSupported())
+	}
+}
+
+// rpcEvent writes one stream item as a JSON-RPC response frame.
+func (s *Server) rpcEvent(sw *sse.Writer, id json.RawMessage, c codec, e StreamEvent) error {
+	b, err := json.Marshal(rpcResponse{JSONRPC: "2.0", ID: idOrNull(id), Result: c.event(e)})
+	if err != nil {
+		return err
+	}
+	return sw.Event("", -1, b)
+}

@@ -1,0 +1,216 @@
+package a2a
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/harnest/harnest/internal/auth"
+	"github.com/harnest/harnest/runtime"
+	"github.com/harnest/harnest/runtime/store"
+)
+
+// Options configure the A2A bindings.
+type Options struct {
+	Service *runtime.Service
+	Store   *store.Store
+	// Card is agent-card.yaml as decoded (config.Folder.Card): its
+	// supportedInterfaces decide what is mounted.
+	Card map[string]any
+	// PublicBaseURL, when set, replaces the scheme and host of every
+	// interface URL in the served card (and prefixes its path), for
+	// deployments behind a proxy: "https://agents.example.com".
+	PublicBaseURL string
+	// KeyPrefix is the store's key prefix (store.keyPrefix; default
+	// "harnest:"); tasks are kept under it.
+	KeyPrefix string
+	// TaskTTL is how long a task is kept after its last change (default
+	// 24 h; give it the receipts' retention).
+	TaskTTL time.Duration
+	Logger  *slog.Logger
+	// MaxBodyBytes bounds every request body (default 1 MiB).
+	MaxBodyBytes int
+	// KeepAlive is the idle time after which a stream gets an SSE comment
+	// (default 15 s).
+	KeepAlive time.Duration
+	// Principal resolves a request's caller (default: the auth
+	// middleware's principal).
+	Principal func(*http.Request) runtime.Principal
+	// Alive configures the fetch of the alive extension's alive_json.
+	Alive AliveOptions
+	// Now is the clock of status timestamps (tests); default time.Now.
+	Now func() time.Time
+}
+
+// Server serves the A2A bindings the card declares.
+type Server struct {
+	svc           *runtime.Service
+	st            *store.Store
+	tasks         *taskStore
+	log           *slog.Logger
+	maxBody       int64
+	keepAlive     time.Duration
+	followTimeout time.Duration
+	principal     func(*http.Request) runtime.Principal
+	now           func() time.Time
+	mounts        []mount
+	info          *cardInfo
+	streaming     bool
+}
+
+// New checks the card and builds the server. An interface harnest cannot
+// serve, or a capability it does not provide, is an error; an invalid
+// alive extension is left out of the served card with a warning (see
+// Warnings), and the agent still serves.
+func New(o Options) (*Server, error) {
+	if o.Service == nil || o.Store == nil {
+		return nil, errors.New("a2a: Options.Service and Options.Store are required")
+	}
+	mounts, err := parseMounts(o.Card)
+	if err != nil {
+		return nil, err
+	}
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	info, err := buildCard(context.Background(), o)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range info.warnings {
+		log.Warn(w)
+	}
+	s := &Server{
+		svc: o.Service, st: o.Store, log: log, maxBody: int64(o.MaxBodyBytes), keepAlive: o.KeepAlive,
+		followTimeout: 30 * time.Minute, principal: o.Principal, now: o.Now, mounts: mounts, info: info,
+		streaming: info.streaming,
+	}
+	if s.maxBody <= 0 {
+		s.maxBody = 1 << 20
+	}
+	if s.keepAlive <= 0 {
+		s.keepAlive = 15 * time.Second
+	}
+	if s.principal == nil {
+		s.principal = func(r *http.Request) runtime.Principal { return auth.From(r.Context()) }
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	prefix := o.KeyPrefix
+	if prefix == "" {
+		prefix = "harnest:"
+	}
+	ttl := o.TaskTTL
+	if ttl <= 0 {
+		ttl = 24 * time.Hour
+	}
+	s.tasks = &taskStore{rdb: o.Store.Client(), prefix: prefix, ttl: ttl}
+	return s, nil
+}
+
+// Register mounts every interface the card declares on mux. It does not
+// serve the card: mount CardHandler (or Card) at
+// /.well-known/agent-card.json.
+func (s *Server) Register(mux *http.ServeMux) {
+	for _, m := range s.mounts {
+		switch m.binding {
+		case bindingJSONRPC:
+			h := s.jsonrpcHandler(m)
+			if m.path == "/" {
+				mux.Handle("POST /{$}", h)
+			} else {
+				mux.Handle("POST "+m.path, h)
+				mux.Handle("POST "+m.path+"/{$}", h)
+			}
+		case bindingREST:
+			s.registerREST(mux, m)
+		}
+	}
+}
+
+// Endpoints lists the mounted interfaces for discovery: "a2aJsonrpc" and
+// "a2aRest" (with a numeric suffix when a binding is mounted twice).
+func (s *Server) Endpoints() map[string]string {
+	out := map[string]string{}
+	for _, m := range s.mounts {
+		name := "a2aJsonrpc"
+		if m.binding == bindingREST {
+			name = "a2aRest"
+		}
+		key := name
+		for i := 2; out[key] != ""; i++ {
+			key = name + string(rune('0'+i))
+		}
+		out[key] = m.path
+	}
+	return out
+}
+
+// extensionHeaders reads the extensions a request activates, from both
+// header names (A2A-Extensions in 1.0, X-A2A-Extensions in 0.3).
+func extensionHeaders(r *http.Request) []string {
+	var out []string
+	for _, name := range []string{"A2A-Extensions", "X-A2A-Extensions"} {
+		for _, v := range r.Header.Values(name) {
+			for _, u := range strings.Split(v, ",") {
+				if u = strings.TrimSpace(u); u != "" {
+					out = append(out, u)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// checkExtensions refuses a request that does not activate a required
+// extension, and echoes the activated ones in the version's header.
+func (s *Server) checkExtensions(w http.ResponseWriter, r *http.Request, version string) *Error {
+	requested := extensionHeaders(r)
+	var active []string
+	seen := map[string]bool{}
+	for _, u := range requested {
+		if s.info.declared[u] && !seen[u] {
+			seen[u] = true
+			active = append(active, u)
+		}
+	}
+	var missing []string
+	for _, u := range s.info.required {
+		if !seen[u] {
+			missing = append(missing, u)
+		}
+	}
+	if len(missing) > 0 {
+		e := errExtensionRequired("This agent requires the extensions " + strings.Join(missing, ", ") + "; activate them with the A2A-Extensions header")
+		if version == v03 {
+			e.Code = -32600 // 0.3 has no code of its own for it
+		}
+		return e
+	}
+	if len(active) > 0 {
+		name := "A2A-Extensions"
+		if version == v03 {
+			name = "X-A2A-Extensions"
+		}
+		w.Header().Set(name, strings.Join(active, ", "))
+	}
+	return nil
+}
+
+// requestVersion reads A2A-Version (header or query), without its patch
+// number; "" when absent.
+func requestVersion(r *http.Request) string {
+	v := strings.TrimSpace(r.Header.Get("A2A-Version"))
+	if v == "" {
+		v = strings.TrimSpace(r.URL.Query().Get("A2A-Version"))
+	}
+	if parts := strings.Split(v, "."); len(parts) > 2 {
+		v = parts[0] + "." + parts[1]
+	}
+	return v
+}

@@ -1,0 +1,56 @@
+package conformance
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// requireNodeEnv, when 1, makes the JS SDK tests fail instead of skipping
+// when node or ../a2a-js/node_modules is missing (CI sets it after npm ci).
+const requireNodeEnv = "HARNEST_REQUIRE_NODE"
+
+// TestJSSDK runs the Node scripts of ../a2a-js against three harnest
+// servers (plain echo, echo with an approval, echo with a delay): the
+// @a2a-js/sdk 1.3.0 client over A2A 1.0 and the 0.3.14 client over 0.3,
+// each on JSON-RPC and HTTP+JSON.
+func TestJSSDK(t *testing.T) {
+	dir, err := filepath.Abs("../a2a-js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	skip := func(why string) {
+		if os.Getenv(requireNodeEnv) == "1" {
+			t.Fatalf("%s=1 but %s", requireNodeEnv, why)
+		}
+		t.Skip(why)
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		skip("node is not installed")
+	}
+	for _, pkg := range []string{"@a2a-js/sdk", "a2a-js-sdk-03"} {
+		if _, err := os.Stat(filepath.Join(dir, "node_modules", pkg, "package.json")); err != nil {
+			skip("run npm ci in conformance/a2a-js first (" + pkg + " is missing)")
+		}
+	}
+	plain := startHarnest(t, "{}")
+	approval := startHarnest(t, "{approval: send_email}")
+	slow := startHarnest(t, "{delayMs: 400}")
+	for _, script := range []string{"sdk10.mjs", "sdk03.mjs"} {
+		t.Run(script, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, node, script, plain.URL, approval.URL, slow.URL)
+			cmd.Dir = dir
+			out, err := cmd.CombinedOutput()
+			t.Logf("%s", out)
+			if err != nil {
+				t.Fatalf("%s failed: %v", script, err)
+			}
+		})
+	}
+}
