@@ -19,6 +19,7 @@ import (
 	"github.com/harnest/harnest/config"
 	"github.com/harnest/harnest/internal/auth"
 	"github.com/harnest/harnest/internal/httplog"
+	"github.com/harnest/harnest/live"
 	"github.com/harnest/harnest/neutral"
 	"github.com/harnest/harnest/neutral/apidoc"
 	"github.com/harnest/harnest/runtime"
@@ -44,6 +45,7 @@ type Server struct {
 	Handler http.Handler
 	log     *slog.Logger
 	agent   runtime.Agent
+	live    *live.Handler // nil unless server.live
 }
 
 // New builds a server from a loaded folder.
@@ -103,7 +105,24 @@ func New(ctx context.Context, f *config.Folder, o Options) (*Server, error) {
 func (s *Server) routes() (http.Handler, error) {
 	cfg := s.Folder.Config
 	mux := http.NewServeMux()
+	tokens := make([]auth.Token, len(cfg.Auth.Tokens))
+	for i, t := range cfg.Auth.Tokens {
+		tokens[i] = auth.Token{Token: t.Token, User: t.User}
+	}
+	// /live authenticates its own sockets (a browser cannot send headers on
+	// a WebSocket handshake), so the HTTP middleware lets it through.
+	authn := auth.New(tokens, func(r *http.Request) bool {
+		return neutral.IsPublic(r) || (r.Method == http.MethodGet && r.URL.Path == "/live")
+	})
 	endpoints := neutral.Endpoints()
+	if cfg.Server.Live {
+		s.live = live.New(live.Options{Service: s.Service, Auth: authn, Logger: s.log,
+			MaxFrameBytes: int64(cfg.Server.Limits.MaxRequestBytes), AllowedOrigins: cfg.Server.AllowedOrigins})
+		mux.Handle("GET /live", s.live)
+		endpoints["live"] = "/live"
+	} else {
+		mux.Handle("GET /live", live.Disabled())
+	}
 	if config.Enabled(cfg.Server.AGUI) {
 		endpoints["agui"] = "/agui"
 	}
@@ -161,11 +180,6 @@ func (s *Server) routes() (http.Handler, error) {
 			RecordTTL: cfg.Store.Retention.Receipts(),
 		}))
 	}
-	tokens := make([]auth.Token, len(cfg.Auth.Tokens))
-	for i, t := range cfg.Auth.Tokens {
-		tokens[i] = auth.Token{Token: t.Token, User: t.User}
-	}
-	authn := auth.New(tokens, neutral.IsPublic)
 	return httplog.Middleware(s.log, authn.Middleware(mux)), nil
 }
 
@@ -206,6 +220,10 @@ func (s *Server) Serve(ctx context.Context, l net.Listener, grace time.Duration)
 	graceCtx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
 	go func() { _ = s.Service.Shutdown(graceCtx) }()
+	if s.live != nil {
+		// http.Server.Shutdown does not see hijacked sockets.
+		go func() { _ = s.live.Shutdown(graceCtx) }()
+	}
 	err := hs.Shutdown(graceCtx)
 	if errors.Is(err, context.DeadlineExceeded) {
 		// Grace is over: the service has cancelled what still ran; give
@@ -231,6 +249,9 @@ func (s *Server) Serve(ctx context.Context, l net.Listener, grace time.Duration)
 func (s *Server) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
+	if s.live != nil {
+		_ = s.live.Shutdown(ctx)
+	}
 	_ = s.Service.Shutdown(ctx)
 	s.closeAgent()
 	return s.Store.Close()
