@@ -70,8 +70,25 @@ type Output struct {
 
 // Backend holds exactly one backend section.
 type Backend struct {
-	Echo *EchoBackend `yaml:"echo"`
-	Exec *ExecBackend `yaml:"exec"`
+	Echo  *EchoBackend  `yaml:"echo"`
+	Exec  *ExecBackend  `yaml:"exec"`
+	Relay *RelayBackend `yaml:"relay"`
+}
+
+// RelayBackend hands turns to an outside agent that paired with this
+// server and long-polls its inbox (relay-poll-v1).
+type RelayBackend struct {
+	// Name and Kind pick the participant that answers; empty means any
+	// active participant.
+	Name string `yaml:"name"`
+	Kind string `yaml:"kind"`
+	// DeadlineSeconds is how long the outside agent has to answer
+	// (default 60, at most 60).
+	DeadlineSeconds int `yaml:"deadlineSeconds"`
+	// AllowVisitors lets users other than the owner reach the outside
+	// agent, at most VisitorDailyCap turns a day for the agent.
+	AllowVisitors   bool `yaml:"allowVisitors"`
+	VisitorDailyCap int  `yaml:"visitorDailyCap"`
 }
 
 // EchoBackend is the built-in deterministic agent. Its options make it a test
@@ -153,6 +170,9 @@ type Auth struct {
 type Token struct {
 	Token string `yaml:"token"` // non-empty and unique; never logged or printed
 	User  string `yaml:"user"`  // non-empty user ID that owns everything the caller creates
+	// Owner marks the agent's owner: only owners pair outside agents and
+	// manage them. Without auth, the anonymous local user is the owner.
+	Owner bool `yaml:"owner"`
 }
 
 // Store says where state lives.

@@ -92,11 +92,25 @@ func (v *validator) header(c *Config) {
 }
 
 func (v *validator) backend(b Backend) {
+	n := 0
+	for _, set := range []bool{b.Echo != nil, b.Exec != nil, b.Relay != nil} {
+		if set {
+			n++
+		}
+	}
 	switch {
-	case b.Echo == nil && b.Exec == nil:
-		v.problem("spec.backend", "set exactly one backend; allowed keys are echo and exec (for the built-in echo agent write `echo: {}`)")
-	case b.Echo != nil && b.Exec != nil:
-		v.problem("spec.backend", "set exactly one backend, found both echo and exec; keep one of them")
+	case n == 0:
+		v.problem("spec.backend", "set exactly one backend; allowed keys are echo, exec and relay (for the built-in echo agent write `echo: {}`)")
+	case n > 1:
+		v.problem("spec.backend", "set exactly one backend, found %d of echo, exec and relay; keep one of them", n)
+	}
+	if r := b.Relay; r != nil {
+		if r.DeadlineSeconds < 0 || r.DeadlineSeconds > 60 {
+			v.problem("spec.backend.relay.deadlineSeconds", "must be between 1 and 60 (0 means 60)")
+		}
+		if r.VisitorDailyCap < 0 {
+			v.problem("spec.backend.relay.visitorDailyCap", "must be 0 or more")
+		}
 	}
 	if e := b.Echo; e != nil {
 		if e.DelayMs < 0 || e.DelayMs > maxEchoDelayMs {
