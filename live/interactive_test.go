@@ -65,9 +65,11 @@ func TestProtocolErrorEndsTheResponse(t *testing.T) {
 				f["requestId"] != "p" || f["sequence"] != 2.0 {
 				t.Fatalf("%s answered %v", bad.frame, f)
 			}
-			// The reference records a failed receipt; the runtime records
-			// the cancellation it is.
-			ts.waitReceipt(rid, sid, "cancelled")
+			// As in the reference, a protocol error fails the response.
+			receipt := ts.waitReceipt(rid, sid, "failed")
+			if code := receipt["error"].(map[string]any)["code"]; code != "protocol_error" {
+				t.Fatalf("failed receipt code %v, want protocol_error", code)
+			}
 		}
 		c.send(`{"type":"response.create","input":"after"}`)
 		c.until("response.completed")
@@ -167,7 +169,7 @@ func TestApprovalOnTheSocket(t *testing.T) {
 		if f := c.next(); f["type"] != "error" || f["error"] != "Invalid approval.decision frame" || f["sequence"] != 4.0 {
 			t.Fatalf("wrong approval answered %v", f)
 		}
-		ts.waitReceipt(rid, sid, "cancelled")
+		ts.waitReceipt(rid, sid, "failed")
 	})
 }
 
@@ -259,7 +261,7 @@ func TestClientTool(t *testing.T) {
 		if f := c.next(); f["type"] != "error" || f["error"] != "Expected client_tool.result for the pending client tool request" || f["sequence"] != 3.0 {
 			t.Fatalf("wrong result answered %v", f)
 		}
-		ts.waitReceipt(rid, sid, "cancelled")
+		ts.waitReceipt(rid, sid, "failed")
 	})
 }
 

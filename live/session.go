@@ -180,8 +180,8 @@ func (c *conn) submitTool(lr *liveResponse, requestID string, output json.RawMes
 }
 
 // protocolError ends the active response because of a frame it cannot
-// take: the response is cancelled, and its last frame on the socket is an
-// error frame with msg.
+// take: the response fails (receipt failed, code protocol_error), and its
+// last frame on the socket is an error frame with msg.
 func (c *conn) protocolError(lr *liveResponse, msg string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -198,5 +198,5 @@ func (c *conn) protocolErrorLocked(lr *liveResponse, msg string) {
 	if lr.failure == "" {
 		lr.failure = msg
 	}
-	lr.resp.Cancel()
+	lr.resp.Abort("protocol_error", msg)
 }

@@ -201,6 +201,18 @@ func (r *Response) Done() <-chan struct{} { return r.done }
 // Cancel stops the response; its receipt becomes cancelled.
 func (r *Response) Cancel() { r.cancel(context.Canceled) }
 
+// Abort stops the response because its caller broke the transport's
+// protocol (a live frame it could not take): its receipt becomes failed
+// with the given code, and its last event is an error with detail.
+func (r *Response) Abort(code, detail string) {
+	r.cancel(abortCause{&Error{Kind: ErrInvalid, Code: code, Detail: detail}})
+}
+
+// abortCause is the cancellation cause of Abort.
+type abortCause struct{ err *Error }
+
+func (a abortCause) Error() string { return a.err.Detail }
+
 // envelope is the response's envelope with the given status and no output.
 func (r *Response) envelope(status string) Envelope {
 	return Envelope{ID: r.ID, SessionID: r.SessionID,
@@ -342,6 +354,10 @@ func (r *Response) finish(runErr error) {
 		fail = errTimedOut // the response's deadline, or a backend's own time limit
 	case context.Cause(r.ctx) == errShutdown:
 		fail = errShuttingDown
+	case errors.As(context.Cause(r.ctx), new(abortCause)):
+		var ac abortCause
+		errors.As(context.Cause(r.ctx), &ac)
+		fail = ac.err
 	case r.ctx.Err() != nil:
 		fail = errCancelled
 	case errors.Is(runErr, ErrApprovalDenied), errors.Is(runErr, ErrApprovalExpired):
