@@ -128,7 +128,7 @@ func (s *Server) routes() (http.Handler, error) {
 	}
 	var resources []neutral.Resource
 	if config.Enabled(cfg.Server.OpenAPI) {
-		doc, err := apidoc.Document(apidoc.Options{AgentName: s.agentName(), Description: cardString(s.Folder.Card, "description")})
+		doc, err := apidoc.Document(apidoc.Options{AgentName: s.agentName(), Description: cardString(s.Folder.Card, "description"), Live: cfg.Server.Live, AGUI: config.Enabled(cfg.Server.AGUI)})
 		if err != nil {
 			return nil, fmt.Errorf("build OpenAPI document: %w", err)
 		}
