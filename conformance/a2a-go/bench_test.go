@@ -1,14 +1,21 @@
 package conformance
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"iter"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
@@ -21,16 +28,25 @@ import (
 // message (as harnest does), one that makes a task (submitted, working, an
 // artifact, completed) in its in-memory store. harnest records the turn in
 // its store (embedded here) as every transport does; a2a-go keeps nothing
-// for a message. Run: go test -run '^$' -bench SendMessage -benchtime 5s.
+// for a message. The a2a-js target is ../a2a-js/echo-server.mjs, an
+// @a2a-js/sdk 1.3.0 express server answering with a message, run by node
+// in its own process (skipped without node or ../a2a-js/node_modules,
+// unless HARNEST_REQUIRE_NODE=1). Run: go test -run '^$' -bench SendMessage
+// -benchtime 5s.
 func BenchmarkSendMessage(b *testing.B) {
-	targets := []struct{ name, url string }{
-		{"harnest", startHarnest(b, "{}").URL + "/a2a"},
-		{"a2a-go-v2", startEchoV2(b, echoV2{}) + "/rpc"},
-		{"a2a-go-v2-task", startEchoV2(b, taskEchoV2{}) + "/rpc"},
+	jsURL, jsSkip := startEchoJS(b)
+	targets := []struct{ name, url, skip string }{
+		{"harnest", startHarnest(b, "{}").URL + "/a2a", ""},
+		{"a2a-go-v2", startEchoV2(b, echoV2{}) + "/rpc", ""},
+		{"a2a-go-v2-task", startEchoV2(b, taskEchoV2{}) + "/rpc", ""},
+		{"a2a-js-1.3.0", jsURL, jsSkip},
 	}
 	body := []byte(`{"jsonrpc":"2.0","id":"1","method":"SendMessage","params":{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"hello"}]}}}`)
 	for _, target := range targets {
 		b.Run(target.name, func(b *testing.B) {
+			if target.skip != "" {
+				b.Skip(target.skip)
+			}
 			client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 256, MaxIdleConns: 256}}
 			defer client.CloseIdleConnections()
 			b.ReportAllocs()
@@ -110,4 +126,74 @@ func startEchoV2(b testing.TB, agent a2asrv.AgentExecutor) string {
 	ts := httptest.NewServer(mux)
 	b.Cleanup(ts.Close)
 	return ts.URL
+}
+
+// startEchoJS runs ../a2a-js/echo-server.mjs on a free loopback port and
+// returns its JSON-RPC URL, or a reason to skip when node or the packages
+// are missing (a failure instead when HARNEST_REQUIRE_NODE=1). The process
+// is killed when the benchmark ends.
+func startEchoJS(b *testing.B) (url, skip string) {
+	b.Helper()
+	dir, err := filepath.Abs("../a2a-js")
+	if err != nil {
+		b.Fatal(err)
+	}
+	missing := func(why string) (string, string) {
+		if os.Getenv(requireNodeEnv) == "1" {
+			b.Fatalf("%s=1 but %s", requireNodeEnv, why)
+		}
+		return "", why
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		return missing("node is not installed")
+	}
+	for _, pkg := range []string{"@a2a-js/sdk", "express"} {
+		if _, err := os.Stat(filepath.Join(dir, "node_modules", pkg, "package.json")); err != nil {
+			return missing("run npm ci in conformance/a2a-js first (" + pkg + " is missing)")
+		}
+	}
+	cmd := exec.Command(node, "echo-server.mjs", "0")
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		})
+	}
+	b.Cleanup(stop)
+	ready := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if port, ok := strings.CutPrefix(sc.Text(), "listening "); ok {
+				ready <- port
+				break
+			}
+		}
+		close(ready)
+		_, _ = io.Copy(io.Discard, stdout)
+	}()
+	select {
+	case port, ok := <-ready:
+		if !ok {
+			stop()
+			b.Fatalf("echo-server.mjs exited before listening: %s", stderr.String())
+		}
+		return fmt.Sprintf("http://127.0.0.1:%s/rpc", port), ""
+	case <-time.After(20 * time.Second):
+		stop()
+		b.Fatalf("echo-server.mjs did not listen within 20s: %s", stderr.String())
+	}
+	return "", ""
 }
