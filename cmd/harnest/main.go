@@ -29,6 +29,10 @@ func run(args []string) int {
 		return serve(args[1:])
 	case "check":
 		return check(args[1:])
+	case "pair":
+		return pair(args[1:])
+	case "connect":
+		return connect(args[1:])
 	case "version", "--version", "-v":
 		fmt.Println("harnest", version)
 		return 0
@@ -45,6 +49,10 @@ func usage() {
 	fmt.Fprint(os.Stderr, `Usage:
   harnest serve [folder] [flags]   serve the agent in folder (default ".")
   harnest check [folder]           validate an agent folder; prints each problem
+  harnest pair --server URL --name N --kind K
+                                   create a pairing code for an outside agent (owner token in HARNEST_TOKEN)
+  harnest connect --server URL --name N --kind K --exec "cmd args"
+                                   answer this agent's turns with a local command (pairing code in HARNEST_PAIRING_CODE)
   harnest version                  print the version
 
 Run "harnest serve -h" for the serve flags.

@@ -22,6 +22,7 @@ import (
 	"github.com/harnest/harnest/live"
 	"github.com/harnest/harnest/neutral"
 	"github.com/harnest/harnest/neutral/apidoc"
+	"github.com/harnest/harnest/relay"
 	"github.com/harnest/harnest/runtime"
 	"github.com/harnest/harnest/runtime/store"
 )
@@ -46,6 +47,7 @@ type Server struct {
 	log     *slog.Logger
 	agent   runtime.Agent
 	live    *live.Handler // nil unless server.live
+	relay   *relay.Relay
 }
 
 // New builds a server from a loaded folder.
@@ -55,13 +57,6 @@ func New(ctx context.Context, f *config.Folder, o Options) (*Server, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	cfg := f.Config
-	agent := o.Agent
-	if agent == nil {
-		var err error
-		if agent, err = backend.New(cfg.Spec.Backend, f.Dir, log); err != nil {
-			return nil, err
-		}
-	}
 	url := cfg.Store.Redis.URL
 	if o.RedisURL != "" {
 		url = o.RedisURL
@@ -72,6 +67,32 @@ func New(ctx context.Context, f *config.Folder, o Options) (*Server, error) {
 	})
 	if err != nil {
 		return nil, err
+	}
+	// The relay (outside agents) is always served: its owner endpoints
+	// pair participants, and it is the backend when spec.backend.relay is set.
+	owners := map[string]bool{}
+	for _, t := range cfg.Auth.Tokens {
+		if t.Owner {
+			owners[t.User] = true
+		}
+	}
+	rl, err := relay.New(relay.Options{Store: st, KeyPrefix: cfg.Store.KeyPrefix,
+		Auth: auth.New(tokensOf(cfg), nil), Owners: owners, Backend: cfg.Spec.Backend.Relay, Logger: log})
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	agent := o.Agent
+	switch {
+	case agent != nil:
+	case cfg.Spec.Backend.Relay != nil:
+		agent = rl.Agent()
+	default:
+		if agent, err = backend.New(cfg.Spec.Backend, f.Dir, log); err != nil {
+			rl.Close()
+			st.Close()
+			return nil, err
+		}
 	}
 	ro := runtime.Options{
 		Store: st, Agent: agent, Logger: log,
@@ -93,7 +114,7 @@ func New(ctx context.Context, f *config.Folder, o Options) (*Server, error) {
 		st.Close()
 		return nil, err
 	}
-	s := &Server{Folder: f, Store: st, Service: svc, log: log, agent: agent}
+	s := &Server{Folder: f, Store: st, Service: svc, log: log, agent: agent, relay: rl}
 	if s.Handler, err = s.routes(); err != nil {
 		st.Close()
 		return nil, err
@@ -105,15 +126,13 @@ func New(ctx context.Context, f *config.Folder, o Options) (*Server, error) {
 func (s *Server) routes() (http.Handler, error) {
 	cfg := s.Folder.Config
 	mux := http.NewServeMux()
-	tokens := make([]auth.Token, len(cfg.Auth.Tokens))
-	for i, t := range cfg.Auth.Tokens {
-		tokens[i] = auth.Token{Token: t.Token, User: t.User}
-	}
 	// /live authenticates its own sockets (a browser cannot send headers on
-	// a WebSocket handshake), so the HTTP middleware lets it through.
-	authn := auth.New(tokens, func(r *http.Request) bool {
-		return neutral.IsPublic(r) || (r.Method == http.MethodGet && r.URL.Path == "/live")
+	// a WebSocket handshake) and the relay its participants' session tokens,
+	// so the HTTP middleware lets them through.
+	authn := auth.New(tokensOf(cfg), func(r *http.Request) bool {
+		return neutral.IsPublic(r) || (r.Method == http.MethodGet && r.URL.Path == "/live") || s.relay.IsPublic(r)
 	})
+	s.relay.Register(mux)
 	endpoints := neutral.Endpoints()
 	if cfg.Server.Live {
 		s.live = live.New(live.Options{Service: s.Service, Auth: authn, Logger: s.log,
@@ -257,8 +276,21 @@ func (s *Server) Close() error {
 	return s.Store.Close()
 }
 
-// closeAgent stops a backend that holds processes (exec workers).
+// tokensOf lists the configured bearer tokens for the authenticator.
+func tokensOf(cfg config.Config) []auth.Token {
+	tokens := make([]auth.Token, len(cfg.Auth.Tokens))
+	for i, t := range cfg.Auth.Tokens {
+		tokens[i] = auth.Token{Token: t.Token, User: t.User}
+	}
+	return tokens
+}
+
+// closeAgent stops a backend that holds processes (exec workers) and the
+// relay.
 func (s *Server) closeAgent() {
+	if s.relay != nil {
+		s.relay.Close()
+	}
 	if c, ok := s.agent.(io.Closer); ok {
 		if err := c.Close(); err != nil {
 			s.log.Warn("closing the backend", "err", err)

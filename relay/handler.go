@@ -1,0 +1,328 @@
+package relay
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/harnest/harnest/internal/auth"
+)
+
+// timeFormat is how the relay writes times: UTC, milliseconds.
+const timeFormat = "2006-01-02T15:04:05.000Z"
+
+func stamp(t time.Time) string { return t.UTC().Format(timeFormat) }
+
+type errorBody struct {
+	Detail string `json:"detail"`
+	Code   string `json:"code"`
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		status, b = http.StatusInternalServerError, []byte(`{"detail":"Internal server error","code":"internal_error"}`)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}
+
+func fail(w http.ResponseWriter, status int, code, detail string) {
+	writeJSON(w, status, errorBody{Detail: detail, Code: code})
+}
+
+func failBody(w http.ResponseWriter, e *bodyError) { fail(w, e.status, e.code, e.detail) }
+
+func (r *Relay) internal(w http.ResponseWriter, err error) {
+	if errors.Is(err, context.Canceled) {
+		return
+	}
+	r.log.Error("relay", "err", err)
+	fail(w, http.StatusServiceUnavailable, "unavailable", "The relay is unavailable; try again shortly.")
+}
+
+// limited answers 429 with Retry-After.
+func limited(w http.ResponseWriter, wait time.Duration, code, detail string) {
+	secs := int(math.Ceil(wait.Seconds()))
+	if secs < 1 {
+		secs = 1
+	}
+	w.Header().Set("Retry-After", strconv.Itoa(secs))
+	fail(w, http.StatusTooManyRequests, code, detail)
+}
+
+// allow takes one request from a minute bucket; false when it answered
+// 429.
+func (r *Relay) allow(w http.ResponseWriter, req *http.Request, bucket, subject string, perMinute int) bool {
+	ok, wait, err := r.st.take(req.Context(), bucket, subject, perMinute, time.Minute, r.now())
+	if err != nil {
+		r.internal(w, err)
+		return false
+	}
+	if !ok {
+		limited(w, wait, "rate_limited", "Too many requests; wait for Retry-After seconds before trying again.")
+		return false
+	}
+	return true
+}
+
+// session resolves the participant of the request's session token, or
+// answers 401.
+func (r *Relay) session(w http.ResponseWriter, req *http.Request) (Participant, bool) {
+	token, ok := auth.BearerToken(req)
+	if ok {
+		p, found, err := r.st.byToken(req.Context(), token, r.now())
+		if err != nil {
+			r.internal(w, err)
+			return Participant{}, false
+		}
+		if found {
+			return p, true
+		}
+	}
+	w.Header().Set("WWW-Authenticate", `Bearer realm="harnest-relay"`)
+	fail(w, http.StatusUnauthorized, "invalid_session",
+		"The session token is invalid or expired; ask the owner for a new pairing code and pair again.")
+	return Participant{}, false
+}
+
+func clientIP(req *http.Request) string {
+	host, _, err := net.SplitHostPort(req.RemoteAddr)
+	if err != nil {
+		return req.RemoteAddr
+	}
+	return host
+}
+
+// POST pairings/exchange
+func (r *Relay) handleExchange(w http.ResponseWriter, req *http.Request) {
+	if !r.allow(w, req, "exchange", clientIP(req), ExchangePerMinute) {
+		return
+	}
+	body, berr := readBody(w, req)
+	if berr != nil {
+		failBody(w, berr)
+		return
+	}
+	ex, berr := decodeExchange(body)
+	if berr != nil {
+		failBody(w, berr)
+		return
+	}
+	p, token, err := r.st.exchange(req.Context(), ex.Code, ex.Name, ex.Kind, ex.Description, r.now(), SessionTTL)
+	switch {
+	case errors.Is(err, errInvalidCode):
+		fail(w, http.StatusUnauthorized, "invalid_code", "The pairing code is unknown, already used or expired; ask the owner for a new one.")
+		return
+	case errors.Is(err, errMismatch):
+		fail(w, http.StatusUnprocessableEntity, "card_mismatch", "The card's name and kind must exactly match what the owner chose for this code.")
+		return
+	case err != nil:
+		r.internal(w, err)
+		return
+	}
+	r.log.Info("relay participant paired", "participant", p.ID, "kind", p.Kind)
+	writeJSON(w, http.StatusCreated, map[string]string{
+		"token": token, "participant_id": p.ID, "expires_at": stamp(p.ExpiresAt),
+	})
+}
+
+// GET session/status
+func (r *Relay) handleStatus(w http.ResponseWriter, req *http.Request) {
+	p, ok := r.session(w, req)
+	if !ok || !r.allow(w, req, "status", p.ID, StatusPerMinute) {
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{
+		"participant_id": p.ID, "state": p.State, "expires_at": stamp(p.ExpiresAt),
+	})
+}
+
+type inboxItem struct {
+	RelayID    string `json:"relay_id"`
+	Text       string `json:"text"`
+	AskedAt    string `json:"asked_at"`
+	DeadlineAt string `json:"deadline_at"`
+}
+
+// parseWait reads ?wait= in seconds, clamped to 0–20.
+func parseWait(v string) time.Duration {
+	if v == "" {
+		return 0
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || math.IsNaN(f) || f <= 0 {
+		return 0
+	}
+	if f >= MaxWait.Seconds() {
+		return MaxWait
+	}
+	return time.Duration(f * float64(time.Second))
+}
+
+// GET inbox?wait=
+func (r *Relay) handleInbox(w http.ResponseWriter, req *http.Request) {
+	p, ok := r.session(w, req)
+	if !ok || !r.allow(w, req, "poll", p.ID, PollPerMinute) {
+		return
+	}
+	wait := parseWait(req.URL.Query().Get("wait"))
+	ctx := req.Context()
+	wake, done := r.waiters.add("p:" + p.ID)
+	defer done()
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	tick := time.NewTicker(5 * time.Second) // a safety net for a lost wake-up
+	defer tick.Stop()
+	for {
+		items, gone, err := r.inboxItems(ctx, p.ID)
+		if err != nil {
+			r.internal(w, err)
+			return
+		}
+		if gone {
+			fail(w, http.StatusUnauthorized, "invalid_session",
+				"The session ended; ask the owner for a new pairing code and pair again.")
+			return
+		}
+		if len(items) > 0 {
+			writeJSON(w, http.StatusOK, map[string]any{"items": items})
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-timer.C:
+			writeJSON(w, http.StatusOK, map[string]any{"items": []inboxItem{}})
+			return
+		case <-wake:
+		case <-tick.C:
+		}
+	}
+}
+
+// inboxItems lists what a participant should answer now: nothing while
+// paused.
+func (r *Relay) inboxItems(ctx context.Context, pid string) ([]inboxItem, bool, error) {
+	now := r.now()
+	p, ok, err := r.st.participant(ctx, pid, now)
+	if err != nil || !ok {
+		return nil, !ok, err
+	}
+	if p.State == StatePaused {
+		return nil, false, nil
+	}
+	pending, err := r.st.pending(ctx, pid, now)
+	if err != nil {
+		return nil, false, err
+	}
+	out := make([]inboxItem, len(pending))
+	for i, it := range pending {
+		out[i] = inboxItem{RelayID: it.RelayID, Text: it.Text, AskedAt: stamp(it.AskedAt), DeadlineAt: stamp(it.DeadlineAt)}
+	}
+	return out, false, nil
+}
+
+// POST replies
+func (r *Relay) handleReplies(w http.ResponseWriter, req *http.Request) {
+	p, ok := r.session(w, req)
+	if !ok || !r.allow(w, req, "poll", p.ID, PollPerMinute) {
+		return
+	}
+	body, berr := readBody(w, req)
+	if berr != nil {
+		failBody(w, berr)
+		return
+	}
+	rep, berr := decodeReply(body)
+	if berr != nil {
+		failBody(w, berr)
+		return
+	}
+	err := r.st.reply(req.Context(), p.ID, rep.RelayID, rep.Text, r.now())
+	switch {
+	case err == nil:
+		writeJSON(w, http.StatusOK, map[string]bool{"accepted": true})
+	case errors.Is(err, errPaused):
+		fail(w, http.StatusConflict, "participant_paused", "The owner paused this participant; replies are not accepted until it is resumed.")
+	case errors.Is(err, errGone):
+		fail(w, http.StatusUnauthorized, "invalid_session", "The session ended; ask the owner for a new pairing code and pair again.")
+	case errors.Is(err, errUnknownItem):
+		fail(w, http.StatusNotFound, "item_not_found", "No inbox item of this participant has that relay_id.")
+	case errors.Is(err, errAnswered):
+		fail(w, http.StatusConflict, "already_answered", "This item was already answered.")
+	case errors.Is(err, errExpiredItem):
+		writeJSON(w, http.StatusGone, map[string]any{"accepted": false, "code": "item_expired",
+			"detail": "The item's deadline has passed; the reply was not accepted. Do not retry expired work."})
+	default:
+		r.internal(w, err)
+	}
+}
+
+// POST notices: a notice ({"text"}) or a stage item ({"item"}).
+func (r *Relay) handleNotices(w http.ResponseWriter, req *http.Request) {
+	p, ok := r.session(w, req)
+	if !ok {
+		return
+	}
+	body, berr := readBody(w, req)
+	if berr != nil {
+		failBody(w, berr)
+		return
+	}
+	n, berr := decodeNotice(body)
+	if berr != nil {
+		failBody(w, berr)
+		return
+	}
+	ctx, now := req.Context(), r.now()
+	entry := FeedEntry{ParticipantID: p.ID, Name: p.Name, Kind: p.Kind, At: stamp(now)}
+	if n.Item == nil {
+		ok, wait, err := r.st.take(ctx, "notice", p.ID, NoticesPerHour, time.Hour, now)
+		if err != nil {
+			r.internal(w, err)
+			return
+		}
+		if !ok {
+			limited(w, wait, "notice_limit", "A participant can send three notices an hour; this one was not stored.")
+			return
+		}
+		entry.Type, entry.Text = "notice", n.Text
+	} else {
+		ok, wait, err := r.st.take(ctx, "stage", p.ID, StagePerMinute, time.Minute, now)
+		if err != nil {
+			r.internal(w, err)
+			return
+		}
+		if !ok {
+			limited(w, wait, "stage_limit", "A participant can send 12 stage items a minute; this one was dropped.")
+			return
+		}
+		if n.ItemType == "say" {
+			ok, wait, err := r.st.spaced(ctx, r.st.lastSayKey(p.ID), SayEvery, now)
+			if err != nil {
+				r.internal(w, err)
+				return
+			}
+			if !ok {
+				limited(w, wait, "stage_limit", "A participant can say one line every five seconds; this one was dropped.")
+				return
+			}
+		}
+		entry.Type, entry.Item = "stage", n.Item
+	}
+	if err := r.st.addFeed(ctx, entry); err != nil {
+		r.internal(w, err)
+		return
+	}
+	writeJSON(w, http.StatusAccepted, map[string]bool{"accepted": true})
+}
+
+func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }

@@ -1,0 +1,153 @@
+package relay
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/harnest/harnest/config"
+	"github.com/harnest/harnest/internal/auth"
+	"github.com/harnest/harnest/runtime"
+	"github.com/harnest/harnest/runtime/store"
+)
+
+// Limits of relay-poll-v1, as the outside agents' guide states them.
+const (
+	APIPrefix   = "/api/outside-agents/v1/"
+	OwnerPrefix = "/owner/outside-agents/"
+
+	CodeTTL          = 5 * time.Minute
+	SessionTTL       = 8 * time.Hour
+	MaxWait          = 20 * time.Second
+	MaxPending       = 5
+	MaxReplyChars    = 4000
+	MaxQuestionChars = 4000
+	MaxNoticeChars   = 600
+	DefaultDeadline  = 60 * time.Second
+
+	ExchangePerMinute = 20
+	StatusPerMinute   = 30
+	PollPerMinute     = 60 // inbox and replies together
+	NoticesPerHour    = 3
+	StagePerMinute    = 12
+	SayEvery          = 5 * time.Second
+
+	// DefaultVisitorDailyCap applies when allowVisitors is set without a
+	// cap.
+	DefaultVisitorDailyCap = 50
+
+	maxBodyBytes = 64 << 10
+)
+
+// Options configure a Relay.
+type Options struct {
+	// Service is the runtime; optional (the relay only needs the store).
+	Service *runtime.Service
+	// Store holds the relay's state; its Redis client is shared.
+	Store *store.Store
+	// KeyPrefix is the configured store key prefix.
+	KeyPrefix string
+	// Auth is the server's authenticator: with no tokens configured, the
+	// anonymous user is the owner.
+	Auth *auth.Authenticator
+	// Owners are the user IDs of tokens with owner: true.
+	Owners map[string]bool
+	// Backend is spec.backend.relay; nil when the relay only serves
+	// pairing (Agent then still works with the defaults).
+	Backend *config.RelayBackend
+	Logger  *slog.Logger
+	// Now replaces the clock (tests).
+	Now func() time.Time
+}
+
+// Relay serves the relay endpoints, the owner's endpoints and the relay
+// backend of one replica.
+type Relay struct {
+	st      *db
+	waiters waiters
+	auth    *auth.Authenticator
+	owners  map[string]bool
+	backend config.RelayBackend
+	log     *slog.Logger
+	now     func() time.Time
+	stop    context.CancelFunc
+}
+
+// New builds a Relay and subscribes to the relay's wake-up channel.
+func New(o Options) (*Relay, error) {
+	if o.Store == nil {
+		return nil, errors.New("relay: a store is required")
+	}
+	r := &Relay{
+		st:     newDB(o.Store.Client(), o.KeyPrefix),
+		auth:   o.Auth,
+		owners: o.Owners,
+		log:    o.Logger,
+		now:    o.Now,
+	}
+	if r.log == nil {
+		r.log = slog.New(slog.DiscardHandler)
+	}
+	if r.now == nil {
+		r.now = time.Now
+	}
+	if o.Backend != nil {
+		r.backend = *o.Backend
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	if err := r.st.listen(ctx, &r.waiters); err != nil {
+		cancel()
+		return nil, err
+	}
+	r.stop = cancel
+	return r, nil
+}
+
+// Close ends the relay's subscription.
+func (r *Relay) Close() error {
+	r.stop()
+	return nil
+}
+
+// Register mounts the relay and owner endpoints.
+func (r *Relay) Register(mux *http.ServeMux) {
+	mux.HandleFunc("POST "+APIPrefix+"pairings/exchange", r.handleExchange)
+	mux.HandleFunc("GET "+APIPrefix+"inbox", r.handleInbox)
+	mux.HandleFunc("POST "+APIPrefix+"replies", r.handleReplies)
+	mux.HandleFunc("GET "+APIPrefix+"session/status", r.handleStatus)
+	mux.HandleFunc("POST "+APIPrefix+"notices", r.handleNotices)
+
+	mux.HandleFunc("POST "+OwnerPrefix+"pairings", r.owner(r.handleCreatePairing))
+	mux.HandleFunc("GET "+OwnerPrefix+"participants", r.owner(r.handleParticipants))
+	mux.HandleFunc("POST "+OwnerPrefix+"participants/{id}/pause", r.owner(r.handleSetState(StatePaused)))
+	mux.HandleFunc("POST "+OwnerPrefix+"participants/{id}/resume", r.owner(r.handleSetState(StateActive)))
+	mux.HandleFunc("POST "+OwnerPrefix+"participants/{id}/disconnect", r.owner(r.handleDisconnect))
+	mux.HandleFunc("DELETE "+OwnerPrefix+"participants/{id}", r.owner(r.handleDisconnect))
+	mux.HandleFunc("GET "+OwnerPrefix+"feed", r.owner(r.handleFeed))
+	mux.HandleFunc("GET "+OwnerPrefix+"feed/stream", r.owner(r.handleFeedStream))
+}
+
+// IsPublic reports the relay endpoints, which authenticate with the
+// participant's session token (or, for the exchange, a pairing code)
+// instead of the server's bearer tokens.
+func (r *Relay) IsPublic(req *http.Request) bool {
+	return strings.HasPrefix(req.URL.Path, APIPrefix)
+}
+
+// IsOwner reports whether a user is the agent's owner: a user of a token
+// with owner: true, or the anonymous user when auth has no tokens.
+func (r *Relay) IsOwner(userID string) bool {
+	if userID == "" {
+		return false
+	}
+	if r.owners[userID] {
+		return true
+	}
+	return userID == runtime.AnonymousUser && len(r.owners) == 0 && (r.auth == nil || !r.auth.Enabled())
+}
+
+// Agent is the relay backend.
+func (r *Relay) Agent() runtime.Agent { return (*relayAgent)(r) }
