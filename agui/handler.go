@@ -6,12 +6,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"io"
 	"log/slog"
 	"net/http"
 	"time"
 
 	"github.com/harnest/harnest/internal/auth"
+	"github.com/harnest/harnest/internal/httpapi"
 	"github.com/harnest/harnest/internal/sse"
 	"github.com/harnest/harnest/runtime"
 	"github.com/harnest/harnest/runtime/store"
@@ -118,33 +118,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // readObject reads the bounded body as a JSON object. AG-UI clients send
 // JSON; the content type is not checked.
 func (h *Handler) readObject(w http.ResponseWriter, r *http.Request) (map[string]json.RawMessage, bool) {
-	tooLarge := func() {
-		fail(w, http.StatusRequestEntityTooLarge, "request_too_large", "Request body exceeds "+runtime.FormatBytes(h.maxBody))
-	}
-	if r.ContentLength > h.maxBody {
-		tooLarge()
-		return nil, false
-	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.maxBody))
-	var mbe *http.MaxBytesError
-	if errors.As(err, &mbe) {
-		tooLarge()
-		return nil, false
-	}
-	if err != nil {
-		fail(w, http.StatusBadRequest, "invalid_body", "The request body could not be read")
-		return nil, false
-	}
-	if !json.Valid(body) {
-		fail(w, http.StatusBadRequest, "invalid_json", "Invalid UTF-8 JSON")
-		return nil, false
-	}
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(body, &obj); err != nil || obj == nil {
-		fail(w, http.StatusBadRequest, "invalid_json", "Expected a JSON object")
-		return nil, false
-	}
-	return obj, true
+	return httpapi.ReadObject(w, r, h.maxBody)
 }
 
 // session returns the thread's session, creating it in the caller's
@@ -288,43 +262,8 @@ func runMetadata(in runInput) json.RawMessage {
 	return b
 }
 
-// errorBody is every error response of this endpoint, as in the neutral API.
-type errorBody struct {
-	Detail string `json:"detail"`
-	Code   string `json:"code"`
-}
-
-// statusOf maps a runtime error kind to its HTTP status.
-func statusOf(err *runtime.Error) int {
-	switch {
-	case errors.Is(err, runtime.ErrNotFound):
-		return http.StatusNotFound
-	case errors.Is(err, runtime.ErrConflict):
-		return http.StatusConflict
-	case errors.Is(err, runtime.ErrTooLarge):
-		return http.StatusRequestEntityTooLarge
-	case errors.Is(err, runtime.ErrInvalid):
-		return http.StatusBadRequest
-	case errors.Is(err, runtime.ErrTimeout):
-		return http.StatusGatewayTimeout
-	case errors.Is(err, runtime.ErrNoOutput):
-		return http.StatusBadGateway
-	case errors.Is(err, runtime.ErrAgentFailed):
-		return http.StatusInternalServerError
-	case errors.Is(err, runtime.ErrCancelled):
-		return 499
-	}
-	return http.StatusServiceUnavailable
-}
-
-func writeError(w http.ResponseWriter, err error) {
-	e := runtime.AsError(err)
-	fail(w, statusOf(e), e.Code, e.Detail)
-}
+func writeError(w http.ResponseWriter, err error) { httpapi.WriteError(w, err) }
 
 func fail(w http.ResponseWriter, status int, code, detail string) {
-	b, _ := json.Marshal(errorBody{Detail: detail, Code: code})
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_, _ = w.Write(b)
+	httpapi.Fail(w, status, code, detail)
 }

@@ -3,12 +3,11 @@ package neutral
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
-	"io"
 	"mime"
 	"net/http"
 	"strconv"
 
+	"github.com/harnest/harnest/internal/httpapi"
 	"github.com/harnest/harnest/runtime"
 )
 
@@ -21,35 +20,7 @@ func (a *API) readObject(w http.ResponseWriter, r *http.Request) (map[string]jso
 		fail(w, http.StatusUnsupportedMediaType, "unsupported_media_type", "Content-Type must be application/json")
 		return nil, false
 	}
-	limit := int64(a.maxBody)
-	tooLarge := func() {
-		fail(w, http.StatusRequestEntityTooLarge, "request_too_large",
-			"Request body exceeds "+runtime.FormatBytes(limit))
-	}
-	if r.ContentLength > limit {
-		tooLarge()
-		return nil, false
-	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
-	var mbe *http.MaxBytesError
-	if errors.As(err, &mbe) {
-		tooLarge()
-		return nil, false
-	}
-	if err != nil {
-		fail(w, http.StatusBadRequest, "invalid_body", "The request body could not be read")
-		return nil, false
-	}
-	if !json.Valid(body) {
-		fail(w, http.StatusBadRequest, "invalid_json", "Invalid UTF-8 JSON")
-		return nil, false
-	}
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(body, &obj); err != nil || obj == nil {
-		fail(w, http.StatusBadRequest, "invalid_json", "Expected a JSON object")
-		return nil, false
-	}
-	return obj, true
+	return httpapi.ReadObject(w, r, int64(a.maxBody))
 }
 
 // fieldError is an envelope problem: which field, and what it must be.

@@ -1,0 +1,106 @@
+// Package httpapi holds what the HTTP transports (neutral, agui, relay)
+// share: the error body {"detail": "<sentence>", "code": "<stable_code>"},
+// the one mapping of runtime error kinds to HTTP statuses, and reading a
+// bounded JSON object body.
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+
+	"github.com/harnest/harnest/runtime"
+)
+
+// ErrorBody is every error response of harnest's HTTP APIs.
+type ErrorBody struct {
+	Detail string `json:"detail"`
+	Code   string `json:"code"`
+}
+
+// StatusOf maps a runtime error kind to its HTTP status.
+func StatusOf(err *runtime.Error) int {
+	switch {
+	case errors.Is(err, runtime.ErrNotFound):
+		return http.StatusNotFound
+	case errors.Is(err, runtime.ErrConflict):
+		return http.StatusConflict
+	case errors.Is(err, runtime.ErrTooLarge):
+		return http.StatusRequestEntityTooLarge
+	case errors.Is(err, runtime.ErrUnsupportedMedia):
+		return http.StatusUnsupportedMediaType
+	case errors.Is(err, runtime.ErrInvalid):
+		return http.StatusBadRequest
+	case errors.Is(err, runtime.ErrTimeout):
+		return http.StatusGatewayTimeout
+	case errors.Is(err, runtime.ErrNoOutput):
+		return http.StatusBadGateway
+	case errors.Is(err, runtime.ErrAgentFailed):
+		return http.StatusInternalServerError
+	case errors.Is(err, runtime.ErrCancelled):
+		return 499 // the client closed the request; nobody reads this
+	}
+	return http.StatusServiceUnavailable
+}
+
+// WriteError answers with the error's status and body; errors that are not
+// runtime errors become a 503 without internal details.
+func WriteError(w http.ResponseWriter, err error) {
+	e := runtime.AsError(err)
+	Fail(w, StatusOf(e), e.Code, e.Detail)
+}
+
+// Fail answers with an explicit status, for errors a transport finds itself.
+func Fail(w http.ResponseWriter, status int, code, detail string) {
+	WriteJSON(w, status, ErrorBody{Detail: detail, Code: code})
+}
+
+// WriteJSON answers with v as JSON.
+func WriteJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		status, b = http.StatusInternalServerError, []byte(`{"detail":"Internal server error","code":"internal_error"}`)
+	}
+	WriteRaw(w, status, b)
+}
+
+// WriteRaw answers with a JSON body that is already encoded.
+func WriteRaw(w http.ResponseWriter, status int, body []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+// ReadObject reads a JSON object body of at most limit bytes, checking in
+// order: size (413), JSON (400), object (400). ok is false when an error
+// was already written.
+func ReadObject(w http.ResponseWriter, r *http.Request, limit int64) (map[string]json.RawMessage, bool) {
+	tooLarge := func() {
+		Fail(w, http.StatusRequestEntityTooLarge, "request_too_large", "Request body exceeds "+runtime.FormatBytes(limit))
+	}
+	if r.ContentLength > limit {
+		tooLarge()
+		return nil, false
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		tooLarge()
+		return nil, false
+	}
+	if err != nil {
+		Fail(w, http.StatusBadRequest, "invalid_body", "The request body could not be read")
+		return nil, false
+	}
+	if !json.Valid(body) {
+		Fail(w, http.StatusBadRequest, "invalid_json", "Invalid UTF-8 JSON")
+		return nil, false
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(body, &obj); err != nil || obj == nil {
+		Fail(w, http.StatusBadRequest, "invalid_json", "Expected a JSON object")
+		return nil, false
+	}
+	return obj, true
+}
