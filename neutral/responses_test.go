@@ -373,3 +373,20 @@ func TestOutputPolicy(t *testing.T) {
 		}
 	})
 }
+
+func TestAgentUnavailableIsShown(t *testing.T) {
+	away := runtime.AgentFunc(func(ctx context.Context, turn *runtime.Turn, emit runtime.Emit) error {
+		return runtime.Errorf(runtime.ErrAgentUnavailable, "nobody_home", "Nobody is there to answer")
+	})
+	eachStore(t, setup{agent: away}, func(t *testing.T, ts *testServer) {
+		r := ts.post("/responses", `{"input":"hi"}`)
+		mustStatus(t, r, 503)
+		if got := r.JSON(t); got["code"] != "nobody_home" || got["detail"] != "Nobody is there to answer" {
+			t.Fatalf("503 body %s", r.Body)
+		}
+		receipt := ts.get("/responses/" + r.Header.Get("Harnest-Response-Id") + "?sessionId=" + r.Header.Get("Harnest-Session-Id")).JSON(t)
+		if receipt["status"] != "failed" || receipt["error"].(map[string]any)["code"] != "nobody_home" {
+			t.Fatalf("receipt %v", receipt)
+		}
+	})
+}

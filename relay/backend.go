@@ -26,12 +26,12 @@ const (
 	CodeQuestion      = "relay_invalid_question"
 )
 
-// turnFailure fails a turn with a sentence; the runtime records the turn as
-// failed, and the agent_activity event names the reason in the receipt's
-// output.
+// turnFailure fails a turn with a sentence the caller may read: the
+// runtime records the receipt as failed with this code (runtime.
+// ErrAgentUnavailable), and the agent_activity event names it too.
 func turnFailure(emit runtime.Emit, code, format string, args ...any) error {
 	_ = emit(runtime.Event{Type: runtime.EventAgentActivity, Agent: "relay", Activity: "relay_failed", Code: code})
-	return runtime.Errorf(runtime.ErrAgentFailed, code, format, args...)
+	return runtime.Errorf(runtime.ErrAgentUnavailable, code, format, args...)
 }
 
 func (a *relayAgent) deadline() time.Duration {

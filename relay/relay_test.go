@@ -88,8 +88,8 @@ func TestPairingAndTurn(t *testing.T) {
 
 		// Visitors do not reach the outside agent by default.
 		r = wait(t, e.turn(visitorToken, "hi"))
-		if r.Status == 200 || !strings.Contains(string(r.Body), "failed") {
-			t.Fatalf("visitor turn: %d %s", r.Status, r.Body)
+		if r.Status != 503 || !strings.Contains(string(r.Body), `"code":"relay_owner_only"`) {
+			t.Fatalf("visitor turn: %d %s, want 503 relay_owner_only", r.Status, r.Body)
 		}
 
 		// The owner sees the participant; disconnect ends its token.

@@ -17,6 +17,11 @@ var (
 	ErrCancelled   = errors.New("cancelled")
 	ErrNoOutput    = errors.New("no customer-facing output")
 	ErrAgentFailed = errors.New("agent failed")
+	// ErrAgentUnavailable is what a backend returns when it could not take
+	// the turn for a reason the caller may know (the relay: no outside agent
+	// connected, paused, deadline passed). Unlike other agent errors, its
+	// code and sentence reach the receipt and the caller (HTTP 503).
+	ErrAgentUnavailable = errors.New("agent unavailable")
 
 	// ErrApprovalDenied is what Turn.RequestApproval returns when a human
 	// denied the action; ErrApprovalExpired when nobody answered in time.

@@ -362,6 +362,8 @@ func (r *Response) finish(runErr error) {
 		fail = errCancelled
 	case errors.Is(runErr, ErrApprovalDenied), errors.Is(runErr, ErrApprovalExpired):
 		fail = errDenied
+	case errors.Is(runErr, ErrAgentUnavailable):
+		fail = AsError(runErr) // its code and sentence are meant for the caller
 	default:
 		s.log.Warn("agent failed", "responseId", r.ID, "err", runErr)
 		fail = errAgentFailed
