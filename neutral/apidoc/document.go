@@ -59,6 +59,8 @@ func Document(o Options) (*openapi3.T, error) {
 			{Name: tagResponses, Description: "Send messages to the agent and recover their results."},
 			{Name: tagSessions, Description: "Create, inspect, update and delete conversations and read their transcripts."},
 			{Name: tagDiscovery, Description: "Find out who the agent is and which endpoints this server offers."},
+			{Name: tagRelay, Description: relayTagDescription, Extensions: map[string]any{"x-protocol": relayProtocol}},
+			{Name: tagRelayOwner, Description: relayOwnerTagDescription, Extensions: map[string]any{"x-protocol": relayProtocol}},
 		},
 		// The empty requirement makes the bearer token optional: servers
 		// without configured tokens accept anonymous calls.
@@ -74,6 +76,12 @@ func Document(o Options) (*openapi3.T, error) {
 					Scheme:      "bearer",
 					Description: "A token configured on the server, sent as `Authorization: Bearer <token>`. Not needed when the server has no tokens.",
 				}},
+				relaySession: &openapi3.SecuritySchemeRef{Value: &openapi3.SecurityScheme{
+					Type:   "http",
+					Scheme: "bearer",
+					Description: "An outside agent's session token (relay-poll-v1), from `POST /api/outside-agents/v1/pairings/exchange`, " +
+						"sent as `Authorization: Bearer <token>`.",
+				}},
 			},
 		},
 		Paths: openapi3.NewPaths(),
@@ -83,6 +91,7 @@ func Document(o Options) (*openapi3.T, error) {
 	b.addSessions(doc)
 	b.addResponses(doc)
 	b.addAssets(doc)
+	b.addRelay(doc)
 
 	if err := doc.Validate(context.Background()); err != nil {
 		return nil, fmt.Errorf("apidoc: generated document is invalid: %w", err)
@@ -185,6 +194,7 @@ var outputItemTypes = []string{
 }
 
 func (b *builder) defineSchemas() {
+	defer b.defineRelaySchemas()
 	b.define("Error", object("The body of every error reply.",
 		req("detail", str("What went wrong, for example `Session not found`.")),
 		opt("code", str("A machine-readable error code, when the server has one.")),

@@ -70,7 +70,7 @@ func TestDocumentTags(t *testing.T) {
 	for _, tag := range doc.Tags {
 		names = append(names, tag.Name)
 	}
-	if want := []string{"Responses", "Sessions", "Discovery"}; !reflect.DeepEqual(names, want) {
+	if want := []string{"Responses", "Sessions", "Discovery", "Outside agents", "Outside agents: owner"}; !reflect.DeepEqual(names, want) {
 		t.Errorf("tags = %v, want %v", names, want)
 	}
 }
@@ -120,7 +120,7 @@ func TestDocumentPaths(t *testing.T) {
 			t.Errorf("%s %s has no summary", w.method, w.path)
 		}
 	}
-	if got, want := doc.Paths.Len(), 12; got != want {
+	if got, want := doc.Paths.Len(), 12+len(relayPaths); got != want {
 		t.Errorf("document has %d paths, want %d: %v", got, want, doc.Paths.InMatchingOrder())
 	}
 }
@@ -317,7 +317,11 @@ func TestErrorsUseErrorSchema(t *testing.T) {
 					continue
 				}
 				media := resp.Value.Content.Get("application/json")
-				if media == nil || media.Schema.Ref != "#/components/schemas/Error" {
+				want := "#/components/schemas/Error"
+				if method == "POST" && path == "/api/outside-agents/v1/replies" && code == "410" {
+					want = "#/components/schemas/RelayExpired" // {accepted: false, code, detail}
+				}
+				if media == nil || media.Schema.Ref != want {
 					t.Errorf("%s %s %s does not use the Error schema", method, path, code)
 				}
 			}

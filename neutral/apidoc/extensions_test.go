@@ -297,6 +297,9 @@ func TestDocumentMatchesRoutes(t *testing.T) {
 	mux := http.NewServeMux()
 	api.Register(mux)
 	for path, item := range doc.Paths.Map() {
+		if isRelayPath(path) {
+			continue // TestRelayDocumentMatchesRoutes
+		}
 		concrete := strings.NewReplacer("{responseId}", "resp_x", "{sessionId}", "s", "{assetId}", "asset_x",
 			"{approvalId}", "approval_x", "{requestId}", "client_tool_x").Replace(path)
 		for method := range item.Operations() {

@@ -1,0 +1,203 @@
+package apidoc
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/harnest/harnest/relay"
+	"github.com/harnest/harnest/runtime/store"
+)
+
+func isRelayPath(path string) bool {
+	return strings.HasPrefix(path, relay.APIPrefix) || strings.HasPrefix(path, relay.OwnerPrefix)
+}
+
+// relayPaths are the relay's operations, as relay.Register mounts them,
+// with the statuses each must document.
+var relayPaths = map[string]map[string][]int{
+	"/api/outside-agents/v1/pairings/exchange": {"POST": {201, 400, 401, 413, 415, 422, 429, 503}},
+	"/api/outside-agents/v1/inbox":             {"GET": {200, 401, 429, 503}},
+	"/api/outside-agents/v1/replies":           {"POST": {200, 400, 401, 404, 409, 410, 413, 415, 422, 429, 503}},
+	"/api/outside-agents/v1/session/status":    {"GET": {200, 401, 429, 503}},
+	"/api/outside-agents/v1/notices":           {"POST": {202, 400, 401, 413, 415, 422, 429, 503}},
+
+	"/owner/outside-agents/pairings":                                {"POST": {201, 400, 401, 404, 413, 415, 422, 503}},
+	"/owner/outside-agents/participants":                            {"GET": {200, 401, 404, 503}},
+	"/owner/outside-agents/participants/{participantId}/pause":      {"POST": {200, 401, 404, 503}},
+	"/owner/outside-agents/participants/{participantId}/resume":     {"POST": {200, 401, 404, 503}},
+	"/owner/outside-agents/participants/{participantId}/disconnect": {"POST": {204, 401, 404, 503}},
+	"/owner/outside-agents/participants/{participantId}":            {"DELETE": {204, 401, 404, 503}},
+	"/owner/outside-agents/feed":                                    {"GET": {200, 400, 401, 404, 503}},
+	"/owner/outside-agents/feed/stream":                             {"GET": {200, 400, 401, 404, 503}},
+}
+
+func TestRelayPathsExist(t *testing.T) {
+	doc := mustDocument(t, Options{})
+	if err := doc.Validate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var documented []string
+	for path := range doc.Paths.Map() {
+		if isRelayPath(path) {
+			documented = append(documented, path)
+		}
+	}
+	if len(documented) != len(relayPaths) {
+		sort.Strings(documented)
+		t.Errorf("relay paths documented: %v, want %d", documented, len(relayPaths))
+	}
+	for path, methods := range relayPaths {
+		item := doc.Paths.Value(path)
+		if item == nil {
+			t.Errorf("missing path %s", path)
+			continue
+		}
+		if len(item.Operations()) != len(methods) {
+			t.Errorf("%s has %d operations, want %d", path, len(item.Operations()), len(methods))
+		}
+		for method, statuses := range methods {
+			op := item.GetOperation(method)
+			if op == nil {
+				t.Errorf("missing %s %s", method, path)
+				continue
+			}
+			if op.Extensions["x-protocol"] != "relay-poll-v1" {
+				t.Errorf("%s %s is not marked x-protocol: relay-poll-v1", method, path)
+			}
+			wantTag := "Outside agents"
+			if strings.HasPrefix(path, relay.OwnerPrefix) {
+				wantTag = "Outside agents: owner"
+			}
+			if !reflect.DeepEqual(op.Tags, []string{wantTag}) || op.Summary == "" || op.OperationID == "" {
+				t.Errorf("%s %s: tags %v, summary %q, operationId %q", method, path, op.Tags, op.Summary, op.OperationID)
+			}
+			var got []int
+			for code := range op.Responses.Map() {
+				n, _ := strconv.Atoi(code)
+				got = append(got, n)
+			}
+			sort.Ints(got)
+			if !reflect.DeepEqual(got, statuses) {
+				t.Errorf("%s %s statuses %v, want %v", method, path, got, statuses)
+			}
+			if r := op.Responses.Status(429); r != nil && r.Value.Headers["Retry-After"] == nil {
+				t.Errorf("%s %s: 429 without Retry-After", method, path)
+			}
+			// Who may call: the session token on the relay API (none for the
+			// exchange), the server's bearer token on the owner endpoints.
+			switch {
+			case path == "/api/outside-agents/v1/pairings/exchange":
+				if op.Security == nil || !reflect.DeepEqual(*op.Security, openapi3.SecurityRequirements{{}}) {
+					t.Errorf("%s %s security %v, want none", method, path, op.Security)
+				}
+			case strings.HasPrefix(path, relay.APIPrefix):
+				if op.Security == nil || !reflect.DeepEqual(*op.Security, openapi3.SecurityRequirements{{"relaySession": []string{}}}) {
+					t.Errorf("%s %s security %v, want relaySession", method, path, op.Security)
+				}
+			default:
+				if op.Security != nil {
+					t.Errorf("%s %s overrides the document's security", method, path)
+				}
+			}
+		}
+	}
+	if doc.Components.SecuritySchemes["relaySession"] == nil {
+		t.Error("no relaySession security scheme")
+	}
+}
+
+// TestRelayDocumentMatchesRoutes checks every documented relay operation
+// against the routes relay.Register mounts, and every mounted route
+// against the document.
+func TestRelayDocumentMatchesRoutes(t *testing.T) {
+	st, err := store.Open(context.Background(), store.Options{KeyPrefix: "apidoc-relay:"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	rl, err := relay.New(relay.Options{Store: st, KeyPrefix: "apidoc-relay:"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = rl.Close() })
+	mux := http.NewServeMux()
+	rl.Register(mux)
+
+	doc := mustDocument(t, Options{})
+	routed := map[string]bool{}
+	for path, item := range doc.Paths.Map() {
+		if !isRelayPath(path) {
+			continue
+		}
+		pattern := strings.ReplaceAll(path, "{participantId}", "{id}")
+		concrete := strings.ReplaceAll(path, "{participantId}", "p1")
+		for method := range item.Operations() {
+			_, got := mux.Handler(httptest.NewRequest(method, concrete, nil))
+			if got != method+" "+pattern {
+				t.Errorf("%s %s is documented but routed to %q", method, path, got)
+			}
+			routed[got] = true
+		}
+	}
+	// Each route relay.Register mounts (from relay.go) is documented.
+	for _, r := range []string{
+		"POST /api/outside-agents/v1/pairings/exchange", "GET /api/outside-agents/v1/inbox",
+		"POST /api/outside-agents/v1/replies", "GET /api/outside-agents/v1/session/status",
+		"POST /api/outside-agents/v1/notices",
+		"POST /owner/outside-agents/pairings", "GET /owner/outside-agents/participants",
+		"POST /owner/outside-agents/participants/{id}/pause", "POST /owner/outside-agents/participants/{id}/resume",
+		"POST /owner/outside-agents/participants/{id}/disconnect", "DELETE /owner/outside-agents/participants/{id}",
+		"GET /owner/outside-agents/feed", "GET /owner/outside-agents/feed/stream",
+	} {
+		method, path, _ := strings.Cut(r, " ")
+		if _, got := mux.Handler(httptest.NewRequest(method, strings.ReplaceAll(path, "{id}", "p1"), nil)); got != r {
+			t.Errorf("relay.Register no longer mounts %s (got %q); update this list and the document", r, got)
+		}
+		if !routed[r] {
+			t.Errorf("route %s is not documented", r)
+		}
+	}
+}
+
+// TestRelayBodySchemas checks the request schemas against bodies
+// the relay accepts and rejects.
+func TestRelayBodySchemas(t *testing.T) {
+	doc := mustDocument(t, Options{})
+	schema := func(name string) *openapi3.Schema { return doc.Components.Schemas[name].Value }
+	cases := []struct {
+		schema string
+		body   any
+		ok     bool
+	}{
+		{"RelayExchangeRequest", map[string]any{"code": "K7QM-X2PA-9RTW", "card": map[string]any{"name": "My CLI", "kind": "cli"}}, true},
+		{"RelayExchangeRequest", map[string]any{"code": "K7QM-X2PA-9RTW", "card": map[string]any{"name": "My CLI", "kind": "CLI"}}, false},
+		{"RelayExchangeRequest", map[string]any{"code": "K7QM", "card": map[string]any{"name": "x", "kind": "cli"}, "extra": 1}, false},
+		{"RelayReplyRequest", map[string]any{"relay_id": "r1", "text": "hello"}, true},
+		{"RelayReplyRequest", map[string]any{"relay_id": "r1", "text": strings.Repeat("é", 4001)}, false},
+		{"RelayNoticeRequest", map[string]any{"text": "Back soon."}, true},
+		{"RelayNoticeRequest", map[string]any{"text": "a", "item": map[string]any{"type": "say", "text": "hi"}}, false},
+		{"RelayNoticeRequest", map[string]any{"item": map[string]any{"type": "say", "text": "hi"}}, true},
+		{"RelayNoticeRequest", map[string]any{"item": map[string]any{"type": "progress", "step": 2, "total": 5, "label": "tests"}}, true},
+		{"RelayNoticeRequest", map[string]any{"item": map[string]any{"type": "card", "title": "Done", "lines": []any{"a"}, "link": "/dashboard"}}, true},
+		{"RelayNoticeRequest", map[string]any{"item": map[string]any{"type": "card", "title": "Done", "link": "//evil.example"}}, false},
+		{"RelayNoticeRequest", map[string]any{"item": map[string]any{"type": "gesture", "name": "wave"}}, true},
+		{"RelayNoticeRequest", map[string]any{"item": map[string]any{"type": "gesture", "name": "dance"}}, false},
+		{"RelayNoticeRequest", map[string]any{"item": map[string]any{"type": "sing", "text": "la"}}, false},
+		{"RelayPairingRequest", map[string]any{"name": "My CLI", "kind": "cli"}, true},
+		{"RelayPairingRequest", map[string]any{"name": "My CLI"}, false},
+	}
+	for i, c := range cases {
+		err := schema(c.schema).VisitJSON(c.body)
+		if (err == nil) != c.ok {
+			t.Errorf("case %d: %s %v: err %v, want ok=%v", i, c.schema, c.body, err, c.ok)
+		}
+	}
+}
