@@ -2,18 +2,23 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/redis/go-redis/v9"
 )
 
-// A response's event log is a Redis stream under its session's tag. The
-// entry for sequence n has the ID 0-(n+1), so "the events after sequence n"
-// is a plain XRANGE from 0-(n+2). Each entry holds the event's type ("t")
-// and its JSON ("e"). The stream is capped (approximately) at MaxEvents;
-// a reader asking for a position that was trimmed away is told so.
+// A response's event log is a Redis stream under its session's tag. Each
+// write (a flush, or the commit of a step) adds one entry holding a batch of
+// consecutive events; the entry's ID is 0-(n+1) for the batch's last
+// sequence n, so "the entries holding events after sequence n" is a plain
+// XRANGE from 0-(n+2). An entry has the batch's first sequence ("f"), the
+// events' types ("t", comma-separated) and their JSON as an array ("e").
+// The log is capped at about MaxEvents events (XADD MINID); a reader asking
+// for a position that was trimmed away is told so.
 
 // MaxEvents bounds one response's event log.
 const MaxEvents = 10000
@@ -31,14 +36,35 @@ var ErrEventsTrimmed = errors.New("store: those events are no longer held")
 
 func eventID(seq int) string { return "0-" + strconv.Itoa(seq+1) }
 
-// addEvents queues XADDs for events into a pipeline or transaction.
+// addEvents queues one XADD holding a batch of consecutive events.
 func (s *Store) addEvents(ctx context.Context, p redis.Pipeliner, key string, events []Event) {
-	for _, e := range events {
-		p.XAdd(ctx, &redis.XAddArgs{
-			Stream: key, ID: eventID(e.Sequence), MaxLen: MaxEvents, Approx: true,
-			Values: []any{"t", e.Type, "e", e.JSON},
-		})
+	if len(events) == 0 {
+		return
 	}
+	types := make([]string, len(events))
+	size := 2
+	for i, e := range events {
+		types[i] = e.Type
+		size += len(e.JSON) + 1
+	}
+	batch := make([]byte, 0, size)
+	batch = append(batch, '[')
+	for i, e := range events {
+		if i > 0 {
+			batch = append(batch, ',')
+		}
+		batch = append(batch, e.JSON...)
+	}
+	batch = append(batch, ']')
+	last := events[len(events)-1].Sequence
+	args := &redis.XAddArgs{
+		Stream: key, ID: eventID(last),
+		Values: []any{"f", events[0].Sequence, "t", strings.Join(types, ","), "e", batch},
+	}
+	if oldest := last + 1 - MaxEvents; oldest > 0 {
+		args.MinID = eventID(oldest) // exact: a few large batches would never fill an approximate node
+	}
+	p.XAdd(ctx, args)
 }
 
 // AppendEvents logs events of a running response and tells followers on
@@ -61,37 +87,34 @@ func (s *Store) AppendEvents(ctx context.Context, user, session, responseID stri
 	return nil
 }
 
-// EventsAfter reads up to limit logged events with a sequence greater than
-// after (-1 reads from the start). It returns ErrEventsTrimmed when the
-// first wanted event is no longer held although later ones are.
+// EventsAfter reads logged events with a sequence greater than after (-1
+// reads from the start), from up to limit batches. It returns
+// ErrEventsTrimmed when the first wanted event is no longer held although
+// later ones are.
 func (s *Store) EventsAfter(ctx context.Context, user, session, responseID string, after, limit int) ([]Event, error) {
 	k := s.sessionKeys(user, session)
 	msgs, err := s.rdb.XRangeN(ctx, k.events(responseID), eventID(after+1), "+", int64(limit)).Result()
 	if err != nil {
 		return nil, fmt.Errorf("store: read events: %w", err)
 	}
-	out := make([]Event, 0, len(msgs))
-	for _, m := range msgs {
-		seq, ok := sequenceOf(m.ID)
-		if !ok {
-			continue
+	var out []Event
+	for i, m := range msgs {
+		first, _ := strconv.Atoi(fmt.Sprint(m.Values["f"]))
+		if i == 0 && first > after+1 {
+			return nil, ErrEventsTrimmed
 		}
-		t, _ := m.Values["t"].(string)
-		e, _ := m.Values["e"].(string)
-		out = append(out, Event{Sequence: seq, Type: t, JSON: []byte(e)})
-	}
-	if len(out) > 0 && out[0].Sequence != after+1 {
-		return nil, ErrEventsTrimmed
+		types := strings.Split(fmt.Sprint(m.Values["t"]), ",")
+		var raws []json.RawMessage
+		if err := json.Unmarshal([]byte(fmt.Sprint(m.Values["e"])), &raws); err != nil || len(raws) != len(types) {
+			return nil, fmt.Errorf("store: read events: entry %s is not a batch of events", m.ID)
+		}
+		for j, raw := range raws {
+			if seq := first + j; seq > after {
+				out = append(out, Event{Sequence: seq, Type: types[j], JSON: raw})
+			}
+		}
 	}
 	return out, nil
-}
-
-func sequenceOf(id string) (int, bool) {
-	if len(id) < 3 || id[:2] != "0-" {
-		return 0, false
-	}
-	n, err := strconv.Atoi(id[2:])
-	return n - 1, err == nil && n > 0
 }
 
 // eventsChannel is where a response's new events are announced.
