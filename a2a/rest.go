@@ -134,15 +134,23 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error
 	return body, nil
 }
 
-func (s *Server) restSend(w http.ResponseWriter, r *http.Request, rv restVersion) {
+// restRequest reads and decodes a send request; ok is false when the error
+// was already answered.
+func (s *Server) restRequest(w http.ResponseWriter, r *http.Request, rv restVersion) (sendRequest, bool) {
 	body, err := s.readBody(w, r)
-	if err != nil {
-		s.restError(w, rv, err)
-		return
+	if err == nil {
+		var req sendRequest
+		if req, err = rv.decode(body); err == nil {
+			return req, true
+		}
 	}
-	req, err := rv.decode(body)
-	if err != nil {
-		s.restError(w, rv, err)
+	s.restError(w, rv, err)
+	return sendRequest{}, false
+}
+
+func (s *Server) restSend(w http.ResponseWriter, r *http.Request, rv restVersion) {
+	req, ok := s.restRequest(w, r, rv)
+	if !ok {
 		return
 	}
 	res, err := s.send(r.Context(), s.principal(r), req)
@@ -154,14 +162,8 @@ func (s *Server) restSend(w http.ResponseWriter, r *http.Request, rv restVersion
 }
 
 func (s *Server) restStream(w http.ResponseWriter, r *http.Request, rv restVersion) {
-	body, err := s.readBody(w, r)
-	if err != nil {
-		s.restError(w, rv, err)
-		return
-	}
-	req, err := rv.decode(body)
-	if err != nil {
-		s.restError(w, rv, err)
+	req, ok := s.restRequest(w, r, rv)
+	if !ok {
 		return
 	}
 	f, err := s.openStream(r.Context(), s.principal(r), req)
