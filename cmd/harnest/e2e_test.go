@@ -406,26 +406,29 @@ func (h *harnest) openStream(t *testing.T, body string) *sseStream {
 	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
 		t.Fatalf("stream Content-Type %q, want text/event-stream", ct)
 	}
-	go func() {
-		defer close(s.frames)
-		reader := sse.NewEventStreamReader(resp.Body, 1<<20)
-		for {
-			raw, err := reader.ReadEvent()
-			if len(raw) > 0 {
-				if f, ok := parseFrame(raw); ok {
-					select {
-					case s.frames <- f:
-					case <-ctx.Done():
-						return
-					}
+	go s.read(ctx)
+	return s
+}
+
+// read parses the stream's frames into s.frames until it ends.
+func (s *sseStream) read(ctx context.Context) {
+	defer close(s.frames)
+	reader := sse.NewEventStreamReader(s.resp.Body, 1<<20)
+	for {
+		raw, err := reader.ReadEvent()
+		if len(raw) > 0 {
+			if f, ok := parseFrame(raw); ok {
+				select {
+				case s.frames <- f:
+				case <-ctx.Done():
+					return
 				}
 			}
-			if err != nil {
-				return
-			}
 		}
-	}()
-	return s
+		if err != nil {
+			return
+		}
+	}
 }
 
 // next returns the next frame; false when the stream has ended.

@@ -20,8 +20,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/r3labs/sse/v2"
 )
 
 // ---------------------------------------------------------------------------
@@ -171,25 +169,7 @@ func (h *harnest) openEvents(t *testing.T, path string, headers ...string) *sseS
 	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
 		t.Fatalf("GET %s: Content-Type %q, want text/event-stream", path, ct)
 	}
-	go func() {
-		defer close(s.frames)
-		reader := sse.NewEventStreamReader(resp.Body, 1<<20)
-		for {
-			raw, err := reader.ReadEvent()
-			if len(raw) > 0 {
-				if f, ok := parseFrame(raw); ok {
-					select {
-					case s.frames <- f:
-					case <-ctx.Done():
-						return
-					}
-				}
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
+	go s.read(ctx)
 	return s
 }
 
