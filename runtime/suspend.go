@@ -175,7 +175,8 @@ func (r *Response) deliver(w store.Wait) bool {
 	return true
 }
 
-var errWaitNotFound = func(kind string) *Error {
+// errWaitNotFound is the 404 of an unknown (or another user's) wait.
+func errWaitNotFound(kind string) *Error {
 	if kind == store.WaitClientTool {
 		return &Error{Kind: ErrNotFound, Code: "client_tool_not_found", Detail: "Client tool request not found"}
 	}
