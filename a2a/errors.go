@@ -89,6 +89,10 @@ func asA2A(err error) *Error {
 		return errContentType(re.Detail)
 	case errors.Is(re, runtime.ErrTooLarge), errors.Is(re, runtime.ErrInvalid):
 		return errInvalidParams(re.Detail)
+	case errors.Is(re, runtime.ErrRateLimited):
+		return newError(-32603, "RATE_LIMITED", http.StatusTooManyRequests, "RESOURCE_EXHAUSTED", re.Detail)
+	case errors.Is(re, runtime.ErrAgentRefused):
+		return newError(-32603, "PERMISSION_DENIED", http.StatusNotFound, "NOT_FOUND", re.Detail)
 	case errors.Is(re, runtime.ErrUnavailable):
 		return errUnavailable(re.Detail)
 	}

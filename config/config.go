@@ -15,6 +15,10 @@ const (
 	DefaultPort                  = 1907
 	DefaultRequestTimeoutSeconds = 300
 	DefaultMaxConcurrentRequests = 8
+	DefaultMaxQueuedRequests     = 1000
+	DefaultMaxTurnsPerUser       = 64
+	DefaultBodyTimeoutSeconds    = 60
+	DefaultStoreTimeoutSeconds   = 2
 	DefaultMaxRequestBytes       = 1 << 20
 	DefaultKeyPrefix             = "harnest:"
 	DefaultReceiptTTLSeconds     = 86400
@@ -147,6 +151,13 @@ type HTTP struct {
 	AllowRemote           bool    `yaml:"allowRemote"`           // default false
 	RequestTimeoutSeconds float64 `yaml:"requestTimeoutSeconds"` // >0 and ≤86400, default 300
 	MaxConcurrentRequests int     `yaml:"maxConcurrentRequests"` // 1..100000, default 8
+	// MaxQueuedRequests bounds the runs waiting for a slot, across all
+	// users (1..1000000, default 1000); past it a turn is refused with 429.
+	MaxQueuedRequests int `yaml:"maxQueuedRequests"`
+	// BodyTimeoutSeconds is how long a client has to send a request body
+	// once its headers arrived (>0 and ≤3600, default 60); a slower body is
+	// cut off.
+	BodyTimeoutSeconds float64 `yaml:"bodyTimeoutSeconds"`
 }
 
 // Limits bounds request sizes.
@@ -154,6 +165,10 @@ type Limits struct {
 	// MaxRequestBytes accepts an integer or a size string such as "1MiB";
 	// 1KiB..1GiB, default 1MiB. It bounds HTTP bodies and WebSocket frames.
 	MaxRequestBytes ByteSize `yaml:"maxRequestBytes"`
+	// MaxTurnsPerUser bounds one user's running and queued turns
+	// (1..100000, default 64); past it the user's next turn is refused with
+	// 429 and Retry-After, so no user can take every run slot and queue.
+	MaxTurnsPerUser int `yaml:"maxTurnsPerUser"`
 }
 
 // Playground toggles the browser playground.
@@ -189,6 +204,10 @@ type Store struct {
 // Redis is the connection to a real Redis. No URL means the embedded store.
 type Redis struct {
 	URL string `yaml:"url"` // redis://, rediss:// or unix:// URL; may hold a password, never print it
+	// TimeoutSeconds bounds every Redis call: dial, read, write and the
+	// wait for a pooled connection (>0 and ≤60, default 2). A Redis that
+	// does not answer in time makes requests fail with 503 store_unavailable.
+	TimeoutSeconds float64 `yaml:"timeoutSeconds"`
 }
 
 // Retention says how long state is kept.
@@ -201,6 +220,16 @@ type ByteSize int64
 
 // Enabled reports a default-true flag.
 func Enabled(b *bool) bool { return b == nil || *b }
+
+// BodyTimeout is how long a client has to send a request body.
+func (h HTTP) BodyTimeout() time.Duration {
+	return time.Duration(h.BodyTimeoutSeconds * float64(time.Second))
+}
+
+// Timeout bounds every Redis call.
+func (r Redis) Timeout() time.Duration {
+	return time.Duration(r.TimeoutSeconds * float64(time.Second))
+}
 
 // RequestTimeout is the per-response deadline.
 func (h HTTP) RequestTimeout() time.Duration {

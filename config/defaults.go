@@ -22,6 +22,18 @@ func (c *Config) ApplyDefaults() {
 	if h.MaxConcurrentRequests == 0 {
 		h.MaxConcurrentRequests = DefaultMaxConcurrentRequests
 	}
+	if h.MaxQueuedRequests == 0 {
+		h.MaxQueuedRequests = DefaultMaxQueuedRequests
+	}
+	if h.BodyTimeoutSeconds == 0 {
+		h.BodyTimeoutSeconds = DefaultBodyTimeoutSeconds
+	}
+	if c.Server.Limits.MaxTurnsPerUser == 0 {
+		c.Server.Limits.MaxTurnsPerUser = DefaultMaxTurnsPerUser
+	}
+	if c.Store.Redis.TimeoutSeconds == 0 {
+		c.Store.Redis.TimeoutSeconds = DefaultStoreTimeoutSeconds
+	}
 	if c.Server.Limits.MaxRequestBytes == 0 {
 		c.Server.Limits.MaxRequestBytes = DefaultMaxRequestBytes
 	}

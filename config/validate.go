@@ -177,6 +177,15 @@ func (v *validator) server(s Server) {
 	if v.d.set["server.http.maxConcurrentRequests"] && (h.MaxConcurrentRequests < 1 || h.MaxConcurrentRequests > maxConcurrentRequests) {
 		v.problem("server.http.maxConcurrentRequests", "must be between 1 and %d", maxConcurrentRequests)
 	}
+	if v.d.set["server.http.maxQueuedRequests"] && (h.MaxQueuedRequests < 1 || h.MaxQueuedRequests > 1_000_000) {
+		v.problem("server.http.maxQueuedRequests", "must be between 1 and 1000000")
+	}
+	if v.d.set["server.http.bodyTimeoutSeconds"] && !(h.BodyTimeoutSeconds > 0 && h.BodyTimeoutSeconds <= 3600) {
+		v.problem("server.http.bodyTimeoutSeconds", "must be greater than 0 and at most 3600 (one hour)")
+	}
+	if v.d.set["server.limits.maxTurnsPerUser"] && (s.Limits.MaxTurnsPerUser < 1 || s.Limits.MaxTurnsPerUser > maxConcurrentRequests) {
+		v.problem("server.limits.maxTurnsPerUser", "must be between 1 and %d", maxConcurrentRequests)
+	}
 	if size := s.Limits.MaxRequestBytes; v.d.set["server.limits.maxRequestBytes"] && (size < minRequestBytes || size > maxRequestBytes) {
 		v.problem("server.limits.maxRequestBytes", "must be between %s and %s", minRequestBytes, maxRequestBytes)
 	}
@@ -202,6 +211,9 @@ func (v *validator) auth(a Auth) {
 func (v *validator) store(s Store) {
 	if s.LeaseSeconds < 0 || s.LeaseSeconds > 3600 {
 		v.problem("store.leaseSeconds", "must be between 1 and 3600 (0 means the default, 30)")
+	}
+	if v.d.set["store.redis.timeoutSeconds"] && !(s.Redis.TimeoutSeconds > 0 && s.Redis.TimeoutSeconds <= 60) {
+		v.problem("store.redis.timeoutSeconds", "must be greater than 0 and at most 60")
 	}
 	if s.Redis.URL != "" {
 		if msg := redisURLProblem(s.Redis.URL); msg != "" {

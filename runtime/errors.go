@@ -3,6 +3,7 @@ package runtime
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Kinds of failure every transport maps once: to an HTTP status, a JSON-RPC
@@ -22,6 +23,15 @@ var (
 	// connected, paused, deadline passed). Unlike other agent errors, its
 	// code and sentence reach the receipt and the caller (HTTP 503).
 	ErrAgentUnavailable = errors.New("agent unavailable")
+	// ErrAgentRefused is what a backend returns when it will not answer
+	// this caller at all (the relay answers its owner only): the code and
+	// sentence reach the receipt and the caller as a refusal that clients
+	// should not retry (HTTP 404, as for anything the caller may not use).
+	ErrAgentRefused = errors.New("agent refused the caller")
+	// ErrRateLimited means the caller asked for more than its share (its
+	// running and queued turns, the server's queue); Error.RetryAfter says
+	// when to try again (HTTP 429 with Retry-After).
+	ErrRateLimited = errors.New("rate limited")
 
 	// ErrApprovalDenied is what Turn.RequestApproval returns when a human
 	// denied the action; ErrApprovalExpired when nobody answered in time.
@@ -38,6 +48,9 @@ type Error struct {
 	Kind   error
 	Code   string // stable, snake_case: "session_not_found", "invalid_request", ...
 	Detail string // a sentence that says what went wrong
+	// RetryAfter, when set, is how long the caller should wait before
+	// trying again (sent as Retry-After).
+	RetryAfter time.Duration
 }
 
 func (e *Error) Error() string { return e.Detail }

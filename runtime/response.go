@@ -362,7 +362,7 @@ func (r *Response) finish(runErr error) {
 		fail = errCancelled
 	case errors.Is(runErr, ErrApprovalDenied), errors.Is(runErr, ErrApprovalExpired):
 		fail = errDenied
-	case errors.Is(runErr, ErrAgentUnavailable):
+	case errors.Is(runErr, ErrAgentUnavailable), errors.Is(runErr, ErrAgentRefused), errors.Is(runErr, ErrRateLimited):
 		fail = AsError(runErr) // its code and sentence are meant for the caller
 	default:
 		s.log.Warn("agent failed", "responseId", r.ID, "err", runErr)

@@ -17,6 +17,12 @@ type Options struct {
 	Agent Agent
 	// MaxConcurrent runs at once, shared by every transport (default 8).
 	MaxConcurrent int
+	// MaxQueued bounds the runs waiting for a slot, across all users
+	// (default 1000); past it StartResponse refuses with ErrRateLimited.
+	MaxQueued int
+	// MaxPerUser bounds one user's running and queued runs (default 64);
+	// past it that user's StartResponse refuses with ErrRateLimited.
+	MaxPerUser int
 	// Timeout is the deadline of one run (default 300 s).
 	Timeout time.Duration
 	// MaxInputBytes bounds a text input (default 1 MiB).

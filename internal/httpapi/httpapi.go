@@ -9,6 +9,8 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"strconv"
+	"time"
 
 	"github.com/harnest/harnest/runtime"
 )
@@ -38,6 +40,10 @@ func StatusOf(err *runtime.Error) int {
 		return http.StatusBadGateway
 	case errors.Is(err, runtime.ErrAgentFailed):
 		return http.StatusInternalServerError
+	case errors.Is(err, runtime.ErrRateLimited):
+		return http.StatusTooManyRequests
+	case errors.Is(err, runtime.ErrAgentRefused):
+		return http.StatusNotFound
 	case errors.Is(err, runtime.ErrCancelled):
 		return 499 // the client closed the request; nobody reads this
 	}
@@ -48,7 +54,18 @@ func StatusOf(err *runtime.Error) int {
 // runtime errors become a 503 without internal details.
 func WriteError(w http.ResponseWriter, err error) {
 	e := runtime.AsError(err)
+	SetRetryAfter(w, e)
 	Fail(w, StatusOf(e), e.Code, e.Detail)
+}
+
+// SetRetryAfter sets the Retry-After header (whole seconds, at least 1) of
+// an error that says when to try again.
+func SetRetryAfter(w http.ResponseWriter, e *runtime.Error) {
+	if e == nil || e.RetryAfter <= 0 {
+		return
+	}
+	secs := int64((e.RetryAfter + time.Second - 1) / time.Second)
+	w.Header().Set("Retry-After", strconv.FormatInt(secs, 10))
 }
 
 // Fail answers with an explicit status, for errors a transport finds itself.

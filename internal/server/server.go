@@ -64,6 +64,7 @@ func New(ctx context.Context, f *config.Folder, o Options) (*Server, error) {
 	st, err := store.Open(ctx, store.Options{
 		URL: url, KeyPrefix: cfg.Store.KeyPrefix,
 		ReceiptTTL: time.Duration(cfg.Store.Retention.ReceiptsSeconds) * time.Second,
+		Timeout:    cfg.Store.Redis.Timeout(),
 	})
 	if err != nil {
 		return nil, err
@@ -97,6 +98,8 @@ func New(ctx context.Context, f *config.Folder, o Options) (*Server, error) {
 	ro := runtime.Options{
 		Store: st, Agent: agent, Logger: log,
 		MaxConcurrent: cfg.Server.HTTP.MaxConcurrentRequests,
+		MaxQueued:     cfg.Server.HTTP.MaxQueuedRequests,
+		MaxPerUser:    cfg.Server.Limits.MaxTurnsPerUser,
 		Timeout:       cfg.Server.HTTP.RequestTimeout(),
 		MaxInputBytes: int(cfg.Server.Limits.MaxRequestBytes),
 		Lease:         time.Duration(cfg.Store.LeaseSeconds) * time.Second,

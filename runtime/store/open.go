@@ -22,6 +22,9 @@ type Options struct {
 	KeyPrefix string
 	// ReceiptTTL is how long a receipt and its event log are kept.
 	ReceiptTTL time.Duration
+	// Timeout bounds every call to a real Redis: dial, read, write and the
+	// wait for a pooled connection (default 2 s).
+	Timeout time.Duration
 	// Hooks observe every command and pipeline sent to Redis (tests count
 	// round trips with one).
 	Hooks []redis.Hook
