@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"time"
+
+	"github.com/harnest/harnest/runtime/store"
 )
 
 // Replicas talk through one Redis pub/sub control channel: whoever takes an
@@ -23,6 +25,13 @@ type control struct {
 func (s *Service) sendControl(ctx context.Context, c control) error {
 	b, _ := json.Marshal(c)
 	return s.store.PublishControl(ctx, string(b))
+}
+
+// sendControlTo sends a control message to one replica; gone reports that
+// the store knows no such replica listens any more.
+func (s *Service) sendControlTo(ctx context.Context, replica string, c control) (gone bool, err error) {
+	b, _ := json.Marshal(c)
+	return s.store.SendControl(ctx, replica, string(b))
 }
 
 // onControl runs on the hub's goroutine for every control message.
@@ -87,12 +96,13 @@ func (s *Service) CancelResponse(ctx context.Context, p Principal, sessionID, re
 }
 
 // isTerminal reports whether a receipt is final.
-func isTerminal(receipt []byte) bool {
-	switch statusOf(receipt) {
-	case StatusCompleted, StatusFailed, StatusCancelled, StatusDenied:
-		return true
-	}
-	return false
+func isTerminal(receipt []byte) bool { return store.IsFinalReceipt(receipt) }
+
+// envelopeOf decodes a receipt.
+func envelopeOf(receipt []byte) (Envelope, bool) {
+	var env Envelope
+	err := json.Unmarshal(receipt, &env)
+	return env, err == nil
 }
 
 func statusOf(receipt []byte) string {

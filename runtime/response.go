@@ -82,9 +82,9 @@ type Response struct {
 
 	// flushMu orders writes of events to Redis: flushes and commits.
 	flushMu sync.Mutex
-	// gate and deadline of the agent's current segment.
-	releaseGate func()
-	deadline    *time.Timer
+	// slot and deadline of the agent's current segment.
+	slot     *ticket
+	deadline *time.Timer
 }
 
 // Outcome is how a response reached a boundary.
@@ -104,6 +104,7 @@ var (
 	errCancelled    = &Error{Kind: ErrCancelled, Code: CodeCancelled, Detail: "Response cancelled"}
 	errShuttingDown = &Error{Kind: ErrUnavailable, Code: CodeShutdown, Detail: "The server is shutting down; retry on another replica"}
 	errLeaseLost    = &Error{Kind: ErrAgentFailed, Code: CodeLeaseLost, Detail: "The response lost its session to another response"}
+	errReceiptFinal = &Error{Kind: ErrConflict, Code: "receipt_final", Detail: "The response was already recorded as finished"}
 	errDenied       = &Error{Kind: ErrApprovalDenied, Code: "denied", Detail: "The action was denied"}
 )
 
@@ -127,6 +128,9 @@ func (s *Service) StartResponse(ctx context.Context, p Principal, req ResponseRe
 		return nil, err
 	}
 	create := req.SessionID == ""
+	if !create && !validSessionID(req.SessionID) {
+		return nil, errSessionNotFound // no such session can exist
+	}
 	sessionID := req.SessionID
 	if create {
 		sessionID = NewSessionID()
@@ -148,16 +152,23 @@ func (s *Service) StartResponse(ctx context.Context, p Principal, req ResponseRe
 	if !req.Background {
 		r.detachCaller = context.AfterFunc(ctx, func() { r.cancel(context.Canceled) })
 	}
+	place, err := s.admission.reserve(p.UserID)
+	if err != nil {
+		r.cancel(nil)
+		return nil, err
+	}
 	if !s.track(r) {
+		place.release()
 		r.cancel(nil)
 		return nil, errShuttingDown
 	}
 	receipt, _ := json.Marshal(r.envelope(StatusInProgress))
 	state, err := s.store.BeginResponse(ctx, store.Begin{
 		User: p.UserID, Session: sessionID, ResponseID: r.ID, CreateSession: create,
-		Receipt: receipt, Lease: s.lease, Now: s.timestamp(),
+		Receipt: receipt, Lease: s.lease, Replica: s.replica, Now: s.timestamp(),
 	})
 	if err != nil {
+		place.release()
 		r.cancel(nil)
 		s.untrack(r)
 		switch {
@@ -179,7 +190,7 @@ func (s *Service) StartResponse(ctx context.Context, p Principal, req ResponseRe
 		RequestApproval:   r.requestApproval,
 		RequestClientTool: r.requestClientTool,
 	}
-	go r.run()
+	go r.run(place)
 	return r, nil
 }
 
@@ -231,39 +242,41 @@ func (r *Response) reachBoundary(o Outcome) {
 	})
 }
 
-func (r *Response) run() {
+func (r *Response) run(first *ticket) {
 	s := r.svc
 	defer s.untrack(r)
 	defer close(r.done)
 	defer r.cancel(nil)
 
+	// The lease is renewed from the start, also while the run waits for a
+	// slot, until its final step is recorded.
+	stopRenew := r.renewLease()
+	defer stopRenew()
 	r.emit(Event{Type: EventCreated, Metadata: r.metadata})
-	runErr := r.runAgent()
+	runErr := r.runAgent(first)
 	r.finish(runErr)
 }
 
 var errDeadline = errors.New("response deadline passed")
 
-// runAgent runs the agent behind the gate and under the deadline while
-// renewing the session lease. A suspension gives the gate back and stops
-// the deadline; resuming takes a slot again with a fresh deadline.
-func (r *Response) runAgent() error {
+// runAgent runs the agent under the deadline and behind admission. The
+// deadline covers the wait for a slot too, so no run queues forever. A
+// suspension gives the slot back and stops the deadline; resuming takes a
+// slot again with a fresh deadline.
+func (r *Response) runAgent(first *ticket) error {
 	s := r.svc
 	ctx, cancel := context.WithCancelCause(r.ctx)
 	defer cancel(nil)
 	r.mu.Lock()
 	r.agentCtx, r.agentCancel = ctx, cancel
 	r.mu.Unlock()
-	if err := r.enterSegment(ctx); err != nil {
-		return err
-	}
 	defer r.leaveSegment()
-	stopRenew := r.renewLease(ctx)
-	defer stopRenew()
-
-	err := s.agent.Run(ctx, &r.turn, r.emitFromAgent)
-	if err == nil && ctx.Err() != nil {
-		err = ctx.Err() // the agent ignored cancellation and returned nil
+	err := r.enterSegment(ctx, first)
+	if err == nil {
+		err = s.agent.Run(ctx, &r.turn, r.emitFromAgent)
+		if err == nil && ctx.Err() != nil {
+			err = ctx.Err() // the agent ignored cancellation and returned nil
+		}
 	}
 	if err != nil && context.Cause(ctx) == errDeadline {
 		return errDeadline
@@ -271,47 +284,52 @@ func (r *Response) runAgent() error {
 	return err
 }
 
-// enterSegment waits for a gate slot and starts the segment's deadline.
-func (r *Response) enterSegment(ctx context.Context) error {
-	release, err := r.svc.gate.acquire(ctx)
-	if err != nil {
-		return err
-	}
+// enterSegment starts the segment's deadline and waits for a run slot with
+// the ticket.
+func (r *Response) enterSegment(ctx context.Context, t *ticket) error {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.releaseGate = release
 	if r.deadline == nil {
 		cancel := r.agentCancel
 		r.deadline = time.AfterFunc(r.svc.timeout, func() { cancel(errDeadline) })
 	} else {
 		r.deadline.Reset(r.svc.timeout)
 	}
+	r.mu.Unlock()
+	if err := t.acquire(ctx); err != nil {
+		return err
+	}
+	r.mu.Lock()
+	r.slot = t
+	r.mu.Unlock()
 	return nil
 }
 
-// leaveSegment stops the deadline and frees the gate slot.
+// leaveSegment stops the deadline and frees the run slot.
 func (r *Response) leaveSegment() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.deadline != nil {
 		r.deadline.Stop()
 	}
-	if r.releaseGate != nil {
-		r.releaseGate()
-		r.releaseGate = nil
+	if r.slot != nil {
+		r.slot.release()
+		r.slot = nil
 	}
 }
 
 // renewLease keeps the session held while the response lives: every third
 // of the lease it extends the hold (a timer, not a goroutine, so short turns
-// cost nothing).
-func (r *Response) renewLease(ctx context.Context) (stop func()) {
+// cost nothing). A queued run is renewed like a running one, so no replica
+// takes it for the run of a dead replica.
+func (r *Response) renewLease() (stop func()) {
 	s := r.svc
 	var mu sync.Mutex
 	stopped := false
 	var t *time.Timer
 	t = time.AfterFunc(s.lease/3, func() {
-		ok, err := s.store.RenewLease(ctx, r.turn.UserID, r.SessionID, r.ID, s.lease)
+		ctx, cancel := context.WithTimeout(context.Background(), s.lease/3)
+		ok, err := s.store.RenewLease(ctx, r.turn.UserID, r.SessionID, r.ID, s.replica, s.lease)
+		cancel()
 		mu.Lock()
 		defer mu.Unlock()
 		if stopped {
@@ -369,7 +387,7 @@ func (r *Response) finish(runErr error) {
 		fail = errAgentFailed
 	}
 
-	commit := store.Commit{User: r.turn.UserID, Session: r.SessionID, ResponseID: r.ID, Release: true, Now: s.timestamp()}
+	commit := store.Commit{User: r.turn.UserID, Session: r.SessionID, ResponseID: r.ID, Release: true, Replica: s.replica, Now: s.timestamp()}
 	if fail == nil {
 		r.emit(Event{Type: EventCompleted, Envelope: &env})
 		r.mu.Lock()
@@ -378,10 +396,11 @@ func (r *Response) finish(runErr error) {
 		commit.Messages = r.transcriptMessages(env)
 	} else {
 		env = r.failedEnvelope(fail)
-		switch fail.Kind {
-		case ErrCancelled, ErrApprovalDenied:
-			// A cancelled or denied response ends with its receipt as the
-			// last frame: response.completed with that status.
+		switch {
+		case fail.Kind == ErrCancelled, fail.Kind == ErrApprovalDenied, fail == errShuttingDown:
+			// A cancelled (also by shutdown) or denied response ends with its
+			// receipt as the last frame: response.completed with that status,
+			// so streams say what the receipt says.
 			r.emit(Event{Type: EventCompleted, Envelope: &env})
 		default:
 			r.emit(Event{Type: EventError, Error: fail.Detail})
@@ -394,13 +413,26 @@ func (r *Response) finish(runErr error) {
 	commit.Receipt = body
 
 	// The caller may be gone; the receipt is still recorded.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.ctx), 10*time.Second)
-	defer cancel()
-	err := r.commit(ctx, commit)
-	if errors.Is(err, store.ErrLeaseLost) {
+	err := r.record(&commit)
+	switch {
+	case errors.Is(err, store.ErrLeaseLost):
 		fail, env = errLeaseLost, r.failedEnvelope(errLeaseLost)
 		body, _ = json.Marshal(env)
-		err = s.store.WriteReceipt(ctx, r.turn.UserID, r.SessionID, r.ID, body)
+		err = r.replaceReceipt(body)
+	case err != nil && !errors.Is(err, store.ErrReceiptFinal):
+		// The store did not answer: tell the caller now, and keep trying in
+		// the background, so the receipt becomes this outcome once the store
+		// is back (never replica_lost: this replica lives).
+		s.log.Error("cannot record response; retrying", "responseId", r.ID, "err", err)
+		r.detachStream()
+		r.reachBoundary(Outcome{Envelope: env, Body: body, Err: s.storeFailure(err).(*Error)})
+		err = r.recordUntilStored(&commit)
+	}
+	if errors.Is(err, store.ErrReceiptFinal) {
+		// Recorded final meanwhile (by a sweeper that took this replica for
+		// dead): that receipt stands, and callers see it.
+		fail, env, body = r.storedOutcome()
+		err = nil
 	}
 	if err != nil {
 		s.log.Error("cannot record response", "responseId", r.ID, "err", err)
@@ -488,6 +520,9 @@ func (s *Service) history(ctx context.Context, user, session string, limit int) 
 // given session: exactly the JSON the call returned, or the in_progress
 // envelope while it runs.
 func (s *Service) GetResponse(ctx context.Context, p Principal, sessionID, responseID string) ([]byte, error) {
+	if !validSessionID(sessionID) {
+		return nil, errResponseNotFound
+	}
 	b, found, err := s.store.Receipt(ctx, p.UserID, sessionID, responseID)
 	if err != nil {
 		return nil, s.storeFailure(err)

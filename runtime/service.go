@@ -49,20 +49,31 @@ type Options struct {
 
 // Service is the core every transport drives.
 type Service struct {
-	store   *store.Store
-	agent   Agent
-	gate    gate
-	timeout time.Duration
-	maxIn   int
-	policy  OutputPolicy
-	lease   time.Duration
-	log     *slog.Logger
-	now     func() time.Time
+	store     *store.Store
+	agent     Agent
+	admission *admission
+	timeout   time.Duration
+	maxIn     int
+	policy    OutputPolicy
+	lease     time.Duration
+	log       *slog.Logger
+	now       func() time.Time
 
 	approvalTTL, clientToolTTL, sweepEvery, flushDelay time.Duration
 	hub                                                *store.Hub
 	stopSweeper                                        context.CancelFunc
 	sweeperDone                                        chan struct{}
+
+	// replica names this replica among those sharing the store: runs and
+	// waits record it, and answers reach it on its own control channel.
+	replica string
+	// halt is closed when Shutdown's grace is over: responses still trying
+	// to record their final step give up.
+	halt     chan struct{}
+	haltOnce sync.Once
+	// lapsedSeen is when the sweeper first saw each lapsed run of another
+	// replica (see sweep.go).
+	lapsedSeen map[string]time.Time
 
 	mu       sync.Mutex
 	runs     map[*Response]struct{}
@@ -74,11 +85,12 @@ type Service struct {
 // New builds a Service.
 func New(o Options) *Service {
 	s := &Service{
-		store: o.Store, agent: o.Agent, gate: newGate(o.MaxConcurrent),
+		store: o.Store, agent: o.Agent, admission: newAdmission(o.MaxConcurrent, o.MaxQueued, o.MaxPerUser),
 		timeout: o.Timeout, maxIn: o.MaxInputBytes, policy: o.Policy,
 		lease: o.Lease, log: o.Logger, now: o.Now,
 		approvalTTL: o.ApprovalTTL, clientToolTTL: o.ClientToolTTL, sweepEvery: o.SweepInterval, flushDelay: o.FlushDelay,
 		runs: map[*Response]struct{}{}, byID: map[string]*Response{},
+		replica: "replica_" + newHex(), halt: make(chan struct{}), lapsedSeen: map[string]time.Time{},
 	}
 	if s.approvalTTL <= 0 {
 		s.approvalTTL = DefaultApprovalTTL
@@ -91,9 +103,6 @@ func New(o Options) *Service {
 	}
 	if s.sweepEvery <= 0 {
 		s.sweepEvery = 2 * time.Second
-	}
-	if s.gate == nil || o.MaxConcurrent == 0 {
-		s.gate = newGate(8)
 	}
 	if s.timeout <= 0 {
 		s.timeout = 300 * time.Second
@@ -121,7 +130,7 @@ func (s *Service) MaxInputBytes() int { return s.maxIn }
 // the sweeper that fails the runs of replicas that died. Stop it with
 // Shutdown.
 func (s *Service) Start(ctx context.Context) error {
-	hub, err := s.store.StartHub(ctx, s.onControl)
+	hub, err := s.store.StartHub(ctx, s.replica, s.onControl)
 	if err != nil {
 		return fmt.Errorf("runtime: subscribe to the control channel: %w", err)
 	}
@@ -149,6 +158,15 @@ func (s *Service) Shutdown(ctx context.Context) error {
 			r.cancel(errShutdown)
 		}
 		s.mu.Unlock()
+		go func() {
+			// Responses record their receipts now; one that cannot reach the
+			// store gets a little longer, then gives up.
+			select {
+			case <-done:
+			case <-time.After(recordTimeout):
+				s.haltOnce.Do(func() { close(s.halt) })
+			}
+		}()
 		<-done
 		err = ctx.Err()
 	}

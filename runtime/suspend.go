@@ -108,7 +108,8 @@ func (r *Response) suspend(ctx context.Context, announce Event, action *Required
 	body, _ := json.Marshal(env)
 	err := r.commit(ctx, store.Commit{
 		User: r.turn.UserID, Session: r.SessionID, ResponseID: r.ID, Receipt: body, Now: s.timestamp(),
-		Wait: &store.Wait{ID: action.ID, Kind: kind, ResponseID: r.ID, ExpiresAt: expires, AfterSequence: after},
+		Wait:    &store.Wait{ID: action.ID, Kind: kind, ResponseID: r.ID, ExpiresAt: expires, AfterSequence: after, Replica: s.replica},
+		Replica: s.replica,
 	})
 	if err != nil {
 		return store.Wait{}, err
@@ -151,14 +152,20 @@ func (r *Response) awaitAnswer(ctx context.Context, w *waiter, expires time.Time
 	}
 }
 
-// resumeSegment takes a gate slot with a fresh deadline and records the
+// resumeSegment takes a run slot with a fresh deadline and records the
 // receipt as in_progress again.
 func (r *Response) resumeSegment(ctx context.Context) error {
-	if err := r.enterSegment(ctx); err != nil {
+	if err := r.enterSegment(ctx, r.svc.admission.resume(r.turn.UserID)); err != nil {
 		return err
 	}
 	receipt, _ := json.Marshal(r.envelope(StatusInProgress))
-	return r.svc.store.WriteReceipt(ctx, r.turn.UserID, r.SessionID, r.ID, receipt)
+	if err := r.svc.store.ReplaceReceipt(ctx, r.turn.UserID, r.SessionID, r.ID, receipt); err != nil {
+		if errors.Is(err, store.ErrReceiptFinal) {
+			return errReceiptFinal
+		}
+		return err
+	}
+	return nil
 }
 
 // deliver hands an answer to the agent when it waits for it here.
@@ -257,18 +264,33 @@ func (s *Service) resolve(ctx context.Context, p Principal, id, kind, status str
 		}
 		return w, Errorf(ErrConflict, "already_resolved", "%s is already %s", noun, current)
 	case errors.Is(err, store.ErrWaitUnavailable):
-		return w, Errorf(ErrConflict, "execution_unavailable",
-			"The response waiting for this answer is no longer running (its replica stopped or it was cancelled)")
+		return w, errExecutionUnavailable
 	case err != nil:
 		return w, s.storeFailure(err)
 	case w.ID == "":
 		return w, errWaitNotFound(kind)
 	}
-	if err := s.sendControl(ctx, control{Op: "resolve", ResponseID: w.ResponseID, User: p.UserID, Session: w.Session, WaitID: id}); err != nil {
+	c := control{Op: "resolve", ResponseID: w.ResponseID, User: p.UserID, Session: w.Session, WaitID: id}
+	if w.Replica == "" { // a wait recorded before replicas had their own channel
+		if err := s.sendControl(ctx, c); err != nil {
+			return w, s.storeFailure(err)
+		}
+		return w, nil
+	}
+	gone, err := s.sendControlTo(ctx, w.Replica, c)
+	if err != nil {
 		return w, s.storeFailure(err)
+	}
+	if gone {
+		// Its replica died: nobody will resume the response, which the
+		// sweeper fails once its lease lapses.
+		return w, errExecutionUnavailable
 	}
 	return w, nil
 }
+
+var errExecutionUnavailable = &Error{Kind: ErrConflict, Code: "execution_unavailable",
+	Detail: "The response waiting for this answer is no longer running (its replica stopped or it was cancelled)"}
 
 // NextBoundary follows a resumed response to its next boundary (completed,
 // the next requires_action, or a failure) and returns that receipt.
@@ -292,6 +314,9 @@ func (s *Service) NextBoundary(ctx context.Context, p Principal, w Resumption) (
 	receipt, err := s.GetResponse(ctx, p, w.SessionID, w.ResponseID)
 	if err != nil {
 		return Answer{}, err
+	}
+	if env, ok := envelopeOf(receipt); ok && env.Error != nil && env.Error.Code == CodeReplicaLost {
+		return Answer{}, errExecutionUnavailable // its replica died before it resumed
 	}
 	if failed != nil {
 		var env Envelope

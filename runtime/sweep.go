@@ -21,7 +21,7 @@ func (s *Service) sweep(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		swept, err := s.store.SweepLapsed(ctx, time.Now(), 100, s.lapsedReceipt)
+		swept, err := s.store.SweepLapsed(ctx, time.Now(), 100, s.lapsedDue, s.lapsedReceipt)
 		if err != nil && ctx.Err() == nil {
 			s.log.Warn("sweeping lapsed runs failed", "err", err)
 		}
@@ -29,6 +29,34 @@ func (s *Service) sweep(ctx context.Context) {
 			s.log.Warn("failed a response whose replica stopped renewing it", "responseId", run.ResponseID)
 		}
 	}
+}
+
+// lapsedDue decides whether a run whose lease lapsed is failed now. A run
+// of this replica is alive (it is renewed as soon as the store answers). A
+// run of another replica is failed only when it is still lapsed a while
+// after this sweeper first saw it lapsed: a replica that lived through a
+// store outage longer than its lease renews its runs within a third of the
+// lease once the store is back, and must not find them failed.
+func (s *Service) lapsedDue(run store.Lapsed) bool {
+	if s.local(run.ResponseID) != nil {
+		return false
+	}
+	now := time.Now()
+	for id, seen := range s.lapsedSeen { // forget runs renewed or swept since
+		if now.Sub(seen) > 10*s.lease {
+			delete(s.lapsedSeen, id)
+		}
+	}
+	seen, ok := s.lapsedSeen[run.ResponseID]
+	if !ok {
+		s.lapsedSeen[run.ResponseID] = now
+		return false
+	}
+	if now.Sub(seen) < s.lease/2 {
+		return false
+	}
+	delete(s.lapsedSeen, run.ResponseID)
+	return true
 }
 
 // lapsedReceipt is the failed receipt that replaces a receipt that was not

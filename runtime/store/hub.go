@@ -15,7 +15,8 @@ import (
 // connection.
 type Hub struct {
 	ps        *redis.PubSub
-	control   string
+	control   string // every replica's
+	own       string // this replica's
 	onControl func(payload string)
 
 	subMu     sync.Mutex // orders SUBSCRIBE/UNSUBSCRIBE with the listener sets
@@ -26,16 +27,24 @@ type Hub struct {
 
 func (s *Store) controlChannel() string { return s.prefix + "control" }
 
-// StartHub subscribes to the control channel and dispatches messages until
-// Close. onControl runs for every control message, on the hub's goroutine.
-func (s *Store) StartHub(ctx context.Context, onControl func(payload string)) (*Hub, error) {
+func (s *Store) replicaChannel(replica string) string {
+	return s.prefix + "control:" + escapeID(replica)
+}
+
+// StartHub subscribes to the control channel of every replica and to this
+// replica's own, and dispatches messages until Close. onControl runs for
+// every control message, on the hub's goroutine.
+func (s *Store) StartHub(ctx context.Context, replica string, onControl func(payload string)) (*Hub, error) {
 	h := &Hub{
-		ps: s.rdb.Subscribe(ctx, s.controlChannel()), control: s.controlChannel(), onControl: onControl,
+		ps:      s.rdb.Subscribe(ctx, s.controlChannel(), s.replicaChannel(replica)),
+		control: s.controlChannel(), own: s.replicaChannel(replica), onControl: onControl,
 		listeners: map[string]map[chan struct{}]struct{}{}, done: make(chan struct{}),
 	}
-	if _, err := h.ps.Receive(ctx); err != nil { // the subscription confirmation
-		h.ps.Close()
-		return nil, err
+	for range 2 { // the two subscription confirmations
+		if _, err := h.ps.Receive(ctx); err != nil {
+			h.ps.Close()
+			return nil, err
+		}
 	}
 	go h.dispatch()
 	return h, nil
@@ -44,7 +53,7 @@ func (s *Store) StartHub(ctx context.Context, onControl func(payload string)) (*
 func (h *Hub) dispatch() {
 	defer close(h.done)
 	for msg := range h.ps.Channel() {
-		if msg.Channel == h.control {
+		if msg.Channel == h.control || msg.Channel == h.own {
 			h.onControl(msg.Payload)
 			continue
 		}
@@ -117,4 +126,17 @@ func (s *Store) ListenEvents(ctx context.Context, h *Hub, user, session, respons
 // PublishControl sends a control message to every replica.
 func (s *Store) PublishControl(ctx context.Context, payload string) error {
 	return s.rdb.Publish(ctx, s.controlChannel(), payload).Err()
+}
+
+// SendControl sends a control message to one replica. gone is true when
+// the store can tell that no such replica listens (it died): single-node
+// and Sentinel Redis count a message's receivers exactly; a Cluster counts
+// only those on one node, so there gone is always false.
+func (s *Store) SendControl(ctx context.Context, replica, payload string) (gone bool, err error) {
+	n, err := s.rdb.Publish(ctx, s.replicaChannel(replica), payload).Result()
+	if err != nil {
+		return false, err
+	}
+	_, cluster := s.rdb.(*redis.ClusterClient)
+	return n == 0 && !cluster, nil
 }

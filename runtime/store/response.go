@@ -23,7 +23,9 @@ type Begin struct {
 	CreateSession bool
 	Receipt       []byte        // the in_progress receipt
 	Lease         time.Duration // how long the hold lasts unless renewed
-	Now           string
+	// Replica is the ID of the replica that runs the response.
+	Replica string
+	Now     string
 }
 
 // BeginResponse takes the session's lease for the response, writes its
@@ -54,7 +56,7 @@ func (s *Store) BeginResponse(ctx context.Context, b Begin) (map[string]json.Raw
 		lease = p.SetNX(ctx, k.lease, b.ResponseID, b.Lease)
 		p.Set(ctx, receiptKey, b.Receipt, s.receiptTTL)
 		p.SAdd(ctx, k.responses, escapeID(b.ResponseID))
-		s.registerRun(ctx, p, b.User, b.Session, b.ResponseID, b.Lease)
+		s.registerRun(ctx, p, b.User, b.Session, b.ResponseID, b.Replica, b.Lease)
 		return nil
 	})
 	if err != nil {
@@ -87,7 +89,7 @@ func (s *Store) undoBegin(ctx context.Context, k sessionKeys, b Begin, tookLease
 	_, _ = s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		p.Del(ctx, k.receipt(b.ResponseID))
 		p.SRem(ctx, k.responses, escapeID(b.ResponseID))
-		s.unregisterRun(ctx, p, b.User, b.Session, b.ResponseID)
+		s.unregisterRun(ctx, p, b.User, b.Session, b.ResponseID, b.Replica)
 		if tookLease {
 			p.Del(ctx, k.lease)
 		}
@@ -108,27 +110,38 @@ type Commit struct {
 	// Wait records what a suspended response waits for (an approval or a
 	// client tool), written with the requires_action receipt.
 	Wait *Wait
-	Now  string
+	// Replica is the ID of the replica that runs the response (as in Begin).
+	Replica string
+	Now     string
 }
 
 // ErrLeaseLost means another response took the session while this one ran
 // (its lease lapsed); nothing of the step was written.
 var ErrLeaseLost = errors.New("store: the response no longer holds its session")
 
+// ErrReceiptFinal means the response's receipt is already final (completed,
+// failed, cancelled or denied); nothing was written, since a final receipt
+// never changes.
+var ErrReceiptFinal = errors.New("store: the response's receipt is already final")
+
 // CommitResponse writes the receipt, its events, the transcript messages and
 // the state delta of one step atomically, in two round trips: WATCH the lease
-// while reading it and the transcript length, then MULTI/EXEC the writes,
-// which Redis refuses if the lease changed in between.
+// and the receipt while reading them and the transcript length, then
+// MULTI/EXEC the writes, which Redis refuses if either changed in between.
+// It returns ErrLeaseLost when another response holds the session and
+// ErrReceiptFinal when the receipt is already final.
 func (s *Store) CommitResponse(ctx context.Context, c Commit) error {
 	k := s.sessionKeys(c.User, c.Session)
+	receiptKey := k.receipt(c.ResponseID)
 	err := s.rdb.Watch(ctx, func(tx *redis.Tx) error {
 		// WATCH travels in the same round trip as the reads. go-redis does
 		// not know it is armed, so every path that skips EXEC unwatches.
-		var holder, length *redis.StringCmd
+		var holder, length, current *redis.StringCmd
 		_, err := tx.Pipelined(ctx, func(p redis.Pipeliner) error {
-			p.Do(ctx, "watch", k.lease)
+			p.Do(ctx, "watch", k.lease, receiptKey)
 			holder = p.Get(ctx, k.lease)
 			length = p.HGet(ctx, k.meta, "msgs")
+			current = p.Get(ctx, receiptKey)
 			return nil
 		})
 		if err != nil && !errors.Is(err, redis.Nil) {
@@ -139,6 +152,10 @@ func (s *Store) CommitResponse(ctx context.Context, c Commit) error {
 		if held && holder.Val() != c.ResponseID {
 			_ = tx.Unwatch(ctx).Err()
 			return ErrLeaseLost
+		}
+		if current.Err() == nil && IsFinalReceipt([]byte(current.Val())) {
+			_ = tx.Unwatch(ctx).Err()
+			return ErrReceiptFinal
 		}
 		offset, _ := strconv.ParseInt(length.Val(), 10, 64)
 		_, err = tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
@@ -159,7 +176,7 @@ func (s *Store) CommitResponse(ctx context.Context, c Commit) error {
 			} else if len(c.StateDelta) > 0 {
 				p.HSet(ctx, k.meta, "updatedAt", c.Now)
 			}
-			p.Set(ctx, k.receipt(c.ResponseID), c.Receipt, s.receiptTTL)
+			p.Set(ctx, receiptKey, c.Receipt, s.receiptTTL)
 			if c.Wait != nil {
 				s.addWait(ctx, p, c.User, c.Session, c.Wait)
 			}
@@ -167,7 +184,7 @@ func (s *Store) CommitResponse(ctx context.Context, c Commit) error {
 				p.Del(ctx, k.lease)
 			}
 			if c.Release {
-				s.unregisterRun(ctx, p, c.User, c.Session, c.ResponseID)
+				s.unregisterRun(ctx, p, c.User, c.Session, c.ResponseID, c.Replica)
 			}
 			if len(c.Events) > 0 {
 				p.Publish(ctx, s.eventsChannel(c.User, c.Session, c.ResponseID), c.Events[len(c.Events)-1].Sequence)
@@ -177,34 +194,67 @@ func (s *Store) CommitResponse(ctx context.Context, c Commit) error {
 		return err
 	})
 	if errors.Is(err, redis.TxFailedErr) {
+		// The lease or the receipt changed between the read and the write:
+		// another response took the session, or the receipt became final.
+		if b, found, rerr := s.Receipt(ctx, c.User, c.Session, c.ResponseID); rerr == nil && found && IsFinalReceipt(b) {
+			return ErrReceiptFinal
+		}
 		return ErrLeaseLost
 	}
-	if err != nil && !errors.Is(err, ErrLeaseLost) {
+	if err != nil && !errors.Is(err, ErrLeaseLost) && !errors.Is(err, ErrReceiptFinal) {
 		return fmt.Errorf("store: commit response: %w", err)
 	}
 	return err
 }
 
-// WriteReceipt replaces a receipt on its own, without touching the session;
-// used when a step could not be committed because the lease was lost.
-func (s *Store) WriteReceipt(ctx context.Context, user, session, responseID string, receipt []byte) error {
-	k := s.sessionKeys(user, session)
-	return s.rdb.Set(ctx, k.receipt(responseID), receipt, s.receiptTTL).Err()
+// ReplaceReceipt replaces a receipt that is not final, without touching the
+// session: a resumed response is in_progress again, and a response whose
+// step could not be committed (lease lost) records its failure. It returns
+// ErrReceiptFinal, writing nothing, when the receipt is already final.
+func (s *Store) ReplaceReceipt(ctx context.Context, user, session, responseID string, receipt []byte) error {
+	key := s.sessionKeys(user, session).receipt(responseID)
+	err := s.rdb.Watch(ctx, func(tx *redis.Tx) error {
+		current, err := tx.Get(ctx, key).Bytes()
+		if err != nil && !errors.Is(err, redis.Nil) {
+			return err
+		}
+		if err == nil && IsFinalReceipt(current) {
+			return ErrReceiptFinal
+		}
+		_, err = tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
+			p.Set(ctx, key, receipt, s.receiptTTL)
+			return nil
+		})
+		return err
+	}, key)
+	if errors.Is(err, redis.TxFailedErr) {
+		return ErrReceiptFinal // only a final write races a holder's own writes
+	}
+	if err != nil && !errors.Is(err, ErrReceiptFinal) {
+		return fmt.Errorf("store: write receipt: %w", err)
+	}
+	return err
 }
 
+// renewScript extends the response's lease, or takes it again when it
+// lapsed and nobody else took it (the replica lived through a Redis outage
+// longer than the lease).
 var renewScript = redis.NewScript(`
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+local holder = redis.call('GET', KEYS[1])
+if holder == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+if not holder then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 1 end
 return 0
 `)
 
-// RenewLease extends the response's hold on its session; false means the
-// lease is no longer the response's.
-func (s *Store) RenewLease(ctx context.Context, user, session, responseID string, lease time.Duration) (bool, error) {
+// RenewLease extends the response's hold on its session, and refreshes its
+// entry among the running responses; false means another response holds
+// the session.
+func (s *Store) RenewLease(ctx context.Context, user, session, responseID, replica string, lease time.Duration) (bool, error) {
 	k := s.sessionKeys(user, session)
 	var renewed *redis.Cmd
 	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		renewed = renewScript.Run(ctx, p, []string{k.lease}, responseID, lease.Milliseconds())
-		s.registerRun(ctx, p, user, session, responseID, lease)
+		s.registerRun(ctx, p, user, session, responseID, replica, lease)
 		return nil
 	})
 	n, _ := renewed.Int()

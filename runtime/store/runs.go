@@ -18,37 +18,39 @@ import (
 
 func (s *Store) runsKey() string { return s.prefix + "{runs}:active" }
 
-// runRef names a registered run.
+// runRef names a registered run and the replica that runs it.
 type runRef struct {
 	User     string `json:"u"`
 	Session  string `json:"s"`
 	Response string `json:"r"`
+	Replica  string `json:"p,omitempty"`
 }
 
-func runMember(user, session, responseID string) string {
-	b, _ := json.Marshal(runRef{user, session, responseID})
+func runMember(user, session, responseID, replica string) string {
+	b, _ := json.Marshal(runRef{user, session, responseID, replica})
 	return string(b)
 }
 
-func (s *Store) registerRun(ctx context.Context, p redis.Pipeliner, user, session, responseID string, lease time.Duration) {
-	p.ZAdd(ctx, s.runsKey(), redis.Z{Score: float64(time.Now().Add(lease).UnixMilli()), Member: runMember(user, session, responseID)})
+func (s *Store) registerRun(ctx context.Context, p redis.Pipeliner, user, session, responseID, replica string, lease time.Duration) {
+	p.ZAdd(ctx, s.runsKey(), redis.Z{Score: float64(time.Now().Add(lease).UnixMilli()), Member: runMember(user, session, responseID, replica)})
 }
 
-func (s *Store) unregisterRun(ctx context.Context, p redis.Pipeliner, user, session, responseID string) {
-	p.ZRem(ctx, s.runsKey(), runMember(user, session, responseID))
+func (s *Store) unregisterRun(ctx context.Context, p redis.Pipeliner, user, session, responseID, replica string) {
+	p.ZRem(ctx, s.runsKey(), runMember(user, session, responseID, replica))
 }
 
-// Lapsed is a run whose lease lapsed, with what its receipt should become.
+// Lapsed is a run whose lease lapsed, with the replica that ran it.
 type Lapsed struct {
-	User, Session, ResponseID string
+	User, Session, ResponseID, Replica string
 }
 
-// SweepLapsed finds up to limit runs whose lease lapsed before now. For
-// each, failed(run, receipt) gives the receipt to record in place of a
-// receipt that is not terminal (nil keeps it); the run is then forgotten.
+// SweepLapsed finds up to limit runs whose lease lapsed before now. A run
+// for which due returns false is left alone (looked at again later). For
+// the others, failed(run, receipt) gives the receipt to record in place of
+// a receipt that is not final (nil keeps it); the run is then forgotten.
 // Several replicas may sweep at once: a receipt is replaced only if it did
 // not change since it was read. It returns the runs it failed.
-func (s *Store) SweepLapsed(ctx context.Context, now time.Time, limit int, failed func(Lapsed, []byte) []byte) ([]Lapsed, error) {
+func (s *Store) SweepLapsed(ctx context.Context, now time.Time, limit int, due func(Lapsed) bool, failed func(Lapsed, []byte) []byte) ([]Lapsed, error) {
 	members, err := s.rdb.ZRangeArgs(ctx, redis.ZRangeArgs{
 		Key: s.runsKey(), Start: "-inf", Stop: now.UnixMilli(), ByScore: true, Count: int64(limit),
 	}).Result()
@@ -62,7 +64,10 @@ func (s *Store) SweepLapsed(ctx context.Context, now time.Time, limit int, faile
 			s.rdb.ZRem(ctx, s.runsKey(), m)
 			continue
 		}
-		run := Lapsed{ref.User, ref.Session, ref.Response}
+		run := Lapsed{ref.User, ref.Session, ref.Response, ref.Replica}
+		if !due(run) {
+			continue
+		}
 		swept, err := s.sweepOne(ctx, run, m, failed)
 		if err != nil {
 			return out, err

@@ -185,10 +185,10 @@ func TestResponseBeginCommit(t *testing.T) {
 		if !errors.Is(err, ErrLeaseLost) {
 			t.Fatalf("stale commit: %v", err)
 		}
-		if ok, _ := s.RenewLease(ctx, "u", "s", "resp_2", time.Minute); !ok {
+		if ok, _ := s.RenewLease(ctx, "u", "s", "resp_2", "", time.Minute); !ok {
 			t.Fatal("holder could not renew")
 		}
-		if ok, _ := s.RenewLease(ctx, "u", "s", "resp_1", time.Minute); ok {
+		if ok, _ := s.RenewLease(ctx, "u", "s", "resp_1", "", time.Minute); ok {
 			t.Fatal("non-holder renewed")
 		}
 	})

@@ -42,6 +42,9 @@ type Wait struct {
 	AfterSequence int
 	// Output is a client tool's output (JSON) once submitted.
 	Output []byte
+	// Replica is the ID of the replica that holds the waiting response:
+	// the answer is handed to it on its own control channel.
+	Replica string
 }
 
 func (k sessionKeys) wait(id string) string { return k.tag + ":w:" + escapeID(id) }
@@ -58,7 +61,7 @@ func (s *Store) addWait(ctx context.Context, p redis.Pipeliner, user, session st
 	k := s.sessionKeys(user, session)
 	ttl := time.Until(w.ExpiresAt) + waitTombstone
 	p.HSet(ctx, k.wait(w.ID), "kind", w.Kind, "responseId", w.ResponseID, "status", WaitPending,
-		"expiresAt", w.ExpiresAt.UnixMilli(), "after", w.AfterSequence)
+		"expiresAt", w.ExpiresAt.UnixMilli(), "after", w.AfterSequence, "replica", w.Replica)
 	p.Expire(ctx, k.wait(w.ID), ttl)
 	p.Set(ctx, s.waitIndexKey(user, w.ID), session, ttl)
 }
@@ -88,7 +91,7 @@ func (s *Store) readWait(ctx context.Context, user, session, id string) (Wait, b
 	after, _ := strconv.Atoi(h["after"])
 	w := Wait{
 		ID: id, Kind: h["kind"], ResponseID: h["responseId"], Session: session, Status: h["status"],
-		ExpiresAt: time.UnixMilli(ms), AfterSequence: after,
+		ExpiresAt: time.UnixMilli(ms), AfterSequence: after, Replica: h["replica"],
 	}
 	if out, ok := h["output"]; ok {
 		w.Output = []byte(out)

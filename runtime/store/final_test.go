@@ -1,0 +1,140 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+)
+
+// A final receipt never changes: neither a late commit nor a receipt
+// replacement overwrites it.
+func TestFinalReceiptNeverChanges(t *testing.T) {
+	eachStore(t, func(t *testing.T, s *Store) {
+		ctx := context.Background()
+		begin := Begin{User: "u", Session: "s", ResponseID: "resp_1", CreateSession: true,
+			Receipt: []byte(`{"status":"in_progress"}`), Lease: time.Minute, Replica: "r1"}
+		if _, err := s.BeginResponse(ctx, begin); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.ReplaceReceipt(ctx, "u", "s", "resp_1", []byte(`{"status":"requires_action"}`)); err != nil {
+			t.Fatalf("replacing a receipt that is not final: %v", err)
+		}
+		final := []byte(`{"status":"failed","error":{"code":"replica_lost"}}`)
+		if err := s.ReplaceReceipt(ctx, "u", "s", "resp_1", final); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.ReplaceReceipt(ctx, "u", "s", "resp_1", []byte(`{"status":"in_progress"}`)); !errors.Is(err, ErrReceiptFinal) {
+			t.Fatalf("replacing a final receipt: %v, want ErrReceiptFinal", err)
+		}
+		err := s.CommitResponse(ctx, Commit{User: "u", Session: "s", ResponseID: "resp_1", Replica: "r1",
+			Receipt: []byte(`{"status":"completed"}`), Messages: [][]byte{[]byte(`{"id":"m"}`)}, Release: true})
+		if !errors.Is(err, ErrReceiptFinal) {
+			t.Fatalf("commit over a final receipt: %v, want ErrReceiptFinal", err)
+		}
+		got, _, _ := s.Receipt(ctx, "u", "s", "resp_1")
+		if string(got) != string(final) {
+			t.Fatalf("receipt %s, want %s", got, final)
+		}
+		if msgs, _ := s.Messages(ctx, "u", "s", 0, 10); len(msgs) != 0 {
+			t.Fatalf("a refused commit wrote the transcript: %d messages", len(msgs))
+		}
+	})
+}
+
+// A lease that lapsed while nobody took the session is taken again by its
+// holder's renewal (a replica that lived through a store outage).
+func TestRenewRetakesALapsedLease(t *testing.T) {
+	eachStore(t, func(t *testing.T, s *Store) {
+		ctx := context.Background()
+		begin := Begin{User: "u", Session: "s", ResponseID: "resp_1", CreateSession: true,
+			Receipt: []byte(`{"status":"in_progress"}`), Lease: time.Minute, Replica: "r1"}
+		if _, err := s.BeginResponse(ctx, begin); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Client().Del(ctx, s.sessionKeys("u", "s").lease).Err(); err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := s.RenewLease(ctx, "u", "s", "resp_1", "r1", time.Minute); !ok || err != nil {
+			t.Fatalf("renew of a lapsed, free lease: %v %v", ok, err)
+		}
+		b2 := begin
+		b2.ResponseID, b2.CreateSession = "resp_2", false
+		if _, err := s.BeginResponse(ctx, b2); !errors.Is(err, ErrSessionBusy) {
+			t.Fatalf("second response on a held session: %v, want ErrSessionBusy", err)
+		}
+	})
+}
+
+// The sweeper leaves alone the lapsed runs it is told are not due, and
+// records the replica that ran each.
+func TestSweepLapsedAsksWhetherDue(t *testing.T) {
+	eachStore(t, func(t *testing.T, s *Store) {
+		ctx := context.Background()
+		begin := Begin{User: "u", Session: "s", ResponseID: "resp_1", CreateSession: true,
+			Receipt: []byte(`{"status":"in_progress"}`), Lease: time.Millisecond, Replica: "r1"}
+		if _, err := s.BeginResponse(ctx, begin); err != nil {
+			t.Fatal(err)
+		}
+		// The lease lapses (deleted by hand: the embedded store does not
+		// expire keys by the clock).
+		if err := s.Client().Del(ctx, s.sessionKeys("u", "s").lease).Err(); err != nil {
+			t.Fatal(err)
+		}
+		later := time.Now().Add(time.Second)
+		var asked []Lapsed
+		notDue := func(l Lapsed) bool { asked = append(asked, l); return false }
+		failed := func(Lapsed, []byte) []byte { return []byte(`{"status":"failed"}`) }
+		swept, err := s.SweepLapsed(ctx, later, 10, notDue, failed)
+		if err != nil || len(swept) != 0 || len(asked) != 1 || asked[0].Replica != "r1" {
+			t.Fatalf("swept %v, asked %+v, err %v", swept, asked, err)
+		}
+		swept, err = s.SweepLapsed(ctx, later, 10, func(Lapsed) bool { return true }, failed)
+		if err != nil || len(swept) != 1 {
+			t.Fatalf("due run not swept: %v %v", swept, err)
+		}
+		if got, _, _ := s.Receipt(ctx, "u", "s", "resp_1"); string(got) != `{"status":"failed"}` {
+			t.Fatalf("receipt %s", got)
+		}
+	})
+}
+
+// A control message to a replica that no longer listens is known to be
+// lost (single-node Redis counts the receivers).
+func TestSendControlToAGoneReplica(t *testing.T) {
+	eachStore(t, func(t *testing.T, s *Store) {
+		ctx := context.Background()
+		got := make(chan string, 1)
+		hub, err := s.StartHub(ctx, "r1", func(p string) { got <- p })
+		if err != nil {
+			t.Fatal(err)
+		}
+		gone, err := s.SendControl(ctx, "r1", "hello")
+		if err != nil || gone {
+			t.Fatalf("to a listening replica: gone=%v err=%v", gone, err)
+		}
+		select {
+		case p := <-got:
+			if p != "hello" {
+				t.Fatalf("payload %q", p)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("the replica did not receive its control message")
+		}
+		hub.Close()
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			gone, err = s.SendControl(ctx, "r1", "anyone?")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if gone {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("a closed replica still counted as listening")
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	})
+}
