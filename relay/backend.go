@@ -2,6 +2,7 @@ package relay
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -26,11 +27,40 @@ const (
 	CodeQuestion      = "relay_invalid_question"
 )
 
-// turnFailure fails a turn with a sentence the caller may read: the
-// runtime records the receipt as failed with this code (runtime.
-// ErrAgentUnavailable), and the agent_activity event names it too.
-func turnFailure(emit runtime.Emit, code, format string, args ...any) error {
-	_ = emit(runtime.Event{Type: runtime.EventAgentActivity, Agent: "relay", Activity: "relay_failed", Code: code})
+// Activities of the relay backend's agent_activity event when a turn ends
+// without an answer; its code is the receipt's error code.
+const (
+	// ActivityFailed: the outside agent could not take or answer the turn
+	// for now (no participant, paused, busy, deadline); trying later may
+	// work (ErrAgentUnavailable, HTTP 503).
+	ActivityFailed = "relay_failed"
+	// ActivityRefused: the outside agent will not answer this caller
+	// (ErrAgentRefused, HTTP 404); retrying does not help.
+	ActivityRefused = "relay_refused"
+	// ActivityRateLimited: the visitors' daily cap is spent
+	// (ErrRateLimited, HTTP 429 with Retry-After).
+	ActivityRateLimited = "relay_rate_limited"
+)
+
+// turnFailure ends a turn without an answer: it names the failure in an
+// agent_activity event and returns e, whose kind the runtime passes on
+// (ErrAgentUnavailable, ErrAgentRefused or ErrRateLimited), so that e's
+// code and sentence reach the receipt and the caller.
+func turnFailure(emit runtime.Emit, e *runtime.Error) error {
+	activity := ActivityFailed
+	switch {
+	case errors.Is(e, runtime.ErrAgentRefused):
+		activity = ActivityRefused
+	case errors.Is(e, runtime.ErrRateLimited):
+		activity = ActivityRateLimited
+	}
+	_ = emit(runtime.Event{Type: runtime.EventAgentActivity, Agent: "relay", Activity: activity, Code: e.Code})
+	return e
+}
+
+// unavailable is a transient turn failure (HTTP 503): the caller may try
+// again later.
+func unavailable(code, format string, args ...any) *runtime.Error {
 	return runtime.Errorf(runtime.ErrAgentUnavailable, code, format, args...)
 }
 
@@ -49,42 +79,62 @@ func (a *relayAgent) visitorCap() int {
 	return DefaultVisitorDailyCap
 }
 
-// Run hands the turn to a participant and waits for its reply.
+// Run hands the turn to a participant and waits for its reply. The owner's
+// turn goes to the owner's own participants; a visitor's turn (with
+// allowVisitors) to those of the agent's first owner (Options.FirstOwner).
 func (a *relayAgent) Run(ctx context.Context, turn *runtime.Turn, emit runtime.Emit) error {
 	r := (*Relay)(a)
-	if !r.IsOwner(turn.UserID) {
+	owner := turn.UserID
+	visitor := !r.IsOwner(owner)
+	if visitor {
 		if !a.backend.AllowVisitors {
-			return turnFailure(emit, CodeOwnerOnly, "Only the owner's turns reach the outside agent")
+			return turnFailure(emit, runtime.Errorf(runtime.ErrAgentRefused, CodeOwnerOnly,
+				"This agent answers its owner only; visitors' turns do not reach its outside agent"))
 		}
-		ok, _, err := r.st.take(ctx, "visitors", "agent", a.visitorCap(), 24*time.Hour, r.now())
+		owner = r.visitorOwner()
+	}
+	question := turn.Input
+	if strings.TrimSpace(question) == "" {
+		return turnFailure(emit, unavailable(CodeQuestion, "The outside agent answers text questions only"))
+	}
+	if utf8.RuneCountInString(question) > MaxQuestionChars {
+		return turnFailure(emit, unavailable(CodeQuestion, "The question is longer than %d characters", MaxQuestionChars))
+	}
+	if owner == "" {
+		// Visitors are allowed, but no owner is configured to pair anyone.
+		return turnFailure(emit, unavailable(CodeNoParticipant, "No outside agent is connected"))
+	}
+	if visitor {
+		// One bucket per UTC day (the bucket's window starts at midnight
+		// UTC), so the wait is the time until the next UTC day.
+		ok, wait, err := r.st.take(ctx, owner, "visitors", "turns", a.visitorCap(), 24*time.Hour, r.now())
 		if err != nil {
 			return err
 		}
 		if !ok {
-			return turnFailure(emit, CodeVisitorCap, "The outside agent has answered its daily cap of visitor turns")
+			e := runtime.Errorf(runtime.ErrRateLimited, CodeVisitorCap,
+				"The outside agent has answered its daily cap of %d visitor turns; try again after midnight UTC", a.visitorCap())
+			e.RetryAfter = wait
+			return turnFailure(emit, e)
 		}
 	}
-	question := turn.Input
-	if strings.TrimSpace(question) == "" {
-		return turnFailure(emit, CodeQuestion, "The outside agent answers text questions only")
-	}
-	if utf8.RuneCountInString(question) > MaxQuestionChars {
-		return turnFailure(emit, CodeQuestion, "The question is longer than %d characters", MaxQuestionChars)
-	}
 
-	p, err := a.pick(ctx)
+	p, err := a.pick(ctx, owner)
 	if err != nil {
-		return turnFailure(emit, runtime.AsError(err).Code, "%s", runtime.AsError(err).Detail)
+		if e, ok := err.(*runtime.Error); ok {
+			return turnFailure(emit, e)
+		}
+		return err
 	}
 	now := r.now()
-	item, err := r.st.enqueue(ctx, p.ID, question, now, now.Add(a.deadline()), MaxPending)
+	item, err := r.st.enqueue(ctx, owner, p.ID, question, now, now.Add(a.deadline()), MaxPending)
 	switch {
 	case err == errPaused:
-		return turnFailure(emit, CodePaused, "The outside agent %q is paused by its owner", p.Name)
+		return turnFailure(emit, unavailable(CodePaused, "The outside agent %q is paused by its owner", p.Name))
 	case err == errGone:
-		return turnFailure(emit, CodeNoParticipant, "No outside agent is connected")
+		return turnFailure(emit, unavailable(CodeNoParticipant, "No outside agent is connected"))
 	case err == errFull:
-		return turnFailure(emit, CodeBusy, "The outside agent %q already has %d questions waiting", p.Name, MaxPending)
+		return turnFailure(emit, unavailable(CodeBusy, "The outside agent %q already has %d questions waiting", p.Name, MaxPending))
 	case err != nil:
 		return err
 	}
@@ -92,13 +142,13 @@ func (a *relayAgent) Run(ctx context.Context, turn *runtime.Turn, emit runtime.E
 	if err != nil {
 		// The turn is over without an answer: take the item back.
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
-		_ = r.st.cancel(cctx, p.ID, item.RelayID)
+		_ = r.st.cancel(cctx, owner, p.ID, item.RelayID)
 		cancel()
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		if e, ok := err.(*runtime.Error); ok {
-			return turnFailure(emit, e.Code, "%s", e.Detail)
+			return turnFailure(emit, e)
 		}
 		return err
 	}
@@ -110,11 +160,12 @@ func (a *relayAgent) Run(ctx context.Context, turn *runtime.Turn, emit runtime.E
 	return nil
 }
 
-// pick chooses the configured participant (by name and kind) or any
-// active one; a match that is only paused fails as paused.
-func (a *relayAgent) pick(ctx context.Context) (Participant, error) {
+// pick chooses, among owner's participants, the configured one (by name
+// and kind) or any active one; a match that is only paused fails as
+// paused. Another owner's participants are never considered.
+func (a *relayAgent) pick(ctx context.Context, owner string) (Participant, error) {
 	r := (*Relay)(a)
-	ps, err := r.st.participants(ctx, r.now())
+	ps, err := r.st.participants(ctx, owner, r.now())
 	if err != nil {
 		return Participant{}, err
 	}
@@ -132,13 +183,13 @@ func (a *relayAgent) pick(ctx context.Context) (Participant, error) {
 		}
 	}
 	if paused != nil {
-		return Participant{}, runtime.Errorf(runtime.ErrAgentFailed, CodePaused, "The outside agent %q is paused by its owner", paused.Name)
+		return Participant{}, unavailable(CodePaused, "The outside agent %q is paused by its owner", paused.Name)
 	}
 	if a.backend.Name != "" || a.backend.Kind != "" {
-		return Participant{}, runtime.Errorf(runtime.ErrAgentFailed, CodeNoParticipant,
+		return Participant{}, unavailable(CodeNoParticipant,
 			"No outside agent named %q of kind %q is connected", a.backend.Name, a.backend.Kind)
 	}
-	return Participant{}, runtime.Errorf(runtime.ErrAgentFailed, CodeNoParticipant, "No outside agent is connected")
+	return Participant{}, unavailable(CodeNoParticipant, "No outside agent is connected")
 }
 
 // await waits for the item's reply, from any replica, until its deadline;
@@ -152,7 +203,7 @@ func (a *relayAgent) await(ctx context.Context, p Participant, item Item) (strin
 	tick := time.NewTicker(2 * time.Second) // a safety net for a lost wake-up; also notices expiry on a test clock
 	defer tick.Stop()
 	for {
-		it, ok, err := r.st.item(ctx, item.RelayID)
+		it, ok, err := r.st.item(ctx, p.Owner, item.RelayID)
 		if err != nil {
 			return "", err
 		}
@@ -161,18 +212,17 @@ func (a *relayAgent) await(ctx context.Context, p Participant, item Item) (strin
 		}
 		now := r.now()
 		if !ok || it.State == itemCancelled || !now.Before(item.DeadlineAt) {
-			return "", runtime.Errorf(runtime.ErrAgentFailed, CodeDeadline,
-				"The outside agent %q did not answer within %s", p.Name, a.deadline())
+			return "", unavailable(CodeDeadline, "The outside agent %q did not answer within %s", p.Name, a.deadline())
 		}
-		cur, live, err := r.st.participant(ctx, p.ID, now)
+		cur, live, err := r.st.participant(ctx, p.Owner, p.ID, now)
 		if err != nil {
 			return "", err
 		}
 		if !live {
-			return "", runtime.Errorf(runtime.ErrAgentFailed, CodeNoParticipant, "The outside agent %q disconnected", p.Name)
+			return "", unavailable(CodeNoParticipant, "The outside agent %q disconnected", p.Name)
 		}
 		if cur.State == StatePaused {
-			return "", runtime.Errorf(runtime.ErrAgentFailed, CodePaused, "The outside agent %q was paused by its owner", p.Name)
+			return "", unavailable(CodePaused, "The outside agent %q was paused by its owner", p.Name)
 		}
 		wait := time.Until(item.DeadlineAt)
 		if d := item.DeadlineAt.Sub(now); d < wait {

@@ -5,11 +5,30 @@
 // it may also send its owner notices and stage items. The owner manages
 // participants under /owner/outside-agents/ and follows notices live (SSE).
 //
+// Owners are the users of tokens with owner: true (without auth, the local
+// anonymous user). Each owner has a relay of their own: a pairing code
+// pairs a participant of the owner who created it, and that participant's
+// session token, inbox, notices, stage items and rate buckets are that
+// owner's. An owner's /owner/outside-agents/ routes list and manage only
+// their own participants and feed; another owner's participant ID answers
+// 404, as an unknown one does.
+//
+// As the backend (spec.backend.relay), an owner's turn goes to that owner's
+// participants. Another user's turn is refused (ErrAgentRefused, HTTP 404,
+// code relay_owner_only) unless allowVisitors is set; then it goes to the
+// participants of the agent's first owner, the first auth.tokens entry with
+// owner: true (Options.FirstOwner; without auth, the local anonymous user),
+// within a daily cap per UTC day (ErrRateLimited, HTTP 429 with
+// Retry-After, code relay_visitor_cap). No participant, a paused or busy
+// one, or a passed deadline fail the turn as unavailable (HTTP 503), which
+// may change by trying later.
+//
 // Everything lives in Redis under the store's key prefix with the hash tag
-// {relay}: pairing codes, participants, hashed session tokens, inboxes,
-// items, replies, the owner's feed and the rate buckets. A turn may start on
-// one replica while the outside agent polls another; replicas wake each
-// other through one pub/sub channel.
+// {relay}, an owner's state under o:<owner>: (see db): pairing codes,
+// participants, hashed session tokens, inboxes, items, replies, the
+// owner's feed and the rate buckets. A turn may start on one replica while
+// the outside agent polls another; replicas wake each other through one
+// pub/sub channel.
 //
 // Use New, mount the endpoints with Register, let the auth middleware pass
 // the relay endpoints with IsPublic (they check the session token

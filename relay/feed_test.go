@@ -14,11 +14,18 @@ type feedStream struct {
 	frames chan sseFrame
 }
 
-// followFeed opens the owner's SSE stream and reads it in the background.
+// followFeed opens the first owner's SSE stream and reads it in the
+// background.
 func (e *env) followFeed(t *testing.T) *feedStream {
 	t.Helper()
+	return e.followFeedAs(t, ownerToken)
+}
+
+// followFeedAs opens the SSE stream of the owner of ownerTok.
+func (e *env) followFeedAs(t *testing.T, ownerTok string) *feedStream {
+	t.Helper()
 	req, _ := http.NewRequest("GET", e.URL+"/owner/outside-agents/feed/stream", nil)
-	req.Header.Set("Authorization", "Bearer "+ownerToken)
+	req.Header.Set("Authorization", "Bearer "+ownerTok)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -58,10 +58,10 @@ func limited(w http.ResponseWriter, wait time.Duration, code, detail string) {
 	fail(w, http.StatusTooManyRequests, code, detail)
 }
 
-// allow takes one request from a minute bucket; false when it answered
-// 429.
-func (r *Relay) allow(w http.ResponseWriter, req *http.Request, bucket, subject string, perMinute int) bool {
-	ok, wait, err := r.st.take(req.Context(), bucket, subject, perMinute, time.Minute, r.now())
+// allow takes one request from a minute bucket of owner's (or, with owner
+// "", the server's); false when it answered 429.
+func (r *Relay) allow(w http.ResponseWriter, req *http.Request, owner, bucket, subject string, perMinute int) bool {
+	ok, wait, err := r.st.take(req.Context(), owner, bucket, subject, perMinute, time.Minute, r.now())
 	if err != nil {
 		r.internal(w, err)
 		return false
@@ -103,7 +103,8 @@ func clientIP(req *http.Request) string {
 
 // POST pairings/exchange
 func (r *Relay) handleExchange(w http.ResponseWriter, req *http.Request) {
-	if !r.allow(w, req, "exchange", clientIP(req), ExchangePerMinute) {
+	// No owner is known before the code is: this bucket is the server's.
+	if !r.allow(w, req, "", "exchange", clientIP(req), ExchangePerMinute) {
 		return
 	}
 	body, berr := readBody(w, req)
@@ -128,7 +129,7 @@ func (r *Relay) handleExchange(w http.ResponseWriter, req *http.Request) {
 		r.internal(w, err)
 		return
 	}
-	r.log.Info("relay participant paired", "participant", p.ID, "kind", p.Kind)
+	r.log.Info("relay participant paired", "participant", p.ID, "kind", p.Kind, "owner", p.Owner)
 	writeJSON(w, http.StatusCreated, map[string]string{
 		"token": token, "participant_id": p.ID, "expires_at": stamp(p.ExpiresAt),
 	})
@@ -137,7 +138,7 @@ func (r *Relay) handleExchange(w http.ResponseWriter, req *http.Request) {
 // GET session/status
 func (r *Relay) handleStatus(w http.ResponseWriter, req *http.Request) {
 	p, ok := r.session(w, req)
-	if !ok || !r.allow(w, req, "status", p.ID, StatusPerMinute) {
+	if !ok || !r.allow(w, req, p.Owner, "status", p.ID, StatusPerMinute) {
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]string{
@@ -170,7 +171,7 @@ func parseWait(v string) time.Duration {
 // GET inbox?wait=
 func (r *Relay) handleInbox(w http.ResponseWriter, req *http.Request) {
 	p, ok := r.session(w, req)
-	if !ok || !r.allow(w, req, "poll", p.ID, PollPerMinute) {
+	if !ok || !r.allow(w, req, p.Owner, "poll", p.ID, PollPerMinute) {
 		return
 	}
 	wait := parseWait(req.URL.Query().Get("wait"))
@@ -182,7 +183,7 @@ func (r *Relay) handleInbox(w http.ResponseWriter, req *http.Request) {
 	tick := time.NewTicker(5 * time.Second) // a safety net for a lost wake-up
 	defer tick.Stop()
 	for {
-		items, gone, err := r.inboxItems(ctx, p.ID)
+		items, gone, err := r.inboxItems(ctx, p.Owner, p.ID)
 		if err != nil {
 			r.internal(w, err)
 			return
@@ -208,18 +209,18 @@ func (r *Relay) handleInbox(w http.ResponseWriter, req *http.Request) {
 	}
 }
 
-// inboxItems lists what a participant should answer now: nothing while
-// paused.
-func (r *Relay) inboxItems(ctx context.Context, pid string) ([]inboxItem, bool, error) {
+// inboxItems lists what one of owner's participants should answer now:
+// nothing while paused.
+func (r *Relay) inboxItems(ctx context.Context, owner, pid string) ([]inboxItem, bool, error) {
 	now := r.now()
-	p, ok, err := r.st.participant(ctx, pid, now)
+	p, ok, err := r.st.participant(ctx, owner, pid, now)
 	if err != nil || !ok {
 		return nil, !ok, err
 	}
 	if p.State == StatePaused {
 		return nil, false, nil
 	}
-	pending, err := r.st.pending(ctx, pid, now)
+	pending, err := r.st.pending(ctx, owner, pid, now)
 	if err != nil {
 		return nil, false, err
 	}
@@ -233,7 +234,7 @@ func (r *Relay) inboxItems(ctx context.Context, pid string) ([]inboxItem, bool, 
 // POST replies
 func (r *Relay) handleReplies(w http.ResponseWriter, req *http.Request) {
 	p, ok := r.session(w, req)
-	if !ok || !r.allow(w, req, "poll", p.ID, PollPerMinute) {
+	if !ok || !r.allow(w, req, p.Owner, "poll", p.ID, PollPerMinute) {
 		return
 	}
 	body, berr := readBody(w, req)
@@ -246,7 +247,7 @@ func (r *Relay) handleReplies(w http.ResponseWriter, req *http.Request) {
 		failBody(w, berr)
 		return
 	}
-	err := r.st.reply(req.Context(), p.ID, rep.RelayID, rep.Text, r.now())
+	err := r.st.reply(req.Context(), p.Owner, p.ID, rep.RelayID, rep.Text, r.now())
 	switch {
 	case err == nil:
 		writeJSON(w, http.StatusOK, map[string]bool{"accepted": true})
@@ -266,7 +267,8 @@ func (r *Relay) handleReplies(w http.ResponseWriter, req *http.Request) {
 	}
 }
 
-// POST notices: a notice ({"text"}) or a stage item ({"item"}).
+// POST notices: a notice ({"text"}) or a stage item ({"item"}) for the
+// participant's owner.
 func (r *Relay) handleNotices(w http.ResponseWriter, req *http.Request) {
 	p, ok := r.session(w, req)
 	if !ok {
@@ -285,7 +287,7 @@ func (r *Relay) handleNotices(w http.ResponseWriter, req *http.Request) {
 	ctx, now := req.Context(), r.now()
 	entry := FeedEntry{ParticipantID: p.ID, Name: p.Name, Kind: p.Kind, At: stamp(now)}
 	if n.Item == nil {
-		ok, wait, err := r.st.take(ctx, "notice", p.ID, NoticesPerHour, time.Hour, now)
+		ok, wait, err := r.st.take(ctx, p.Owner, "notice", p.ID, NoticesPerHour, time.Hour, now)
 		if err != nil {
 			r.internal(w, err)
 			return
@@ -296,7 +298,7 @@ func (r *Relay) handleNotices(w http.ResponseWriter, req *http.Request) {
 		}
 		entry.Type, entry.Text = "notice", n.Text
 	} else {
-		ok, wait, err := r.st.take(ctx, "stage", p.ID, StagePerMinute, time.Minute, now)
+		ok, wait, err := r.st.take(ctx, p.Owner, "stage", p.ID, StagePerMinute, time.Minute, now)
 		if err != nil {
 			r.internal(w, err)
 			return
@@ -306,7 +308,7 @@ func (r *Relay) handleNotices(w http.ResponseWriter, req *http.Request) {
 			return
 		}
 		if n.ItemType == "say" {
-			ok, wait, err := r.st.spaced(ctx, r.st.lastSayKey(p.ID), SayEvery, now)
+			ok, wait, err := r.st.spaced(ctx, r.st.lastSayKey(p.Owner, p.ID), SayEvery, now)
 			if err != nil {
 				r.internal(w, err)
 				return
@@ -318,7 +320,8 @@ func (r *Relay) handleNotices(w http.ResponseWriter, req *http.Request) {
 		}
 		entry.Type, entry.Item = "stage", n.Item
 	}
-	if err := r.st.addFeed(ctx, entry); err != nil {
+	// The entry reaches only the owner who paired this participant.
+	if err := r.st.addFeed(ctx, p.Owner, entry); err != nil {
 		r.internal(w, err)
 		return
 	}

@@ -23,8 +23,9 @@ import (
 func TestMain(m *testing.M) { testutil.Main(m) }
 
 const (
-	ownerToken   = "token-owner-0123456789"
+	ownerToken   = "token-owner-0123456789" // alice, the first owner
 	visitorToken = "token-visitor-0123456789"
+	ownerBToken  = "token-owner-b-0123456789" // carol, a second owner
 )
 
 // clock is a settable clock for the relay (the runtime keeps real time).
@@ -77,17 +78,21 @@ func newEnv(t testing.TB, redisURL string, s envSetup) *env {
 	if s.prefix != "" {
 		f.Config.Store.KeyPrefix = s.prefix
 	}
-	owners := map[string]bool{}
+	owners, first := map[string]bool{}, ""
 	var tokens []auth.Token
 	if !s.noAuth {
 		f.Config.Auth.Tokens = []config.Token{
 			{Token: ownerToken, User: "alice", Owner: true},
 			{Token: visitorToken, User: "bob"},
+			{Token: ownerBToken, User: "carol", Owner: true},
 		}
 		for _, tk := range f.Config.Auth.Tokens {
 			tokens = append(tokens, auth.Token{Token: tk.Token, User: tk.User})
 			if tk.Owner {
 				owners[tk.User] = true
+				if first == "" {
+					first = tk.User
+				}
 			}
 		}
 	}
@@ -106,7 +111,7 @@ func newEnv(t testing.TB, redisURL string, s envSetup) *env {
 	clk := &clock{}
 	authn := auth.New(tokens, nil)
 	rl, err = relay.New(relay.Options{Service: srv.Service, Store: srv.Store, KeyPrefix: f.Config.Store.KeyPrefix,
-		Auth: authn, Owners: owners, Backend: backend, Now: clk.Now})
+		Auth: authn, Owners: owners, FirstOwner: first, Backend: backend, Now: clk.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,11 +197,17 @@ func mustCode(t testing.TB, r reply, status int, code string) {
 	}
 }
 
-// pair creates a code as the owner and exchanges it; it returns the session
-// token and participant ID.
+// pair creates a code as the first owner and exchanges it; it returns the
+// session token and participant ID.
 func (e *env) pair(name, kind string) (string, string) {
 	e.t.Helper()
-	r := e.do("POST", "/owner/outside-agents/pairings", ownerToken, `{"name":"`+name+`","kind":"`+kind+`"}`)
+	return e.pairAs(ownerToken, name, kind)
+}
+
+// pairAs creates a code as the owner of ownerTok and exchanges it.
+func (e *env) pairAs(ownerTok, name, kind string) (string, string) {
+	e.t.Helper()
+	r := e.do("POST", "/owner/outside-agents/pairings", ownerTok, `{"name":"`+name+`","kind":"`+kind+`"}`)
 	mustStatus(e.t, r, 201)
 	code := r.JSON(e.t)["code"].(string)
 	r = e.do("POST", "/api/outside-agents/v1/pairings/exchange", "", `{"code":"`+code+`","card":{"name":"`+name+`","kind":"`+kind+`"}}`)

@@ -10,20 +10,32 @@ import (
 	"github.com/harnest/harnest/internal/auth"
 )
 
+// ownerHandler serves one owner's endpoint; owner is the caller's user ID,
+// and the handler sees and changes only that owner's relay.
+type ownerHandler func(w http.ResponseWriter, req *http.Request, owner string)
+
 // owner guards an owner-only endpoint: anyone else gets 404, as for
 // anything a user does not own.
-func (r *Relay) owner(h http.HandlerFunc) http.HandlerFunc {
+func (r *Relay) owner(h ownerHandler) http.HandlerFunc {
 	return func(w http.ResponseWriter, req *http.Request) {
-		if !r.IsOwner(auth.From(req.Context()).UserID) {
+		owner := auth.From(req.Context()).UserID
+		if !r.IsOwner(owner) {
 			fail(w, http.StatusNotFound, "not_found", "Not found")
 			return
 		}
-		h(w, req)
+		h(w, req, owner)
 	}
 }
 
-// POST /owner/outside-agents/pairings {name, kind}
-func (r *Relay) handleCreatePairing(w http.ResponseWriter, req *http.Request) {
+// participantNotFound answers for a participant ID that is unknown, gone
+// or another owner's: the same 404, so IDs of other owners stay unknown.
+func participantNotFound(w http.ResponseWriter) {
+	fail(w, http.StatusNotFound, "participant_not_found", "You have no participant with that ID; list yours with GET /owner/outside-agents/participants.")
+}
+
+// POST /owner/outside-agents/pairings {name, kind}: the code pairs a
+// participant of the calling owner.
+func (r *Relay) handleCreatePairing(w http.ResponseWriter, req *http.Request, owner string) {
 	body, berr := readBody(w, req)
 	if berr != nil {
 		failBody(w, berr)
@@ -35,7 +47,7 @@ func (r *Relay) handleCreatePairing(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	expires := r.now().Add(CodeTTL)
-	code, err := r.st.createCode(req.Context(), p.Name, p.Kind, expires, CodeTTL)
+	code, err := r.st.createCode(req.Context(), owner, p.Name, p.Kind, expires, CodeTTL)
 	if err != nil {
 		r.internal(w, err)
 		return
@@ -60,9 +72,9 @@ func participantOut(p Participant) participantJSON {
 		State: p.State, PairedAt: stamp(p.PairedAt), ExpiresAt: stamp(p.ExpiresAt)}
 }
 
-// GET /owner/outside-agents/participants
-func (r *Relay) handleParticipants(w http.ResponseWriter, req *http.Request) {
-	ps, err := r.st.participants(req.Context(), r.now())
+// GET /owner/outside-agents/participants: the calling owner's.
+func (r *Relay) handleParticipants(w http.ResponseWriter, req *http.Request, owner string) {
+	ps, err := r.st.participants(req.Context(), owner, r.now())
 	if err != nil {
 		r.internal(w, err)
 		return
@@ -75,21 +87,25 @@ func (r *Relay) handleParticipants(w http.ResponseWriter, req *http.Request) {
 }
 
 // POST /owner/outside-agents/participants/{id}/pause and /resume
-func (r *Relay) handleSetState(state string) http.HandlerFunc {
-	return func(w http.ResponseWriter, req *http.Request) {
+func (r *Relay) handleSetState(state string) ownerHandler {
+	return func(w http.ResponseWriter, req *http.Request, owner string) {
 		id := req.PathValue("id")
-		ok, err := r.st.setState(req.Context(), id, state, r.now())
+		ok, err := r.st.setState(req.Context(), owner, id, state, r.now())
 		if err != nil {
 			r.internal(w, err)
 			return
 		}
 		if !ok {
-			fail(w, http.StatusNotFound, "participant_not_found", "No participant has that ID.")
+			participantNotFound(w)
 			return
 		}
-		p, found, err := r.st.participant(req.Context(), id, r.now())
-		if err != nil || !found {
-			fail(w, http.StatusNotFound, "participant_not_found", "No participant has that ID.")
+		p, found, err := r.st.participant(req.Context(), owner, id, r.now())
+		if err != nil {
+			r.internal(w, err)
+			return
+		}
+		if !found {
+			participantNotFound(w)
 			return
 		}
 		writeJSON(w, http.StatusOK, participantOut(p))
@@ -97,22 +113,22 @@ func (r *Relay) handleSetState(state string) http.HandlerFunc {
 }
 
 // POST /owner/outside-agents/participants/{id}/disconnect (or DELETE)
-func (r *Relay) handleDisconnect(w http.ResponseWriter, req *http.Request) {
-	ok, err := r.st.disconnect(req.Context(), req.PathValue("id"), r.now())
+func (r *Relay) handleDisconnect(w http.ResponseWriter, req *http.Request, owner string) {
+	ok, err := r.st.disconnect(req.Context(), owner, req.PathValue("id"), r.now())
 	if err != nil {
 		r.internal(w, err)
 		return
 	}
 	if !ok {
-		fail(w, http.StatusNotFound, "participant_not_found", "No participant has that ID.")
+		participantNotFound(w)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
 }
 
 // GET /owner/outside-agents/feed?limit=5: the newest notices and stage
-// items, newest first.
-func (r *Relay) handleFeed(w http.ResponseWriter, req *http.Request) {
+// items of the calling owner's participants, newest first.
+func (r *Relay) handleFeed(w http.ResponseWriter, req *http.Request, owner string) {
 	limit := 5
 	if v := req.URL.Query().Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
@@ -122,7 +138,7 @@ func (r *Relay) handleFeed(w http.ResponseWriter, req *http.Request) {
 		}
 		limit = n
 	}
-	items, err := r.st.newestFeed(req.Context(), limit)
+	items, err := r.st.newestFeed(req.Context(), owner, limit)
 	if err != nil {
 		r.internal(w, err)
 		return
@@ -141,10 +157,10 @@ func validStreamID(s string) bool {
 	return e1 == nil && e2 == nil
 }
 
-// GET /owner/outside-agents/feed/stream: SSE of new notices ("notice") and
-// stage items ("stage"), each with its id; Last-Event-ID (or ?after=)
-// resumes after an entry.
-func (r *Relay) handleFeedStream(w http.ResponseWriter, req *http.Request) {
+// GET /owner/outside-agents/feed/stream: SSE of the calling owner's new
+// notices ("notice") and stage items ("stage"), each with its id;
+// Last-Event-ID (or ?after=) resumes after an entry.
+func (r *Relay) handleFeedStream(w http.ResponseWriter, req *http.Request, owner string) {
 	ctx := req.Context()
 	after := req.Header.Get("Last-Event-ID")
 	if after == "" {
@@ -156,12 +172,12 @@ func (r *Relay) handleFeedStream(w http.ResponseWriter, req *http.Request) {
 	}
 	if after == "" {
 		var err error
-		if after, err = r.st.lastFeedID(ctx); err != nil {
+		if after, err = r.st.lastFeedID(ctx, owner); err != nil {
 			r.internal(w, err)
 			return
 		}
 	}
-	wake, done := r.waiters.add("feed")
+	wake, done := r.waiters.add(feedWake(owner))
 	defer done()
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
@@ -178,7 +194,7 @@ func (r *Relay) handleFeedStream(w http.ResponseWriter, req *http.Request) {
 	tick := time.NewTicker(2 * time.Second)
 	defer tick.Stop()
 	for {
-		entries, err := r.st.feedAfter(ctx, after, 100)
+		entries, err := r.st.feedAfter(ctx, owner, after, 100)
 		if err != nil {
 			return
 		}

@@ -3,8 +3,10 @@ package relay
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -53,8 +55,16 @@ type Options struct {
 	// Auth is the server's authenticator: with no tokens configured, the
 	// anonymous user is the owner.
 	Auth *auth.Authenticator
-	// Owners are the user IDs of tokens with owner: true.
+	// Owners are the user IDs of tokens with owner: true. Each owner has
+	// a relay of their own: their pairing codes, participants, feed and
+	// rate buckets, which no other owner sees.
 	Owners map[string]bool
+	// FirstOwner is the user ID of the first auth.tokens entry with
+	// owner: true: visitors' turns (allowVisitors) go to this owner's
+	// participants. It must be one of Owners. When empty, it is the only
+	// owner, the anonymous user when auth has no tokens, or (several
+	// owners, none named) the smallest user ID, with a warning.
+	FirstOwner string
 	// Backend is spec.backend.relay; nil when the relay only serves
 	// pairing (Agent then still works with the defaults).
 	Backend *config.RelayBackend
@@ -70,6 +80,7 @@ type Relay struct {
 	waiters waiters
 	auth    *auth.Authenticator
 	owners  map[string]bool
+	first   string // whose participants answer visitors' turns; "" for nobody
 	backend config.RelayBackend
 	log     *slog.Logger
 	now     func() time.Time
@@ -97,6 +108,15 @@ func New(o Options) (*Relay, error) {
 	if o.Backend != nil {
 		r.backend = *o.Backend
 	}
+	first, err := firstOwner(o)
+	if err != nil {
+		return nil, err
+	}
+	if o.FirstOwner == "" && len(o.Owners) > 1 {
+		r.log.Warn("relay: several owners and no first owner named; visitors' turns go to the participants of the smallest user ID",
+			"owner", first)
+	}
+	r.first = first
 	ctx, cancel := context.WithCancel(context.Background())
 	if err := r.st.listen(ctx, &r.waiters); err != nil {
 		cancel()
@@ -105,6 +125,37 @@ func New(o Options) (*Relay, error) {
 	r.stop = cancel
 	return r, nil
 }
+
+// firstOwner is the owner whose participants answer visitors' turns.
+func firstOwner(o Options) (string, error) {
+	if o.FirstOwner != "" {
+		if !o.Owners[o.FirstOwner] {
+			return "", fmt.Errorf("relay: the first owner %q is not one of the owners; name a user of a token with owner: true", o.FirstOwner)
+		}
+		return o.FirstOwner, nil
+	}
+	if len(o.Owners) == 0 {
+		if o.Auth == nil || !o.Auth.Enabled() {
+			return runtime.AnonymousUser, nil
+		}
+		return "", nil // auth without owner tokens: nobody can pair
+	}
+	ids := make([]string, 0, len(o.Owners))
+	for id, ok := range o.Owners {
+		if ok {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
+		return "", nil
+	}
+	slices.Sort(ids)
+	return ids[0], nil
+}
+
+// visitorOwner is the owner whose participants answer a visitor's turn, or
+// "" when there is none.
+func (r *Relay) visitorOwner() string { return r.first }
 
 // Close ends the relay's subscription.
 func (r *Relay) Close() error {

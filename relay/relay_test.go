@@ -86,11 +86,10 @@ func TestPairingAndTurn(t *testing.T) {
 		}
 		mustCode(t, e.do("POST", "/api/outside-agents/v1/replies", token, `{"relay_id":"`+items[0].RelayID+`","text":"again"}`), 409, "already_answered")
 
-		// Visitors do not reach the outside agent by default.
+		// Visitors do not reach the outside agent by default: a refusal
+		// (404), not an invitation to retry.
 		r = wait(t, e.turn(visitorToken, "hi"))
-		if r.Status != 503 || !strings.Contains(string(r.Body), `"code":"relay_owner_only"`) {
-			t.Fatalf("visitor turn: %d %s, want 503 relay_owner_only", r.Status, r.Body)
-		}
+		mustCode(t, r, 404, "relay_owner_only")
 
 		// The owner sees the participant; disconnect ends its token.
 		r = e.do("GET", "/owner/outside-agents/participants", ownerToken, "")
@@ -102,11 +101,12 @@ func TestPairingAndTurn(t *testing.T) {
 		mustCode(t, e.do("GET", "/api/outside-agents/v1/session/status", token, ""), 401, "invalid_session")
 		mustCode(t, e.do("POST", "/owner/outside-agents/participants/"+pid+"/pause", ownerToken, ""), 404, "participant_not_found")
 
-		// No participant: the turn fails at once.
+		// No participant: the turn fails at once, as unavailable (503).
 		start := time.Now()
 		r = wait(t, e.turn(ownerToken, "anyone?"))
-		if r.Status == 200 || time.Since(start) > 5*time.Second {
-			t.Fatalf("turn without participant: %d after %v: %s", r.Status, time.Since(start), r.Body)
+		mustCode(t, r, 503, "relay_no_participant")
+		if time.Since(start) > 5*time.Second {
+			t.Fatalf("turn without participant took %v", time.Since(start))
 		}
 	})
 }
@@ -131,9 +131,7 @@ func TestPauseExpiryAndCap(t *testing.T) {
 		if r.JSON(t)["state"] != "paused" {
 			t.Fatalf("pause: %s", r.Body)
 		}
-		if r := wait(t, done); r.Status == 200 {
-			t.Fatalf("turn survived the pause: %s", r.Body)
-		}
+		mustCode(t, wait(t, done), 503, "relay_participant_paused")
 		if got := e.inbox(token, 1); len(got) != 0 {
 			t.Fatalf("paused inbox: %+v", got)
 		}
@@ -142,9 +140,7 @@ func TestPauseExpiryAndCap(t *testing.T) {
 		if st.JSON(t)["state"] != "paused" {
 			t.Fatalf("status %s", st.Body)
 		}
-		if r := wait(t, e.turn(ownerToken, "while paused")); r.Status == 200 {
-			t.Fatalf("turn to a paused participant: %s", r.Body)
-		}
+		mustCode(t, wait(t, e.turn(ownerToken, "while paused")), 503, "relay_participant_paused")
 		mustStatus(t, e.do("POST", "/owner/outside-agents/participants/"+pid+"/resume", ownerToken, ""), 200)
 
 		// At most five pending items: the sixth turn fails at once.
@@ -159,9 +155,7 @@ func TestPauseExpiryAndCap(t *testing.T) {
 		if n := len(e.inbox(token, 0)); n != 5 {
 			t.Fatalf("%d pending, want 5", n)
 		}
-		if r := wait(t, e.turn(ownerToken, "sixth")); r.Status == 200 {
-			t.Fatalf("sixth turn: %s", r.Body)
-		}
+		mustCode(t, wait(t, e.turn(ownerToken, "sixth")), 503, "relay_participant_busy")
 		// The deadline passes: replies are not accepted, turns fail.
 		pending := e.inbox(token, 0)
 		e.Clock.Advance(61 * time.Second)
@@ -170,9 +164,7 @@ func TestPauseExpiryAndCap(t *testing.T) {
 			t.Fatalf("late reply: %d %s", r.Status, r.Body)
 		}
 		for _, ch := range turns {
-			if r := wait(t, ch); r.Status == 200 {
-				t.Fatalf("expired turn: %s", r.Body)
-			}
+			mustCode(t, wait(t, ch), 503, "relay_deadline_expired")
 		}
 		if got := e.inbox(token, 0); len(got) != 0 {
 			t.Fatalf("expired items repeat: %+v", got)
@@ -318,9 +310,12 @@ func TestVisitorsOptIn(t *testing.T) {
 		if got := outputText(t, wait(t, done)); got != "hello visitor" {
 			t.Fatalf("answer %q", got)
 		}
-		// The daily cap is spent: the next visitor turn fails at once.
-		if r := wait(t, e.turn(visitorToken, "again")); r.Status == 200 {
-			t.Fatalf("over the cap: %s", r.Body)
+		// The daily cap is spent: the next visitor turn fails at once, as
+		// rate limited until the next UTC day.
+		r := wait(t, e.turn(visitorToken, "again"))
+		mustCode(t, r, 429, "relay_visitor_cap")
+		if r.Header.Get("Retry-After") == "" {
+			t.Fatalf("no Retry-After over the cap: %v", r.Header)
 		}
 		// The owner is not capped.
 		done = e.turn(ownerToken, "owner")

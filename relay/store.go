@@ -42,9 +42,12 @@ var (
 	errAnswered    = errors.New("relay: relay item already answered")
 )
 
-// Participant is one paired outside agent.
+// Participant is one paired outside agent. It belongs to the owner who
+// created its pairing code: only that owner manages it, sees its notices
+// and stage items, and sends it turns.
 type Participant struct {
 	ID          string
+	Owner       string // the user ID of the owner who created the pairing code
 	Name        string
 	Kind        string
 	Description string
@@ -67,6 +70,21 @@ type Item struct {
 
 // db keeps the relay's state in Redis. Every key shares the hash tag
 // {relay}, so scripts may touch several keys (also on Redis Cluster).
+//
+// The state is scoped per owner: everything a pairing code leads to lives
+// under o:<owner>: (the owner's user ID, escaped). Only the two entry
+// points a secret opens are outside it, and each names its owner:
+//
+//	code:<sha256 of code>       hash    owner, name, kind, expires
+//	session:<sha256 of token>   hash    owner, pid
+//	o:<owner>:p:<pid>           hash    the participant (and its token's hash)
+//	o:<owner>:parts             zset    participant IDs by expiry
+//	o:<owner>:inbox:<pid>       zset    pending relay IDs by deadline
+//	o:<owner>:item:<rid>        hash    one question and its reply
+//	o:<owner>:feed              stream  notices and stage items
+//	o:<owner>:say:<pid>         string  the time of the last say
+//	o:<owner>:rl:<name>:<subject>:<window>  the owner's rate buckets
+//	rl:exchange:<ip>:<window>   the one bucket before any owner is known
 type db struct {
 	rdb    redis.UniversalClient
 	prefix string // configured prefix + "{relay}:"
@@ -80,17 +98,27 @@ func newDB(rdb redis.UniversalClient, prefix string) *db {
 	return &db{rdb: rdb, prefix: prefix + "{relay}:", wakeCh: prefix + "relay:wake"}
 }
 
-func (s *db) codeKey(hash string) string   { return s.prefix + "code:" + hash }
-func (s *db) tokenKey(hash string) string  { return s.prefix + "tok:" + hash }
-func (s *db) partKey(id string) string     { return s.prefix + "p:" + id }
-func (s *db) partsKey() string             { return s.prefix + "parts" }
-func (s *db) inboxKey(id string) string    { return s.prefix + "inbox:" + id }
-func (s *db) itemKey(id string) string     { return s.prefix + "item:" + id }
-func (s *db) feedKey() string              { return s.prefix + "feed" }
-func (s *db) lastSayKey(pid string) string { return s.prefix + "say:" + pid }
-func (s *db) bucketKey(name, subject string, window int64) string {
-	return s.prefix + "rl:" + name + ":" + subject + ":" + strconv.FormatInt(window, 10)
+// ownerPrefix is where one owner's relay state lives.
+func (s *db) ownerPrefix(owner string) string { return s.prefix + "o:" + escape(owner) + ":" }
+
+func (s *db) codeKey(hash string) string          { return s.prefix + "code:" + hash }
+func (s *db) sessionKey(hash string) string       { return s.prefix + "session:" + hash }
+func (s *db) partKey(owner, pid string) string    { return s.ownerPrefix(owner) + "p:" + pid }
+func (s *db) partsKey(owner string) string        { return s.ownerPrefix(owner) + "parts" }
+func (s *db) inboxKey(owner, pid string) string   { return s.ownerPrefix(owner) + "inbox:" + pid }
+func (s *db) itemKey(owner, rid string) string    { return s.ownerPrefix(owner) + "item:" + rid }
+func (s *db) feedKey(owner string) string         { return s.ownerPrefix(owner) + "feed" }
+func (s *db) lastSayKey(owner, pid string) string { return s.ownerPrefix(owner) + "say:" + pid }
+func (s *db) bucketKey(owner, name, subject string, window int64) string {
+	scope := s.prefix
+	if owner != "" {
+		scope = s.ownerPrefix(owner)
+	}
+	return scope + "rl:" + name + ":" + escape(subject) + ":" + strconv.FormatInt(window, 10)
 }
+
+// feedWake is the wake-up key of one owner's feed.
+func feedWake(owner string) string { return "feed:" + owner }
 
 // hashSecret is how codes and tokens are stored: never in the clear.
 func hashSecret(secret string) string {
@@ -144,12 +172,13 @@ func normalizeCode(code string) string {
 	return strings.ToUpper(strings.Join(strings.Fields(code), ""))
 }
 
-// createCode stores a single-use pairing code for name and kind.
-func (s *db) createCode(ctx context.Context, name, kind string, expires time.Time, ttl time.Duration) (string, error) {
+// createCode stores a single-use pairing code for name and kind; the
+// participant it pairs will belong to owner.
+func (s *db) createCode(ctx context.Context, owner, name, kind string, expires time.Time, ttl time.Duration) (string, error) {
 	code := newCode()
 	key := s.codeKey(hashSecret(normalizeCode(code)))
 	p := s.rdb.TxPipeline()
-	p.HSet(ctx, key, "name", name, "kind", kind, "expires", ms(expires))
+	p.HSet(ctx, key, "owner", owner, "name", name, "kind", kind, "expires", ms(expires))
 	p.PExpire(ctx, key, ttl)
 	if _, err := p.Exec(ctx); err != nil {
 		return "", err
@@ -158,16 +187,17 @@ func (s *db) createCode(ctx context.Context, name, kind string, expires time.Tim
 }
 
 var exchangeScript = redis.NewScript(`
-local c = redis.call('HMGET', KEYS[1], 'name', 'kind', 'expires')
-if not c[1] then return 'invalid' end
+local c = redis.call('HMGET', KEYS[1], 'name', 'kind', 'expires', 'owner')
+if not c[1] or c[4] ~= ARGV[9] then return 'invalid' end
 if tonumber(c[3]) <= tonumber(ARGV[3]) then
   redis.call('DEL', KEYS[1])
   return 'invalid'
 end
 if c[1] ~= ARGV[1] or c[2] ~= ARGV[2] then return 'mismatch' end
 redis.call('DEL', KEYS[1])
-redis.call('SET', KEYS[2], ARGV[4], 'PX', ARGV[8])
-redis.call('HSET', KEYS[3], 'id', ARGV[4], 'name', ARGV[1], 'kind', ARGV[2], 'description', ARGV[7],
+redis.call('HSET', KEYS[2], 'owner', ARGV[9], 'pid', ARGV[4])
+redis.call('PEXPIRE', KEYS[2], ARGV[8])
+redis.call('HSET', KEYS[3], 'id', ARGV[4], 'owner', ARGV[9], 'name', ARGV[1], 'kind', ARGV[2], 'description', ARGV[7],
   'state', 'active', 'paired', ARGV[3], 'expires', ARGV[6], 'token', ARGV[5])
 redis.call('PEXPIRE', KEYS[3], ARGV[8])
 redis.call('ZADD', KEYS[4], ARGV[6], ARGV[4])
@@ -175,14 +205,24 @@ return 'ok'
 `)
 
 // exchange consumes a pairing code whose name and kind match and creates a
-// participant with a new session token.
+// participant of the code's owner with a new session token.
 func (s *db) exchange(ctx context.Context, code, name, kind, description string, now time.Time, ttl time.Duration) (Participant, string, error) {
+	codeKey := s.codeKey(hashSecret(normalizeCode(code)))
+	// The owner decides where the participant's keys go, so it is read
+	// first; the script checks it again while it consumes the code.
+	owner, err := s.rdb.HGet(ctx, codeKey, "owner").Result()
+	if errors.Is(err, redis.Nil) || err == nil && owner == "" {
+		return Participant{}, "", errInvalidCode
+	}
+	if err != nil {
+		return Participant{}, "", err
+	}
 	pid, token := newUUID(), newToken()
 	th := hashSecret(token)
 	expires := now.Add(ttl)
 	res, err := exchangeScript.Run(ctx, s.rdb,
-		[]string{s.codeKey(hashSecret(normalizeCode(code))), s.tokenKey(th), s.partKey(pid), s.partsKey()},
-		name, kind, ms(now), pid, th, ms(expires), description, ttl.Milliseconds()).Text()
+		[]string{codeKey, s.sessionKey(th), s.partKey(owner, pid), s.partsKey(owner)},
+		name, kind, ms(now), pid, th, ms(expires), description, ttl.Milliseconds(), owner).Text()
 	if err != nil {
 		return Participant{}, "", err
 	}
@@ -192,66 +232,69 @@ func (s *db) exchange(ctx context.Context, code, name, kind, description string,
 	case "mismatch":
 		return Participant{}, "", errMismatch
 	}
-	return Participant{ID: pid, Name: name, Kind: kind, Description: description, State: StateActive,
+	return Participant{ID: pid, Owner: owner, Name: name, Kind: kind, Description: description, State: StateActive,
 		PairedAt: time.UnixMilli(ms(now)).UTC(), ExpiresAt: time.UnixMilli(ms(expires)).UTC(), tokenHash: th}, token, nil
 }
 
 func participantFrom(m map[string]string) (Participant, bool) {
-	if m["id"] == "" {
+	if m["id"] == "" || m["owner"] == "" {
 		return Participant{}, false
 	}
-	return Participant{ID: m["id"], Name: m["name"], Kind: m["kind"], Description: m["description"],
+	return Participant{ID: m["id"], Owner: m["owner"], Name: m["name"], Kind: m["kind"], Description: m["description"],
 		State: m["state"], PairedAt: fromMS(m["paired"]), ExpiresAt: fromMS(m["expires"]), tokenHash: m["token"]}, true
 }
 
 // byToken returns the live participant a session token belongs to.
 func (s *db) byToken(ctx context.Context, token string, now time.Time) (Participant, bool, error) {
 	th := hashSecret(token)
-	pid, err := s.rdb.Get(ctx, s.tokenKey(th)).Result()
-	if errors.Is(err, redis.Nil) {
-		return Participant{}, false, nil
-	}
+	sess, err := s.rdb.HMGet(ctx, s.sessionKey(th), "owner", "pid").Result()
 	if err != nil {
 		return Participant{}, false, err
 	}
-	p, ok, err := s.participant(ctx, pid, now)
+	owner, _ := sess[0].(string)
+	pid, _ := sess[1].(string)
+	if owner == "" || pid == "" {
+		return Participant{}, false, nil
+	}
+	p, ok, err := s.participant(ctx, owner, pid, now)
 	if err != nil || !ok || p.tokenHash != th {
 		return Participant{}, false, err
 	}
 	return p, true, nil
 }
 
-// participant returns a participant unless it is unknown or expired.
-func (s *db) participant(ctx context.Context, pid string, now time.Time) (Participant, bool, error) {
-	m, err := s.rdb.HGetAll(ctx, s.partKey(pid)).Result()
+// participant returns one of owner's participants unless it is unknown,
+// another owner's or expired.
+func (s *db) participant(ctx context.Context, owner, pid string, now time.Time) (Participant, bool, error) {
+	m, err := s.rdb.HGetAll(ctx, s.partKey(owner, pid)).Result()
 	if err != nil {
 		return Participant{}, false, err
 	}
 	p, ok := participantFrom(m)
-	if !ok || !p.ExpiresAt.After(now) {
+	if !ok || p.Owner != owner || !p.ExpiresAt.After(now) {
 		return Participant{}, false, nil
 	}
 	return p, true, nil
 }
 
-// participants lists the live participants, oldest pairing first.
-func (s *db) participants(ctx context.Context, now time.Time) ([]Participant, error) {
-	s.rdb.ZRemRangeByScore(ctx, s.partsKey(), "-inf", strconv.FormatInt(ms(now), 10))
-	ids, err := s.rdb.ZRangeByScore(ctx, s.partsKey(), &redis.ZRangeBy{Min: "(" + strconv.FormatInt(ms(now), 10), Max: "+inf"}).Result()
+// participants lists owner's live participants, oldest pairing first.
+func (s *db) participants(ctx context.Context, owner string, now time.Time) ([]Participant, error) {
+	s.rdb.ZRemRangeByScore(ctx, s.partsKey(owner), "-inf", strconv.FormatInt(ms(now), 10))
+	ids, err := s.rdb.ZRangeByScore(ctx, s.partsKey(owner), &redis.ZRangeBy{Min: "(" + strconv.FormatInt(ms(now), 10), Max: "+inf"}).Result()
 	if err != nil || len(ids) == 0 {
 		return nil, err
 	}
 	p := s.rdb.Pipeline()
 	cmds := make([]*redis.MapStringStringCmd, len(ids))
 	for i, id := range ids {
-		cmds[i] = p.HGetAll(ctx, s.partKey(id))
+		cmds[i] = p.HGetAll(ctx, s.partKey(owner, id))
 	}
 	if _, err := p.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
 		return nil, err
 	}
 	var out []Participant
 	for _, c := range cmds {
-		if part, ok := participantFrom(c.Val()); ok && part.ExpiresAt.After(now) {
+		if part, ok := participantFrom(c.Val()); ok && part.Owner == owner && part.ExpiresAt.After(now) {
 			out = append(out, part)
 		}
 	}
@@ -274,27 +317,29 @@ redis.call('HSET', KEYS[1], 'state', ARGV[1])
 return 1
 `)
 
-// setState pauses or resumes a participant; false when it is gone.
-func (s *db) setState(ctx context.Context, pid, state string, now time.Time) (bool, error) {
-	if _, ok, err := s.participant(ctx, pid, now); err != nil || !ok {
+// setState pauses or resumes one of owner's participants; false when it
+// is gone (or another owner's).
+func (s *db) setState(ctx context.Context, owner, pid, state string, now time.Time) (bool, error) {
+	if _, ok, err := s.participant(ctx, owner, pid, now); err != nil || !ok {
 		return false, err
 	}
-	n, err := setStateScript.Run(ctx, s.rdb, []string{s.partKey(pid)}, state).Int()
+	n, err := setStateScript.Run(ctx, s.rdb, []string{s.partKey(owner, pid)}, state).Int()
 	if err != nil {
 		return false, err
 	}
 	return n == 1, s.wake(ctx, "p:"+pid)
 }
 
-// disconnect removes a participant and ends its session token.
-func (s *db) disconnect(ctx context.Context, pid string, now time.Time) (bool, error) {
-	p, ok, err := s.participant(ctx, pid, now)
+// disconnect removes one of owner's participants and ends its session
+// token; false when it is gone (or another owner's).
+func (s *db) disconnect(ctx context.Context, owner, pid string, now time.Time) (bool, error) {
+	p, ok, err := s.participant(ctx, owner, pid, now)
 	if err != nil || !ok {
 		return false, err
 	}
 	pipe := s.rdb.TxPipeline()
-	pipe.Del(ctx, s.partKey(pid), s.tokenKey(p.tokenHash), s.inboxKey(pid), s.lastSayKey(pid))
-	pipe.ZRem(ctx, s.partsKey(), pid)
+	pipe.Del(ctx, s.partKey(owner, pid), s.sessionKey(p.tokenHash), s.inboxKey(owner, pid), s.lastSayKey(owner, pid))
+	pipe.ZRem(ctx, s.partsKey(owner), pid)
 	if _, err := pipe.Exec(ctx); err != nil {
 		return false, err
 	}
@@ -315,11 +360,11 @@ redis.call('PEXPIRE', KEYS[2], ARGV[7])
 return 'ok'
 `)
 
-// enqueue puts a question into a participant's inbox.
-func (s *db) enqueue(ctx context.Context, pid, text string, now, deadline time.Time, maxPending int) (Item, error) {
+// enqueue puts a question into the inbox of one of owner's participants.
+func (s *db) enqueue(ctx context.Context, owner, pid, text string, now, deadline time.Time, maxPending int) (Item, error) {
 	rid := newUUID()
 	keep := deadline.Sub(now) + time.Hour
-	res, err := enqueueScript.Run(ctx, s.rdb, []string{s.partKey(pid), s.inboxKey(pid), s.itemKey(rid)},
+	res, err := enqueueScript.Run(ctx, s.rdb, []string{s.partKey(owner, pid), s.inboxKey(owner, pid), s.itemKey(owner, rid)},
 		ms(now), rid, pid, text, ms(deadline), maxPending, keep.Milliseconds()).Text()
 	if err != nil {
 		return Item{}, err
@@ -347,9 +392,9 @@ func itemFrom(m map[string]string) (Item, bool) {
 		DeadlineAt: fromMS(m["deadline"]), State: m["state"], Reply: m["reply"]}, true
 }
 
-// item reads one item.
-func (s *db) item(ctx context.Context, rid string) (Item, bool, error) {
-	m, err := s.rdb.HGetAll(ctx, s.itemKey(rid)).Result()
+// item reads one of owner's items.
+func (s *db) item(ctx context.Context, owner, rid string) (Item, bool, error) {
+	m, err := s.rdb.HGetAll(ctx, s.itemKey(owner, rid)).Result()
 	if err != nil {
 		return Item{}, false, err
 	}
@@ -357,17 +402,17 @@ func (s *db) item(ctx context.Context, rid string) (Item, bool, error) {
 	return it, ok, nil
 }
 
-// pending lists the unanswered, unexpired items of a participant, oldest
-// first.
-func (s *db) pending(ctx context.Context, pid string, now time.Time) ([]Item, error) {
-	ids, err := s.rdb.ZRangeByScore(ctx, s.inboxKey(pid), &redis.ZRangeBy{Min: "(" + strconv.FormatInt(ms(now), 10), Max: "+inf"}).Result()
+// pending lists the unanswered, unexpired items of one of owner's
+// participants, oldest first.
+func (s *db) pending(ctx context.Context, owner, pid string, now time.Time) ([]Item, error) {
+	ids, err := s.rdb.ZRangeByScore(ctx, s.inboxKey(owner, pid), &redis.ZRangeBy{Min: "(" + strconv.FormatInt(ms(now), 10), Max: "+inf"}).Result()
 	if err != nil || len(ids) == 0 {
 		return nil, err
 	}
 	p := s.rdb.Pipeline()
 	cmds := make([]*redis.MapStringStringCmd, len(ids))
 	for i, id := range ids {
-		cmds[i] = p.HGetAll(ctx, s.itemKey(id))
+		cmds[i] = p.HGetAll(ctx, s.itemKey(owner, id))
 	}
 	if _, err := p.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
 		return nil, err
@@ -399,9 +444,10 @@ redis.call('ZREM', KEYS[2], ARGV[4])
 return 'ok'
 `)
 
-// reply records the answer to one item.
-func (s *db) reply(ctx context.Context, pid, rid, text string, now time.Time) error {
-	res, err := replyScript.Run(ctx, s.rdb, []string{s.partKey(pid), s.inboxKey(pid), s.itemKey(rid)},
+// reply records the answer of one of owner's participants to one of its
+// items.
+func (s *db) reply(ctx context.Context, owner, pid, rid, text string, now time.Time) error {
+	res, err := replyScript.Run(ctx, s.rdb, []string{s.partKey(owner, pid), s.inboxKey(owner, pid), s.itemKey(owner, rid)},
 		ms(now), pid, text, rid).Text()
 	if err != nil {
 		return err
@@ -422,10 +468,10 @@ func (s *db) reply(ctx context.Context, pid, rid, text string, now time.Time) er
 }
 
 // cancel withdraws an unanswered item (its turn ended).
-func (s *db) cancel(ctx context.Context, pid, rid string) error {
+func (s *db) cancel(ctx context.Context, owner, pid, rid string) error {
 	p := s.rdb.TxPipeline()
-	p.HSet(ctx, s.itemKey(rid), "state", itemCancelled)
-	p.ZRem(ctx, s.inboxKey(pid), rid)
+	p.HSet(ctx, s.itemKey(owner, rid), "state", itemCancelled)
+	p.ZRem(ctx, s.inboxKey(owner, pid), rid)
 	_, err := p.Exec(ctx)
 	return err
 }
@@ -437,11 +483,13 @@ if n > tonumber(ARGV[1]) then return 0 end
 return 1
 `)
 
-// take counts one request in a fixed-window bucket shared by all replicas.
-// When the bucket is exhausted it returns how long until it refills.
-func (s *db) take(ctx context.Context, name, subject string, limit int, window time.Duration, now time.Time) (bool, time.Duration, error) {
+// take counts one request in a fixed-window bucket of owner's (or, with
+// owner "", the server's) shared by all replicas. Windows start at whole
+// multiples of window since the Unix epoch, so a 24-hour window is a UTC
+// day. When the bucket is exhausted it returns how long until it refills.
+func (s *db) take(ctx context.Context, owner, name, subject string, limit int, window time.Duration, now time.Time) (bool, time.Duration, error) {
 	w := now.UnixMilli() / window.Milliseconds()
-	ok, err := bucketScript.Run(ctx, s.rdb, []string{s.bucketKey(name, escape(subject), w)}, limit, (2 * window).Milliseconds()).Int()
+	ok, err := bucketScript.Run(ctx, s.rdb, []string{s.bucketKey(owner, name, subject, w)}, limit, (2 * window).Milliseconds()).Int()
 	if err != nil {
 		return false, 0, err
 	}
@@ -484,18 +532,18 @@ type FeedEntry struct {
 
 const feedMax = 500
 
-// addFeed appends a notice or stage item to the owner's feed.
-func (s *db) addFeed(ctx context.Context, e FeedEntry) error {
+// addFeed appends a notice or stage item to owner's feed.
+func (s *db) addFeed(ctx context.Context, owner string, e FeedEntry) error {
 	e.ID = ""
 	b, err := json.Marshal(e)
 	if err != nil {
 		return err
 	}
-	if err := s.rdb.XAdd(ctx, &redis.XAddArgs{Stream: s.feedKey(), MaxLen: feedMax, Approx: true,
+	if err := s.rdb.XAdd(ctx, &redis.XAddArgs{Stream: s.feedKey(owner), MaxLen: feedMax, Approx: true,
 		Values: []any{"e", string(b)}}).Err(); err != nil {
 		return err
 	}
-	return s.wake(ctx, "feed")
+	return s.wake(ctx, feedWake(owner))
 }
 
 func feedFrom(msgs []redis.XMessage) []FeedEntry {
@@ -512,18 +560,19 @@ func feedFrom(msgs []redis.XMessage) []FeedEntry {
 	return out
 }
 
-// newestFeed returns the newest n entries, newest first.
-func (s *db) newestFeed(ctx context.Context, n int) ([]FeedEntry, error) {
-	msgs, err := s.rdb.XRevRangeN(ctx, s.feedKey(), "+", "-", int64(n)).Result()
+// newestFeed returns the newest n entries of owner's feed, newest first.
+func (s *db) newestFeed(ctx context.Context, owner string, n int) ([]FeedEntry, error) {
+	msgs, err := s.rdb.XRevRangeN(ctx, s.feedKey(owner), "+", "-", int64(n)).Result()
 	if err != nil {
 		return nil, err
 	}
 	return feedFrom(msgs), nil
 }
 
-// feedAfter returns up to n entries after id, oldest first.
-func (s *db) feedAfter(ctx context.Context, id string, n int) ([]FeedEntry, error) {
-	res, err := s.rdb.XRead(ctx, &redis.XReadArgs{Streams: []string{s.feedKey(), id}, Count: int64(n), Block: -1}).Result()
+// feedAfter returns up to n entries of owner's feed after id, oldest
+// first.
+func (s *db) feedAfter(ctx context.Context, owner, id string, n int) ([]FeedEntry, error) {
+	res, err := s.rdb.XRead(ctx, &redis.XReadArgs{Streams: []string{s.feedKey(owner), id}, Count: int64(n), Block: -1}).Result()
 	if errors.Is(err, redis.Nil) {
 		return nil, nil
 	}
@@ -536,9 +585,9 @@ func (s *db) feedAfter(ctx context.Context, id string, n int) ([]FeedEntry, erro
 	return feedFrom(res[0].Messages), nil
 }
 
-// lastFeedID is the ID of the newest entry, or "0-0".
-func (s *db) lastFeedID(ctx context.Context) (string, error) {
-	msgs, err := s.rdb.XRevRangeN(ctx, s.feedKey(), "+", "-", 1).Result()
+// lastFeedID is the ID of the newest entry of owner's feed, or "0-0".
+func (s *db) lastFeedID(ctx context.Context, owner string) (string, error) {
+	msgs, err := s.rdb.XRevRangeN(ctx, s.feedKey(owner), "+", "-", 1).Result()
 	if err != nil || len(msgs) == 0 {
 		return "0-0", err
 	}
