@@ -692,3 +692,35 @@ func TestKilledReplicaFailsItsRun(t *testing.T) {
 	}
 	b.mustStop(t)
 }
+
+// An answer to an approval whose replica was killed is refused at once
+// with 409 execution_unavailable (not a 500 once the lease lapses), and the
+// killed replica's response still ends as replica_lost.
+func TestAnswerAfterTheHolderWasKilled(t *testing.T) {
+	t.Parallel()
+	url := realRedis(t)
+	dir := agentFolder(t, "approval: send", prefixed(t)+"  leaseSeconds: 2\n")
+	a := startHarnest(t, dir, nil, "--redis-url", url)
+	b := startHarnest(t, dir, nil, "--redis-url", url)
+
+	r := a.post(t, "/responses", `{"input":"reply to bob"}`)
+	v, action := pendingAction(t, r, "human_approval")
+	a.kill(t)
+
+	start := time.Now()
+	late := b.post(t, "/approvals/"+action["id"].(string), `{"decision":"approve"}`)
+	took := time.Since(start)
+	mustStatus(t, late, http.StatusConflict)
+	if code := late.JSON(t)["code"]; code != "execution_unavailable" {
+		t.Fatalf("late answer %s, want code execution_unavailable", late.Body)
+	}
+	if took > 3*time.Second {
+		t.Fatalf("the refusal took %v; it must not wait for the lease", took)
+	}
+	t.Logf("answer to a killed replica's approval refused in %v", took.Round(time.Millisecond))
+	receipt, rv := b.waitReceipt(t, v, 15*time.Second)
+	if rv["status"] != "failed" || errorCode(rv) != "replica_lost" {
+		t.Fatalf("receipt after A was killed: %s", receipt.Body)
+	}
+	b.mustStop(t)
+}
