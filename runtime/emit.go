@@ -111,7 +111,12 @@ func (r *Response) flush() {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.ctx), 10*time.Second)
 	defer cancel()
 	if err := r.svc.store.AppendEvents(ctx, r.turn.UserID, r.SessionID, r.ID, events); err != nil {
-		r.svc.log.Warn("cannot log events", "responseId", r.ID, "err", err)
+		// Keep them for the next flush or the final step, in order: the log
+		// must not have a gap.
+		r.svc.log.Warn("cannot log events; keeping them for the next write", "responseId", r.ID, "err", err)
+		r.mu.Lock()
+		r.pending = append(events, r.pending...)
+		r.mu.Unlock()
 	}
 }
 

@@ -109,8 +109,11 @@ func (s *Store) EventsAfter(ctx context.Context, user, session, responseID strin
 			return nil, fmt.Errorf("store: read events: entry %s is not a batch of events", m.ID)
 		}
 		for j, raw := range raws {
+			// A batch written again after a write whose answer was lost
+			// repeats events the log already has: each sequence counts once.
 			if seq := first + j; seq > after {
 				out = append(out, Event{Sequence: seq, Type: types[j], JSON: raw})
+				after = seq
 			}
 		}
 	}

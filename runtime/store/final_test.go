@@ -138,3 +138,27 @@ func TestSendControlToAGoneReplica(t *testing.T) {
 		}
 	})
 }
+
+// Events written again (a flush whose answer was lost is retried with the
+// next batch) are read once each.
+func TestRepeatedEventsAreReadOnce(t *testing.T) {
+	eachStore(t, func(t *testing.T, s *Store) {
+		ctx := context.Background()
+		ev := func(seq int) Event { return Event{Sequence: seq, Type: "x", JSON: []byte(`{}`)} }
+		if err := s.AppendEvents(ctx, "u", "s", "resp_1", []Event{ev(0), ev(1)}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.AppendEvents(ctx, "u", "s", "resp_1", []Event{ev(0), ev(1), ev(2)}); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.EventsAfter(ctx, "u", "s", "resp_1", -1, 10)
+		if err != nil || len(got) != 3 {
+			t.Fatalf("events %+v, %v; want 3", got, err)
+		}
+		for i, e := range got {
+			if e.Sequence != i {
+				t.Fatalf("events out of order or repeated: %+v", got)
+			}
+		}
+	})
+}
