@@ -6,16 +6,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"regexp"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/harnest/harnest/internal/netguard"
 )
 
 // AliveExtensionURI is the NetShow "alive" agent card extension: the look
@@ -36,13 +36,12 @@ var houseLooks = map[string]bool{
 var colorPattern = regexp.MustCompile(`^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$`)
 
 // Resolver looks up a host's addresses; *net.Resolver is one.
-type Resolver interface {
-	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
-}
+type Resolver = netguard.Resolver
 
-// AliveOptions configure how alive_json is fetched at start-up. The zero
-// value is what production uses: the system resolver, a plain dialer,
-// public addresses only.
+// AliveOptions configure how alive_json is fetched at start-up, through
+// the outbound guard (internal/netguard). The zero value is what
+// production uses: the system resolver, a plain dialer, public addresses
+// over https only, no redirects.
 type AliveOptions struct {
 	// Resolver looks up alive_json's host (default net.DefaultResolver).
 	Resolver Resolver
@@ -51,10 +50,10 @@ type AliveOptions struct {
 	// name that resolves again to something else (DNS rebinding) is never
 	// reached.
 	Dial func(ctx context.Context, network, address string) (net.Conn, error)
-	// Allow lets addresses through that the check refuses (private,
-	// loopback, link-local). Tests only: nothing in the configuration sets
-	// it.
-	Allow func(netip.Addr) bool
+	// AllowHosts lists hosts (or host:port) that may resolve to private,
+	// loopback or link-local addresses. Tests only: nothing in the
+	// configuration sets it.
+	AllowHosts []string
 	// TLSConfig is the TLS client configuration (tests add their CA);
 	// ServerName is always the URL's host.
 	TLSConfig *tls.Config
@@ -152,38 +151,10 @@ func checkDisplayName(s string) error {
 	return nil
 }
 
-// publicAddr reports an address on the public internet: not private,
-// loopback, link-local, multicast, unspecified or otherwise reserved.
-func publicAddr(a netip.Addr) bool {
-	a = a.Unmap()
-	if !a.IsValid() || a.IsLoopback() || a.IsPrivate() || a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() ||
-		a.IsInterfaceLocalMulticast() || a.IsMulticast() || a.IsUnspecified() {
-		return false
-	}
-	for _, p := range reservedPrefixes {
-		if p.Contains(a) {
-			return false
-		}
-	}
-	return true
-}
-
-var reservedPrefixes = func() []netip.Prefix {
-	var out []netip.Prefix
-	for _, s := range []string{
-		"0.0.0.0/8", "100.64.0.0/10", "192.0.0.0/24", "192.0.2.0/24", "198.18.0.0/15", "198.51.100.0/24",
-		"203.0.113.0/24", "240.0.0.0/4", "255.255.255.255/32",
-		"64:ff9b::/96", "64:ff9b:1::/48", "100::/64", "2001::/23", "2001:db8::/32", "fec0::/10", "2002::/16",
-	} {
-		out = append(out, netip.MustParsePrefix(s))
-	}
-	return out
-}()
-
-// fetchAlive fetches and checks an .alive.json file: https only, every
-// address of its host public (unless Allow says otherwise), no redirects, a
-// time limit, at most 64 KB, a JSON object whose look, colors and name are
-// valid.
+// fetchAlive fetches and checks an .alive.json file through the outbound
+// guard: https only, every address of its host public (unless listed in
+// AllowHosts), no redirects, a time limit, at most 64 KB, a JSON object
+// whose look, colors and name are valid.
 func fetchAlive(ctx context.Context, raw string, o AliveOptions) error {
 	u, err := url.Parse(raw)
 	if err != nil || u.Scheme != "https" || u.Host == "" || u.Opaque != "" {
@@ -192,67 +163,16 @@ func fetchAlive(ctx context.Context, raw string, o AliveOptions) error {
 	if u.User != nil {
 		return errors.New("must not carry credentials")
 	}
-	host := u.Hostname()
-	port := u.Port()
-	if port == "" {
-		port = "443"
+	policy := netguard.Policy{AllowHosts: o.AllowHosts, Resolver: o.Resolver, Dial: o.Dial, TLSConfig: o.TLSConfig}
+	if err := policy.CheckURL(u); err != nil {
+		return errors.New(refusal(err))
 	}
 	timeout := o.Timeout
 	if timeout <= 0 {
 		timeout = 5 * time.Second
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-
-	var addrs []netip.Addr
-	if a, err := netip.ParseAddr(strings.Trim(host, "[]")); err == nil {
-		addrs = []netip.Addr{a}
-	} else {
-		if strings.EqualFold(host, "localhost") || strings.HasSuffix(strings.ToLower(host), ".localhost") {
-			return errors.New("must not point at localhost")
-		}
-		r := o.Resolver
-		if r == nil {
-			r = net.DefaultResolver
-		}
-		if addrs, err = r.LookupNetIP(ctx, "ip", host); err != nil || len(addrs) == 0 {
-			return fmt.Errorf("cannot resolve %s", clip(host))
-		}
-	}
-	for _, a := range addrs {
-		if !publicAddr(a) && (o.Allow == nil || !o.Allow(a)) {
-			return fmt.Errorf("%s resolves to %s, a private, loopback or link-local address", clip(host), a)
-		}
-	}
-	dial := o.Dial
-	if dial == nil {
-		dial = (&net.Dialer{}).DialContext
-	}
-	tlsConf := &tls.Config{MinVersion: tls.VersionTLS12}
-	if o.TLSConfig != nil {
-		tlsConf = o.TLSConfig.Clone()
-	}
-	tlsConf.ServerName = host
-	transport := &http.Transport{
-		Proxy: nil,
-		DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
-			var last error
-			for _, a := range addrs {
-				c, err := dial(ctx, "tcp", net.JoinHostPort(a.Unmap().String(), port))
-				if err == nil {
-					return c, nil
-				}
-				last = err
-			}
-			return nil, last
-		},
-		TLSClientConfig:   tlsConf,
-		DisableKeepAlives: true,
-	}
-	defer transport.CloseIdleConnections()
-	client := &http.Client{Transport: transport, CheckRedirect: func(*http.Request, []*http.Request) error {
-		return errors.New("redirects are not followed")
-	}}
+	client := netguard.Client(policy, timeout)
+	defer client.CloseIdleConnections()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
 		return errors.New("must be an https URL")
@@ -266,12 +186,12 @@ func fetchAlive(ctx context.Context, raw string, o AliveOptions) error {
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("answered HTTP %d", resp.StatusCode)
 	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, aliveMaxBytes+1))
+	body, err := netguard.ReadLimited(resp, aliveMaxBytes)
+	if errors.Is(err, netguard.ErrTooLarge) {
+		return errors.New("is larger than 64 KB")
+	}
 	if err != nil {
 		return errors.New("cannot be read: " + fetchProblem(err))
-	}
-	if len(body) > aliveMaxBytes {
-		return errors.New("is larger than 64 KB")
 	}
 	var file map[string]any
 	if err := json.Unmarshal(body, &file); err != nil {
@@ -286,14 +206,27 @@ func fetchAlive(ctx context.Context, raw string, o AliveOptions) error {
 	return nil
 }
 
+// refusal is the guard's reason for a refusal, without its package name.
+func refusal(err error) string {
+	var re *netguard.RefusedError
+	if errors.As(err, &re) {
+		return re.Reason
+	}
+	return err.Error()
+}
+
 // fetchProblem names a fetch failure without internal detail.
 func fetchProblem(err error) string {
 	var ne net.Error
+	var re *netguard.RefusedError
+	var dnsErr *net.DNSError
 	switch {
+	case errors.As(err, &re):
+		return re.Reason
+	case errors.As(err, &dnsErr):
+		return "cannot resolve " + clip(dnsErr.Name)
 	case errors.As(err, &ne) && ne.Timeout(), errors.Is(err, context.DeadlineExceeded):
 		return "timed out"
-	case strings.Contains(err.Error(), "redirects are not followed"):
-		return "it redirects, and redirects are not followed"
 	case strings.Contains(err.Error(), "certificate"), strings.Contains(err.Error(), "tls"):
 		return "TLS failed"
 	}

@@ -127,7 +127,11 @@ func TestAliveValidParamsKept(t *testing.T) {
 
 func TestAliveRefusesPrivateAddresses(t *testing.T) {
 	for _, addr := range []string{"10.1.2.3", "172.16.0.9", "192.168.1.1", "127.0.0.1", "::1", "169.254.169.254",
-		"fe80::1", "fd00::1", "100.64.0.1", "0.0.0.0", "::ffff:10.0.0.1"} {
+		"fe80::1", "fd00::1", "100.64.0.1", "0.0.0.0", "::ffff:10.0.0.1",
+		// IPv4 inside IPv6, judged by the IPv4 address (internal/netguard
+		// tests every form).
+		"::169.254.169.254", "::127.0.0.1", "::ffff:127.0.0.1", "::ffff:0:169.254.169.254", "64:ff9b::a9fe:a9fe",
+		"64:ff9b:1::a9fe:a9fe", "2002:a9fe:a9fe::1", "2001:0:4136:e378:8000:63bf:f5ff:fffe"} {
 		t.Run(addr, func(t *testing.T) {
 			d := &recordingDialer{}
 			// Through a name that resolves to the address, and as a literal.
@@ -170,12 +174,11 @@ func aliveServer(t *testing.T, h http.HandlerFunc) (string, AliveOptions, *recor
 	pool := x509.NewCertPool()
 	pool.AddCert(ts.Certificate())
 	d := &recordingDialer{}
-	loop := netip.MustParseAddr("127.0.0.1")
 	o := AliveOptions{
-		Resolver:  fakeResolver{"example.com": {loop}},
-		Dial:      d.dial,
-		Allow:     func(a netip.Addr) bool { return a == loop },
-		TLSConfig: &tls.Config{RootCAs: pool},
+		Resolver:   fakeResolver{"example.com": {netip.MustParseAddr("127.0.0.1")}},
+		Dial:       d.dial,
+		AllowHosts: []string{"example.com"},
+		TLSConfig:  &tls.Config{RootCAs: pool},
 	}
 	return "https://example.com:" + port, o, d
 }
@@ -204,18 +207,29 @@ func TestAliveJSONFetched(t *testing.T) {
 	if d.count() != 1 || !strings.HasPrefix(d.calls[0], "127.0.0.1:") {
 		t.Fatalf("dialled %v, want the checked loopback address once", d.calls)
 	}
-	for _, name := range []string{"big", "bad", "notjson", "redirect", "missing"} {
+	for name, why := range map[string]string{
+		"big":      "larger than 64 KB",
+		"bad":      "look must be one of the house looks",
+		"notjson":  "is not a JSON object",
+		"redirect": "redirects are not followed",
+		"missing":  "answered HTTP 404",
+	} {
 		exts, warnings := servedExtensions(t, cardWith(aliveExt(map[string]any{"alive_json": base + "/" + name + ".alive.json"})), o)
-		if len(exts) != 0 || len(warnings) != 1 {
-			t.Errorf("%s alive_json kept: %v %v", name, exts, warnings)
+		if len(exts) != 0 || len(warnings) != 1 || !strings.Contains(warnings[0], why) {
+			t.Errorf("%s alive_json: kept %v, warnings %v; want it dropped because it %s", name, exts, warnings, why)
 		}
 	}
 	// Without the explicit allowance, the same server is refused before
 	// any dial.
-	o.Allow = nil
+	o.AllowHosts = nil
 	before := d.count()
 	exts, _ = servedExtensions(t, cardWith(aliveExt(map[string]any{"alive_json": base + "/good.alive.json"})), o)
 	if len(exts) != 0 || d.count() != before {
 		t.Fatalf("loopback without allowance: kept %v, dialled %v", exts, d.calls[before:])
+	}
+	// A name that does not resolve says so.
+	_, warnings = servedExtensions(t, cardWith(aliveExt(map[string]any{"alive_json": "https://nowhere.example/a.json"})), o)
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "cannot resolve nowhere.example") {
+		t.Fatalf("unresolvable host: %v", warnings)
 	}
 }

@@ -110,6 +110,9 @@ func New(o Options) (*Server, error) {
 		ttl = 24 * time.Hour
 	}
 	s.tasks = &taskStore{rdb: o.Store.Client(), prefix: prefix, ttl: ttl}
+	if o.Service != nil {
+		s.tasks.tokens = o.Service // page tokens sealed with the server's shared key
+	}
 	return s, nil
 }
 

@@ -2,15 +2,18 @@ package a2a
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/harnest/harnest/runtime"
+	"github.com/harnest/harnest/runtime/store"
 )
 
 // Tasks live in Redis per owner, so that any replica can get, list, cancel
@@ -47,6 +50,33 @@ type taskStore struct {
 	rdb    redis.UniversalClient
 	prefix string
 	ttl    time.Duration
+	// tokens seals list page tokens: the Service (Options.Service), so
+	// that every cursor the server issues is sealed the same way with
+	// the same key. Left nil, the first list makes a runtime.TokenSealer
+	// over the same shared secret (the store's runtime.TokenSecret under
+	// this prefix): the same key, format and checks.
+	tokens    tokenSealer
+	tokenOnce sync.Once
+}
+
+// tokenSealer seals and opens opaque tokens bound to a kind and a user;
+// *runtime.Service and *runtime.TokenSealer are both one.
+type tokenSealer interface {
+	SealToken(ctx context.Context, kind, user string, v any) (string, error)
+	OpenToken(ctx context.Context, token, kind, user string, v any) (bool, error)
+}
+
+// sealer returns what seals page tokens (see tokens).
+func (s *taskStore) sealer() tokenSealer {
+	s.tokenOnce.Do(func() {
+		if s.tokens == nil {
+			rdb, prefix := s.rdb, s.prefix
+			s.tokens = runtime.NewTokenSealer(func(ctx context.Context) ([]byte, error) {
+				return store.SharedSecretIn(ctx, rdb, prefix, runtime.TokenSecret)
+			})
+		}
+	})
+	return s.tokens
 }
 
 var idEscaper = strings.NewReplacer("%", "%25", ":", "%3A", "{", "%7B", "}", "%7D")
@@ -135,24 +165,22 @@ func (s *taskStore) get(ctx context.Context, user, id string) (rec record, found
 	return rec, true, nil
 }
 
-// pageToken is where a list page ends: the last task's score and ID.
+// pageToken is where a list page ends: the last task's score and ID. On
+// the wire it is sealed for its user (kind pageTokenKind), so a client can
+// neither read nor forge it, and another user's token is refused like a
+// malformed one.
 type pageToken struct {
 	Score int64  `json:"s"`
 	ID    string `json:"i"`
 }
 
-func encodeToken(t pageToken) string {
-	b, _ := json.Marshal(t)
-	return base64.RawURLEncoding.EncodeToString(b)
-}
+// pageTokenKind is the sealed kind of a ListTasks page token.
+const pageTokenKind = "a2a.tasks"
 
-func decodeToken(s string) (pageToken, bool) {
-	var t pageToken
-	b, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil || json.Unmarshal(b, &t) != nil || t.ID == "" {
-		return t, false
-	}
-	return t, true
+// errBadPageToken is the answer to a page token this server did not issue
+// to this user.
+func errBadPageToken() *Error {
+	return errInvalidParams("pageToken is not a token this server issued")
 }
 
 // list returns a page of the user's tasks, newest status first. The index
@@ -175,9 +203,13 @@ func (s *taskStore) list(ctx context.Context, user string, q listRequest) (listR
 	maxScore := "+inf"
 	var cursor *pageToken
 	if q.PageToken != "" {
-		t, ok := decodeToken(q.PageToken)
-		if !ok {
-			return listResult{}, errInvalidParams("pageToken is not a token this server issued")
+		var t pageToken
+		ok, err := s.sealer().OpenToken(ctx, q.PageToken, pageTokenKind, user, &t)
+		if err != nil {
+			return listResult{}, fmt.Errorf("a2a: open page token: %w", err)
+		}
+		if !ok || t.ID == "" {
+			return listResult{}, errBadPageToken()
 		}
 		cursor = &t
 		maxScore = strconv.FormatInt(t.Score, 10)
@@ -233,7 +265,11 @@ func (s *taskStore) list(ctx context.Context, user string, q listRequest) (listR
 		}
 	}
 	if more {
-		out.NextPageToken = encodeToken(last)
+		tok, err := s.sealer().SealToken(ctx, pageTokenKind, user, last)
+		if err != nil {
+			return out, fmt.Errorf("a2a: seal page token: %w", err)
+		}
+		out.NextPageToken = tok
 	}
 	return out, nil
 }

@@ -1,57 +1,54 @@
 package runtime
 
-import (
-	"encoding/base64"
-	"encoding/json"
+import "context"
+
+// Cursors are opaque to clients: tokens sealed with the key every replica
+// shares (seal.go), bound to the user, and for transcripts to the session.
+// A cursor of another user, session or kind, a tampered or a foreign one is
+// rejected like a malformed one.
+
+// Cursor kinds, as sealed.
+const (
+	cursorSessions = "sessions"
+	cursorMessages = "messages"
 )
 
-// Cursors are opaque to clients: URL-safe base64 (no padding) of compact
-// JSON, bound to the user (and, for transcripts, the session). A cursor of
-// another user or session is rejected like a malformed one.
-
+// sessionCursor is where a session list page ends.
 type sessionCursor struct {
-	Version        int    `json:"version"`
-	Kind           string `json:"kind"`
 	AfterSessionID string `json:"afterSessionId"`
-	UserID         string `json:"userId"`
 }
 
+// messageCursor is where a transcript page ends: the last message's offset
+// and ID, in the session it belongs to.
 type messageCursor struct {
-	Version   int    `json:"version"`
-	Kind      string `json:"kind"`
 	Offset    int64  `json:"offset"`
 	MessageID string `json:"messageId"`
 	SessionID string `json:"sessionId"`
-	UserID    string `json:"userId"`
 }
 
-func encodeCursor(v any) string {
-	b, _ := json.Marshal(v)
-	return base64.RawURLEncoding.EncodeToString(b)
+// encodeSessionCursor seals the position after session ID after for the
+// user; the error means the store is unreachable.
+func (s *Service) encodeSessionCursor(ctx context.Context, after, user string) (string, error) {
+	return s.sealer().SealToken(ctx, cursorSessions, user, sessionCursor{AfterSessionID: after})
 }
 
-func decodeCursor(s string, v any) bool {
-	b, err := base64.RawURLEncoding.DecodeString(s)
-	return err == nil && json.Unmarshal(b, v) == nil
+// decodeSessionCursor opens a session list cursor of the user; ok is false
+// for anything else, err is set only when the store is unreachable.
+func (s *Service) decodeSessionCursor(ctx context.Context, token, user string) (c sessionCursor, ok bool, err error) {
+	ok, err = s.sealer().OpenToken(ctx, token, cursorSessions, user, &c)
+	return c, ok && c.AfterSessionID != "", err
 }
 
-func encodeSessionCursor(after, user string) string {
-	return encodeCursor(sessionCursor{Version: 1, Kind: "sessions", AfterSessionID: after, UserID: user})
+// encodeMessageCursor seals a transcript position for the user and
+// session; the error means the store is unreachable.
+func (s *Service) encodeMessageCursor(ctx context.Context, offset int64, messageID, session, user string) (string, error) {
+	return s.sealer().SealToken(ctx, cursorMessages, user, messageCursor{Offset: offset, MessageID: messageID, SessionID: session})
 }
 
-func decodeSessionCursor(s, user string) (sessionCursor, bool) {
-	var c sessionCursor
-	ok := decodeCursor(s, &c) && c.Version == 1 && c.Kind == "sessions" && c.UserID == user && c.AfterSessionID != ""
-	return c, ok
-}
-
-func encodeMessageCursor(offset int64, messageID, session, user string) string {
-	return encodeCursor(messageCursor{Version: 1, Kind: "messages", Offset: offset, MessageID: messageID, SessionID: session, UserID: user})
-}
-
-func decodeMessageCursor(s, user, session string) (messageCursor, bool) {
-	var c messageCursor
-	ok := decodeCursor(s, &c) && c.Version == 1 && c.Kind == "messages" &&
-		c.UserID == user && c.SessionID == session && c.Offset >= 0 && c.MessageID != ""
-	return c, ok
+// decodeMessageCursor opens a transcript cursor of the user and session; ok
+// is false for anything else, err is set only when the store is
+// unreachable.
+func (s *Service) decodeMessageCursor(ctx context.Context, token, user, session string) (c messageCursor, ok bool, err error) {
+	ok, err = s.sealer().OpenToken(ctx, token, cursorMessages, user, &c)
+	return c, ok && c.SessionID == session && c.Offset >= 0 && c.MessageID != "", err
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"strings"
 
 	"github.com/harnest/harnest/runtime/store"
 )
@@ -49,8 +48,8 @@ var (
 func (s *Service) CreateSession(ctx context.Context, p Principal, id string, state map[string]json.RawMessage) (Session, error) {
 	if id == "" {
 		id = NewSessionID()
-	} else if strings.TrimSpace(id) == "" {
-		return Session{}, Errorf(ErrInvalid, "invalid_session", "id must be non-empty")
+	} else if !validSessionID(id) {
+		return Session{}, errInvalidSessionID
 	}
 	if state == nil {
 		state = map[string]json.RawMessage{}
@@ -68,6 +67,9 @@ func (s *Service) CreateSession(ctx context.Context, p Principal, id string, sta
 
 // GetSession reads one of the user's sessions.
 func (s *Service) GetSession(ctx context.Context, p Principal, id string) (Session, error) {
+	if !validSessionID(id) {
+		return Session{}, errSessionNotFound // no such session can exist
+	}
 	sess, found, err := s.store.GetSession(ctx, p.UserID, id)
 	if err != nil {
 		return Session{}, s.storeFailure(err)
@@ -83,7 +85,10 @@ func (s *Service) GetSession(ctx context.Context, p Principal, id string) (Sessi
 func (s *Service) ListSessions(ctx context.Context, p Principal, cursor string, limit int) (SessionPage, error) {
 	after := ""
 	if cursor != "" {
-		c, ok := decodeSessionCursor(cursor, p.UserID)
+		c, ok, err := s.decodeSessionCursor(ctx, cursor, p.UserID)
+		if err != nil {
+			return SessionPage{}, s.storeFailure(err)
+		}
 		if !ok {
 			return SessionPage{}, Errorf(ErrInvalid, "invalid_cursor", "Invalid session cursor")
 		}
@@ -96,7 +101,10 @@ func (s *Service) ListSessions(ctx context.Context, p Principal, cursor string, 
 	page := SessionPage{Sessions: make([]Session, 0, min(len(rows), limit))}
 	for i, row := range rows {
 		if i == limit {
-			next := encodeSessionCursor(page.Sessions[limit-1].ID, p.UserID)
+			next, err := s.encodeSessionCursor(ctx, page.Sessions[limit-1].ID, p.UserID)
+			if err != nil {
+				return SessionPage{}, s.storeFailure(err)
+			}
 			page.NextCursor = &next
 			break
 		}
@@ -143,7 +151,12 @@ func (s *Service) Messages(ctx context.Context, p Principal, sessionID, cursor s
 	var c messageCursor
 	if cursor != "" {
 		var ok bool
-		if c, ok = decodeMessageCursor(cursor, p.UserID, sessionID); !ok {
+		var err error
+		c, ok, err = s.decodeMessageCursor(ctx, cursor, p.UserID, sessionID)
+		if err != nil {
+			return MessagePage{}, s.storeFailure(err)
+		}
+		if !ok {
 			return MessagePage{}, invalid
 		}
 		// Read from the cursor's own message to check it is still there.
@@ -163,7 +176,10 @@ func (s *Service) Messages(ctx context.Context, p Principal, sessionID, cursor s
 	for i, row := range rows {
 		if i == limit {
 			last := rows[limit-1]
-			next := encodeMessageCursor(last.Offset, messageID(last.JSON), sessionID, p.UserID)
+			next, err := s.encodeMessageCursor(ctx, last.Offset, messageID(last.JSON), sessionID, p.UserID)
+			if err != nil {
+				return MessagePage{}, s.storeFailure(err)
+			}
 			page.NextCursor = &next
 			break
 		}

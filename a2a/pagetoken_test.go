@@ -1,0 +1,177 @@
+package a2a
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/harnest/harnest/internal/testutil"
+	"github.com/harnest/harnest/runtime"
+	"github.com/harnest/harnest/runtime/store"
+)
+
+// TestPageTokenSealedForItsUser checks that a ListTasks page token is
+// sealed: unreadable, and refused like a malformed one for another user,
+// in another form (the old readable base64 JSON) or tampered with.
+func TestPageTokenSealedForItsUser(t *testing.T) {
+	eachTaskStore(t, func(t *testing.T, s *taskStore) {
+		ctx := context.Background()
+		now := time.Now()
+		for i, id := range []string{"alice-task-1", "alice-task-2", "alice-task-3"} {
+			if err := s.put(ctx, "alice", taskAt(id, "c", stateCompleted, now.Add(time.Duration(i)*time.Second), 1)); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.put(ctx, "bob", taskAt("bob-"+id, "c", stateCompleted, now.Add(time.Duration(i)*time.Second), 1)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		first, err := s.list(ctx, "alice", listRequest{PageSize: 1})
+		if err != nil || first.NextPageToken == "" {
+			t.Fatalf("first page: %v %+v", err, first)
+		}
+		tok := first.NextPageToken
+		raw, err := base64.RawURLEncoding.DecodeString(tok)
+		if err != nil {
+			t.Fatalf("token %q is not URL-safe unpadded base64: %v", tok, err)
+		}
+		if strings.Contains(string(raw), "alice-task") {
+			t.Fatalf("token %q shows a task ID", tok)
+		}
+		next, err := s.list(ctx, "alice", listRequest{PageSize: 1, PageToken: tok})
+		if err != nil || len(next.Tasks) != 1 || next.Tasks[0].ID != "alice-task-2" {
+			t.Fatalf("second page: %v %+v", err, next)
+		}
+
+		malformed := listErr(t, s, "alice", "garbage")
+		flipped := append([]byte(nil), raw...)
+		flipped[len(flipped)/2] ^= 1
+		for name, c := range map[string]struct{ user, token string }{
+			"another user's": {"bob", tok},
+			"old format":     {"alice", base64.RawURLEncoding.EncodeToString([]byte(`{"s":1,"i":"alice-task-2"}`))},
+			"tampered":       {"alice", base64.RawURLEncoding.EncodeToString(flipped)},
+			"truncated":      {"alice", tok[:len(tok)-2]},
+		} {
+			if got := listErr(t, s, c.user, c.token); *got != *malformed {
+				t.Errorf("%s token: %+v, want the malformed-token error %+v", name, got, malformed)
+			}
+		}
+	})
+}
+
+// listErr lists with a page token that must be refused, and returns the
+// A2A error.
+func listErr(t *testing.T, s *taskStore, user, token string) *Error {
+	t.Helper()
+	_, err := s.list(context.Background(), user, listRequest{PageSize: 1, PageToken: token})
+	var e *Error
+	if !errors.As(err, &e) {
+		t.Fatalf("page token %q for %s: %v, want an A2A error", token, user, err)
+	}
+	if e.Code != -32602 || e.Message != "pageToken is not a token this server issued" {
+		t.Fatalf("page token %q for %s: %+v, want invalid params", token, user, e)
+	}
+	return e
+}
+
+// TestPageTokenSharesTheServiceKey checks that the task store's own sealer
+// and the Service seal with the same key and format: one token
+// implementation and one key for every cursor the server issues.
+func TestPageTokenSharesTheServiceKey(t *testing.T) {
+	for _, c := range testutil.Stores(t) {
+		t.Run(c.Name, func(t *testing.T) {
+			ctx := context.Background()
+			prefix := testutil.Prefix(t)
+			st, err := store.Open(ctx, store.Options{URL: c.URL, KeyPrefix: prefix})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { st.Close() })
+			svc := runtime.New(runtime.Options{Store: st, Agent: runtime.AgentFunc(func(context.Context, *runtime.Turn, runtime.Emit) error { return nil })})
+			own := &taskStore{rdb: st.Client(), prefix: prefix, ttl: time.Hour}
+			viaService := &taskStore{rdb: st.Client(), prefix: prefix, ttl: time.Hour, tokens: svc}
+			now := time.Now()
+			for i := 0; i < 3; i++ {
+				if err := own.put(ctx, "u", taskAt(string(rune('a'+i)), "c", stateWorking, now.Add(time.Duration(i)*time.Second), 1)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, pair := range [][2]*taskStore{{own, viaService}, {viaService, own}} {
+				first, err := pair[0].list(ctx, "u", listRequest{PageSize: 1})
+				if err != nil || first.NextPageToken == "" {
+					t.Fatalf("first page: %v %+v", err, first)
+				}
+				next, err := pair[1].list(ctx, "u", listRequest{PageSize: 1, PageToken: first.NextPageToken})
+				if err != nil || len(next.Tasks) != 1 || next.Tasks[0].ID != "b" {
+					t.Fatalf("second page through the other sealer: %v %+v", err, next)
+				}
+			}
+			// The Service opens the store's token as the A2A kind, and
+			// only as that kind.
+			first, _ := own.list(ctx, "u", listRequest{PageSize: 1})
+			var p pageToken
+			if ok, err := svc.OpenToken(ctx, first.NextPageToken, pageTokenKind, "u", &p); !ok || err != nil || p.ID != "c" {
+				t.Fatalf("Service.OpenToken: %v %v %+v", ok, err, p)
+			}
+			if ok, _ := svc.OpenToken(ctx, first.NextPageToken, "sessions", "u", &p); ok {
+				t.Fatal("a page token opened as a session cursor")
+			}
+		})
+	}
+}
+
+// TestListTasksForeignPageToken drives both bindings: a page token of
+// another user is refused exactly like a malformed one.
+func TestListTasksForeignPageToken(t *testing.T) {
+	eachStore(t, setup{}, func(t *testing.T, h *harness) {
+		for i := 0; i < 3; i++ {
+			for _, user := range []string{"alice", "bob"} {
+				_, _, ev := h.sse("POST", "/a2a", `{"jsonrpc":"2.0","id":1,"method":"SendStreamingMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"hi"}]}}}`,
+					"A2A-Version", "1.0", "X-Test-User", user)
+				if str(ev[len(ev)-1], "result", "statusUpdate", "status", "state") != stateCompleted {
+					t.Fatalf("stream: %v", ev[len(ev)-1])
+				}
+			}
+		}
+		l := h.rpc("1.0", "ListTasks", map[string]any{"pageSize": 1}, "X-Test-User", "alice").json(t)
+		tok := str(l, "result", "nextPageToken")
+		if tok == "" || dig(l, "result", "totalSize") != float64(3) {
+			t.Fatalf("alice's first page: %v", l)
+		}
+		if l := h.rpc("1.0", "ListTasks", map[string]any{"pageSize": 1, "pageToken": tok}, "X-Test-User", "alice").json(t); len(dig(l, "result", "tasks").([]any)) != 1 {
+			t.Fatalf("alice's second page: %v", l)
+		}
+
+		rpcErr := func(user, token string) string {
+			r := h.rpc("1.0", "ListTasks", map[string]any{"pageSize": 1, "pageToken": token}, "X-Test-User", user).json(t)
+			b, err := json.Marshal(r["error"])
+			if err != nil {
+				t.Fatal(err)
+			}
+			return string(b)
+		}
+		malformed := rpcErr("alice", "garbage")
+		if !strings.Contains(malformed, "-32602") || !strings.Contains(malformed, "pageToken is not a token this server issued") {
+			t.Fatalf("malformed token: %s", malformed)
+		}
+		if got := rpcErr("bob", tok); got != malformed {
+			t.Fatalf("JSON-RPC: alice's token for bob: %s, want %s", got, malformed)
+		}
+
+		restErr := func(user, token string) (int, string) {
+			r := h.do("GET", "/rest/tasks?pageSize=1&pageToken="+url.QueryEscape(token), "", "X-Test-User", user)
+			return r.Status, compactJSON(r.Body)
+		}
+		wantStatus, wantBody := restErr("alice", "garbage")
+		if wantStatus != 400 {
+			t.Fatalf("REST malformed token: %d %s", wantStatus, wantBody)
+		}
+		if status, body := restErr("bob", tok); status != wantStatus || body != wantBody {
+			t.Fatalf("REST: alice's token for bob: %d %s, want %d %s", status, body, wantStatus, wantBody)
+		}
+	})
+}
