@@ -7,13 +7,15 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Decoders of outside input: the params of every JSON-RPC method and the
 // bodies and queries of the HTTP+JSON routes, for each spec version. They
 // are lenient about unknown fields (the spec asks servers to ignore them)
 // and strict about the fields they use; every failure is an invalid-params
-// error that names the field.
+// error that names the field, except JSON text that is not UTF-8, which is
+// a parse error (checkUTF8).
 
 const maxIDLength = 256
 
@@ -38,7 +40,19 @@ func objectOrNil(raw json.RawMessage, field string) (json.RawMessage, error) {
 	return raw, nil
 }
 
+// checkUTF8 refuses JSON text that is not valid UTF-8 with a parse error:
+// encoding/json would silently replace the bad bytes with U+FFFD.
+func checkUTF8(raw json.RawMessage) error {
+	if !utf8.Valid(raw) {
+		return errParse("The request is not valid UTF-8; send JSON encoded as UTF-8")
+	}
+	return nil
+}
+
 func decodeStrict(raw json.RawMessage, v any, what string) error {
+	if err := checkUTF8(raw); err != nil {
+		return err
+	}
 	if isNull(raw) {
 		return invalidf("params are required: %s", what)
 	}
@@ -187,6 +201,9 @@ type listParams10 struct {
 // decodeList10 reads ListTasks params.
 func decodeList10(raw json.RawMessage) (listRequest, error) {
 	var p listParams10
+	if err := checkUTF8(raw); err != nil {
+		return listRequest{}, err
+	}
 	if !isNull(raw) {
 		if err := json.Unmarshal(raw, &p); err != nil {
 			return listRequest{}, invalidf("params must be a ListTasksRequest: %s", jsonProblem(err))
@@ -444,6 +461,9 @@ func decodeList03(raw json.RawMessage) (listRequest, error) {
 		HistoryLengthSnake    *int   `json:"history_length"`
 		LastUpdatedAfterSnake string `json:"last_updated_after"`
 		IncludeArtifactsSnake bool   `json:"include_artifacts"`
+	}
+	if err := checkUTF8(raw); err != nil {
+		return listRequest{}, err
 	}
 	if !isNull(raw) {
 		if err := json.Unmarshal(raw, &p); err != nil {

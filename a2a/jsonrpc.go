@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/harnest/harnest/internal/sse"
 )
@@ -35,6 +36,9 @@ func parseRPC(body []byte) (rpcRequest, *Error) {
 	t := bytes.TrimSpace(body)
 	if len(t) == 0 {
 		return req, errParse("The request body is empty; send a JSON-RPC 2.0 request")
+	}
+	if !utf8.Valid(t) {
+		return req, errParse("The request is not valid UTF-8; send JSON encoded as UTF-8")
 	}
 	if t[0] == '[' {
 		return req, errInvalidRequest("Batch requests are not supported")

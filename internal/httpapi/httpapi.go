@@ -1,7 +1,8 @@
 // Package httpapi holds what the HTTP transports (neutral, agui, relay)
 // share: the error body {"detail": "<sentence>", "code": "<stable_code>"},
-// the one mapping of runtime error kinds to HTTP statuses, and reading a
-// bounded JSON object body.
+// the one mapping of runtime error kinds to HTTP statuses, reading a
+// bounded UTF-8 JSON object body, and the guard on how request bodies
+// arrive (BodyGuard: body timeout, 408, draining after an early answer).
 package httpapi
 
 import (
@@ -11,6 +12,7 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"github.com/harnest/harnest/runtime"
 )
@@ -82,16 +84,20 @@ func WriteJSON(w http.ResponseWriter, status int, v any) {
 	WriteRaw(w, status, b)
 }
 
-// WriteRaw answers with a JSON body that is already encoded.
+// WriteRaw answers with a JSON body that is already encoded. It declares
+// the body's length, so that the answer keeps it even when it is flushed
+// before the handler ends (BodyGuard does so before draining a body).
 func WriteRaw(w http.ResponseWriter, status int, body []byte) {
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
 }
 
 // ReadObject reads a JSON object body of at most limit bytes, checking in
-// order: size (413), JSON (400), object (400). ok is false when an error
-// was already written.
+// order: size (413), UTF-8 (400), JSON (400), object (400). encoding/json
+// would silently replace invalid UTF-8 with U+FFFD, so it is refused
+// first. ok is false when an error was already written.
 func ReadObject(w http.ResponseWriter, r *http.Request, limit int64) (map[string]json.RawMessage, bool) {
 	tooLarge := func() {
 		Fail(w, http.StatusRequestEntityTooLarge, "request_too_large", "Request body exceeds "+runtime.FormatBytes(limit))
@@ -108,6 +114,10 @@ func ReadObject(w http.ResponseWriter, r *http.Request, limit int64) (map[string
 	}
 	if err != nil {
 		Fail(w, http.StatusBadRequest, "invalid_body", "The request body could not be read")
+		return nil, false
+	}
+	if !utf8.Valid(body) {
+		Fail(w, http.StatusBadRequest, "invalid_json", "The request body is not valid UTF-8; send JSON encoded as UTF-8")
 		return nil, false
 	}
 	if !json.Valid(body) {

@@ -1,6 +1,8 @@
 // Package httplog writes one structured log line per HTTP request: method,
 // path, status, duration, bytes and a request ID. It never logs headers,
-// query strings, bodies or tokens.
+// query strings, bodies or tokens, and it bounds what the client chose (the
+// method, the path, the request ID), so that one request cannot write a
+// long line: anyone can send a 900 KB path and get a 401 for it.
 package httplog
 
 import (
@@ -11,7 +13,18 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strconv"
 	"time"
+	"unicode/utf8"
+)
+
+// Bounds on the client-supplied values of a log line, in bytes. A longer
+// value is cut (see clip); request IDs longer than maxIDBytes are not
+// echoed at all but replaced by a generated one.
+const (
+	maxMethodBytes = 32
+	maxPathBytes   = 256
+	maxIDBytes     = 64
 )
 
 // Middleware logs each request and sets the X-Request-Id response header
@@ -31,8 +44,8 @@ func Middleware(log *slog.Logger, next http.Handler) http.Handler {
 				status = http.StatusOK
 			}
 			log.LogAttrs(r.Context(), slog.LevelInfo, "request",
-				slog.String("method", r.Method),
-				slog.String("path", r.URL.Path),
+				slog.String("method", clip(r.Method, maxMethodBytes)),
+				slog.String("path", clip(r.URL.Path, maxPathBytes)),
 				slog.Int("status", status),
 				slog.Duration("duration", time.Since(start)),
 				slog.Int64("bytes", rec.bytes),
@@ -42,8 +55,24 @@ func Middleware(log *slog.Logger, next http.Handler) http.Handler {
 	})
 }
 
+// clip returns s, or when it is longer than max bytes its first max bytes
+// or fewer (cut between characters), "…" and its original length, as in
+// "/aaaa…(900001 bytes)".
+func clip(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…(" + strconv.Itoa(len(s)) + " bytes)"
+}
+
+// validID reports whether a client's X-Request-Id can be echoed: a short
+// token of letters, digits, '-' and '_'.
 func validID(id string) bool {
-	if id == "" || len(id) > 64 {
+	if id == "" || len(id) > maxIDBytes {
 		return false
 	}
 	for _, c := range id {

@@ -272,3 +272,66 @@ func TestHijackPassesThrough(t *testing.T) {
 		t.Errorf("log %v", m)
 	}
 }
+
+// TestBoundsClientValues: whatever the client sends, one log line stays
+// short. A 900 KB path used to be logged whole.
+func TestBoundsClientValues(t *testing.T) {
+	longPath := "/" + strings.Repeat("a", 900_000)
+	// "é" is two bytes: a cut at 256 bytes would split one.
+	accented := "/" + strings.Repeat("é", 300)
+	tests := []struct {
+		name, method, target, id string
+		wantMethod, wantPath     string
+	}{
+		{"long path", "GET", longPath, "", "GET", longPath[:256] + "…(900001 bytes)"},
+		{"path at the bound", "GET", "/" + strings.Repeat("b", 255), "", "GET", "/" + strings.Repeat("b", 255)},
+		{"cut between characters", "GET", accented, "", "GET", "/" + strings.Repeat("é", 127) + "…(601 bytes)"},
+		{"long method", strings.Repeat("M", 5000), "/p", "", strings.Repeat("M", 32) + "…(5000 bytes)", "/p"},
+		{"long request ID", "GET", "/p", strings.Repeat("r", 900_000), "GET", "/p"},
+		{"query never logged", "GET", "/p?" + strings.Repeat("q", 900_000), "", "GET", "/p"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			log, buf := newLogger()
+			r := httptest.NewRequest(tt.method, tt.target, nil)
+			if tt.id != "" {
+				r.Header.Set("X-Request-Id", tt.id)
+			}
+			Middleware(log, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.WriteHeader(http.StatusUnauthorized)
+			})).ServeHTTP(httptest.NewRecorder(), r)
+			if n := len(buf.String()); n > 1024 {
+				t.Fatalf("log line of %d bytes", n)
+			}
+			m := oneLine(t, buf)
+			if m["method"] != tt.wantMethod || m["path"] != tt.wantPath {
+				t.Errorf("method %q path %q, want %q %q", m["method"], m["path"], tt.wantMethod, tt.wantPath)
+			}
+			if id, _ := m["requestId"].(string); !generatedID.MatchString(id) && id != tt.id {
+				t.Errorf("requestId %q", id)
+			}
+			if tt.id != "" && m["requestId"] == tt.id {
+				t.Errorf("a %d-byte request ID was echoed", len(tt.id))
+			}
+		})
+	}
+}
+
+func TestClip(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		max  int
+		want string
+	}{
+		{"", 4, ""},
+		{"abcd", 4, "abcd"},
+		{"abcde", 4, "abcd…(5 bytes)"},
+		{"ab€d", 3, "ab…(6 bytes)"}, // "€" is three bytes: never cut inside it
+		{"€€", 1, "…(6 bytes)"},
+		{"a\xffb\xffc", 2, "a\xff…(5 bytes)"}, // invalid UTF-8 is cut anywhere
+	} {
+		if got := clip(tt.in, tt.max); got != tt.want {
+			t.Errorf("clip(%q, %d) = %q, want %q", tt.in, tt.max, got, tt.want)
+		}
+	}
+}

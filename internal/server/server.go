@@ -1,6 +1,7 @@
 // Package server assembles harnest from an agent folder: the store, the
 // backend, the runtime, and every transport on one HTTP handler behind the
-// logging and auth middleware. cmd/harnest and end-to-end tests both use it.
+// request log, the body guard (body timeout, draining) and auth.
+// cmd/harnest and end-to-end tests both use it.
 package server
 
 import (
@@ -18,6 +19,7 @@ import (
 	"github.com/harnest/harnest/backend"
 	"github.com/harnest/harnest/config"
 	"github.com/harnest/harnest/internal/auth"
+	"github.com/harnest/harnest/internal/httpapi"
 	"github.com/harnest/harnest/internal/httplog"
 	"github.com/harnest/harnest/live"
 	"github.com/harnest/harnest/neutral"
@@ -71,14 +73,18 @@ func New(ctx context.Context, f *config.Folder, o Options) (*Server, error) {
 	}
 	// The relay (outside agents) is always served: its owner endpoints
 	// pair participants, and it is the backend when spec.backend.relay is set.
-	owners := map[string]bool{}
+	owners, firstOwner := map[string]bool{}, ""
 	for _, t := range cfg.Auth.Tokens {
 		if t.Owner {
 			owners[t.User] = true
+			if firstOwner == "" {
+				firstOwner = t.User // visitors' turns go to this owner's outside agents
+			}
 		}
 	}
 	rl, err := relay.New(relay.Options{Store: st, KeyPrefix: cfg.Store.KeyPrefix,
-		Auth: auth.New(tokensOf(cfg), nil), Owners: owners, Backend: cfg.Spec.Backend.Relay, Logger: log})
+		Auth: auth.New(tokensOf(cfg), nil), Owners: owners, FirstOwner: firstOwner,
+		Backend: cfg.Spec.Backend.Relay, Logger: log})
 	if err != nil {
 		st.Close()
 		return nil, err
@@ -202,7 +208,9 @@ func (s *Server) routes() (http.Handler, error) {
 			RecordTTL: cfg.Store.Retention.Receipts(),
 		}))
 	}
-	return httplog.Middleware(s.log, authn.Middleware(mux)), nil
+	// The body guard sits inside the request log (its 408s are logged) and
+	// outside auth (a refused request's body is drained as well).
+	return httplog.Middleware(s.log, httpapi.BodyGuard(cfg.Server.HTTP.BodyTimeout(), authn.Middleware(mux))), nil
 }
 
 func (s *Server) agentName() string {
