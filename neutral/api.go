@@ -104,6 +104,7 @@ func Endpoints() map[string]string {
 // Register mounts the routes on mux.
 func (a *API) Register(mux *http.ServeMux) {
 	mux.HandleFunc("GET /healthz", a.healthz)
+	mux.HandleFunc("GET /readyz", a.readyz)
 	if a.cardHandler != nil {
 		mux.Handle("GET /.well-known/agent-card.json", a.cardHandler)
 	} else {
@@ -128,7 +129,7 @@ func (a *API) Register(mux *http.ServeMux) {
 // IsPublic reports the routes that need no credentials.
 func IsPublic(r *http.Request) bool {
 	switch r.URL.Path {
-	case "/healthz", "/.well-known/agent-card.json", "/agent":
+	case "/healthz", "/readyz", "/.well-known/agent-card.json", "/agent":
 		return r.Method == http.MethodGet || r.Method == http.MethodHead
 	}
 	return false
@@ -136,6 +137,23 @@ func IsPublic(r *http.Request) bool {
 
 func (a *API) healthz(w http.ResponseWriter, _ *http.Request) {
 	writeRaw(w, http.StatusOK, []byte(`{"status":"ok"}`))
+}
+
+// readyz is readiness, unlike healthz (liveness, always 200): 200 while the
+// store answers and the server is not shutting down, else 503 with the
+// reason, so a load balancer sends traffic elsewhere meanwhile.
+func (a *API) readyz(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "no-store")
+	if err := a.svc.Ready(r.Context()); err != nil {
+		e := runtime.AsError(err)
+		writeJSON(w, http.StatusServiceUnavailable, struct {
+			Status string `json:"status"`
+			Detail string `json:"detail"`
+			Code   string `json:"code"`
+		}{"unavailable", e.Detail, e.Code})
+		return
+	}
+	writeRaw(w, http.StatusOK, []byte(`{"status":"ready"}`))
 }
 
 func (a *API) agent(w http.ResponseWriter, _ *http.Request) {

@@ -350,6 +350,23 @@ func (b *builder) addDiscovery(doc *openapi3.T, o Options) {
 			jsonReply(200, "The agent description.", b.ref("Agent")).example(agentExample(o)),
 		),
 	})
+	doc.AddOperation("/readyz", http.MethodGet, &openapi3.Operation{
+		Tags:        []string{tagDiscovery},
+		OperationID: "getReadiness",
+		Summary:     "Check that this server can take requests",
+		Description: "Public: needs no credentials. Readiness, for load balancers and orchestrators: 200 while the state " +
+			"store answers within its timeout and the server is not shutting down, 503 otherwise. " +
+			"(`GET /healthz` is liveness: it answers 200 whenever the process runs.)",
+		Security: &openapi3.SecurityRequirements{},
+		Responses: replies(
+			jsonReply(200, "The server is ready.", object("Readiness.",
+				req("status", enumStr("Always `ready`.", "ready")),
+			)).example(map[string]any{"status": "ready"}),
+			b.failure(503, "Not ready: `code` is `store_unavailable` when the state store does not answer and "+
+				"`server_shutdown` when the server is shutting down; the body also has `\"status\": \"unavailable\"`.").
+				example(map[string]any{"status": "unavailable", "detail": "The state store does not answer", "code": "store_unavailable"}),
+		),
+	})
 }
 
 func agentExample(o Options) map[string]any {

@@ -79,6 +79,7 @@ var wantOperations = []struct {
 	path, method, id, tag string
 }{
 	{"/agent", http.MethodGet, "getAgent", "Discovery"},
+	{"/readyz", http.MethodGet, "getReadiness", "Discovery"},
 	{"/sessions", http.MethodPost, "createSession", "Sessions"},
 	{"/sessions", http.MethodGet, "listSessions", "Sessions"},
 	{"/sessions/{sessionId}", http.MethodGet, "getSession", "Sessions"},
@@ -120,7 +121,7 @@ func TestDocumentPaths(t *testing.T) {
 			t.Errorf("%s %s has no summary", w.method, w.path)
 		}
 	}
-	if got, want := doc.Paths.Len(), 12+len(relayPaths); got != want {
+	if got, want := doc.Paths.Len(), 13+len(relayPaths); got != want {
 		t.Errorf("document has %d paths, want %d: %v", got, want, doc.Paths.InMatchingOrder())
 	}
 }

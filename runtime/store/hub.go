@@ -40,8 +40,8 @@ func (s *Store) StartHub(ctx context.Context, replica string, onControl func(pay
 		control: s.controlChannel(), own: s.replicaChannel(replica), onControl: onControl,
 		listeners: map[string]map[chan struct{}]struct{}{}, done: make(chan struct{}),
 	}
-	for range 2 { // the two subscription confirmations
-		if _, err := h.ps.Receive(ctx); err != nil {
+	for range 2 { // the two subscription confirmations, each bounded
+		if _, err := h.ps.ReceiveTimeout(ctx, s.timeout); err != nil {
 			h.ps.Close()
 			return nil, err
 		}
