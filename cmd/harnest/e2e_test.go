@@ -782,10 +782,18 @@ func TestGracefulShutdown(t *testing.T) {
 		h.signal(syscall.SIGTERM)
 		frames := s.rest(t, 10*time.Second)
 		names := eventNames(frames)
-		for _, n := range names {
-			if n == "response.completed" {
-				t.Fatalf("frames after SIGTERM %v: the turn completed although grace was 200ms", names)
-			}
+		// The stream ends with the receipt it leaves: response.completed
+		// with status cancelled and code server_shutdown, as the receipt.
+		if len(frames) == 0 {
+			t.Fatal("no frame after SIGTERM")
+		}
+		last := frames[len(frames)-1]
+		lastCode := ""
+		if e, ok := last.Data["error"].(map[string]any); ok {
+			lastCode, _ = e["code"].(string)
+		}
+		if last.Event != "response.completed" || last.Data["status"] != "cancelled" || lastCode != "server_shutdown" {
+			t.Fatalf("frames after SIGTERM %v, last %s: want response.completed, cancelled, server_shutdown", names, last.Raw)
 		}
 		t.Logf("frames after SIGTERM: %v", names)
 		h.mustExitAfterSignal(t)
