@@ -154,7 +154,7 @@ func TestOneUserCannotStarveAnother(t *testing.T) {
 	ctx := context.Background()
 	greedy, patient := Principal{UserID: "greedy"}, Principal{UserID: "patient"}
 	var runs []*Response
-	for range 20 {
+	for range 40 {
 		r, err := s.StartResponse(ctx, greedy, ResponseRequest{Input: "x", Background: true})
 		if err != nil {
 			t.Fatal(err)

@@ -648,9 +648,14 @@ func (b *builder) addResponses(doc *openapi3.T) {
 			b.failure(400, "The body does not match the request schema (`Invalid response request`), or its content is invalid, "+
 				"for example a media part naming an asset the session does not have."),
 			b.failure(404, "Session not found: `sessionId` does not name one of the caller's sessions."),
+			b.failure(408, "The request body did not arrive within `server.http.bodyTimeoutSeconds` (`request_timeout`)."),
 			b.failure(409, "The session is busy with another response."),
 			b.tooLarge(),
 			b.notJSON(),
+			b.failure(429, "Too many responses: the caller's share of running and waiting turns "+
+				"(`server.limits.maxTurnsPerUser`) or the server's queue (`server.http.maxQueuedRequests`) is full "+
+				"(`too_many_requests`); retry after `Retry-After` seconds.").
+				headers(openapi3.Headers{"Retry-After": header("Seconds to wait before retrying.", openapi3.NewIntegerSchema().NewRef())}),
 			b.failure(502, "Agent completed without customer-facing output"),
 			b.failure(503, "The server cannot accept more responses right now."),
 			b.failure(504, "Response timed out"),
