@@ -3,6 +3,7 @@ package netguard
 import (
 	"fmt"
 	"net/netip"
+	"sort"
 )
 
 // Class is what an address is, as far as the guard is concerned.
@@ -41,11 +42,19 @@ type classed struct {
 	class  Class
 }
 
+// prefixes lists the blocks most specific first, so that a block inside
+// another (2001:2::/48 in 2001::/23) is the one an address is judged by.
 func prefixes(m map[string]Class) []classed {
 	out := make([]classed, 0, len(m))
 	for s, c := range m {
 		out = append(out, classed{netip.MustParsePrefix(s), c})
 	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].prefix.Bits() != out[j].prefix.Bits() {
+			return out[i].prefix.Bits() > out[j].prefix.Bits()
+		}
+		return out[i].prefix.String() < out[j].prefix.String()
+	})
 	return out
 }
 
