@@ -4,52 +4,15 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"errors"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/harnest/harnest/internal/netguard/netguardtest"
 )
-
-// fakeResolver answers from a table and never touches DNS.
-type fakeResolver map[string][]netip.Addr
-
-func (f fakeResolver) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
-	if a, ok := f[host]; ok {
-		return a, nil
-	}
-	return nil, errors.New("no such host")
-}
-
-// recordingDialer records every address it is asked for and dials only
-// loopback, so no test can reach outside the machine.
-type recordingDialer struct {
-	mu    sync.Mutex
-	calls []string
-}
-
-func (d *recordingDialer) dial(ctx context.Context, network, address string) (net.Conn, error) {
-	d.mu.Lock()
-	d.calls = append(d.calls, address)
-	d.mu.Unlock()
-	host, _, err := net.SplitHostPort(address)
-	if err != nil {
-		return nil, err
-	}
-	if a, err := netip.ParseAddr(host); err != nil || !a.IsLoopback() {
-		return nil, errors.New("test dialer: refusing a non-loopback address " + address)
-	}
-	return (&net.Dialer{}).DialContext(ctx, network, address)
-}
-
-func (d *recordingDialer) count() int {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return len(d.calls)
-}
 
 func aliveExt(params map[string]any) map[string]any {
 	return map[string]any{"uri": AliveExtensionURI, "required": false, "params": params}
@@ -93,17 +56,17 @@ func TestAliveInvalidFormsAreDropped(t *testing.T) {
 	}
 	for name, params := range cases {
 		t.Run(name, func(t *testing.T) {
-			d := &recordingDialer{}
+			d := &netguardtest.RecordingDialer{}
 			other := map[string]any{"uri": "https://example.com/ext/other/v1"}
-			exts, warnings := servedExtensions(t, cardWith(aliveExt(params), other), AliveOptions{Resolver: fakeResolver{}, Dial: d.dial})
+			exts, warnings := servedExtensions(t, cardWith(aliveExt(params), other), AliveOptions{Resolver: netguardtest.Resolver{}, Dial: d.Dial})
 			if len(exts) != 1 || str(exts[0], "uri") != "https://example.com/ext/other/v1" {
 				t.Fatalf("served extensions %v; want only the other one", exts)
 			}
 			if len(warnings) != 1 || !strings.Contains(warnings[0], "alive extension") {
 				t.Fatalf("warnings %v", warnings)
 			}
-			if d.count() != 0 {
-				t.Fatalf("dialled %v", d.calls)
+			if d.Count() != 0 {
+				t.Fatalf("dialled %v", d.Dialled())
 			}
 		})
 	}
@@ -133,26 +96,26 @@ func TestAliveRefusesPrivateAddresses(t *testing.T) {
 		"::169.254.169.254", "::127.0.0.1", "::ffff:127.0.0.1", "::ffff:0:169.254.169.254", "64:ff9b::a9fe:a9fe",
 		"64:ff9b:1::a9fe:a9fe", "2002:a9fe:a9fe::1", "2001:0:4136:e378:8000:63bf:f5ff:fffe"} {
 		t.Run(addr, func(t *testing.T) {
-			d := &recordingDialer{}
+			d := &netguardtest.RecordingDialer{}
 			// Through a name that resolves to the address, and as a literal.
 			for _, u := range []string{"https://alive.example.com/a.json", "https://" + bracket(addr) + "/a.json"} {
-				res := fakeResolver{"alive.example.com": {netip.MustParseAddr(addr)}}
-				exts, warnings := servedExtensions(t, cardWith(aliveExt(map[string]any{"alive_json": u})), AliveOptions{Resolver: res, Dial: d.dial})
+				res := netguardtest.Resolver{"alive.example.com": {netip.MustParseAddr(addr)}}
+				exts, warnings := servedExtensions(t, cardWith(aliveExt(map[string]any{"alive_json": u})), AliveOptions{Resolver: res, Dial: d.Dial})
 				if len(exts) != 0 || len(warnings) != 1 || !strings.Contains(warnings[0], "private, loopback or link-local") {
 					t.Fatalf("%s: kept %v, warnings %v", u, exts, warnings)
 				}
 			}
-			if d.count() != 0 {
-				t.Fatalf("dialled %v", d.calls)
+			if d.Count() != 0 {
+				t.Fatalf("dialled %v", d.Dialled())
 			}
 		})
 	}
 	// A name with one public and one private address is refused too.
-	d := &recordingDialer{}
-	res := fakeResolver{"mixed.example.com": {netip.MustParseAddr("93.184.216.34"), netip.MustParseAddr("10.0.0.1")}}
-	exts, _ := servedExtensions(t, cardWith(aliveExt(map[string]any{"alive_json": "https://mixed.example.com/a.json"})), AliveOptions{Resolver: res, Dial: d.dial})
-	if len(exts) != 0 || d.count() != 0 {
-		t.Fatalf("mixed addresses: kept %v, dialled %v", exts, d.calls)
+	d := &netguardtest.RecordingDialer{}
+	res := netguardtest.Resolver{"mixed.example.com": {netip.MustParseAddr("93.184.216.34"), netip.MustParseAddr("10.0.0.1")}}
+	exts, _ := servedExtensions(t, cardWith(aliveExt(map[string]any{"alive_json": "https://mixed.example.com/a.json"})), AliveOptions{Resolver: res, Dial: d.Dial})
+	if len(exts) != 0 || d.Count() != 0 {
+		t.Fatalf("mixed addresses: kept %v, dialled %v", exts, d.Dialled())
 	}
 }
 
@@ -166,17 +129,17 @@ func bracket(addr string) string {
 // aliveServer is a local https server for .alive.json files, reached as
 // example.com (the name its test certificate carries) through the
 // injected resolver, and allowed explicitly.
-func aliveServer(t *testing.T, h http.HandlerFunc) (string, AliveOptions, *recordingDialer) {
+func aliveServer(t *testing.T, h http.HandlerFunc) (string, AliveOptions, *netguardtest.RecordingDialer) {
 	t.Helper()
 	ts := httptest.NewTLSServer(h)
 	t.Cleanup(ts.Close)
 	_, port, _ := net.SplitHostPort(ts.Listener.Addr().String())
 	pool := x509.NewCertPool()
 	pool.AddCert(ts.Certificate())
-	d := &recordingDialer{}
+	d := &netguardtest.RecordingDialer{}
 	o := AliveOptions{
-		Resolver:   fakeResolver{"example.com": {netip.MustParseAddr("127.0.0.1")}},
-		Dial:       d.dial,
+		Resolver:   netguardtest.Resolver{"example.com": {netip.MustParseAddr("127.0.0.1")}},
+		Dial:       d.Dial,
 		AllowHosts: []string{"example.com"},
 		TLSConfig:  &tls.Config{RootCAs: pool},
 	}
@@ -204,8 +167,8 @@ func TestAliveJSONFetched(t *testing.T) {
 	if len(exts) != 1 || len(warnings) != 0 {
 		t.Fatalf("good alive_json: %v %v", exts, warnings)
 	}
-	if d.count() != 1 || !strings.HasPrefix(d.calls[0], "127.0.0.1:") {
-		t.Fatalf("dialled %v, want the checked loopback address once", d.calls)
+	if d.Count() != 1 || !strings.HasPrefix(d.Dialled()[0], "127.0.0.1:") {
+		t.Fatalf("dialled %v, want the checked loopback address once", d.Dialled())
 	}
 	for name, why := range map[string]string{
 		"big":      "larger than 64 KB",
@@ -222,10 +185,10 @@ func TestAliveJSONFetched(t *testing.T) {
 	// Without the explicit allowance, the same server is refused before
 	// any dial.
 	o.AllowHosts = nil
-	before := d.count()
+	before := d.Count()
 	exts, _ = servedExtensions(t, cardWith(aliveExt(map[string]any{"alive_json": base + "/good.alive.json"})), o)
-	if len(exts) != 0 || d.count() != before {
-		t.Fatalf("loopback without allowance: kept %v, dialled %v", exts, d.calls[before:])
+	if len(exts) != 0 || d.Count() != before {
+		t.Fatalf("loopback without allowance: kept %v, dialled %v", exts, d.Dialled()[before:])
 	}
 	// A name that does not resolve says so.
 	_, warnings = servedExtensions(t, cardWith(aliveExt(map[string]any{"alive_json": "https://nowhere.example/a.json"})), o)

@@ -6,76 +6,34 @@ package neutral_test
 // bodies that are not UTF-8, on every transport that reads JSON.
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/harnest/harnest/internal/testutil"
 )
 
-// rawClient speaks HTTP/1.1 by hand over one TCP connection, so that it can
-// write a whole request body before reading anything, as Python's urllib
-// does, or send a body slowly.
-type rawClient struct {
-	t    *testing.T
-	conn net.Conn
-	br   *bufio.Reader
-}
-
-func (ts *testServer) dialRaw(t *testing.T) *rawClient {
+// dialRaw connects a raw client (one that writes a whole request before
+// reading, as Python's urllib does) to the server.
+func (ts *testServer) dialRaw(t *testing.T) *testutil.RawConn {
 	t.Helper()
 	u, err := url.Parse(ts.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
-	conn, err := net.DialTimeout("tcp", u.Host, 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	return &rawClient{t: t, conn: conn, br: bufio.NewReader(conn)}
+	return testutil.DialRaw(t, u.Host)
 }
 
-// send writes the request head and the whole body, then reads the response
-// (within 20 s each).
-func (c *rawClient) send(method, path, contentType string, body []byte) (*http.Response, []byte) {
-	c.t.Helper()
+// rawRequest is a request's head and whole body.
+func rawRequest(method, path, contentType string, body []byte) []byte {
 	head := fmt.Sprintf("%s %s HTTP/1.1\r\nHost: harnest\r\nContent-Type: %s\r\nContent-Length: %d\r\n\r\n",
 		method, path, contentType, len(body))
-	_ = c.conn.SetWriteDeadline(time.Now().Add(20 * time.Second))
-	if _, err := c.conn.Write(append([]byte(head), body...)); err != nil {
-		c.t.Fatalf("%s %s: writing %d body bytes: %v", method, path, len(body), err)
-	}
-	return c.read()
-}
-
-func (c *rawClient) read() (*http.Response, []byte) {
-	c.t.Helper()
-	_ = c.conn.SetReadDeadline(time.Now().Add(20 * time.Second))
-	resp, err := http.ReadResponse(c.br, nil)
-	if err != nil {
-		c.t.Fatalf("reading the response: %v", err)
-	}
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		c.t.Fatalf("reading the response body: %v", err)
-	}
-	return resp, b
-}
-
-// closed reports whether the server closed the connection within 5 s.
-func (c *rawClient) closed() bool {
-	_ = c.conn.SetReadDeadline(time.Now().Add(5 * time.Second))
-	_, err := c.br.ReadByte()
-	var ne net.Error
-	return err != nil && !(errors.As(err, &ne) && ne.Timeout())
+	return append([]byte(head), body...)
 }
 
 // errorCode checks an error body {"detail","code"} and returns its code.
@@ -95,16 +53,16 @@ func TestOversizedBodiesReachWholeBodyWriters(t *testing.T) {
 	t.Run("responses", func(t *testing.T) {
 		eachStore(t, setup{}, func(t *testing.T, ts *testServer) {
 			c := ts.dialRaw(t)
-			resp, body := c.send("POST", "/responses", "application/json", []byte(`{"input":"hi"}`))
+			resp, body := c.Send(rawRequest("POST", "/responses", "application/json", []byte(`{"input":"hi"}`)))
 			if resp.StatusCode != 200 || resp.Close {
 				t.Fatalf("normal request: %d close %v: %s", resp.StatusCode, resp.Close, body)
 			}
 			big := append([]byte(`{"input":"`), bytes.Repeat([]byte("a"), 2<<20)...)
-			resp, body = c.send("POST", "/responses", "application/json", append(big, `"}`...))
+			resp, body = c.Send(rawRequest("POST", "/responses", "application/json", append(big, `"}`...)))
 			if resp.StatusCode != 413 || errorCode(t, body) != "request_too_large" || !resp.Close {
 				t.Fatalf("2 MiB body: %d close %v: %s", resp.StatusCode, resp.Close, body)
 			}
-			if !c.closed() {
+			if !c.Closed() {
 				t.Errorf("the connection stayed open after the 413")
 			}
 		})
@@ -114,17 +72,17 @@ func TestOversizedBodiesReachWholeBodyWriters(t *testing.T) {
 		eachStore(t, setup{config: big}, func(t *testing.T, ts *testServer) {
 			mustStatus(t, ts.post("/sessions", `{"id":"s"}`), 201)
 			c := ts.dialRaw(t)
-			resp, body := c.send("POST", "/sessions/s/assets", "application/octet-stream", []byte("some bytes"))
+			resp, body := c.Send(rawRequest("POST", "/sessions/s/assets", "application/octet-stream", []byte("some bytes")))
 			if resp.StatusCode != 201 || resp.Close {
 				t.Fatalf("normal upload: %d close %v: %s", resp.StatusCode, resp.Close, body)
 			}
-			resp, body = c.send("POST", "/sessions/s/assets", "application/octet-stream", make([]byte, 12<<20))
+			resp, body = c.Send(rawRequest("POST", "/sessions/s/assets", "application/octet-stream", make([]byte, 12<<20)))
 			if resp.StatusCode != 413 || errorCode(t, body) != "asset_too_large" || !resp.Close {
 				t.Fatalf("12 MiB upload: %d close %v: %s", resp.StatusCode, resp.Close, body)
 			}
 			// Refused before the body is read: the answer still arrives.
 			c = ts.dialRaw(t)
-			resp, body = c.send("POST", "/sessions/nope/assets", "application/octet-stream", make([]byte, 12<<20))
+			resp, body = c.Send(rawRequest("POST", "/sessions/nope/assets", "application/octet-stream", make([]byte, 12<<20)))
 			if resp.StatusCode != 404 || errorCode(t, body) != "session_not_found" {
 				t.Fatalf("12 MiB upload to no session: %d: %s", resp.StatusCode, body)
 			}
@@ -132,7 +90,7 @@ func TestOversizedBodiesReachWholeBodyWriters(t *testing.T) {
 	})
 	t.Run("a2a", func(t *testing.T) {
 		eachStore(t, setup{}, func(t *testing.T, ts *testServer) {
-			resp, body := ts.dialRaw(t).send("POST", "/message:send", "application/json", make([]byte, 4<<20))
+			resp, body := ts.dialRaw(t).Send(rawRequest("POST", "/message:send", "application/json", make([]byte, 4<<20)))
 			if resp.StatusCode != 400 || !strings.Contains(string(body), "exceeds") {
 				t.Fatalf("4 MiB A2A send: %d: %s", resp.StatusCode, body)
 			}
@@ -140,7 +98,7 @@ func TestOversizedBodiesReachWholeBodyWriters(t *testing.T) {
 	})
 	t.Run("unauthenticated", func(t *testing.T) {
 		eachStore(t, setup{config: withTokens}, func(t *testing.T, ts *testServer) {
-			resp, body := ts.dialRaw(t).send("POST", "/responses", "application/json", make([]byte, 8<<20))
+			resp, body := ts.dialRaw(t).Send(rawRequest("POST", "/responses", "application/json", make([]byte, 8<<20)))
 			if resp.StatusCode != 401 || errorCode(t, body) == "" {
 				t.Fatalf("8 MiB body without a token: %d: %s", resp.StatusCode, body)
 			}
@@ -151,32 +109,12 @@ func TestOversizedBodiesReachWholeBodyWriters(t *testing.T) {
 // slowPost sends the head of a POST with a 1000-byte body, then a byte of
 // the body every 100 ms (for at most 5 s) until the server answers, and
 // returns the answer.
-func (c *rawClient) slowPost(path string) (*http.Response, []byte) {
-	c.t.Helper()
-	head := "POST " + path + " HTTP/1.1\r\nHost: harnest\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"
-	if _, err := c.conn.Write([]byte(head)); err != nil {
-		c.t.Fatal(err)
-	}
-	stop, dripped := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(dripped)
-		for i := 0; i < 50; i++ {
-			select {
-			case <-stop:
-				return
-			case <-time.After(100 * time.Millisecond):
-			}
-			_ = c.conn.SetWriteDeadline(time.Now().Add(time.Second))
-			if _, err := c.conn.Write([]byte(" ")); err != nil {
-				return
-			}
-		}
-	}()
-	defer func() {
-		close(stop)
-		<-dripped
-	}()
-	return c.read()
+func slowPost(t *testing.T, c *testutil.RawConn, path string) (*http.Response, []byte) {
+	t.Helper()
+	c.Write([]byte("POST " + path + " HTTP/1.1\r\nHost: harnest\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"))
+	stop := c.Drip()
+	defer stop()
+	return c.Read()
 }
 
 // TestSlowBodiesAreCutOff: a body that does not arrive within
@@ -188,11 +126,11 @@ func TestSlowBodiesAreCutOff(t *testing.T) {
 	check := func(t *testing.T, ts *testServer, path string, status int, code string) {
 		t.Helper()
 		c := ts.dialRaw(t)
-		resp, body := c.slowPost(path)
+		resp, body := slowPost(t, c, path)
 		if resp.StatusCode != status || errorCode(t, body) != code || !resp.Close {
 			t.Fatalf("POST %s: status %d close %v, want %d and close: %s", path, resp.StatusCode, resp.Close, status, body)
 		}
-		if !c.closed() {
+		if !c.Closed() {
 			t.Errorf("POST %s: the connection stayed open after the %d", path, status)
 		}
 	}

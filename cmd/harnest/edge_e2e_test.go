@@ -5,66 +5,34 @@ package main
 // and log lines that a client's long path would blow up.
 
 import (
-	"bufio"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/harnest/harnest/internal/testutil"
 )
 
-// rawExchange writes head and then body on a new connection to h, all of
-// it before reading (as Python's urllib does), and reads the answer and
-// whether the server closed the connection after it.
+// rawExchange writes head and then body (or, with drip, a byte of body
+// every 100 ms for at most 5 s) on a new connection to h, all of it before
+// reading (as Python's urllib does), and reads the answer and whether the
+// server closed the connection after it.
 func (h *harnest) rawExchange(t *testing.T, head string, body []byte, drip bool) (resp *http.Response, answer []byte, closed bool) {
 	t.Helper()
 	u, _ := url.Parse(h.URL)
-	conn, err := net.DialTimeout("tcp", u.Host, 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
+	c := testutil.DialRaw(t, u.Host)
+	defer c.Close()
+	if drip {
+		c.Write([]byte(head))
+		stop := c.Drip()
+		defer stop()
+	} else {
+		c.Write([]byte(head), body)
 	}
-	defer conn.Close()
-	_ = conn.SetWriteDeadline(time.Now().Add(20 * time.Second))
-	if _, err := conn.Write([]byte(head)); err != nil {
-		t.Fatal(err)
-	}
-	if drip { // a byte every 100 ms, in the background, for at most 5 s
-		done := make(chan struct{})
-		defer close(done)
-		go func() {
-			for i := 0; i < 50; i++ {
-				select {
-				case <-done:
-					return
-				case <-time.After(100 * time.Millisecond):
-				}
-				if _, err := conn.Write([]byte(" ")); err != nil {
-					return
-				}
-			}
-		}()
-	} else if _, err := conn.Write(body); err != nil {
-		t.Fatalf("writing %d body bytes: %v", len(body), err)
-	}
-	br := bufio.NewReader(conn)
-	_ = conn.SetReadDeadline(time.Now().Add(20 * time.Second))
-	if resp, err = http.ReadResponse(br, nil); err != nil {
-		t.Fatalf("reading the answer: %v", err)
-	}
-	if answer, err = io.ReadAll(resp.Body); err != nil {
-		t.Fatalf("reading the answer's body: %v", err)
-	}
-	_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second))
-	_, err = br.ReadByte()
-	var ne net.Error
-	return resp, answer, err != nil && !(errors.As(err, &ne) && ne.Timeout())
+	resp, answer = c.Read()
+	return resp, answer, c.Closed()
 }
 
 func TestEdgeBodiesAndLogLines(t *testing.T) {

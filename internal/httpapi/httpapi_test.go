@@ -1,19 +1,19 @@
 package httpapi
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/harnest/harnest/internal/testutil"
 )
 
 // errorOf decodes an error body {"detail","code"}.
@@ -81,35 +81,6 @@ func guarded(t *testing.T, timeout time.Duration, h http.HandlerFunc) string {
 	return srv.Listener.Addr().String()
 }
 
-// rawConn is a client that speaks HTTP/1.1 by hand over TCP, so that it can
-// do what net/http's client never does: write a whole body before reading
-// anything (as Python's urllib does), or send it slowly.
-type rawConn struct {
-	t    *testing.T
-	conn net.Conn
-	br   *bufio.Reader
-}
-
-func dialRaw(t *testing.T, addr string) *rawConn {
-	t.Helper()
-	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	return &rawConn{t: t, conn: conn, br: bufio.NewReader(conn)}
-}
-
-// write writes all of b; it fails the test when the server reset the
-// connection or stopped reading for 20 s.
-func (c *rawConn) write(b []byte) {
-	c.t.Helper()
-	_ = c.conn.SetWriteDeadline(time.Now().Add(20 * time.Second))
-	if _, err := c.conn.Write(b); err != nil {
-		c.t.Fatalf("writing the request (%d bytes): %v", len(b), err)
-	}
-}
-
 // request is a request's head and body; length < 0 sends no Content-Length.
 func request(method, path string, body []byte, extra ...string) []byte {
 	var b bytes.Buffer
@@ -123,29 +94,6 @@ func request(method, path string, body []byte, extra ...string) []byte {
 	b.WriteString("\r\n")
 	b.Write(body)
 	return b.Bytes()
-}
-
-// read reads one response within 10 s.
-func (c *rawConn) read() (*http.Response, []byte) {
-	c.t.Helper()
-	_ = c.conn.SetReadDeadline(time.Now().Add(10 * time.Second))
-	resp, err := http.ReadResponse(c.br, nil)
-	if err != nil {
-		c.t.Fatalf("reading the response: %v", err)
-	}
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		c.t.Fatalf("reading the response body: %v", err)
-	}
-	return resp, body
-}
-
-// closed reports whether the server closed the connection within 5 s.
-func (c *rawConn) closed() bool {
-	_ = c.conn.SetReadDeadline(time.Now().Add(5 * time.Second))
-	_, err := c.br.ReadByte()
-	var ne net.Error
-	return err != nil && !(errors.As(err, &ne) && ne.Timeout())
 }
 
 // readObjectHandler answers 200 {"keys":n} for a JSON object of at most
@@ -180,9 +128,9 @@ func TestBodyGuardAnswersWholeBodyWriters(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := dialRaw(t, guarded(t, 30*time.Second, tt.handler))
-			c.write(tt.req)
-			resp, body := c.read()
+			c := testutil.DialRaw(t, guarded(t, 30*time.Second, tt.handler))
+			c.Write(tt.req)
+			resp, body := c.Read()
 			if resp.StatusCode != tt.status {
 				t.Fatalf("status %d, want %d: %s", resp.StatusCode, tt.status, body)
 			}
@@ -192,7 +140,7 @@ func TestBodyGuardAnswersWholeBodyWriters(t *testing.T) {
 			if tt.status == 413 && !resp.Close {
 				t.Errorf("a 413 keeps the connection open (Connection %q)", resp.Header.Get("Connection"))
 			}
-			if !c.closed() {
+			if !c.Closed() {
 				t.Errorf("the connection stayed open after the answer")
 			}
 		})
@@ -220,7 +168,7 @@ func chunked(path string, body []byte) []byte {
 // answered without reading its short body.
 func TestBodyGuardKeepsNormalRequests(t *testing.T) {
 	read := readObjectHandler(1 << 20)
-	c := dialRaw(t, guarded(t, 30*time.Second, func(w http.ResponseWriter, r *http.Request) {
+	c := testutil.DialRaw(t, guarded(t, 30*time.Second, func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/ignore" {
 			WriteJSON(w, http.StatusOK, map[string]string{"ignored": "yes"})
 			return
@@ -228,14 +176,14 @@ func TestBodyGuardKeepsNormalRequests(t *testing.T) {
 		read(w, r)
 	}))
 	for i, path := range []string{"/x", "/ignore", "/x", "/x"} {
-		c.write(request("POST", path, []byte(`{"input":"hello","n":1}`)))
-		resp, body := c.read()
+		c.Write(request("POST", path, []byte(`{"input":"hello","n":1}`)))
+		resp, body := c.Read()
 		if resp.StatusCode != 200 || resp.Close {
 			t.Fatalf("request %d (%s): %d close %v: %s", i, path, resp.StatusCode, resp.Close, body)
 		}
 	}
-	c.write(request("POST", "/x", []byte("{\"input\":\"\xff\"}")))
-	if resp, body := c.read(); resp.StatusCode != 400 || errorOf(t, body).Code != "invalid_json" {
+	c.Write(request("POST", "/x", []byte("{\"input\":\"\xff\"}")))
+	if resp, body := c.Read(); resp.StatusCode != 400 || errorOf(t, body).Code != "invalid_json" {
 		t.Fatalf("invalid UTF-8: %d %s", resp.StatusCode, body)
 	}
 }
@@ -243,9 +191,9 @@ func TestBodyGuardKeepsNormalRequests(t *testing.T) {
 // TestBodyGuardExpectContinue: a client that waits for "100 Continue"
 // before sending an oversized body gets the 413 without sending it.
 func TestBodyGuardExpectContinue(t *testing.T) {
-	c := dialRaw(t, guarded(t, 30*time.Second, readObjectHandler(1<<20)))
-	c.write([]byte("POST /x HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nContent-Length: 12582912\r\nExpect: 100-continue\r\n\r\n"))
-	resp, body := c.read()
+	c := testutil.DialRaw(t, guarded(t, 30*time.Second, readObjectHandler(1<<20)))
+	c.Write([]byte("POST /x HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nContent-Length: 12582912\r\nExpect: 100-continue\r\n\r\n"))
+	resp, body := c.Read()
 	if resp.StatusCode != 413 || errorOf(t, body).Code != "request_too_large" {
 		t.Fatalf("%d %s", resp.StatusCode, body)
 	}
@@ -277,35 +225,19 @@ func TestBodyGuardCutsSlowBodies(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := dialRaw(t, guarded(t, timeout, tt.handler))
-			c.write([]byte("POST /x HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"))
+			c := testutil.DialRaw(t, guarded(t, timeout, tt.handler))
+			c.Write([]byte("POST /x HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"))
 			// Drip bytes until the server answers; at most 5 s of them.
-			stop := make(chan struct{})
-			dripped := make(chan struct{})
-			go func() {
-				defer close(dripped)
-				for i := 0; i < 50; i++ {
-					select {
-					case <-stop:
-						return
-					case <-time.After(100 * time.Millisecond):
-					}
-					_ = c.conn.SetWriteDeadline(time.Now().Add(time.Second))
-					if _, err := c.conn.Write([]byte(" ")); err != nil {
-						return
-					}
-				}
-			}()
-			resp, body := c.read()
-			close(stop)
-			<-dripped
+			stop := c.Drip()
+			resp, body := c.Read()
+			stop()
 			if resp.StatusCode != http.StatusRequestTimeout || !resp.Close {
 				t.Fatalf("status %d close %v, want 408 and close: %s", resp.StatusCode, resp.Close, body)
 			}
 			if e := errorOf(t, body); e.Code != "request_timeout" || !strings.Contains(e.Detail, "300ms") {
 				t.Errorf("error %+v", e)
 			}
-			if !c.closed() {
+			if !c.Closed() {
 				t.Errorf("the connection stayed open after the 408")
 			}
 		})
@@ -344,9 +276,9 @@ func TestBodyGuardStreamOutlivesBodyTimeout(t *testing.T) {
 					}
 				}
 			})
-			c := dialRaw(t, addr)
-			c.write(request("POST", "/stream", []byte(`{"input":"hi"}`)))
-			resp, got := c.read()
+			c := testutil.DialRaw(t, addr)
+			c.Write(request("POST", "/stream", []byte(`{"input":"hi"}`)))
+			resp, got := c.Read()
 			if resp.StatusCode != 200 {
 				t.Fatalf("status %d: %s", resp.StatusCode, got)
 			}
@@ -377,16 +309,16 @@ func TestBodyGuardHijack(t *testing.T) {
 		_, _ = rw.WriteString(line)
 		_ = rw.Flush()
 	})
-	c := dialRaw(t, addr)
-	c.write(request("POST", "/upgrade", []byte(`{}`), "Upgrade: echo", "Connection: Upgrade"))
-	_ = c.conn.SetReadDeadline(time.Now().Add(10 * time.Second))
-	resp, err := http.ReadResponse(c.br, nil)
+	c := testutil.DialRaw(t, addr)
+	c.Write(request("POST", "/upgrade", []byte(`{}`), "Upgrade: echo", "Connection: Upgrade"))
+	_ = c.Conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	resp, err := http.ReadResponse(c.Reader, nil)
 	if err != nil || resp.StatusCode != http.StatusSwitchingProtocols {
 		t.Fatalf("upgrade: %v %v", resp, err)
 	}
 	time.Sleep(3 * timeout)
-	c.write([]byte("ping\n"))
-	line, err := c.br.ReadString('\n')
+	c.Write([]byte("ping\n"))
+	line, err := c.Reader.ReadString('\n')
 	if err != nil || line != "{}ping\n" { // the unread body, then what followed
 		t.Fatalf("after the body timeout the hijacked connection answered %q, %v", line, err)
 	}

@@ -14,48 +14,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/harnest/harnest/internal/netguard/netguardtest"
 )
-
-// fakeResolver answers from a table and never touches DNS.
-type fakeResolver map[string][]netip.Addr
-
-func (f fakeResolver) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
-	if a, ok := f[host]; ok {
-		return a, nil
-	}
-	return nil, errors.New("no such host")
-}
-
-// errNotDialled is what the recording dialer answers for any address
-// outside loopback: the attempt is recorded, nothing leaves the machine.
-var errNotDialled = errors.New("test dialer: not dialling outside loopback")
-
-// recorder records every address it is asked to dial, and dials only
-// loopback.
-type recorder struct {
-	mu    sync.Mutex
-	calls []string
-}
-
-func (d *recorder) dial(ctx context.Context, network, address string) (net.Conn, error) {
-	d.mu.Lock()
-	d.calls = append(d.calls, address)
-	d.mu.Unlock()
-	host, _, err := net.SplitHostPort(address)
-	if err != nil {
-		return nil, err
-	}
-	if a, err := netip.ParseAddr(host); err != nil || !a.IsLoopback() {
-		return nil, errNotDialled
-	}
-	return (&net.Dialer{Timeout: 2 * time.Second}).DialContext(ctx, network, address)
-}
-
-func (d *recorder) dialled() []string {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return append([]string(nil), d.calls...)
-}
 
 func bracket(a string) string {
 	if strings.Contains(a, ":") {
@@ -161,12 +122,12 @@ func TestAddressForms(t *testing.T) {
 				t.Fatalf("Classify(%s) = %v, want %v", tc.addr, c, tc.class)
 			}
 			for _, u := range []string{"https://target.example/x", "https://" + bracket(tc.addr) + "/x"} {
-				d := &recorder{}
-				c := Client(Policy{Resolver: fakeResolver{"target.example": {a}}, Dial: d.dial}, 5*time.Second)
+				d := &netguardtest.RecordingDialer{}
+				c := Client(Policy{Resolver: netguardtest.Resolver{"target.example": {a}}, Dial: d.Dial}, 5*time.Second)
 				_, err := get(t, c, u)
-				got := d.dialled()
+				got := d.Dialled()
 				if tc.class == Public {
-					if !errors.Is(err, errNotDialled) || len(got) != 1 || got[0] != tc.dial {
+					if !errors.Is(err, netguardtest.ErrNotDialled) || len(got) != 1 || got[0] != tc.dial {
 						t.Fatalf("%s: %v, dialled %v; want an attempt at %s", u, err, got, tc.dial)
 					}
 					continue
@@ -184,10 +145,10 @@ func TestAddressForms(t *testing.T) {
 				}
 			}
 			// Plain http never reaches a public address.
-			d := &recorder{}
-			c := Client(Policy{Resolver: fakeResolver{"target.example": {a}}, Dial: d.dial, AllowHTTPLoopback: true}, 5*time.Second)
-			if _, err := get(t, c, "http://target.example/x"); !refused(err) || len(d.dialled()) != 0 {
-				t.Fatalf("http: %v, dialled %v; want a refusal", err, d.dialled())
+			d := &netguardtest.RecordingDialer{}
+			c := Client(Policy{Resolver: netguardtest.Resolver{"target.example": {a}}, Dial: d.Dial, AllowHTTPLoopback: true}, 5*time.Second)
+			if _, err := get(t, c, "http://target.example/x"); !refused(err) || len(d.Dialled()) != 0 {
+				t.Fatalf("http: %v, dialled %v; want a refusal", err, d.Dialled())
 			}
 		})
 	}
@@ -195,7 +156,7 @@ func TestAddressForms(t *testing.T) {
 
 func TestRefusalsWithoutDial(t *testing.T) {
 	pub := netip.MustParseAddr("93.184.216.34")
-	res := fakeResolver{
+	res := netguardtest.Resolver{
 		"mixed.example":  {pub, netip.MustParseAddr("10.0.0.1")},
 		"public.example": {pub},
 	}
@@ -215,25 +176,25 @@ func TestRefusalsWithoutDial(t *testing.T) {
 		"listed, but unspecified":              {"https://0.0.0.0/", Policy{AllowHosts: []string{"0.0.0.0"}}},
 		"listed on another port":               {"https://10.0.0.1:8443/", Policy{AllowHosts: []string{"10.0.0.1:9443"}}},
 		"zone-scoped link-local":               {"https://[fe80::1%25eth0]/", Policy{}},
-		"metadata, mapped, through a hostname": {"https://md.example/", Policy{Resolver: fakeResolver{"md.example": {netip.MustParseAddr("::ffff:169.254.169.254")}}}},
+		"metadata, mapped, through a hostname": {"https://md.example/", Policy{Resolver: netguardtest.Resolver{"md.example": {netip.MustParseAddr("::ffff:169.254.169.254")}}}},
 	} {
 		t.Run(name, func(t *testing.T) {
-			d := &recorder{}
+			d := &netguardtest.RecordingDialer{}
 			p := c.policy
 			if p.Resolver == nil {
 				p.Resolver = res
 			}
-			p.Dial = d.dial
+			p.Dial = d.Dial
 			_, err := get(t, Client(p, 5*time.Second), c.url)
-			if !refused(err) || len(d.dialled()) != 0 {
-				t.Fatalf("%v, dialled %v; want a refusal before any dial", err, d.dialled())
+			if !refused(err) || len(d.Dialled()) != 0 {
+				t.Fatalf("%v, dialled %v; want a refusal before any dial", err, d.Dialled())
 			}
 		})
 	}
 	// A listed host may be private over https: the dial is attempted.
-	d := &recorder{}
-	p := Policy{AllowHosts: []string{"10.0.0.1:8443"}, Dial: d.dial}
-	if _, err := get(t, Client(p, 5*time.Second), "https://10.0.0.1:8443/"); !errors.Is(err, errNotDialled) {
+	d := &netguardtest.RecordingDialer{}
+	p := Policy{AllowHosts: []string{"10.0.0.1:8443"}, Dial: d.Dial}
+	if _, err := get(t, Client(p, 5*time.Second), "https://10.0.0.1:8443/"); !errors.Is(err, netguardtest.ErrNotDialled) {
 		t.Fatalf("listed private host: %v, want the dial attempted", err)
 	}
 }
@@ -252,15 +213,15 @@ func TestCheckedAtDialTime(t *testing.T) {
 		n++
 		return []netip.Addr{a}, nil
 	})
-	d := &recorder{}
-	c := Client(Policy{Resolver: res, Dial: d.dial}, 5*time.Second)
-	if _, err := get(t, c, "https://rebind.example/"); !errors.Is(err, errNotDialled) {
+	d := &netguardtest.RecordingDialer{}
+	c := Client(Policy{Resolver: res, Dial: d.Dial}, 5*time.Second)
+	if _, err := get(t, c, "https://rebind.example/"); !errors.Is(err, netguardtest.ErrNotDialled) {
 		t.Fatalf("first request: %v, want the public address dialled", err)
 	}
 	if _, err := get(t, c, "https://rebind.example/"); !refused(err) {
 		t.Fatalf("second request: %v, want a refusal", err)
 	}
-	if got := d.dialled(); len(got) != 1 || got[0] != "93.184.216.34:443" {
+	if got := d.Dialled(); len(got) != 1 || got[0] != "93.184.216.34:443" {
 		t.Fatalf("dialled %v, want only the public address", got)
 	}
 }
@@ -273,17 +234,17 @@ func (f resolverFunc) LookupNetIP(ctx context.Context, network, host string) ([]
 
 // tlsServer is a local https server reached as example.com (the name its
 // test certificate carries) through the resolver.
-func tlsServer(t *testing.T, h http.HandlerFunc) (base string, port string, p Policy, d *recorder) {
+func tlsServer(t *testing.T, h http.HandlerFunc) (base string, port string, p Policy, d *netguardtest.RecordingDialer) {
 	t.Helper()
 	ts := httptest.NewTLSServer(h)
 	t.Cleanup(ts.Close)
 	_, port, _ = net.SplitHostPort(ts.Listener.Addr().String())
 	pool := x509.NewCertPool()
 	pool.AddCert(ts.Certificate())
-	d = &recorder{}
+	d = &netguardtest.RecordingDialer{}
 	p = Policy{
-		Resolver:  fakeResolver{"example.com": {netip.MustParseAddr("127.0.0.1")}, "internal.example": {netip.MustParseAddr("10.0.0.1")}},
-		Dial:      d.dial,
+		Resolver:  netguardtest.Resolver{"example.com": {netip.MustParseAddr("127.0.0.1")}, "internal.example": {netip.MustParseAddr("10.0.0.1")}},
+		Dial:      d.Dial,
 		TLSConfig: &tls.Config{RootCAs: pool},
 	}
 	return "https://example.com:" + port, port, p, d
@@ -297,8 +258,8 @@ func TestLoopbackOnlyWhenListed(t *testing.T) {
 
 	// https to a loopback name: refused, then allowed once listed (by
 	// name, or by name and port).
-	if _, err := get(t, Client(p, 5*time.Second), base+"/"); !refused(err) || len(d.dialled()) != 0 {
-		t.Fatalf("unlisted loopback over https: %v, dialled %v", err, d.dialled())
+	if _, err := get(t, Client(p, 5*time.Second), base+"/"); !refused(err) || len(d.Dialled()) != 0 {
+		t.Fatalf("unlisted loopback over https: %v, dialled %v", err, d.Dialled())
 	}
 	for _, entry := range []string{"example.com", "EXAMPLE.com.", "example.com:" + port} {
 		lp := p
@@ -319,15 +280,15 @@ func TestLoopbackOnlyWhenListed(t *testing.T) {
 
 	// Plain http to loopback: only listed, with AllowHTTPLoopback.
 	for _, hp := range []Policy{
-		{Dial: d.dial, AllowHTTPLoopback: true},
-		{Dial: d.dial, AllowHosts: []string{"127.0.0.1"}},
+		{Dial: d.Dial, AllowHTTPLoopback: true},
+		{Dial: d.Dial, AllowHosts: []string{"127.0.0.1"}},
 	} {
 		if _, err := get(t, Client(hp, 5*time.Second), plain.URL+"/"); !refused(err) {
 			t.Fatalf("http loopback with %+v: %v", hp, err)
 		}
 	}
 	for _, entry := range []string{"127.0.0.1", "127.0.0.1:" + plainPort} {
-		hp := Policy{Dial: d.dial, AllowHosts: []string{entry}, AllowHTTPLoopback: true}
+		hp := Policy{Dial: d.Dial, AllowHosts: []string{entry}, AllowHTTPLoopback: true}
 		resp, err := get(t, Client(hp, 5*time.Second), plain.URL+"/")
 		if err != nil {
 			t.Fatalf("listed http loopback %q: %v", entry, err)
@@ -375,12 +336,12 @@ func TestRedirects(t *testing.T) {
 		"/to-http":     "from https to http",
 		"/loop":        "more than 3 redirects",
 	} {
-		before := len(d.dialled())
+		before := len(d.Dialled())
 		_, err := get(t, Client(p, 5*time.Second), base+path)
 		if !refused(err) || !strings.Contains(err.Error(), want) {
 			t.Fatalf("%s: %v, want a refusal naming %q", path, err, want)
 		}
-		for _, a := range d.dialled()[before:] {
+		for _, a := range d.Dialled()[before:] {
 			if !strings.HasPrefix(a, "127.0.0.1:") {
 				t.Fatalf("%s: dialled %s", path, a)
 			}

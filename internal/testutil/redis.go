@@ -1,6 +1,6 @@
 // Package testutil holds helpers shared by harnest's tests: a real
-// redis-server started once per test binary, and the list of stores every
-// store-backed test runs against.
+// redis-server started once per test binary, the list of stores every
+// store-backed test runs against, and a raw HTTP/1.1 client (RawConn).
 package testutil
 
 import (
