@@ -20,9 +20,17 @@ func TestFinalReceiptNeverChanges(t *testing.T) {
 		if err := s.ReplaceReceipt(ctx, "u", "s", "resp_1", []byte(`{"status":"requires_action"}`)); err != nil {
 			t.Fatalf("replacing a receipt that is not final: %v", err)
 		}
-		final := []byte(`{"status":"failed","error":{"code":"replica_lost"}}`)
+		// The lease lapses (deleted by hand: the embedded store does not
+		// expire keys by the clock) and a sweeper records the run as lost.
+		if err := s.Client().Del(ctx, s.sessionKeys("u", "s").lease).Err(); err != nil {
+			t.Fatal(err)
+		}
+		final := []byte(`{"id":"resp_1","sessionId":"s","status":"failed","output":[],"metadata":{"status":"in_progress"},"error":{"code":"replica_lost"}}`)
 		if err := s.ReplaceReceipt(ctx, "u", "s", "resp_1", final); err != nil {
 			t.Fatal(err)
+		}
+		if ok, err := s.RenewLease(ctx, "u", "s", "resp_1", "r1", time.Minute); ok || err != nil {
+			t.Fatalf("a renewal took the lease back over a final receipt: %v %v", ok, err)
 		}
 		if err := s.ReplaceReceipt(ctx, "u", "s", "resp_1", []byte(`{"status":"in_progress"}`)); !errors.Is(err, ErrReceiptFinal) {
 			t.Fatalf("replacing a final receipt: %v, want ErrReceiptFinal", err)

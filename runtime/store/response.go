@@ -126,8 +126,9 @@ var ErrReceiptFinal = errors.New("store: the response's receipt is already final
 
 // CommitResponse writes the receipt, its events, the transcript messages and
 // the state delta of one step atomically, in two round trips: WATCH the lease
-// and the receipt while reading them and the transcript length, then
-// MULTI/EXEC the writes, which Redis refuses if either changed in between.
+// while reading it and the transcript length, then MULTI/EXEC the writes,
+// which Redis refuses if it changed in between (a lapsed lease adds a round
+// trip that watches and reads the receipt).
 // It returns ErrLeaseLost when another response holds the session and
 // ErrReceiptFinal when the receipt is already final.
 func (s *Store) CommitResponse(ctx context.Context, c Commit) error {
@@ -136,12 +137,11 @@ func (s *Store) CommitResponse(ctx context.Context, c Commit) error {
 	err := s.rdb.Watch(ctx, func(tx *redis.Tx) error {
 		// WATCH travels in the same round trip as the reads. go-redis does
 		// not know it is armed, so every path that skips EXEC unwatches.
-		var holder, length, current *redis.StringCmd
+		var holder, length *redis.StringCmd
 		_, err := tx.Pipelined(ctx, func(p redis.Pipeliner) error {
-			p.Do(ctx, "watch", k.lease, receiptKey)
+			p.Do(ctx, "watch", k.lease)
 			holder = p.Get(ctx, k.lease)
 			length = p.HGet(ctx, k.meta, "msgs")
-			current = p.Get(ctx, receiptKey)
 			return nil
 		})
 		if err != nil && !errors.Is(err, redis.Nil) {
@@ -153,9 +153,25 @@ func (s *Store) CommitResponse(ctx context.Context, c Commit) error {
 			_ = tx.Unwatch(ctx).Err()
 			return ErrLeaseLost
 		}
-		if current.Err() == nil && IsFinalReceipt([]byte(current.Val())) {
-			_ = tx.Unwatch(ctx).Err()
-			return ErrReceiptFinal
+		if !held {
+			// The lease lapsed: a sweeper may have made the receipt final
+			// meanwhile (while the response holds its lease, nobody else
+			// writes its receipt, and a renewal never takes a lease back
+			// over a final receipt). Only this rare case pays a round trip.
+			var current *redis.StringCmd
+			_, err := tx.Pipelined(ctx, func(p redis.Pipeliner) error {
+				p.Do(ctx, "watch", receiptKey)
+				current = p.Get(ctx, receiptKey)
+				return nil
+			})
+			if err != nil && !errors.Is(err, redis.Nil) {
+				_ = tx.Unwatch(ctx).Err()
+				return err
+			}
+			if current.Err() == nil && IsFinalReceipt([]byte(current.Val())) {
+				_ = tx.Unwatch(ctx).Err()
+				return ErrReceiptFinal
+			}
 		}
 		offset, _ := strconv.ParseInt(length.Val(), 10, 64)
 		_, err = tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
@@ -237,13 +253,24 @@ func (s *Store) ReplaceReceipt(ctx context.Context, user, session, responseID st
 }
 
 // renewScript extends the response's lease, or takes it again when it
-// lapsed and nobody else took it (the replica lived through a Redis outage
-// longer than the lease).
+// lapsed, nobody else took it and its receipt is not final (the replica
+// lived through a Redis outage longer than the lease, and no sweeper
+// failed the response meanwhile). Receipts are compact JSON whose first
+// "status" key is the envelope's (IDs in it before are escaped strings).
 var renewScript = redis.NewScript(`
 local holder = redis.call('GET', KEYS[1])
 if holder == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-if not holder then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 1 end
-return 0
+if holder then return 0 end
+local receipt = redis.call('GET', KEYS[2])
+if receipt then
+  local _, e = string.find(receipt, '"status":"', 1, true)
+  if e then
+    local status = string.match(receipt, '^(%a+)"', e + 1)
+    if status == 'completed' or status == 'failed' or status == 'cancelled' or status == 'denied' then return 0 end
+  end
+end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1
 `)
 
 // RenewLease extends the response's hold on its session, and refreshes its
@@ -253,7 +280,7 @@ func (s *Store) RenewLease(ctx context.Context, user, session, responseID, repli
 	k := s.sessionKeys(user, session)
 	var renewed *redis.Cmd
 	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-		renewed = renewScript.Run(ctx, p, []string{k.lease}, responseID, lease.Milliseconds())
+		renewed = renewScript.Run(ctx, p, []string{k.lease, k.receipt(responseID)}, responseID, lease.Milliseconds())
 		s.registerRun(ctx, p, user, session, responseID, replica, lease)
 		return nil
 	})
