@@ -92,7 +92,7 @@ func TestPageTokenSharesTheServiceKey(t *testing.T) {
 			}
 			t.Cleanup(func() { st.Close() })
 			svc := runtime.New(runtime.Options{Store: st, Agent: runtime.AgentFunc(func(context.Context, *runtime.Turn, runtime.Emit) error { return nil })})
-			own := &taskStore{rdb: st.Client(), prefix: prefix, ttl: time.Hour}
+			own := &taskStore{rdb: st.Client(), prefix: prefix, ttl: time.Hour, tokens: storeSealer(st)}
 			viaService := &taskStore{rdb: st.Client(), prefix: prefix, ttl: time.Hour, tokens: svc}
 			now := time.Now()
 			for i := 0; i < 3; i++ {

@@ -109,10 +109,7 @@ func New(o Options) (*Server, error) {
 	if ttl <= 0 {
 		ttl = 24 * time.Hour
 	}
-	s.tasks = &taskStore{rdb: o.Store.Client(), prefix: prefix, ttl: ttl}
-	if o.Service != nil {
-		s.tasks.tokens = o.Service // page tokens sealed with the server's shared key
-	}
+	s.tasks = &taskStore{rdb: o.Store.Client(), prefix: prefix, ttl: ttl, tokens: o.Service}
 	return s, nil
 }
 

@@ -7,13 +7,9 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
-
-	"github.com/harnest/harnest/runtime"
-	"github.com/harnest/harnest/runtime/store"
 )
 
 // Tasks live in Redis per owner, so that any replica can get, list, cancel
@@ -50,13 +46,9 @@ type taskStore struct {
 	rdb    redis.UniversalClient
 	prefix string
 	ttl    time.Duration
-	// tokens seals list page tokens: the Service (Options.Service), so
-	// that every cursor the server issues is sealed the same way with
-	// the same key. Left nil, the first list makes a runtime.TokenSealer
-	// over the same shared secret (the store's runtime.TokenSecret under
-	// this prefix): the same key, format and checks.
-	tokens    tokenSealer
-	tokenOnce sync.Once
+	// tokens seals list page tokens: the Service, so that every cursor
+	// the server issues is sealed the same way with the same key.
+	tokens tokenSealer
 }
 
 // tokenSealer seals and opens opaque tokens bound to a kind and a user;
@@ -64,19 +56,6 @@ type taskStore struct {
 type tokenSealer interface {
 	SealToken(ctx context.Context, kind, user string, v any) (string, error)
 	OpenToken(ctx context.Context, token, kind, user string, v any) (bool, error)
-}
-
-// sealer returns what seals page tokens (see tokens).
-func (s *taskStore) sealer() tokenSealer {
-	s.tokenOnce.Do(func() {
-		if s.tokens == nil {
-			rdb, prefix := s.rdb, s.prefix
-			s.tokens = runtime.NewTokenSealer(func(ctx context.Context) ([]byte, error) {
-				return store.SharedSecretIn(ctx, rdb, prefix, runtime.TokenSecret)
-			})
-		}
-	})
-	return s.tokens
 }
 
 var idEscaper = strings.NewReplacer("%", "%25", ":", "%3A", "{", "%7B", "}", "%7D")
@@ -204,7 +183,7 @@ func (s *taskStore) list(ctx context.Context, user string, q listRequest) (listR
 	var cursor *pageToken
 	if q.PageToken != "" {
 		var t pageToken
-		ok, err := s.sealer().OpenToken(ctx, q.PageToken, pageTokenKind, user, &t)
+		ok, err := s.tokens.OpenToken(ctx, q.PageToken, pageTokenKind, user, &t)
 		if err != nil {
 			return listResult{}, fmt.Errorf("a2a: open page token: %w", err)
 		}
@@ -265,7 +244,7 @@ func (s *taskStore) list(ctx context.Context, user string, q listRequest) (listR
 		}
 	}
 	if more {
-		tok, err := s.sealer().SealToken(ctx, pageTokenKind, user, last)
+		tok, err := s.tokens.SealToken(ctx, pageTokenKind, user, last)
 		if err != nil {
 			return out, fmt.Errorf("a2a: seal page token: %w", err)
 		}

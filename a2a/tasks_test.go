@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/harnest/harnest/internal/testutil"
+	"github.com/harnest/harnest/runtime"
 	"github.com/harnest/harnest/runtime/store"
 )
 
@@ -19,7 +20,7 @@ func eachTaskStore(t *testing.T, fn func(t *testing.T, s *taskStore)) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { st.Close() })
-			fn(t, &taskStore{rdb: st.Client(), prefix: prefix, ttl: time.Hour})
+			fn(t, &taskStore{rdb: st.Client(), prefix: prefix, ttl: time.Hour, tokens: storeSealer(st)})
 		})
 	}
 }
@@ -159,4 +160,9 @@ func TestTaskStoreList(t *testing.T) {
 			t.Fatal("a bad page token is accepted")
 		}
 	})
+}
+
+// storeSealer seals tokens with the store's shared key, as the Service does.
+func storeSealer(st *store.Store) *runtime.TokenSealer {
+	return runtime.NewTokenSealer(func(ctx context.Context) ([]byte, error) { return st.SharedSecret(ctx, runtime.TokenSecret) })
 }

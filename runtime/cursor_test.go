@@ -10,11 +10,8 @@ import (
 // fixedKeyService is a bare Service whose tokens are sealed with a fixed
 // key: enough for the cursor functions, which need no store.
 func fixedKeyService(t testing.TB) *Service {
-	s := &Service{}
 	key := []byte(strings.Repeat("k", 32))
-	sealers.Store(s, NewTokenSealer(func(context.Context) ([]byte, error) { return key, nil }))
-	t.Cleanup(func() { sealers.Delete(s) })
-	return s
+	return &Service{tokens: NewTokenSealer(func(context.Context) ([]byte, error) { return key, nil })}
 }
 
 func sessionCursorOf(t testing.TB, s *Service, after, user string) string {
@@ -133,7 +130,7 @@ func TestSessionCursorRejections(t *testing.T) {
 	}
 	// A cursor sealed with another key (another deployment) is foreign.
 	other := fixedKeyService(t)
-	sealers.Store(other, NewTokenSealer(func(context.Context) ([]byte, error) { return []byte(strings.Repeat("x", 32)), nil }))
+	other.tokens = NewTokenSealer(func(context.Context) ([]byte, error) { return []byte(strings.Repeat("x", 32)), nil })
 	if c, ok := openSession(s, sessionCursorOf(t, other, "s1", "u1"), "u1"); ok {
 		t.Errorf("a cursor of another key accepted: %+v", c)
 	}

@@ -140,36 +140,17 @@ func (t *TokenSealer) OpenToken(ctx context.Context, token, kind, user string, v
 	return json.Unmarshal(s.Data, v) == nil, nil
 }
 
-// sealers holds each Service's TokenSealer, keyed by the *Service. It is
-// kept here, outside Service, only while service.go is being edited by
-// others; it belongs in a Service field set by New, and an entry is never
-// removed (a Service lives as long as its process, tests aside).
-var sealers sync.Map // *Service -> *TokenSealer
-
-// sealer returns the Service's TokenSealer over its store's shared
-// secret, making it on first use.
-func (s *Service) sealer() *TokenSealer {
-	if t, ok := sealers.Load(s); ok {
-		return t.(*TokenSealer)
-	}
-	st := s.store
-	t, _ := sealers.LoadOrStore(s, NewTokenSealer(func(ctx context.Context) ([]byte, error) {
-		return st.SharedSecret(ctx, TokenSecret)
-	}))
-	return t.(*TokenSealer)
-}
-
 // SealToken seals v into an opaque token of the kind, for the user, with
 // the key every replica shares: transports use it for the cursors they
 // issue (A2A page tokens: kind "a2a.tasks"). The error means the store is
 // unreachable.
 func (s *Service) SealToken(ctx context.Context, kind, user string, v any) (string, error) {
-	return s.sealer().SealToken(ctx, kind, user, v)
+	return s.tokens.SealToken(ctx, kind, user, v)
 }
 
 // OpenToken opens a token SealToken issued for the kind and user into v;
 // ok is false for any other token (refuse it like a malformed one). err is
 // set only when the store is unreachable.
 func (s *Service) OpenToken(ctx context.Context, token, kind, user string, v any) (ok bool, err error) {
-	return s.sealer().OpenToken(ctx, token, kind, user, v)
+	return s.tokens.OpenToken(ctx, token, kind, user, v)
 }

@@ -29,9 +29,7 @@ func openStore(t *testing.T, c testutil.StoreCase, prefix string) *store.Store {
 // storeService is a Service on st that is never started: sealing needs
 // only its store.
 func storeService(t *testing.T, st *store.Store) *Service {
-	s := New(Options{Store: st, Agent: AgentFunc(func(context.Context, *Turn, Emit) error { return nil })})
-	t.Cleanup(func() { sealers.Delete(s) })
-	return s
+	return New(Options{Store: st, Agent: AgentFunc(func(context.Context, *Turn, Emit) error { return nil })})
 }
 
 type position struct {
@@ -165,9 +163,9 @@ func TestSharedSecretOverStores(t *testing.T) {
 			if err != nil || len(a) != store.SecretSize {
 				t.Fatalf("SharedSecret: %v %x", err, a)
 			}
-			b, err := store.SharedSecretIn(ctx, st.Client(), prefix, "one")
+			b, err := st.SharedSecret(ctx, "one")
 			if err != nil || !bytes.Equal(a, b) {
-				t.Fatalf("SharedSecretIn differs: %v %x %x", err, a, b)
+				t.Fatalf("a second read gives another secret: %v %x %x", err, a, b)
 			}
 			if other, err := st.SharedSecret(ctx, "two"); err != nil || bytes.Equal(a, other) {
 				t.Fatalf("two names share a secret: %v", err)

@@ -71,6 +71,9 @@ type Service struct {
 	// to record their final step give up.
 	halt     chan struct{}
 	haltOnce sync.Once
+	// tokens seals the cursors and page tokens this replica issues, with
+	// the key every replica shares (seal.go).
+	tokens *TokenSealer
 	// lapsedSeen is when the sweeper first saw each lapsed run of another
 	// replica (see sweep.go).
 	lapsedSeen map[string]time.Time
@@ -91,6 +94,9 @@ func New(o Options) *Service {
 		approvalTTL: o.ApprovalTTL, clientToolTTL: o.ClientToolTTL, sweepEvery: o.SweepInterval, flushDelay: o.FlushDelay,
 		runs: map[*Response]struct{}{}, byID: map[string]*Response{},
 		replica: "replica_" + newHex(), halt: make(chan struct{}), lapsedSeen: map[string]time.Time{},
+	}
+	if st := o.Store; st != nil {
+		s.tokens = NewTokenSealer(func(ctx context.Context) ([]byte, error) { return st.SharedSecret(ctx, TokenSecret) })
 	}
 	if s.approvalTTL <= 0 {
 		s.approvalTTL = DefaultApprovalTTL

@@ -21,13 +21,7 @@ const SecretSize = 32
 // TTL; deleting it makes a new secret, which invalidates whatever was
 // sealed with the old one.
 func (s *Store) SharedSecret(ctx context.Context, name string) ([]byte, error) {
-	return SharedSecretIn(ctx, s.rdb, s.prefix, name)
-}
-
-// SharedSecretIn is SharedSecret over a client and key prefix, for
-// packages that keep only the store's Client and prefix: it reads and
-// creates the same key, so both return the same secret.
-func SharedSecretIn(ctx context.Context, rdb redis.UniversalClient, prefix, name string) ([]byte, error) {
+	rdb, prefix := s.rdb, s.prefix
 	if name == "" {
 		return nil, errors.New("store: a shared secret needs a name")
 	}
