@@ -121,12 +121,13 @@ func (r *Response) flush() {
 }
 
 // commit writes a step with every event not yet in Redis, after any flush
-// in flight, so the log stays in sequence order.
-func (r *Response) commit(ctx context.Context, c store.Commit) error {
+// in flight, so the log stays in sequence order. The events join c, which
+// keeps them should the step have to be written again.
+func (r *Response) commit(ctx context.Context, c *store.Commit) error {
 	r.flushMu.Lock()
 	defer r.flushMu.Unlock()
-	c.Events = r.takePending()
-	return r.svc.store.CommitResponse(ctx, c)
+	c.Events = append(c.Events, r.takePending()...)
+	return r.svc.store.CommitResponse(ctx, *c)
 }
 
 // Each calls fn for every event of a streaming response's first segment, in

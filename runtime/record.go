@@ -19,15 +19,12 @@ import (
 // recordTimeout bounds one attempt to record a step.
 const recordTimeout = 10 * time.Second
 
-// record commits the final step once, with every event not yet in the
-// store; c keeps those events for a retry.
+// record commits the final step once, bounded in time, whoever waits for
+// it; c keeps its events for a retry.
 func (r *Response) record(c *store.Commit) error {
-	r.flushMu.Lock()
-	defer r.flushMu.Unlock()
-	c.Events = append(c.Events, r.takePending()...)
 	ctx, cancel := context.WithTimeout(context.Background(), recordTimeout)
 	defer cancel()
-	return r.svc.store.CommitResponse(ctx, *c)
+	return r.commit(ctx, c)
 }
 
 // recordUntilStored retries a final step that the store did not take, with

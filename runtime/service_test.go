@@ -228,15 +228,30 @@ func TestServiceShutdownCancelsBlockedRun(t *testing.T) {
 	}
 	defer st.Close()
 	s := New(Options{Store: st, Agent: agent})
-	r, err := s.StartResponse(context.Background(), testUser, ResponseRequest{Input: "x"})
+	r, err := s.StartResponse(context.Background(), testUser, ResponseRequest{Input: "x", Stream: true})
 	if err != nil {
 		t.Fatal(err)
 	}
+	var last Event
+	streamed := make(chan struct{})
+	go func() {
+		defer close(streamed)
+		for e := range r.Events() {
+			last = e
+		}
+	}()
 	<-started
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
 	defer cancel()
 	if err := s.Shutdown(ctx); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("Shutdown = %v, want deadline exceeded", err)
+	}
+	// The stream ends with the receipt it leaves: response.completed,
+	// cancelled, server_shutdown.
+	<-streamed
+	if last.Type != EventCompleted || last.Envelope == nil || last.Envelope.Status != StatusCancelled ||
+		last.Envelope.Error == nil || last.Envelope.Error.Code != CodeShutdown {
+		t.Errorf("last event %s %+v, want response.completed cancelled %s", last.Type, last.Envelope, CodeShutdown)
 	}
 	select {
 	case <-r.Done():

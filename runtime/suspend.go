@@ -106,7 +106,7 @@ func (r *Response) suspend(ctx context.Context, announce Event, action *Required
 	after := r.seq - 1
 	r.mu.Unlock()
 	body, _ := json.Marshal(env)
-	err := r.commit(ctx, store.Commit{
+	err := r.commit(ctx, &store.Commit{
 		User: r.turn.UserID, Session: r.SessionID, ResponseID: r.ID, Receipt: body, Now: s.timestamp(),
 		Wait:    &store.Wait{ID: action.ID, Kind: kind, ResponseID: r.ID, ExpiresAt: expires, AfterSequence: after, Replica: s.replica},
 		Replica: s.replica,
@@ -315,18 +315,19 @@ func (s *Service) NextBoundary(ctx context.Context, p Principal, w Resumption) (
 	if err != nil {
 		return Answer{}, err
 	}
-	if env, ok := envelopeOf(receipt); ok && env.Error != nil && env.Error.Code == CodeReplicaLost {
+	var code string
+	if env, ok := envelopeOf(receipt); ok && env.Error != nil {
+		code = env.Error.Code
+	}
+	if code == CodeReplicaLost {
 		return Answer{}, errExecutionUnavailable // its replica died before it resumed
 	}
 	if failed != nil {
-		var env Envelope
-		if json.Unmarshal(receipt, &env) == nil && env.Error != nil {
-			switch env.Error.Code {
-			case CodeTimedOut:
-				failed = errTimedOut
-			case CodeNoOutput:
-				failed = errNoOutput
-			}
+		switch code {
+		case CodeTimedOut:
+			failed = errTimedOut
+		case CodeNoOutput:
+			failed = errNoOutput
 		}
 		return Answer{Body: receipt, Err: failed}, nil
 	}

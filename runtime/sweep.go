@@ -21,6 +21,11 @@ func (s *Service) sweep(ctx context.Context) {
 			return
 		case <-t.C:
 		}
+		for id, seen := range s.lapsedSeen { // forget runs renewed or swept since
+			if time.Since(seen) > 10*s.lease {
+				delete(s.lapsedSeen, id)
+			}
+		}
 		swept, err := s.store.SweepLapsed(ctx, time.Now(), 100, s.lapsedDue, s.lapsedReceipt)
 		if err != nil && ctx.Err() == nil {
 			s.log.Warn("sweeping lapsed runs failed", "err", err)
@@ -42,11 +47,6 @@ func (s *Service) lapsedDue(run store.Lapsed) bool {
 		return false
 	}
 	now := time.Now()
-	for id, seen := range s.lapsedSeen { // forget runs renewed or swept since
-		if now.Sub(seen) > 10*s.lease {
-			delete(s.lapsedSeen, id)
-		}
-	}
 	seen, ok := s.lapsedSeen[run.ResponseID]
 	if !ok {
 		s.lapsedSeen[run.ResponseID] = now
