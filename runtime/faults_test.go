@@ -74,7 +74,7 @@ func sleepAgent(d time.Duration) Agent {
 func TestQueuedTurnKeepsItsLease(t *testing.T) {
 	for _, c := range testutil.Stores(t) {
 		t.Run(c.Name, func(t *testing.T) {
-			const lease = 600 * time.Millisecond
+			const lease = 900 * time.Millisecond
 			svcs := replicas(t, c, 2, sleepAgent(3*lease), func(i int, o *Options) {
 				o.Lease, o.MaxConcurrent = lease, 1
 			})
@@ -103,8 +103,16 @@ func TestQueuedTurnKeepsItsLease(t *testing.T) {
 				}
 				if final == nil {
 					// Still queued or running: the session is held.
-					_, err := b.StartResponse(ctx, testUser, ResponseRequest{Input: "intruder", SessionID: queued.SessionID, Background: true})
-					if err == nil || AsError(err).Code != "session_busy" {
+					intruder, err := b.StartResponse(ctx, testUser, ResponseRequest{Input: "intruder", SessionID: queued.SessionID, Background: true})
+					if err == nil {
+						intruder.Cancel()
+						// Taken only if the queued turn ended just after the
+						// read above, which freed its session.
+						if now, _ := b.GetResponse(ctx, testUser, queued.SessionID, queued.ID); !isTerminal(now) {
+							t.Fatalf("a second turn was accepted on a session whose turn is still %s", now)
+						}
+						waitDone(t, intruder)
+					} else if AsError(err).Code != "session_busy" {
 						t.Fatalf("a second turn on a held session: %v, want session_busy", err)
 					}
 				}
