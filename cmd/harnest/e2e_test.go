@@ -305,7 +305,17 @@ func mustStatus(t *testing.T, r reply, status int) {
 // application/json.
 func (h *harnest) do(t *testing.T, method, path, body string, headers ...string) reply {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	r, err := h.exchange(30*time.Second, method, path, body, headers...)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	return r
+}
+
+// exchange sends a request and reads its answer within limit, without
+// failing the test (load goroutines use it too).
+func (h *harnest) exchange(limit time.Duration, method, path, body string, headers ...string) (reply, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	var rd io.Reader
 	if body != "" {
@@ -313,7 +323,7 @@ func (h *harnest) do(t *testing.T, method, path, body string, headers ...string)
 	}
 	req, err := http.NewRequestWithContext(ctx, method, h.URL+path, rd)
 	if err != nil {
-		t.Fatal(err)
+		return reply{}, err
 	}
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
@@ -323,14 +333,14 @@ func (h *harnest) do(t *testing.T, method, path, body string, headers ...string)
 	}
 	resp, err := h.client.Do(req)
 	if err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
+		return reply{}, err
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
-		t.Fatalf("%s %s: read body: %v", method, path, err)
+		return reply{}, fmt.Errorf("read body: %w", err)
 	}
-	return reply{Status: resp.StatusCode, Header: resp.Header, Body: b}
+	return reply{Status: resp.StatusCode, Header: resp.Header, Body: b}, nil
 }
 
 func (h *harnest) get(t *testing.T, path string, headers ...string) reply {

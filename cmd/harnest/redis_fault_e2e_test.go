@@ -6,12 +6,9 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -34,27 +31,8 @@ type timedReply struct {
 // goroutines); a JSON body is sent as application/json.
 func (h *harnest) timedDo(method, path, body string) timedReply {
 	tr := timedReply{method: method, path: path, start: time.Now()}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	var rd io.Reader
-	if body != "" {
-		rd = strings.NewReader(body)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, h.URL+path, rd)
-	if err != nil {
-		tr.err = err
-		return tr
-	}
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := h.client.Do(req)
-	if err == nil {
-		tr.body, err = io.ReadAll(resp.Body)
-		resp.Body.Close()
-		tr.status = resp.StatusCode
-	}
-	tr.took, tr.err = time.Since(tr.start), err
+	r, err := h.exchange(20*time.Second, method, path, body)
+	tr.took, tr.err, tr.status, tr.body = time.Since(tr.start), err, r.Status, r.Body
 	if tr.status >= 400 {
 		var e struct{ Code string }
 		_ = json.Unmarshal(tr.body, &e)

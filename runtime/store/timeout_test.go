@@ -138,20 +138,18 @@ func TestURLBoundsWin(t *testing.T) {
 	}
 }
 
-func TestPausedRedisFailsCallsInTimeAndRecovers(t *testing.T) {
-	r := testutil.StartOwnRedis(t)
-	const timeout = 300 * time.Millisecond
-	// One socket wait; under concurrent load, a pool wait before it.
-	const bound = 2*timeout + time.Second
-	ctx := context.Background()
-	s, err := Open(ctx, Options{URL: r.URL, KeyPrefix: testutil.Prefix(t), Timeout: timeout})
+// openWithHub opens a store on url with the given call bound and starts
+// its hub as replica-1; control receives the hub's control messages. Both
+// are closed when the test ends.
+func openWithHub(t *testing.T, url string, timeout time.Duration) (*Store, *Hub, chan string) {
+	t.Helper()
+	s, err := Open(context.Background(), Options{URL: url, KeyPrefix: testutil.Prefix(t), Timeout: timeout})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-
 	control := make(chan string, 64)
-	hub, err := s.StartHub(ctx, "replica-1", func(p string) {
+	hub, err := s.StartHub(context.Background(), "replica-1", func(p string) {
 		select {
 		case control <- p:
 		default:
@@ -161,6 +159,16 @@ func TestPausedRedisFailsCallsInTimeAndRecovers(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { hub.Close() })
+	return s, hub, control
+}
+
+func TestPausedRedisFailsCallsInTimeAndRecovers(t *testing.T) {
+	r := testutil.StartOwnRedis(t)
+	const timeout = 300 * time.Millisecond
+	// One socket wait; under concurrent load, a pool wait before it.
+	const bound = 2*timeout + time.Second
+	ctx := context.Background()
+	s, hub, control := openWithHub(t, r.URL, timeout)
 	if err := s.CreateSession(ctx, "u", "s1", nil, "t0"); err != nil {
 		t.Fatal(err)
 	}
@@ -275,22 +283,7 @@ func TestPausedRedisFailsCallsInTimeAndRecovers(t *testing.T) {
 func TestHubRecoversAfterRedisRestarts(t *testing.T) {
 	r := testutil.StartOwnRedis(t)
 	ctx := context.Background()
-	s, err := Open(ctx, Options{URL: r.URL, KeyPrefix: testutil.Prefix(t), Timeout: 300 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	control := make(chan string, 64)
-	hub, err := s.StartHub(ctx, "replica-1", func(p string) {
-		select {
-		case control <- p:
-		default:
-		}
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { hub.Close() })
+	s, hub, control := openWithHub(t, r.URL, 300*time.Millisecond)
 	notify, stop, err := s.ListenEvents(ctx, hub, "u", "s1", "resp_1")
 	if err != nil {
 		t.Fatal(err)
