@@ -5,11 +5,12 @@ import (
 	"log"
 	"net/http"
 
+	"github.com/harnest/harnest/runtime/store/stores"
+
 	"github.com/harnest/harnest/a2a"
 	"github.com/harnest/harnest/backend"
 	"github.com/harnest/harnest/config"
 	"github.com/harnest/harnest/runtime"
-	"github.com/harnest/harnest/runtime/store"
 )
 
 // Serve an agent folder over A2A: every interface of its agent-card.yaml,
@@ -20,7 +21,7 @@ func ExampleServer_Register() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	st, err := store.Open(ctx, store.Options{KeyPrefix: folder.Config.Store.KeyPrefix})
+	st, err := stores.Open(ctx, stores.Options{KeyPrefix: folder.Config.Store.KeyPrefix})
 	if err != nil {
 		log.Fatal(err)
 	}

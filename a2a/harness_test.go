@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/harnest/harnest/runtime/store/stores"
+
 	"github.com/harnest/harnest/backend"
 	"github.com/harnest/harnest/config"
 	"github.com/harnest/harnest/internal/testutil"
@@ -28,7 +30,7 @@ type harness struct {
 	URL    string
 	srv    *Server
 	svc    *runtime.Service
-	st     *store.Store
+	st     store.Store
 	prefix string
 }
 
@@ -56,7 +58,7 @@ type setup struct {
 	card   func(base string) map[string]any
 	prefix string // share a key prefix (replica tests)
 	url    string // store URL; "" embedded
-	st     *store.Store
+	st     store.Store
 }
 
 func newHarness(t testing.TB, s setup) *harness {
@@ -69,7 +71,7 @@ func newHarness(t testing.TB, s setup) *harness {
 	st := s.st
 	if st == nil {
 		var err error
-		st, err = store.Open(ctx, store.Options{URL: s.url, KeyPrefix: prefix})
+		st, err = stores.Open(ctx, stores.Options{URL: s.url, KeyPrefix: prefix})
 		if err != nil {
 			t.Fatal(err)
 		}

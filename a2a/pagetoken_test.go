@@ -10,9 +10,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
+	"github.com/harnest/harnest/runtime/store/stores"
+
 	"github.com/harnest/harnest/internal/testutil"
 	"github.com/harnest/harnest/runtime"
-	"github.com/harnest/harnest/runtime/store"
 )
 
 // TestPageTokenSealedForItsUser checks that a ListTasks page token is
@@ -86,14 +89,14 @@ func TestPageTokenSharesTheServiceKey(t *testing.T) {
 		t.Run(c.Name, func(t *testing.T) {
 			ctx := context.Background()
 			prefix := testutil.Prefix(t)
-			st, err := store.Open(ctx, store.Options{URL: c.URL, KeyPrefix: prefix})
+			st, err := stores.Open(ctx, stores.Options{URL: c.URL, KeyPrefix: prefix})
 			if err != nil {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { st.Close() })
 			svc := runtime.New(runtime.Options{Store: st, Agent: runtime.AgentFunc(func(context.Context, *runtime.Turn, runtime.Emit) error { return nil })})
-			own := &taskStore{rdb: st.Client(), prefix: prefix, ttl: time.Hour, tokens: storeSealer(st)}
-			viaService := &taskStore{rdb: st.Client(), prefix: prefix, ttl: time.Hour, tokens: svc}
+			own := &taskStore{rdb: st.(interface{ Client() redis.UniversalClient }).Client(), prefix: prefix, ttl: time.Hour, tokens: storeSealer(st)}
+			viaService := &taskStore{rdb: st.(interface{ Client() redis.UniversalClient }).Client(), prefix: prefix, ttl: time.Hour, tokens: svc}
 			now := time.Now()
 			for i := 0; i < 3; i++ {
 				if err := own.put(ctx, "u", taskAt(string(rune('a'+i)), "c", stateWorking, now.Add(time.Duration(i)*time.Second), 1)); err != nil {

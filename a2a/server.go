@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/harnest/harnest/internal/auth"
 	"github.com/harnest/harnest/runtime"
 	"github.com/harnest/harnest/runtime/store"
@@ -16,7 +18,7 @@ import (
 // Options configure the A2A bindings.
 type Options struct {
 	Service *runtime.Service
-	Store   *store.Store
+	Store   store.Store
 	// Card is agent-card.yaml as decoded (config.Folder.Card): its
 	// supportedInterfaces decide what is mounted.
 	Card map[string]any
@@ -48,7 +50,7 @@ type Options struct {
 // Server serves the A2A bindings the card declares.
 type Server struct {
 	svc           *runtime.Service
-	st            *store.Store
+	st            store.Store
 	tasks         *taskStore
 	log           *slog.Logger
 	maxBody       int64
@@ -109,7 +111,7 @@ func New(o Options) (*Server, error) {
 	if ttl <= 0 {
 		ttl = 24 * time.Hour
 	}
-	s.tasks = &taskStore{rdb: o.Store.Client(), prefix: prefix, ttl: ttl, tokens: o.Service}
+	s.tasks = &taskStore{rdb: o.Store.(interface{ Client() redis.UniversalClient }).Client(), prefix: prefix, ttl: ttl, tokens: o.Service}
 	return s, nil
 }
 

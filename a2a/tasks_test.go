@@ -6,6 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
+	"github.com/harnest/harnest/runtime/store/stores"
+
 	"github.com/harnest/harnest/internal/testutil"
 	"github.com/harnest/harnest/runtime"
 	"github.com/harnest/harnest/runtime/store"
@@ -15,12 +19,12 @@ func eachTaskStore(t *testing.T, fn func(t *testing.T, s *taskStore)) {
 	for _, c := range testutil.Stores(t) {
 		t.Run(c.Name, func(t *testing.T) {
 			prefix := testutil.Prefix(t)
-			st, err := store.Open(context.Background(), store.Options{URL: c.URL, KeyPrefix: prefix})
+			st, err := stores.Open(context.Background(), stores.Options{URL: c.URL, KeyPrefix: prefix})
 			if err != nil {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { st.Close() })
-			fn(t, &taskStore{rdb: st.Client(), prefix: prefix, ttl: time.Hour, tokens: storeSealer(st)})
+			fn(t, &taskStore{rdb: st.(interface{ Client() redis.UniversalClient }).Client(), prefix: prefix, ttl: time.Hour, tokens: storeSealer(st)})
 		})
 	}
 }
@@ -163,6 +167,6 @@ func TestTaskStoreList(t *testing.T) {
 }
 
 // storeSealer seals tokens with the store's shared key, as the Service does.
-func storeSealer(st *store.Store) *runtime.TokenSealer {
+func storeSealer(st store.Store) *runtime.TokenSealer {
 	return runtime.NewTokenSealer(func(ctx context.Context) ([]byte, error) { return st.SharedSecret(ctx, runtime.TokenSecret) })
 }

@@ -29,7 +29,7 @@ type Options struct {
 	Logger    *slog.Logger
 	// Store keeps the per-thread records that resumes need, shared by
 	// every replica. Without it they are kept in this process only.
-	Store *store.Store
+	Store store.Store
 	// KeyPrefix is the store's key prefix (store.keyPrefix; default
 	// "harnest:"); RecordTTL how long a thread record lasts (the receipt
 	// retention; default 24 h).
@@ -44,7 +44,7 @@ type Handler struct {
 	keepAlive time.Duration
 	log       *slog.Logger
 	threads   threads
-	store     *store.Store // nil without a store
+	store     store.Store // nil without a store
 	newID     func() string
 }
 

@@ -44,8 +44,8 @@ var (
 	_ threads = (*memoryThreads)(nil)
 )
 
-func newRedisThreads(st *store.Store, prefix string, ttl time.Duration) *redisThreads {
-	return &redisThreads{rdb: st.Client(), prefix: prefix, ttl: ttl}
+func newRedisThreads(st store.Store, prefix string, ttl time.Duration) *redisThreads {
+	return &redisThreads{rdb: st.(interface{ Client() redis.UniversalClient }).Client(), prefix: prefix, ttl: ttl}
 }
 
 // idEscaper escapes IDs inside keys the way the store does, so no user or

@@ -8,9 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/harnest/harnest/runtime/store/stores"
+
 	"github.com/harnest/harnest/config"
 	"github.com/harnest/harnest/relay"
-	"github.com/harnest/harnest/runtime/store"
 )
 
 // participantIDs lists the participant IDs the owner of ownerTok sees.
@@ -268,7 +269,7 @@ func TestRefusalsThroughResponses(t *testing.T) {
 }
 
 func TestFirstOwnerMustBeAnOwner(t *testing.T) {
-	st, err := store.Open(context.Background(), store.Options{KeyPrefix: "relay-first-owner:"})
+	st, err := stores.Open(context.Background(), stores.Options{KeyPrefix: "relay-first-owner:"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/harnest/harnest/config"
 	"github.com/harnest/harnest/internal/auth"
 	"github.com/harnest/harnest/runtime"
@@ -49,7 +51,7 @@ type Options struct {
 	// Service is the runtime; optional (the relay only needs the store).
 	Service *runtime.Service
 	// Store holds the relay's state; its Redis client is shared.
-	Store *store.Store
+	Store store.Store
 	// KeyPrefix is the configured store key prefix.
 	KeyPrefix string
 	// Auth is the server's authenticator: with no tokens configured, the
@@ -93,7 +95,7 @@ func New(o Options) (*Relay, error) {
 		return nil, errors.New("relay: a store is required")
 	}
 	r := &Relay{
-		st:     newDB(o.Store.Client(), o.KeyPrefix),
+		st:     newDB(o.Store.(interface{ Client() redis.UniversalClient }).Client(), o.KeyPrefix),
 		auth:   o.Auth,
 		owners: o.Owners,
 		log:    o.Logger,

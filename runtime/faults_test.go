@@ -8,6 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/harnest/harnest/runtime/store/redisstore"
+	"github.com/harnest/harnest/runtime/store/stores"
+
 	"github.com/redis/go-redis/v9"
 
 	"github.com/harnest/harnest/internal/testutil"
@@ -23,13 +26,13 @@ import (
 func replicas(t *testing.T, c testutil.StoreCase, n int, agent Agent, configure func(i int, o *Options)) []*Service {
 	t.Helper()
 	prefix := testutil.Prefix(t)
-	var shared *store.Store
+	var shared store.Store
 	out := make([]*Service, n)
 	for i := range out {
 		st := shared
 		if st == nil {
 			var err error
-			st, err = store.Open(context.Background(), store.Options{URL: c.URL, KeyPrefix: prefix})
+			st, err = stores.Open(context.Background(), stores.Options{URL: c.URL, KeyPrefix: prefix})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -355,7 +358,7 @@ func TestFinalStepRecordedAfterAnOutage(t *testing.T) {
 				<-release
 				return emit(Event{Type: EventTextDelta, Delta: "answer"})
 			})
-			st, err := store.Open(context.Background(), store.Options{URL: c.URL, KeyPrefix: testutil.Prefix(t), Hooks: []redis.Hook{hook}})
+			st, err := redisstore.Open(context.Background(), redisstore.Options{URL: c.URL, KeyPrefix: testutil.Prefix(t), Hooks: []redis.Hook{hook}})
 			if err != nil {
 				t.Fatal(err)
 			}

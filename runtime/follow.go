@@ -100,5 +100,5 @@ func (s *Service) listen(ctx context.Context, user, session, responseID string) 
 	if s.hub == nil {
 		return nil, func() {}, nil
 	}
-	return s.store.ListenEvents(ctx, s.hub, user, session, responseID)
+	return s.hub.ListenEvents(ctx, user, session, responseID)
 }

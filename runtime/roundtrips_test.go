@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
+	"github.com/harnest/harnest/runtime/store/redisstore"
 
-	"github.com/harnest/harnest/runtime/store"
+	"github.com/redis/go-redis/v9"
 )
 
 // roundTrips counts what a client sends to Redis: one per command sent on
@@ -37,7 +37,7 @@ var _ redis.Hook = (*roundTrips)(nil)
 // round trips, whatever the number of events: begin (1), commit (2).
 func TestRoundTripsPerTurn(t *testing.T) {
 	counter := &roundTrips{}
-	st, err := store.Open(context.Background(), store.Options{Hooks: []redis.Hook{counter}})
+	st, err := redisstore.Open(context.Background(), redisstore.Options{Hooks: []redis.Hook{counter}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func TestRoundTripsPerTurn(t *testing.T) {
 // per event.
 func TestSlowTurnFlushesInBatches(t *testing.T) {
 	counter := &roundTrips{}
-	st, err := store.Open(context.Background(), store.Options{Hooks: []redis.Hook{counter}})
+	st, err := redisstore.Open(context.Background(), redisstore.Options{Hooks: []redis.Hook{counter}})
 	if err != nil {
 		t.Fatal(err)
 	}

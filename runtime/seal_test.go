@@ -10,15 +10,19 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/harnest/harnest/runtime/store/redisstore"
+
+	"github.com/harnest/harnest/runtime/store/stores"
+
 	"github.com/harnest/harnest/internal/testutil"
 	"github.com/harnest/harnest/runtime/store"
 )
 
 // openStore opens a store of the case under prefix, closed when the test
 // ends.
-func openStore(t *testing.T, c testutil.StoreCase, prefix string) *store.Store {
+func openStore(t *testing.T, c testutil.StoreCase, prefix string) store.Store {
 	t.Helper()
-	st, err := store.Open(context.Background(), store.Options{URL: c.URL, KeyPrefix: prefix})
+	st, err := stores.Open(context.Background(), stores.Options{URL: c.URL, KeyPrefix: prefix})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +32,7 @@ func openStore(t *testing.T, c testutil.StoreCase, prefix string) *store.Store {
 
 // storeService is a Service on st that is never started: sealing needs
 // only its store.
-func storeService(t *testing.T, st *store.Store) *Service {
+func storeService(t *testing.T, st store.Store) *Service {
 	return New(Options{Store: st, Agent: AgentFunc(func(context.Context, *Turn, Emit) error { return nil })})
 }
 
@@ -171,7 +175,7 @@ func TestSharedSecretOverStores(t *testing.T) {
 				t.Fatalf("two names share a secret: %v", err)
 			}
 			// A damaged key is an error that says what to do, never a weak key.
-			if err := st.Client().Set(ctx, prefix+"secret:bad", "abc", 0).Err(); err != nil {
+			if err := st.(*redisstore.Store).Client().Set(ctx, prefix+"secret:bad", "abc", 0).Err(); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := st.SharedSecret(ctx, "bad"); err == nil || !strings.Contains(err.Error(), "delete the key") {
@@ -208,7 +212,7 @@ func TestTokenSealerRetriesKeyLoad(t *testing.T) {
 		t.Fatalf("key loaded %d times, want 2 (a failure, then once for good)", calls)
 	}
 	// A closed store: the key's error, not a refusal.
-	st, err := store.Open(ctx, store.Options{})
+	st, err := stores.Open(ctx, stores.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

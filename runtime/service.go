@@ -13,7 +13,7 @@ import (
 
 // Options configure a Service.
 type Options struct {
-	Store *store.Store
+	Store store.Store
 	Agent Agent
 	// MaxConcurrent runs at once, shared by every transport (default 8).
 	MaxConcurrent int
@@ -49,7 +49,7 @@ type Options struct {
 
 // Service is the core every transport drives.
 type Service struct {
-	store     *store.Store
+	store     store.Store
 	agent     Agent
 	admission *admission
 	timeout   time.Duration
@@ -60,7 +60,7 @@ type Service struct {
 	now       func() time.Time
 
 	approvalTTL, clientToolTTL, sweepEvery, flushDelay time.Duration
-	hub                                                *store.Hub
+	hub                                                store.Hub
 	stopSweeper                                        context.CancelFunc
 	sweeperDone                                        chan struct{}
 

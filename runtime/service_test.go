@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/harnest/harnest/runtime/store"
+	"github.com/harnest/harnest/runtime/store/stores"
 )
 
 var testUser = Principal{UserID: "u1"}
@@ -17,7 +17,7 @@ var testUser = Principal{UserID: "u1"}
 // service is shut down and the store closed when the test ends.
 func newTestService(t *testing.T, agent Agent, configure func(*Options)) *Service {
 	t.Helper()
-	st, err := store.Open(context.Background(), store.Options{})
+	st, err := stores.Open(context.Background(), stores.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +222,7 @@ func TestServiceShutdownCancelsBlockedRun(t *testing.T) {
 		<-ctx.Done()
 		return ctx.Err()
 	})
-	st, err := store.Open(context.Background(), store.Options{})
+	st, err := stores.Open(context.Background(), stores.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,11 +9,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/harnest/harnest/runtime/store/stores"
+
 	"github.com/harnest/harnest/a2a"
 	"github.com/harnest/harnest/backend"
 	"github.com/harnest/harnest/config"
 	"github.com/harnest/harnest/runtime"
-	"github.com/harnest/harnest/runtime/store"
 )
 
 // agentCard declares every binding and version harnest serves: JSON-RPC at
@@ -58,7 +59,7 @@ func startHarnest(t testing.TB, echo string) *server {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	st, err := store.Open(ctx, store.Options{KeyPrefix: f.Config.Store.KeyPrefix})
+	st, err := stores.Open(ctx, stores.Options{KeyPrefix: f.Config.Store.KeyPrefix})
 	if err != nil {
 		t.Fatal(err)
 	}

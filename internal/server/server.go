@@ -14,6 +14,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/harnest/harnest/runtime/store/stores"
+
 	"github.com/harnest/harnest/a2a"
 	"github.com/harnest/harnest/agui"
 	"github.com/harnest/harnest/backend"
@@ -43,7 +45,7 @@ type Options struct {
 // Server is one harnest replica.
 type Server struct {
 	Folder  *config.Folder
-	Store   *store.Store
+	Store   store.Store
 	Service *runtime.Service
 	Handler http.Handler
 	log     *slog.Logger
@@ -63,7 +65,7 @@ func New(ctx context.Context, f *config.Folder, o Options) (*Server, error) {
 	if o.RedisURL != "" {
 		url = o.RedisURL
 	}
-	st, err := store.Open(ctx, store.Options{
+	st, err := stores.Open(ctx, stores.Options{
 		URL: url, KeyPrefix: cfg.Store.KeyPrefix,
 		ReceiptTTL: time.Duration(cfg.Store.Retention.ReceiptsSeconds) * time.Second,
 		Timeout:    cfg.Store.Redis.Timeout(),

@@ -10,10 +10,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/harnest/harnest/runtime/store/stores"
+
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/harnest/harnest/relay"
-	"github.com/harnest/harnest/runtime/store"
 )
 
 func isRelayPath(path string) bool {
@@ -118,7 +119,7 @@ func TestRelayPathsExist(t *testing.T) {
 // against the routes relay.Register mounts, and every mounted route
 // against the document.
 func TestRelayDocumentMatchesRoutes(t *testing.T) {
-	st, err := store.Open(context.Background(), store.Options{KeyPrefix: "apidoc-relay:"})
+	st, err := stores.Open(context.Background(), stores.Options{KeyPrefix: "apidoc-relay:"})
 	if err != nil {
 		t.Fatal(err)
 	}

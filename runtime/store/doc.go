@@ -1,14 +1,12 @@
-// Package store keeps harnest's state in Redis: sessions and their state,
-// transcripts, response receipts and their event logs, and the execution
-// lease that lets one turn at a time run in a session.
+// Package store defines what harnest keeps and how it is kept: the Store
+// interface, with one typed operation for each thing the runtime and the
+// transports store (sessions and their state, transcripts, responses and
+// their receipts, event logs, leases and runs, waits, assets, shared
+// secrets and the pub/sub hub), and the types those operations take.
 //
-// Open with an empty URL starts an embedded in-process Redis (miniredis),
-// reached through an in-memory pipe; with a URL it connects to a real Redis
-// (a single node, Sentinel or Cluster) through go-redis. Both take the same
-// code path: the same commands and the same Lua scripts.
-//
-// Keys that a script touches together share a hash tag: everything of one
-// session lives under {s:<user>:<session>}; a user's session index lives
-// under {u:<user>}. IDs are escaped so that no user or session ID can forge
-// another key.
+// Two implementations sit behind it: redisstore (go-redis: a single node,
+// Sentinel or Cluster; miniredis in tests) and memstore (in-process, the
+// zero-setup default). Only the composition root picks one; everything
+// else sees this interface. The contract suite in storetest runs every
+// operation on both.
 package store

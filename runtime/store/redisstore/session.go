@@ -1,28 +1,14 @@
-package store
+package redisstore
 
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
+
+	"github.com/harnest/harnest/runtime/store"
 
 	"github.com/redis/go-redis/v9"
 )
-
-// Errors the store reports; the runtime turns them into its own errors.
-var (
-	ErrSessionExists = errors.New("store: session already exists")
-	ErrSessionBusy   = errors.New("store: a response holds the session")
-)
-
-// Session is a stored session.
-type Session struct {
-	ID        string
-	UserID    string
-	State     map[string]json.RawMessage
-	CreatedAt string
-	UpdatedAt string
-}
 
 var createSessionScript = redis.NewScript(`
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
@@ -45,14 +31,14 @@ func (s *Store) CreateSession(ctx context.Context, user, id string, state map[st
 		return fmt.Errorf("store: create session: %w", err)
 	}
 	if n, _ := created.Int(); n == 0 {
-		return ErrSessionExists
+		return store.ErrSessionExists
 	}
 	return nil
 }
 
 // GetSession reads a session; found is false when the user has none with
 // that ID.
-func (s *Store) GetSession(ctx context.Context, user, id string) (sess Session, found bool, err error) {
+func (s *Store) GetSession(ctx context.Context, user, id string) (sess store.Session, found bool, err error) {
 	k := s.sessionKeys(user, id)
 	var meta, state *redis.MapStringStringCmd
 	err = s.pipelined(ctx, func(p redis.Pipeliner) {
@@ -60,7 +46,7 @@ func (s *Store) GetSession(ctx context.Context, user, id string) (sess Session, 
 		state = p.HGetAll(ctx, k.state)
 	})
 	if err != nil {
-		return Session{}, false, fmt.Errorf("store: get session: %w", err)
+		return store.Session{}, false, fmt.Errorf("store: get session: %w", err)
 	}
 	sess, found = sessionFrom(user, id, meta.Val(), state.Val())
 	return sess, found, nil
@@ -68,7 +54,7 @@ func (s *Store) GetSession(ctx context.Context, user, id string) (sess Session, 
 
 // ListSessions returns up to limit of the user's sessions whose IDs sort
 // after the given one (all from the start when after is empty), in ID order.
-func (s *Store) ListSessions(ctx context.Context, user, after string, limit int) ([]Session, error) {
+func (s *Store) ListSessions(ctx context.Context, user, after string, limit int) ([]store.Session, error) {
 	min := "-"
 	if after != "" {
 		min = "(" + after
@@ -94,7 +80,7 @@ func (s *Store) ListSessions(ctx context.Context, user, after string, limit int)
 	if err != nil {
 		return nil, fmt.Errorf("store: list sessions: %w", err)
 	}
-	out := make([]Session, 0, len(ids))
+	out := make([]store.Session, 0, len(ids))
 	for i, id := range ids {
 		if sess, found := sessionFrom(user, id, metas[i].Val(), states[i].Val()); found { // an index entry whose session is gone is skipped
 			out = append(out, sess)
@@ -112,7 +98,7 @@ return 1
 
 // PatchState merges delta into the session state, key by key (a shallow
 // merge: each key replaces the whole value), and returns the session.
-func (s *Store) PatchState(ctx context.Context, user, id string, delta map[string]json.RawMessage, now string) (Session, bool, error) {
+func (s *Store) PatchState(ctx context.Context, user, id string, delta map[string]json.RawMessage, now string) (store.Session, bool, error) {
 	k := s.sessionKeys(user, id)
 	args := append([]any{now}, stateArgs(delta)...)
 	var meta, state *redis.MapStringStringCmd
@@ -122,7 +108,7 @@ func (s *Store) PatchState(ctx context.Context, user, id string, delta map[strin
 		state = p.HGetAll(ctx, k.state)
 	})
 	if err != nil {
-		return Session{}, false, fmt.Errorf("store: patch session: %w", err)
+		return store.Session{}, false, fmt.Errorf("store: patch session: %w", err)
 	}
 	sess, found := sessionFrom(user, id, meta.Val(), state.Val())
 	return sess, found, nil
@@ -159,7 +145,7 @@ func (s *Store) DeleteSession(ctx context.Context, user, id string) (found bool,
 	case 0:
 		return false, nil
 	case -1:
-		return true, ErrSessionBusy
+		return true, store.ErrSessionBusy
 	}
 	// Both keys are under the user's tag: one round trip, one slot.
 	_, err = s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
@@ -184,11 +170,11 @@ func stateArgs(state map[string]json.RawMessage) []any {
 	return args
 }
 
-func sessionFrom(user, id string, meta, state map[string]string) (Session, bool) {
+func sessionFrom(user, id string, meta, state map[string]string) (store.Session, bool) {
 	if len(meta) == 0 {
-		return Session{}, false
+		return store.Session{}, false
 	}
-	sess := Session{
+	sess := store.Session{
 		ID: id, UserID: user,
 		State:     make(map[string]json.RawMessage, len(state)),
 		CreatedAt: meta["createdAt"], UpdatedAt: meta["updatedAt"],

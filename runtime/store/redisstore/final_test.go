@@ -1,10 +1,12 @@
-package store
+package redisstore
 
 import (
 	"context"
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/harnest/harnest/runtime/store"
 )
 
 // A final receipt never changes: neither a late commit nor a receipt
@@ -12,7 +14,7 @@ import (
 func TestFinalReceiptNeverChanges(t *testing.T) {
 	eachStore(t, func(t *testing.T, s *Store) {
 		ctx := context.Background()
-		begin := Begin{User: "u", Session: "s", ResponseID: "resp_1", CreateSession: true,
+		begin := store.Begin{User: "u", Session: "s", ResponseID: "resp_1", CreateSession: true,
 			Receipt: []byte(`{"status":"in_progress"}`), Lease: time.Minute, Replica: "r1"}
 		if _, err := s.BeginResponse(ctx, begin); err != nil {
 			t.Fatal(err)
@@ -32,12 +34,12 @@ func TestFinalReceiptNeverChanges(t *testing.T) {
 		if ok, err := s.RenewLease(ctx, "u", "s", "resp_1", "r1", time.Minute); ok || err != nil {
 			t.Fatalf("a renewal took the lease back over a final receipt: %v %v", ok, err)
 		}
-		if err := s.ReplaceReceipt(ctx, "u", "s", "resp_1", []byte(`{"status":"in_progress"}`)); !errors.Is(err, ErrReceiptFinal) {
+		if err := s.ReplaceReceipt(ctx, "u", "s", "resp_1", []byte(`{"status":"in_progress"}`)); !errors.Is(err, store.ErrReceiptFinal) {
 			t.Fatalf("replacing a final receipt: %v, want ErrReceiptFinal", err)
 		}
-		err := s.CommitResponse(ctx, Commit{User: "u", Session: "s", ResponseID: "resp_1", Replica: "r1",
+		err := s.CommitResponse(ctx, store.Commit{User: "u", Session: "s", ResponseID: "resp_1", Replica: "r1",
 			Receipt: []byte(`{"status":"completed"}`), Messages: [][]byte{[]byte(`{"id":"m"}`)}, Release: true})
-		if !errors.Is(err, ErrReceiptFinal) {
+		if !errors.Is(err, store.ErrReceiptFinal) {
 			t.Fatalf("commit over a final receipt: %v, want ErrReceiptFinal", err)
 		}
 		got, _, _ := s.Receipt(ctx, "u", "s", "resp_1")
@@ -55,7 +57,7 @@ func TestFinalReceiptNeverChanges(t *testing.T) {
 func TestRenewRetakesALapsedLease(t *testing.T) {
 	eachStore(t, func(t *testing.T, s *Store) {
 		ctx := context.Background()
-		begin := Begin{User: "u", Session: "s", ResponseID: "resp_1", CreateSession: true,
+		begin := store.Begin{User: "u", Session: "s", ResponseID: "resp_1", CreateSession: true,
 			Receipt: []byte(`{"status":"in_progress"}`), Lease: time.Minute, Replica: "r1"}
 		if _, err := s.BeginResponse(ctx, begin); err != nil {
 			t.Fatal(err)
@@ -68,7 +70,7 @@ func TestRenewRetakesALapsedLease(t *testing.T) {
 		}
 		b2 := begin
 		b2.ResponseID, b2.CreateSession = "resp_2", false
-		if _, err := s.BeginResponse(ctx, b2); !errors.Is(err, ErrSessionBusy) {
+		if _, err := s.BeginResponse(ctx, b2); !errors.Is(err, store.ErrSessionBusy) {
 			t.Fatalf("second response on a held session: %v, want ErrSessionBusy", err)
 		}
 	})
@@ -79,7 +81,7 @@ func TestRenewRetakesALapsedLease(t *testing.T) {
 func TestSweepLapsedAsksWhetherDue(t *testing.T) {
 	eachStore(t, func(t *testing.T, s *Store) {
 		ctx := context.Background()
-		begin := Begin{User: "u", Session: "s", ResponseID: "resp_1", CreateSession: true,
+		begin := store.Begin{User: "u", Session: "s", ResponseID: "resp_1", CreateSession: true,
 			Receipt: []byte(`{"status":"in_progress"}`), Lease: time.Millisecond, Replica: "r1"}
 		if _, err := s.BeginResponse(ctx, begin); err != nil {
 			t.Fatal(err)
@@ -90,14 +92,14 @@ func TestSweepLapsedAsksWhetherDue(t *testing.T) {
 			t.Fatal(err)
 		}
 		later := time.Now().Add(time.Second)
-		var asked []Lapsed
-		notDue := func(l Lapsed) bool { asked = append(asked, l); return false }
-		failed := func(Lapsed, []byte) []byte { return []byte(`{"status":"failed"}`) }
+		var asked []store.Lapsed
+		notDue := func(l store.Lapsed) bool { asked = append(asked, l); return false }
+		failed := func(store.Lapsed, []byte) []byte { return []byte(`{"status":"failed"}`) }
 		swept, err := s.SweepLapsed(ctx, later, 10, notDue, failed)
 		if err != nil || len(swept) != 0 || len(asked) != 1 || asked[0].Replica != "r1" {
 			t.Fatalf("swept %v, asked %+v, err %v", swept, asked, err)
 		}
-		swept, err = s.SweepLapsed(ctx, later, 10, func(Lapsed) bool { return true }, failed)
+		swept, err = s.SweepLapsed(ctx, later, 10, func(store.Lapsed) bool { return true }, failed)
 		if err != nil || len(swept) != 1 {
 			t.Fatalf("due run not swept: %v %v", swept, err)
 		}
@@ -152,11 +154,11 @@ func TestSendControlToAGoneReplica(t *testing.T) {
 func TestRepeatedEventsAreReadOnce(t *testing.T) {
 	eachStore(t, func(t *testing.T, s *Store) {
 		ctx := context.Background()
-		ev := func(seq int) Event { return Event{Sequence: seq, Type: "x", JSON: []byte(`{}`)} }
-		if err := s.AppendEvents(ctx, "u", "s", "resp_1", []Event{ev(0), ev(1)}); err != nil {
+		ev := func(seq int) store.Event { return store.Event{Sequence: seq, Type: "x", JSON: []byte(`{}`)} }
+		if err := s.AppendEvents(ctx, "u", "s", "resp_1", []store.Event{ev(0), ev(1)}); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.AppendEvents(ctx, "u", "s", "resp_1", []Event{ev(0), ev(1), ev(2)}); err != nil {
+		if err := s.AppendEvents(ctx, "u", "s", "resp_1", []store.Event{ev(0), ev(1), ev(2)}); err != nil {
 			t.Fatal(err)
 		}
 		got, err := s.EventsAfter(ctx, "u", "s", "resp_1", -1, 10)

@@ -1,10 +1,12 @@
-package store
+package redisstore
 
 import (
 	"context"
 	"sync"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/harnest/harnest/runtime/store"
 )
 
 // Hub is a replica's one Redis pub/sub connection. It carries two things:
@@ -23,6 +25,7 @@ type Hub struct {
 	mu        sync.Mutex // guards listeners
 	listeners map[string]map[chan struct{}]struct{}
 	done      chan struct{}
+	store     *Store
 }
 
 func (s *Store) controlChannel() string { return s.prefix + "control" }
@@ -34,11 +37,11 @@ func (s *Store) replicaChannel(replica string) string {
 // StartHub subscribes to the control channel of every replica and to this
 // replica's own, and dispatches messages until Close. onControl runs for
 // every control message, on the hub's goroutine.
-func (s *Store) StartHub(ctx context.Context, replica string, onControl func(payload string)) (*Hub, error) {
+func (s *Store) StartHub(ctx context.Context, replica string, onControl func(payload string)) (store.Hub, error) {
 	h := &Hub{
 		ps:      s.rdb.Subscribe(ctx, s.controlChannel(), s.replicaChannel(replica)),
 		control: s.controlChannel(), own: s.replicaChannel(replica), onControl: onControl,
-		listeners: map[string]map[chan struct{}]struct{}{}, done: make(chan struct{}),
+		listeners: map[string]map[chan struct{}]struct{}{}, done: make(chan struct{}), store: s,
 	}
 	for range 2 { // the two subscription confirmations, each bounded
 		if _, err := h.ps.ReceiveTimeout(ctx, s.timeout); err != nil {
@@ -119,8 +122,8 @@ func (h *Hub) Close() error {
 
 // ListenEvents signals whenever new events of the response are logged (or
 // its receipt changes), until stop is called.
-func (s *Store) ListenEvents(ctx context.Context, h *Hub, user, session, responseID string) (<-chan struct{}, func(), error) {
-	return h.listen(ctx, s.eventsChannel(user, session, responseID))
+func (h *Hub) ListenEvents(ctx context.Context, user, session, responseID string) (<-chan struct{}, func(), error) {
+	return h.listen(ctx, h.store.eventsChannel(user, session, responseID))
 }
 
 // PublishControl sends a control message to every replica.

@@ -1,4 +1,4 @@
-package store
+package redisstore
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/harnest/harnest/runtime/store"
 
 	"github.com/redis/go-redis/v9"
 
@@ -159,7 +161,7 @@ func openWithHub(t *testing.T, url string, timeout time.Duration) (*Store, *Hub,
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { hub.Close() })
-	return s, hub, control
+	return s, hub.(*Hub), control
 }
 
 func TestPausedRedisFailsCallsInTimeAndRecovers(t *testing.T) {
@@ -172,13 +174,13 @@ func TestPausedRedisFailsCallsInTimeAndRecovers(t *testing.T) {
 	if err := s.CreateSession(ctx, "u", "s1", nil, "t0"); err != nil {
 		t.Fatal(err)
 	}
-	event := func(seq int) []Event {
-		return []Event{{Sequence: seq, Type: "response.text.delta", JSON: json.RawMessage(fmt.Sprintf(`{"sequence":%d}`, seq))}}
+	event := func(seq int) []store.Event {
+		return []store.Event{{Sequence: seq, Type: "response.text.delta", JSON: json.RawMessage(fmt.Sprintf(`{"sequence":%d}`, seq))}}
 	}
 	if err := s.AppendEvents(ctx, "u", "s1", "resp_1", event(0)); err != nil {
 		t.Fatal(err)
 	}
-	notify, stop, err := s.ListenEvents(ctx, hub, "u", "s1", "resp_1")
+	notify, stop, err := hub.ListenEvents(ctx, "u", "s1", "resp_1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -284,7 +286,7 @@ func TestHubRecoversAfterRedisRestarts(t *testing.T) {
 	r := testutil.StartOwnRedis(t)
 	ctx := context.Background()
 	s, hub, control := openWithHub(t, r.URL, 300*time.Millisecond)
-	notify, stop, err := s.ListenEvents(ctx, hub, "u", "s1", "resp_1")
+	notify, stop, err := hub.ListenEvents(ctx, "u", "s1", "resp_1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -319,7 +321,7 @@ func TestHubRecoversAfterRedisRestarts(t *testing.T) {
 		}
 	}
 	for got := false; !got; {
-		_ = s.AppendEvents(ctx, "u", "s1", "resp_1", []Event{{Sequence: 0, Type: "response.created", JSON: json.RawMessage(`{}`)}})
+		_ = s.AppendEvents(ctx, "u", "s1", "resp_1", []store.Event{{Sequence: 0, Type: "response.created", JSON: json.RawMessage(`{}`)}})
 		select {
 		case <-notify:
 			got = true

@@ -1,4 +1,4 @@
-package store
+package redisstore
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/harnest/harnest/runtime/store"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -15,37 +17,6 @@ import (
 // the session's tag, and indexed by its ID under the user's tag so that
 // POST /approvals/{id} finds it from the ID alone. Any replica may answer;
 // Resolve changes its status exactly once.
-
-// Wait kinds and statuses.
-const (
-	WaitApproval   = "approval"
-	WaitClientTool = "client_tool"
-
-	WaitPending  = "pending"
-	WaitApproved = "approved"
-	WaitDenied   = "denied"
-	WaitExpired  = "expired"
-	WaitDone     = "submitted" // a client tool's output arrived
-	WaitCanceled = "cancelled" // the response ended first
-)
-
-// Wait is one pending approval or client-tool request.
-type Wait struct {
-	ID         string
-	Kind       string
-	ResponseID string
-	Session    string
-	Status     string
-	ExpiresAt  time.Time
-	// AfterSequence is the sequence of the requires_action event: whoever
-	// answers follows the response from there to its next boundary.
-	AfterSequence int
-	// Output is a client tool's output (JSON) once submitted.
-	Output []byte
-	// Replica is the ID of the replica that holds the waiting response:
-	// the answer is handed to it on its own control channel.
-	Replica string
-}
 
 func (k sessionKeys) wait(id string) string { return k.tag + ":w:" + escapeID(id) }
 
@@ -57,10 +28,10 @@ func (s *Store) waitIndexKey(user, id string) string {
 // gets 409 rather than 404.
 const waitTombstone = time.Minute
 
-func (s *Store) addWait(ctx context.Context, p redis.Pipeliner, user, session string, w *Wait) {
+func (s *Store) addWait(ctx context.Context, p redis.Pipeliner, user, session string, w *store.Wait) {
 	k := s.sessionKeys(user, session)
 	ttl := time.Until(w.ExpiresAt) + waitTombstone
-	p.HSet(ctx, k.wait(w.ID), "kind", w.Kind, "responseId", w.ResponseID, "status", WaitPending,
+	p.HSet(ctx, k.wait(w.ID), "kind", w.Kind, "responseId", w.ResponseID, "status", store.WaitPending,
 		"expiresAt", w.ExpiresAt.UnixMilli(), "after", w.AfterSequence, "replica", w.Replica)
 	p.Expire(ctx, k.wait(w.ID), ttl)
 	p.Set(ctx, s.waitIndexKey(user, w.ID), session, ttl)
@@ -68,28 +39,28 @@ func (s *Store) addWait(ctx context.Context, p redis.Pipeliner, user, session st
 
 // GetWait reads one of the user's waits by ID; found is false when the user
 // has none with that ID (or it is long gone).
-func (s *Store) GetWait(ctx context.Context, user, id string) (Wait, bool, error) {
+func (s *Store) GetWait(ctx context.Context, user, id string) (store.Wait, bool, error) {
 	session, err := s.rdb.Get(ctx, s.waitIndexKey(user, id)).Result()
 	if errors.Is(err, redis.Nil) {
-		return Wait{}, false, nil
+		return store.Wait{}, false, nil
 	}
 	if err != nil {
-		return Wait{}, false, fmt.Errorf("store: read wait: %w", err)
+		return store.Wait{}, false, fmt.Errorf("store: read wait: %w", err)
 	}
 	return s.readWait(ctx, user, session, id)
 }
 
-func (s *Store) readWait(ctx context.Context, user, session, id string) (Wait, bool, error) {
+func (s *Store) readWait(ctx context.Context, user, session, id string) (store.Wait, bool, error) {
 	h, err := s.rdb.HGetAll(ctx, s.sessionKeys(user, session).wait(id)).Result()
 	if err != nil {
-		return Wait{}, false, fmt.Errorf("store: read wait: %w", err)
+		return store.Wait{}, false, fmt.Errorf("store: read wait: %w", err)
 	}
 	if len(h) == 0 {
-		return Wait{}, false, nil
+		return store.Wait{}, false, nil
 	}
 	ms, _ := strconv.ParseInt(h["expiresAt"], 10, 64)
 	after, _ := strconv.Atoi(h["after"])
-	w := Wait{
+	w := store.Wait{
 		ID: id, Kind: h["kind"], ResponseID: h["responseId"], Session: session, Status: h["status"],
 		ExpiresAt: time.UnixMilli(ms), AfterSequence: after, Replica: h["replica"],
 	}
@@ -115,24 +86,14 @@ if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'output', ARGV[3]) end
 return {'ok'}
 `)
 
-// Errors of ResolveWait.
-var (
-	// ErrWaitResolved: the wait was already answered, expired or cancelled;
-	// the error text ends with its status.
-	ErrWaitResolved = errors.New("store: the wait is already resolved")
-	// ErrWaitUnavailable: the response that waits is gone (its replica
-	// died or it was cancelled).
-	ErrWaitUnavailable = errors.New("store: the waiting response is unavailable")
-)
-
 // ResolveWait answers a pending wait of the given kind exactly once: status
 // becomes approved, denied or submitted (with output). It fails with
-// ErrWaitResolved (and the current status) or ErrWaitUnavailable; the
+// store.ErrWaitResolved (and the current status) or store.ErrWaitUnavailable; the
 // returned wait has an empty ID when the user has no such wait of that kind.
-func (s *Store) ResolveWait(ctx context.Context, user, id, kind, status string, output []byte, now time.Time) (w Wait, current string, err error) {
+func (s *Store) ResolveWait(ctx context.Context, user, id, kind, status string, output []byte, now time.Time) (w store.Wait, current string, err error) {
 	w, found, err := s.GetWait(ctx, user, id)
 	if err != nil || !found || w.Kind != kind {
-		return Wait{}, "", err
+		return store.Wait{}, "", err
 	}
 	k := s.sessionKeys(user, w.Session)
 	res, err := resolveWaitScript.Run(ctx, s.rdb, []string{k.wait(id), k.lease}, status, now.UnixMilli(), string(output), kind).StringSlice()
@@ -144,11 +105,11 @@ func (s *Store) ResolveWait(ctx context.Context, user, id, kind, status string, 
 		w.Status, w.Output = status, output
 		return w, status, nil
 	case "already":
-		return w, res[1], ErrWaitResolved
+		return w, res[1], store.ErrWaitResolved
 	case "unavailable":
-		return w, w.Status, ErrWaitUnavailable
+		return w, w.Status, store.ErrWaitUnavailable
 	}
-	return Wait{}, "", nil // gone between the two reads
+	return store.Wait{}, "", nil // gone between the two reads
 }
 
 // FinishWait sets a wait's status when the response ends it (expired or
@@ -165,6 +126,6 @@ return 1
 
 // ReadWait reads a wait of a known session (the replica that holds the
 // response reads the answer this way).
-func (s *Store) ReadWait(ctx context.Context, user, session, id string) (Wait, bool, error) {
+func (s *Store) ReadWait(ctx context.Context, user, session, id string) (store.Wait, bool, error) {
 	return s.readWait(ctx, user, session, id)
 }

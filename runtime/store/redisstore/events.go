@@ -1,12 +1,13 @@
-package store
+package redisstore
 
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/harnest/harnest/runtime/store"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -20,24 +21,10 @@ import (
 // The log is capped at about MaxEvents events (XADD MINID); a reader asking
 // for a position that was trimmed away is told so.
 
-// MaxEvents bounds one response's event log.
-const MaxEvents = 10000
-
-// Event is one logged event.
-type Event struct {
-	Sequence int
-	Type     string
-	JSON     []byte
-}
-
-// ErrEventsTrimmed means the events after the asked position are no longer
-// held (the log is bounded, or it expired).
-var ErrEventsTrimmed = errors.New("store: those events are no longer held")
-
 func eventID(seq int) string { return "0-" + strconv.Itoa(seq+1) }
 
 // addEvents queues one XADD holding a batch of consecutive events.
-func (s *Store) addEvents(ctx context.Context, p redis.Pipeliner, key string, events []Event) {
+func (s *Store) addEvents(ctx context.Context, p redis.Pipeliner, key string, events []store.Event) {
 	if len(events) == 0 {
 		return
 	}
@@ -61,7 +48,7 @@ func (s *Store) addEvents(ctx context.Context, p redis.Pipeliner, key string, ev
 		Stream: key, ID: eventID(last),
 		Values: []any{"f", events[0].Sequence, "t", strings.Join(types, ","), "e", batch},
 	}
-	if oldest := last + 1 - MaxEvents; oldest > 0 {
+	if oldest := last + 1 - store.MaxEvents; oldest > 0 {
 		args.MinID = eventID(oldest) // exact: a few large batches would never fill an approximate node
 	}
 	p.XAdd(ctx, args)
@@ -70,7 +57,7 @@ func (s *Store) addEvents(ctx context.Context, p redis.Pipeliner, key string, ev
 // AppendEvents logs events of a running response and tells followers on
 // every replica, in one round trip. Steps that change the receipt use
 // CommitResponse, which logs their events atomically with it.
-func (s *Store) AppendEvents(ctx context.Context, user, session, responseID string, events []Event) error {
+func (s *Store) AppendEvents(ctx context.Context, user, session, responseID string, events []store.Event) error {
 	if len(events) == 0 {
 		return nil
 	}
@@ -91,17 +78,17 @@ func (s *Store) AppendEvents(ctx context.Context, user, session, responseID stri
 // reads from the start), from up to limit batches. It returns
 // ErrEventsTrimmed when the first wanted event is no longer held although
 // later ones are.
-func (s *Store) EventsAfter(ctx context.Context, user, session, responseID string, after, limit int) ([]Event, error) {
+func (s *Store) EventsAfter(ctx context.Context, user, session, responseID string, after, limit int) ([]store.Event, error) {
 	k := s.sessionKeys(user, session)
 	msgs, err := s.rdb.XRangeN(ctx, k.events(responseID), eventID(after+1), "+", int64(limit)).Result()
 	if err != nil {
 		return nil, fmt.Errorf("store: read events: %w", err)
 	}
-	var out []Event
+	var out []store.Event
 	for i, m := range msgs {
 		first, _ := strconv.Atoi(fmt.Sprint(m.Values["f"]))
 		if i == 0 && first > after+1 {
-			return nil, ErrEventsTrimmed
+			return nil, store.ErrEventsTrimmed
 		}
 		types := strings.Split(fmt.Sprint(m.Values["t"]), ",")
 		var raws []json.RawMessage
@@ -112,7 +99,7 @@ func (s *Store) EventsAfter(ctx context.Context, user, session, responseID strin
 			// A batch written again after a write whose answer was lost
 			// repeats events the log already has: each sequence counts once.
 			if seq := first + j; seq > after {
-				out = append(out, Event{Sequence: seq, Type: types[j], JSON: raw})
+				out = append(out, store.Event{Sequence: seq, Type: types[j], JSON: raw})
 				after = seq
 			}
 		}

@@ -1,4 +1,4 @@
-package store
+package redisstore
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/harnest/harnest/runtime/store"
 )
 
 func mustUsage(t *testing.T, s *Store, user, session string, wantSession, wantUser int64) {
@@ -24,10 +26,10 @@ func mustUsage(t *testing.T, s *Store, user, session string, wantSession, wantUs
 func TestAssetLifecycle(t *testing.T) {
 	eachStore(t, func(t *testing.T, s *Store) {
 		ctx := context.Background()
-		q := AssetQuota{Session: 1 << 20, User: 1 << 20}
+		q := store.AssetQuota{Session: 1 << 20, User: 1 << 20}
 		data := bytes.Repeat([]byte("0123456789"), 100)
-		a := Asset{ID: "asset_1", MediaType: "image/png", Info: []byte(`{"width":1}`), CreatedAt: "t"}
-		if err := s.PutAsset(ctx, "u", "s", a, data, q); !errors.Is(err, ErrSessionNotFound) {
+		a := store.Asset{ID: "asset_1", MediaType: "image/png", Info: []byte(`{"width":1}`), CreatedAt: "t"}
+		if err := s.PutAsset(ctx, "u", "s", a, data, q); !errors.Is(err, store.ErrSessionNotFound) {
 			t.Fatalf("put into a missing session: %v", err)
 		}
 		mustUsage(t, s, "u", "s", 0, 0)
@@ -81,26 +83,26 @@ func TestAssetLifecycle(t *testing.T) {
 func TestAssetQuotas(t *testing.T) {
 	eachStore(t, func(t *testing.T, s *Store) {
 		ctx := context.Background()
-		q := AssetQuota{Session: 250, User: 400}
+		q := store.AssetQuota{Session: 250, User: 400}
 		for _, id := range []string{"s1", "s2"} {
 			if err := s.CreateSession(ctx, "u", id, nil, "t"); err != nil {
 				t.Fatal(err)
 			}
 		}
 		put := func(session, id string, n int) error {
-			return s.PutAsset(ctx, "u", session, Asset{ID: id, MediaType: "application/octet-stream"}, make([]byte, n), q)
+			return s.PutAsset(ctx, "u", session, store.Asset{ID: id, MediaType: "application/octet-stream"}, make([]byte, n), q)
 		}
 		if err := put("s1", "a", 200); err != nil {
 			t.Fatal(err)
 		}
-		if err := put("s1", "b", 51); !errors.Is(err, ErrSessionQuota) {
+		if err := put("s1", "b", 51); !errors.Is(err, store.ErrSessionQuota) {
 			t.Fatalf("past the session quota: %v", err)
 		}
 		if err := put("s1", "b", 50); err != nil {
 			t.Fatal(err)
 		}
 		mustUsage(t, s, "u", "s1", 250, 250)
-		if err := put("s2", "c", 151); !errors.Is(err, ErrUserQuota) {
+		if err := put("s2", "c", 151); !errors.Is(err, store.ErrUserQuota) {
 			t.Fatalf("past the user quota: %v", err)
 		}
 		if err := put("s2", "c", 150); err != nil {
@@ -108,7 +110,7 @@ func TestAssetQuotas(t *testing.T) {
 		}
 		mustUsage(t, s, "u", "s2", 150, 400)
 		// A refused put gave its reservation back.
-		if err := put("nope", "d", 1); !errors.Is(err, ErrSessionNotFound) && !errors.Is(err, ErrUserQuota) {
+		if err := put("nope", "d", 1); !errors.Is(err, store.ErrSessionNotFound) && !errors.Is(err, store.ErrUserQuota) {
 			t.Fatal(err)
 		}
 		mustUsage(t, s, "u", "s2", 150, 400)
@@ -131,7 +133,7 @@ func TestAssetQuotas(t *testing.T) {
 		if err := s.CreateSession(ctx, "v", "s1", nil, "t"); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.PutAsset(ctx, "v", "s1", Asset{ID: "a"}, make([]byte, 250), q); err != nil {
+		if err := s.PutAsset(ctx, "v", "s1", store.Asset{ID: "a"}, make([]byte, 250), q); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -144,7 +146,7 @@ func TestDeleteSessionRemovesAssetKeys(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i := 0; i < 3; i++ {
-			if err := s.PutAsset(ctx, "u", "s", Asset{ID: fmt.Sprintf("a:%d", i)}, []byte("xyz"), AssetQuota{}); err != nil {
+			if err := s.PutAsset(ctx, "u", "s", store.Asset{ID: fmt.Sprintf("a:%d", i)}, []byte("xyz"), store.AssetQuota{}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -152,7 +154,7 @@ func TestDeleteSessionRemovesAssetKeys(t *testing.T) {
 		if err := s.rdb.Set(ctx, s.sessionKeys("u", "s").lease, "resp", time.Minute).Err(); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.DeleteSession(ctx, "u", "s"); !errors.Is(err, ErrSessionBusy) {
+		if _, err := s.DeleteSession(ctx, "u", "s"); !errors.Is(err, store.ErrSessionBusy) {
 			t.Fatal(err)
 		}
 		mustUsage(t, s, "u", "s", 9, 9)
@@ -182,7 +184,7 @@ func TestAssetConcurrency(t *testing.T) {
 		if err := s.CreateSession(ctx, "u", "s", nil, "t"); err != nil {
 			t.Fatal(err)
 		}
-		q := AssetQuota{Session: 1000, User: 1 << 20}
+		q := store.AssetQuota{Session: 1000, User: 1 << 20}
 		var wg sync.WaitGroup
 		var mu sync.Mutex
 		stored := 0
@@ -190,12 +192,12 @@ func TestAssetConcurrency(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				err := s.PutAsset(ctx, "u", "s", Asset{ID: fmt.Sprint(i)}, make([]byte, 100), q)
+				err := s.PutAsset(ctx, "u", "s", store.Asset{ID: fmt.Sprint(i)}, make([]byte, 100), q)
 				if err == nil {
 					mu.Lock()
 					stored++
 					mu.Unlock()
-				} else if !errors.Is(err, ErrSessionQuota) {
+				} else if !errors.Is(err, store.ErrSessionQuota) {
 					t.Error(err)
 				}
 			}()
@@ -216,8 +218,8 @@ func TestAssetConcurrency(t *testing.T) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					err := s.PutAsset(ctx, "u", sid, Asset{ID: fmt.Sprint(i)}, make([]byte, 10), q)
-					if err != nil && !errors.Is(err, ErrSessionNotFound) {
+					err := s.PutAsset(ctx, "u", sid, store.Asset{ID: fmt.Sprint(i)}, make([]byte, 10), q)
+					if err != nil && !errors.Is(err, store.ErrSessionNotFound) {
 						t.Error(err)
 					}
 				}()

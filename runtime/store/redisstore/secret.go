@@ -1,4 +1,4 @@
-package store
+package redisstore
 
 import (
 	"context"
@@ -7,11 +7,10 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/harnest/harnest/runtime/store"
+
 	"github.com/redis/go-redis/v9"
 )
-
-// SecretSize is the length in bytes of a shared secret (an AES-256 key).
-const SecretSize = 32
 
 // SharedSecret returns the secret named name, the same for every replica
 // that shares this store and key prefix: it reads <prefix>secret:<name>,
@@ -29,7 +28,7 @@ func (s *Store) SharedSecret(ctx context.Context, name string) ([]byte, error) {
 	if b, found, err := readSecret(ctx, rdb, key); err != nil || found {
 		return b, err
 	}
-	fresh := make([]byte, SecretSize)
+	fresh := make([]byte, store.SecretSize)
 	if _, err := rand.Read(fresh); err != nil {
 		return nil, fmt.Errorf("store: make shared secret %q: %w", name, err)
 	}
@@ -57,8 +56,8 @@ func readSecret(ctx context.Context, rdb redis.UniversalClient, key string) ([]b
 		return nil, false, fmt.Errorf("store: read shared secret %s: %w", key, err)
 	}
 	b, err := hex.DecodeString(v)
-	if err != nil || len(b) != SecretSize {
-		return nil, false, fmt.Errorf("store: shared secret %s is not %d hex-encoded bytes; delete the key to have a new one made (what it sealed becomes invalid)", key, SecretSize)
+	if err != nil || len(b) != store.SecretSize {
+		return nil, false, fmt.Errorf("store: shared secret %s is not %d hex-encoded bytes; delete the key to have a new one made (what it sealed becomes invalid)", key, store.SecretSize)
 	}
 	return b, true, nil
 }

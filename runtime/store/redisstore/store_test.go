@@ -1,4 +1,4 @@
-package store
+package redisstore
 
 import (
 	"context"
@@ -7,10 +7,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/redis/go-redis/v9"
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/harnest/harnest/runtime/store"
 
 	"github.com/harnest/harnest/internal/testutil"
 )
@@ -38,7 +41,7 @@ func TestSessionLifecycle(t *testing.T) {
 		if err := s.CreateSession(ctx, "u1", "s1", state, "t0"); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.CreateSession(ctx, "u1", "s1", nil, "t0"); !errors.Is(err, ErrSessionExists) {
+		if err := s.CreateSession(ctx, "u1", "s1", nil, "t0"); !errors.Is(err, store.ErrSessionExists) {
 			t.Fatalf("second create: %v, want ErrSessionExists", err)
 		}
 		// Another user may own the same ID.
@@ -123,29 +126,29 @@ func TestListSessionsKeyset(t *testing.T) {
 func TestResponseBeginCommit(t *testing.T) {
 	eachStore(t, func(t *testing.T, s *Store) {
 		ctx := context.Background()
-		b := Begin{User: "u", Session: "s", ResponseID: "resp_1", CreateSession: true,
+		b := store.Begin{User: "u", Session: "s", ResponseID: "resp_1", CreateSession: true,
 			Receipt: []byte(`{"status":"in_progress"}`), Lease: time.Minute, Now: "t"}
 		state, err := s.BeginResponse(ctx, b)
 		if err != nil || len(state) != 0 {
 			t.Fatal(state, err)
 		}
 		// The session is held: a second response and a delete are refused.
-		b2 := Begin{User: "u", Session: "s", ResponseID: "resp_2", Receipt: []byte(`{}`), Lease: time.Minute, Now: "t"}
-		if _, err := s.BeginResponse(ctx, b2); !errors.Is(err, ErrSessionBusy) {
+		b2 := store.Begin{User: "u", Session: "s", ResponseID: "resp_2", Receipt: []byte(`{}`), Lease: time.Minute, Now: "t"}
+		if _, err := s.BeginResponse(ctx, b2); !errors.Is(err, store.ErrSessionBusy) {
 			t.Fatalf("second begin: %v", err)
 		}
-		if _, err := s.DeleteSession(ctx, "u", "s"); !errors.Is(err, ErrSessionBusy) {
+		if _, err := s.DeleteSession(ctx, "u", "s"); !errors.Is(err, store.ErrSessionBusy) {
 			t.Fatalf("delete while held: %v", err)
 		}
-		if _, err := s.BeginResponse(ctx, Begin{User: "u", Session: "nope", ResponseID: "r", Receipt: []byte(`{}`), Lease: time.Minute}); !errors.Is(err, ErrSessionNotFound) {
+		if _, err := s.BeginResponse(ctx, store.Begin{User: "u", Session: "nope", ResponseID: "r", Receipt: []byte(`{}`), Lease: time.Minute}); !errors.Is(err, store.ErrSessionNotFound) {
 			t.Fatalf("unknown session: %v", err)
 		}
 		got, found, _ := s.Receipt(ctx, "u", "s", "resp_1")
 		if !found || string(got) != `{"status":"in_progress"}` {
 			t.Fatalf("in_progress receipt: %s", got)
 		}
-		err = s.CommitResponse(ctx, Commit{User: "u", Session: "s", ResponseID: "resp_1",
-			Receipt: []byte(`{"status":"completed"}`), Events: []Event{{0, "a", []byte(`{"sequence":0}`)}, {1, "b", []byte(`{"sequence":1}`)}},
+		err = s.CommitResponse(ctx, store.Commit{User: "u", Session: "s", ResponseID: "resp_1",
+			Receipt: []byte(`{"status":"completed"}`), Events: []store.Event{{Sequence: 0, Type: "a", JSON: []byte(`{"sequence":0}`)}, {Sequence: 1, Type: "b", JSON: []byte(`{"sequence":1}`)}},
 			Messages:   [][]byte{[]byte(`{"id":"m1"}`), []byte(`{"id":"m2"}`)},
 			StateDelta: map[string]json.RawMessage{"k": json.RawMessage(`"v"`)}, Release: true, Now: "t2"})
 		if err != nil {
@@ -181,8 +184,8 @@ func TestResponseBeginCommit(t *testing.T) {
 		if _, err := s.BeginResponse(ctx, b2); err != nil {
 			t.Fatal(err)
 		}
-		err = s.CommitResponse(ctx, Commit{User: "u", Session: "s", ResponseID: "resp_1", Receipt: []byte(`{}`), Release: true})
-		if !errors.Is(err, ErrLeaseLost) {
+		err = s.CommitResponse(ctx, store.Commit{User: "u", Session: "s", ResponseID: "resp_1", Receipt: []byte(`{}`), Release: true})
+		if !errors.Is(err, store.ErrLeaseLost) {
 			t.Fatalf("stale commit: %v", err)
 		}
 		if ok, _ := s.RenewLease(ctx, "u", "s", "resp_2", "", time.Minute); !ok {
@@ -197,11 +200,11 @@ func TestResponseBeginCommit(t *testing.T) {
 func TestDeleteSessionRemovesResponses(t *testing.T) {
 	eachStore(t, func(t *testing.T, s *Store) {
 		ctx := context.Background()
-		_, err := s.BeginResponse(ctx, Begin{User: "u", Session: "s", ResponseID: "resp_1", CreateSession: true, Receipt: []byte(`{}`), Lease: time.Minute})
+		_, err := s.BeginResponse(ctx, store.Begin{User: "u", Session: "s", ResponseID: "resp_1", CreateSession: true, Receipt: []byte(`{}`), Lease: time.Minute})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := s.CommitResponse(ctx, Commit{User: "u", Session: "s", ResponseID: "resp_1", Receipt: []byte(`{"done":1}`), Events: []Event{{0, "x", []byte(`{}`)}}, Release: true}); err != nil {
+		if err := s.CommitResponse(ctx, store.Commit{User: "u", Session: "s", ResponseID: "resp_1", Receipt: []byte(`{"done":1}`), Events: []store.Event{{Sequence: 0, Type: "x", JSON: []byte(`{}`)}}, Release: true}); err != nil {
 			t.Fatal(err)
 		}
 		if found, err := s.DeleteSession(ctx, "u", "s"); !found || err != nil {
@@ -244,14 +247,14 @@ func TestRefusedCommitLeavesNoWatch(t *testing.T) {
 	eachStore(t, func(t *testing.T, s *Store) {
 		ctx := context.Background()
 		begin := func(sid, rid string) {
-			if _, err := s.BeginResponse(ctx, Begin{User: "u", Session: sid, ResponseID: rid, CreateSession: true, Receipt: []byte(`{}`), Lease: time.Minute}); err != nil {
+			if _, err := s.BeginResponse(ctx, store.Begin{User: "u", Session: sid, ResponseID: rid, CreateSession: true, Receipt: []byte(`{}`), Lease: time.Minute}); err != nil {
 				t.Fatal(err)
 			}
 		}
 		begin("held", "resp_holder")
 		for i := 0; i < 5; i++ {
-			err := s.CommitResponse(ctx, Commit{User: "u", Session: "held", ResponseID: "resp_intruder", Receipt: []byte(`{}`), Release: true})
-			if !errors.Is(err, ErrLeaseLost) {
+			err := s.CommitResponse(ctx, store.Commit{User: "u", Session: "held", ResponseID: "resp_intruder", Receipt: []byte(`{}`), Release: true})
+			if !errors.Is(err, store.ErrLeaseLost) {
 				t.Fatalf("intruder commit: %v", err)
 			}
 		}
@@ -266,7 +269,7 @@ func TestRefusedCommitLeavesNoWatch(t *testing.T) {
 		for i := 0; i < 20; i++ {
 			sid, rid := fmt.Sprintf("s%d", i), fmt.Sprintf("resp_%d", i)
 			begin(sid, rid)
-			if err := s.CommitResponse(ctx, Commit{User: "u", Session: sid, ResponseID: rid, Receipt: []byte(`{}`), Release: true}); err != nil {
+			if err := s.CommitResponse(ctx, store.Commit{User: "u", Session: sid, ResponseID: rid, Receipt: []byte(`{}`), Release: true}); err != nil {
 				t.Fatalf("commit %d after refused commits: %v", i, err)
 			}
 		}
@@ -278,17 +281,17 @@ func TestRefusedCommitLeavesNoWatch(t *testing.T) {
 func TestEventLogIsBounded(t *testing.T) {
 	eachStore(t, func(t *testing.T, s *Store) {
 		ctx := context.Background()
-		const total = MaxEvents + 1500
+		const total = store.MaxEvents + 1500
 		for start := 0; start < total; start += 1000 {
-			var batch []Event
+			var batch []store.Event
 			for i := start; i < start+1000 && i < total; i++ {
-				batch = append(batch, Event{Sequence: i, Type: "response.text.delta", JSON: []byte(`{}`)})
+				batch = append(batch, store.Event{Sequence: i, Type: "response.text.delta", JSON: []byte(`{}`)})
 			}
 			if err := s.AppendEvents(ctx, "u", "s", "resp_big", batch); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if _, err := s.EventsAfter(ctx, "u", "s", "resp_big", -1, 10); !errors.Is(err, ErrEventsTrimmed) {
+		if _, err := s.EventsAfter(ctx, "u", "s", "resp_big", -1, 10); !errors.Is(err, store.ErrEventsTrimmed) {
 			t.Fatalf("reading from the start of a trimmed log: %v, want ErrEventsTrimmed", err)
 		}
 		tail, err := s.EventsAfter(ctx, "u", "s", "resp_big", total-6, 10)
@@ -301,8 +304,8 @@ func TestEventLogIsBounded(t *testing.T) {
 			t.Fatal(first, err)
 		}
 		held, _ := s.EventsAfter(ctx, "u", "s", "resp_big", mustAtoi(t, first[0].Values["f"])-1, 100)
-		if n := len(held); n < MaxEvents || n > MaxEvents+1000 {
-			t.Fatalf("log holds %d events, bound %d (+ one batch)", n, MaxEvents)
+		if n := len(held); n < store.MaxEvents || n > store.MaxEvents+1000 {
+			t.Fatalf("log holds %d events, bound %d (+ one batch)", n, store.MaxEvents)
 		}
 	})
 }

@@ -1,4 +1,4 @@
-package store
+package redisstore
 
 import (
 	"context"
@@ -8,25 +8,10 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/harnest/harnest/runtime/store"
+
 	"github.com/redis/go-redis/v9"
 )
-
-// ErrSessionNotFound is returned when a response names a session the user
-// does not have.
-var ErrSessionNotFound = errors.New("store: session not found")
-
-// Begin is the first step of a response.
-type Begin struct {
-	User, Session, ResponseID string
-	// CreateSession makes a new session for the response (no sessionId
-	// given); otherwise the session must exist.
-	CreateSession bool
-	Receipt       []byte        // the in_progress receipt
-	Lease         time.Duration // how long the hold lasts unless renewed
-	// Replica is the ID of the replica that runs the response.
-	Replica string
-	Now     string
-}
 
 // BeginResponse takes the session's lease for the response, writes its
 // in_progress receipt, and returns the session state: one MULTI/EXEC round
@@ -37,7 +22,7 @@ type Begin struct {
 // The turn path uses transactions rather than Lua so that the embedded
 // store (whose Lua costs a fresh interpreter per call) stays fast; the same
 // commands run on a real Redis.
-func (s *Store) BeginResponse(ctx context.Context, b Begin) (map[string]json.RawMessage, error) {
+func (s *Store) BeginResponse(ctx context.Context, b store.Begin) (map[string]json.RawMessage, error) {
 	k := s.sessionKeys(b.User, b.Session)
 	receiptKey := k.receipt(b.ResponseID)
 	var existing *redis.IntCmd
@@ -65,9 +50,9 @@ func (s *Store) BeginResponse(ctx context.Context, b Begin) (map[string]json.Raw
 	var refusal error
 	switch {
 	case !b.CreateSession && existing.Val() == 0:
-		refusal = ErrSessionNotFound
+		refusal = store.ErrSessionNotFound
 	case !lease.Val():
-		refusal = ErrSessionBusy
+		refusal = store.ErrSessionBusy
 	}
 	if refusal != nil {
 		s.undoBegin(ctx, k, b, lease.Val())
@@ -85,7 +70,7 @@ func (s *Store) BeginResponse(ctx context.Context, b Begin) (map[string]json.Raw
 
 // undoBegin removes what a refused BeginResponse wrote: the receipt, the
 // response's entry, and the lease if it took one for a missing session.
-func (s *Store) undoBegin(ctx context.Context, k sessionKeys, b Begin, tookLease bool) {
+func (s *Store) undoBegin(ctx context.Context, k sessionKeys, b store.Begin, tookLease bool) {
 	_, _ = s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		p.Del(ctx, k.receipt(b.ResponseID))
 		p.SRem(ctx, k.responses, escapeID(b.ResponseID))
@@ -97,33 +82,6 @@ func (s *Store) undoBegin(ctx context.Context, k sessionKeys, b Begin, tookLease
 	})
 }
 
-// Commit is one step of a response that changes its receipt: the final one
-// (completed, failed, cancelled, ...) or a suspension.
-type Commit struct {
-	User, Session, ResponseID string
-	Receipt                   []byte
-	Events                    []Event                    // appended to the response's event log
-	Messages                  [][]byte                   // appended to the transcript
-	StateDelta                map[string]json.RawMessage // merged into the session state
-	// Release gives up the session lease: the response is over.
-	Release bool
-	// Wait records what a suspended response waits for (an approval or a
-	// client tool), written with the requires_action receipt.
-	Wait *Wait
-	// Replica is the ID of the replica that runs the response (as in Begin).
-	Replica string
-	Now     string
-}
-
-// ErrLeaseLost means another response took the session while this one ran
-// (its lease lapsed); nothing of the step was written.
-var ErrLeaseLost = errors.New("store: the response no longer holds its session")
-
-// ErrReceiptFinal means the response's receipt is already final (completed,
-// failed, cancelled or denied); nothing was written, since a final receipt
-// never changes.
-var ErrReceiptFinal = errors.New("store: the response's receipt is already final")
-
 // CommitResponse writes the receipt, its events, the transcript messages and
 // the state delta of one step atomically, in two round trips: WATCH the lease
 // while reading it and the transcript length, then MULTI/EXEC the writes,
@@ -131,7 +89,7 @@ var ErrReceiptFinal = errors.New("store: the response's receipt is already final
 // trip that watches and reads the receipt).
 // It returns ErrLeaseLost when another response holds the session and
 // ErrReceiptFinal when the receipt is already final.
-func (s *Store) CommitResponse(ctx context.Context, c Commit) error {
+func (s *Store) CommitResponse(ctx context.Context, c store.Commit) error {
 	k := s.sessionKeys(c.User, c.Session)
 	receiptKey := k.receipt(c.ResponseID)
 	err := s.rdb.Watch(ctx, func(tx *redis.Tx) error {
@@ -151,7 +109,7 @@ func (s *Store) CommitResponse(ctx context.Context, c Commit) error {
 		held := holder.Err() == nil
 		if held && holder.Val() != c.ResponseID {
 			_ = tx.Unwatch(ctx).Err()
-			return ErrLeaseLost
+			return store.ErrLeaseLost
 		}
 		if !held {
 			// The lease lapsed: a sweeper may have made the receipt final
@@ -168,9 +126,9 @@ func (s *Store) CommitResponse(ctx context.Context, c Commit) error {
 				_ = tx.Unwatch(ctx).Err()
 				return err
 			}
-			if current.Err() == nil && IsFinalReceipt([]byte(current.Val())) {
+			if current.Err() == nil && store.IsFinalReceipt([]byte(current.Val())) {
 				_ = tx.Unwatch(ctx).Err()
-				return ErrReceiptFinal
+				return store.ErrReceiptFinal
 			}
 		}
 		offset, _ := strconv.ParseInt(length.Val(), 10, 64)
@@ -212,12 +170,12 @@ func (s *Store) CommitResponse(ctx context.Context, c Commit) error {
 	if errors.Is(err, redis.TxFailedErr) {
 		// The lease or the receipt changed between the read and the write:
 		// another response took the session, or the receipt became final.
-		if b, found, rerr := s.Receipt(ctx, c.User, c.Session, c.ResponseID); rerr == nil && found && IsFinalReceipt(b) {
-			return ErrReceiptFinal
+		if b, found, rerr := s.Receipt(ctx, c.User, c.Session, c.ResponseID); rerr == nil && found && store.IsFinalReceipt(b) {
+			return store.ErrReceiptFinal
 		}
-		return ErrLeaseLost
+		return store.ErrLeaseLost
 	}
-	if err != nil && !errors.Is(err, ErrLeaseLost) && !errors.Is(err, ErrReceiptFinal) {
+	if err != nil && !errors.Is(err, store.ErrLeaseLost) && !errors.Is(err, store.ErrReceiptFinal) {
 		return fmt.Errorf("store: commit response: %w", err)
 	}
 	return err
@@ -234,8 +192,8 @@ func (s *Store) ReplaceReceipt(ctx context.Context, user, session, responseID st
 		if err != nil && !errors.Is(err, redis.Nil) {
 			return err
 		}
-		if err == nil && IsFinalReceipt(current) {
-			return ErrReceiptFinal
+		if err == nil && store.IsFinalReceipt(current) {
+			return store.ErrReceiptFinal
 		}
 		_, err = tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
 			p.Set(ctx, key, receipt, s.receiptTTL)
@@ -244,9 +202,9 @@ func (s *Store) ReplaceReceipt(ctx context.Context, user, session, responseID st
 		return err
 	}, key)
 	if errors.Is(err, redis.TxFailedErr) {
-		return ErrReceiptFinal // only a final write races a holder's own writes
+		return store.ErrReceiptFinal // only a final write races a holder's own writes
 	}
-	if err != nil && !errors.Is(err, ErrReceiptFinal) {
+	if err != nil && !errors.Is(err, store.ErrReceiptFinal) {
 		return fmt.Errorf("store: write receipt: %w", err)
 	}
 	return err
@@ -302,15 +260,9 @@ func (s *Store) Receipt(ctx context.Context, user, session, responseID string) (
 	return b, true, nil
 }
 
-// StoredMessage is a transcript message with its offset in the transcript.
-type StoredMessage struct {
-	Offset int64
-	JSON   []byte
-}
-
 // Messages reads up to limit transcript messages starting at offset from,
 // in order; O(log N + limit) whatever the transcript's length.
-func (s *Store) Messages(ctx context.Context, user, session string, from int64, limit int) ([]StoredMessage, error) {
+func (s *Store) Messages(ctx context.Context, user, session string, from int64, limit int) ([]store.StoredMessage, error) {
 	k := s.sessionKeys(user, session)
 	zs, err := s.rdb.ZRangeByScoreWithScores(ctx, k.msgs, &redis.ZRangeBy{
 		Min: strconv.FormatInt(from, 10), Max: "+inf", Count: int64(limit),
@@ -322,7 +274,7 @@ func (s *Store) Messages(ctx context.Context, user, session string, from int64, 
 }
 
 // LastMessages reads the newest limit transcript messages, oldest first.
-func (s *Store) LastMessages(ctx context.Context, user, session string, limit int) ([]StoredMessage, error) {
+func (s *Store) LastMessages(ctx context.Context, user, session string, limit int) ([]store.StoredMessage, error) {
 	k := s.sessionKeys(user, session)
 	zs, err := s.rdb.ZRevRangeWithScores(ctx, k.msgs, 0, int64(limit)-1).Result()
 	if err != nil {
@@ -334,11 +286,11 @@ func (s *Store) LastMessages(ctx context.Context, user, session string, limit in
 	return storedMessages(zs), nil
 }
 
-func storedMessages(zs []redis.Z) []StoredMessage {
-	out := make([]StoredMessage, len(zs))
+func storedMessages(zs []redis.Z) []store.StoredMessage {
+	out := make([]store.StoredMessage, len(zs))
 	for i, z := range zs {
 		member, _ := z.Member.(string)
-		out[i] = StoredMessage{Offset: int64(z.Score), JSON: []byte(member)}
+		out[i] = store.StoredMessage{Offset: int64(z.Score), JSON: []byte(member)}
 	}
 	return out
 }

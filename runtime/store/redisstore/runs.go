@@ -1,4 +1,4 @@
-package store
+package redisstore
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/harnest/harnest/runtime/store"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -39,32 +41,27 @@ func (s *Store) unregisterRun(ctx context.Context, p redis.Pipeliner, user, sess
 	p.ZRem(ctx, s.runsKey(), runMember(user, session, responseID, replica))
 }
 
-// Lapsed is a run whose lease lapsed, with the replica that ran it.
-type Lapsed struct {
-	User, Session, ResponseID, Replica string
-}
-
 // SweepLapsed finds up to limit runs whose lease lapsed before now. A run
 // for which due returns false is left alone (looked at again later). For
 // the others, failed(run, receipt) gives the receipt to record in place of
 // a receipt that is not final (nil keeps it); the run is then forgotten.
 // Several replicas may sweep at once: a receipt is replaced only if it did
 // not change since it was read. It returns the runs it failed.
-func (s *Store) SweepLapsed(ctx context.Context, now time.Time, limit int, due func(Lapsed) bool, failed func(Lapsed, []byte) []byte) ([]Lapsed, error) {
+func (s *Store) SweepLapsed(ctx context.Context, now time.Time, limit int, due func(store.Lapsed) bool, failed func(store.Lapsed, []byte) []byte) ([]store.Lapsed, error) {
 	members, err := s.rdb.ZRangeArgs(ctx, redis.ZRangeArgs{
 		Key: s.runsKey(), Start: "-inf", Stop: now.UnixMilli(), ByScore: true, Count: int64(limit),
 	}).Result()
 	if err != nil {
 		return nil, fmt.Errorf("store: sweep runs: %w", err)
 	}
-	var out []Lapsed
+	var out []store.Lapsed
 	for _, m := range members {
 		var ref runRef
 		if json.Unmarshal([]byte(m), &ref) != nil {
 			s.rdb.ZRem(ctx, s.runsKey(), m)
 			continue
 		}
-		run := Lapsed{ref.User, ref.Session, ref.Response, ref.Replica}
+		run := store.Lapsed{User: ref.User, Session: ref.Session, ResponseID: ref.Response, Replica: ref.Replica}
 		if !due(run) {
 			continue
 		}
@@ -79,7 +76,7 @@ func (s *Store) SweepLapsed(ctx context.Context, now time.Time, limit int, due f
 	return out, nil
 }
 
-func (s *Store) sweepOne(ctx context.Context, run Lapsed, member string, failed func(Lapsed, []byte) []byte) (bool, error) {
+func (s *Store) sweepOne(ctx context.Context, run store.Lapsed, member string, failed func(store.Lapsed, []byte) []byte) (bool, error) {
 	k := s.sessionKeys(run.User, run.Session)
 	swept := false
 	err := s.rdb.Watch(ctx, func(tx *redis.Tx) error {

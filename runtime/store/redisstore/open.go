@@ -1,4 +1,4 @@
-package store
+package redisstore
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
+
+	"github.com/harnest/harnest/runtime/store"
 )
 
 // Options configure a Store.
@@ -253,3 +255,5 @@ func (s *Store) Close() error {
 	}
 	return err
 }
+
+var _ store.Store = (*Store)(nil)

@@ -1,4 +1,4 @@
-package store
+package redisstore
 
 import (
 	"context"
@@ -6,35 +6,10 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/harnest/harnest/runtime/store"
+
 	"github.com/redis/go-redis/v9"
 )
-
-// Errors of asset writes.
-var (
-	// ErrSessionQuota: the asset would take the session's assets past
-	// their quota.
-	ErrSessionQuota = errors.New("store: session asset quota exceeded")
-	// ErrUserQuota: the asset would take the user's assets past their
-	// quota.
-	ErrUserQuota = errors.New("store: user asset quota exceeded")
-)
-
-// Asset is a stored asset's metadata.
-type Asset struct {
-	ID        string
-	MediaType string
-	Size      int64
-	// Info is the runtime's own description of the content (JSON); the
-	// store keeps it as it is.
-	Info      []byte
-	CreatedAt string
-}
-
-// AssetQuota bounds the bytes of assets; a limit <= 0 is no limit.
-type AssetQuota struct {
-	Session int64 // all assets of one session
-	User    int64 // all assets of one user, across sessions
-}
 
 // Asset keys live under the session's hash tag:
 //
@@ -79,7 +54,7 @@ const maxAssetRetries = 16
 // write does not happen.
 //
 // It returns ErrSessionNotFound, ErrSessionQuota or ErrUserQuota.
-func (s *Store) PutAsset(ctx context.Context, user, session string, a Asset, data []byte, q AssetQuota) (err error) {
+func (s *Store) PutAsset(ctx context.Context, user, session string, a store.Asset, data []byte, q store.AssetQuota) (err error) {
 	size := int64(len(data))
 	a.Size = size
 	uk := s.userAssetBytesKey(user)
@@ -88,7 +63,7 @@ func (s *Store) PutAsset(ctx context.Context, user, session string, a Asset, dat
 		return fmt.Errorf("store: reserve asset quota: %w", err)
 	}
 	if ok == 0 {
-		return ErrUserQuota
+		return store.ErrUserQuota
 	}
 	defer func() {
 		if err != nil { // give the reservation back, even if ctx ended
@@ -107,11 +82,11 @@ func (s *Store) PutAsset(ctx context.Context, user, session string, a Asset, dat
 			return err
 		}
 		if exists.Val() == 0 {
-			return ErrSessionNotFound
+			return store.ErrSessionNotFound
 		}
 		n, _ := strconv.ParseInt(used.Val(), 10, 64)
 		if q.Session > 0 && n+size > q.Session {
-			return ErrSessionQuota
+			return store.ErrSessionQuota
 		}
 		_, err := tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
 			p.Set(ctx, k.assetData(a.ID), data, 0)
@@ -129,7 +104,7 @@ func (s *Store) PutAsset(ctx context.Context, user, session string, a Asset, dat
 		}
 	}
 	switch {
-	case err == nil, errors.Is(err, ErrSessionNotFound), errors.Is(err, ErrSessionQuota):
+	case err == nil, errors.Is(err, store.ErrSessionNotFound), errors.Is(err, store.ErrSessionQuota):
 		return err
 	}
 	return fmt.Errorf("store: put asset: %w", err)
@@ -137,11 +112,11 @@ func (s *Store) PutAsset(ctx context.Context, user, session string, a Asset, dat
 
 // GetAsset reads an asset's metadata; found is false when the user's
 // session has no such asset.
-func (s *Store) GetAsset(ctx context.Context, user, session, id string) (Asset, bool, error) {
+func (s *Store) GetAsset(ctx context.Context, user, session, id string) (store.Asset, bool, error) {
 	k := s.sessionKeys(user, session)
 	meta, err := s.rdb.HGetAll(ctx, k.assetMeta(id)).Result()
 	if err != nil {
-		return Asset{}, false, fmt.Errorf("store: read asset: %w", err)
+		return store.Asset{}, false, fmt.Errorf("store: read asset: %w", err)
 	}
 	a, found := assetFrom(id, meta)
 	return a, found, nil
@@ -149,9 +124,9 @@ func (s *Store) GetAsset(ctx context.Context, user, session, id string) (Asset, 
 
 // ReadAsset reads up to length bytes of an asset's content from offset,
 // with its metadata, in one round trip (GETRANGE: only the range is sent).
-func (s *Store) ReadAsset(ctx context.Context, user, session, id string, offset, length int64) ([]byte, Asset, bool, error) {
+func (s *Store) ReadAsset(ctx context.Context, user, session, id string, offset, length int64) ([]byte, store.Asset, bool, error) {
 	if offset < 0 || length < 0 {
-		return nil, Asset{}, false, fmt.Errorf("store: read asset: invalid range %d+%d", offset, length)
+		return nil, store.Asset{}, false, fmt.Errorf("store: read asset: invalid range %d+%d", offset, length)
 	}
 	k := s.sessionKeys(user, session)
 	var meta *redis.MapStringStringCmd
@@ -164,18 +139,18 @@ func (s *Store) ReadAsset(ctx context.Context, user, session, id string, offset,
 		return nil
 	})
 	if err != nil {
-		return nil, Asset{}, false, fmt.Errorf("store: read asset: %w", err)
+		return nil, store.Asset{}, false, fmt.Errorf("store: read asset: %w", err)
 	}
 	a, found := assetFrom(id, meta.Val())
 	if !found {
-		return nil, Asset{}, false, nil
+		return nil, store.Asset{}, false, nil
 	}
 	var b []byte
 	if data != nil {
 		b = []byte(data.Val())
 		if int64(len(b)) < min(length, max(a.Size-offset, 0)) {
 			// The metadata outlived the content: deleted in between.
-			return nil, Asset{}, false, nil
+			return nil, store.Asset{}, false, nil
 		}
 	}
 	return b, a, true, nil
@@ -250,12 +225,12 @@ func (s *Store) SessionExists(ctx context.Context, user, session string) (bool, 
 	return n == 1, nil
 }
 
-func assetFrom(id string, meta map[string]string) (Asset, bool) {
+func assetFrom(id string, meta map[string]string) (store.Asset, bool) {
 	if len(meta) == 0 {
-		return Asset{}, false
+		return store.Asset{}, false
 	}
 	size, _ := strconv.ParseInt(meta["size"], 10, 64)
-	return Asset{
+	return store.Asset{
 		ID: id, MediaType: meta["mediaType"], Size: size,
 		Info: []byte(meta["info"]), CreatedAt: meta["createdAt"],
 	}, true

@@ -1,0 +1,164 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// Store is everything harnest keeps. Each method is one operation with the
+// same meaning on every implementation; the contract suite (storetest)
+// states that meaning as tests. IDs are opaque strings: an implementation
+// must keep any user, session or response ID from naming another's data.
+//
+// Errors: the Err* values of this package (tested with errors.Is) report
+// refusals; any other error means the store could not be reached or
+// answered wrongly, and the caller reports it as the store being
+// unavailable.
+type Store interface {
+	Sessions
+	Transcripts
+	Responses
+	Events
+	Runs
+	Waits
+	Assets
+	Secrets
+	Messaging
+	Tasks
+	Threads
+	Relay
+
+	// Describe says which store this is, without credentials (for the
+	// start-up banner and logs).
+	Describe() string
+	// Ping checks that the store answers (readiness).
+	Ping(ctx context.Context) error
+	// Close releases the store's connections and goroutines.
+	Close() error
+}
+
+// Sessions are a user's sessions and their shallow JSON state.
+type Sessions interface {
+	// CreateSession makes a session; ErrSessionExists when the user has
+	// one with that ID.
+	CreateSession(ctx context.Context, user, id string, state map[string]json.RawMessage, now string) error
+	GetSession(ctx context.Context, user, id string) (sess Session, found bool, err error)
+	// SessionExists reports whether the user has the session.
+	SessionExists(ctx context.Context, user, session string) (bool, error)
+	// ListSessions returns up to limit of the user's sessions with IDs
+	// after after, in ID order: O(log N + limit).
+	ListSessions(ctx context.Context, user, after string, limit int) ([]Session, error)
+	// PatchState merges delta into the top level of the state.
+	PatchState(ctx context.Context, user, id string, delta map[string]json.RawMessage, now string) (Session, bool, error)
+	// DeleteSession removes the session with its transcript, responses,
+	// receipts, event logs, waits and assets.
+	DeleteSession(ctx context.Context, user, id string) (found bool, err error)
+}
+
+// Transcripts are a session's messages, each at its offset.
+type Transcripts interface {
+	// Messages reads up to limit messages from offset from, in order:
+	// O(log N + limit) whatever the transcript's length.
+	Messages(ctx context.Context, user, session string, from int64, limit int) ([]StoredMessage, error)
+	// LastMessages reads the newest limit messages, oldest first.
+	LastMessages(ctx context.Context, user, session string, limit int) ([]StoredMessage, error)
+}
+
+// Responses are a response's receipt and the session lease it holds.
+type Responses interface {
+	// BeginResponse takes the session's lease, writes the in_progress
+	// receipt, registers the run and returns the session state.
+	// ErrSessionNotFound or ErrSessionBusy refuse it; nothing is kept then.
+	BeginResponse(ctx context.Context, b Begin) (map[string]json.RawMessage, error)
+	// CommitResponse writes one step atomically: receipt, events,
+	// transcript messages, state delta, wait, and the lease's release.
+	// ErrLeaseLost: another response holds the session; ErrReceiptFinal:
+	// the receipt is already final. Nothing is written then.
+	CommitResponse(ctx context.Context, c Commit) error
+	// ReplaceReceipt overwrites a receipt that is not final
+	// (ErrReceiptFinal otherwise).
+	ReplaceReceipt(ctx context.Context, user, session, responseID string, receipt []byte) error
+	// RenewLease extends the lease the response holds, or takes it again
+	// when it lapsed and nobody took it and the receipt is not final.
+	RenewLease(ctx context.Context, user, session, responseID, replica string, lease time.Duration) (bool, error)
+	// Receipt reads a response's receipt.
+	Receipt(ctx context.Context, user, session, responseID string) ([]byte, bool, error)
+}
+
+// Events are a response's bounded, resumable event log.
+type Events interface {
+	// AppendEvents logs a batch of consecutive events and signals the
+	// response's listeners.
+	AppendEvents(ctx context.Context, user, session, responseID string, events []Event) error
+	// EventsAfter reads up to limit events after sequence after (-1: from
+	// the start); ErrEventsTrimmed when those are no longer held.
+	EventsAfter(ctx context.Context, user, session, responseID string, after, limit int) ([]Event, error)
+}
+
+// Runs are the registry of responses that hold a lease, swept for runs
+// whose replica died.
+type Runs interface {
+	// SweepLapsed finds up to limit runs whose lease lapsed before now. A
+	// run for which due returns false is left for later. For the others,
+	// failed(run, receipt) gives the receipt to record in place of one that
+	// is not final (nil keeps it); the run is then forgotten. It returns
+	// the runs it failed.
+	SweepLapsed(ctx context.Context, now time.Time, limit int, due func(Lapsed) bool, failed func(Lapsed, []byte) []byte) ([]Lapsed, error)
+}
+
+// Waits are what suspended responses wait for: approvals and client tools.
+type Waits interface {
+	// GetWait finds a wait by its ID alone (the user's index).
+	GetWait(ctx context.Context, user, id string) (Wait, bool, error)
+	// ReadWait reads a wait of a known session.
+	ReadWait(ctx context.Context, user, session, id string) (Wait, bool, error)
+	// ResolveWait changes a pending wait's status exactly once; current is
+	// the status it had (not pending: nothing changed).
+	ResolveWait(ctx context.Context, user, id, kind, status string, output []byte, now time.Time) (w Wait, current string, err error)
+	// FinishWait sets a wait's final status (its response ended).
+	FinishWait(ctx context.Context, user, session, id, status string) error
+}
+
+// Assets are a session's stored files, within quotas.
+type Assets interface {
+	// PutAsset stores an asset; ErrSessionQuota or ErrUserQuota refuse it.
+	PutAsset(ctx context.Context, user, session string, a Asset, data []byte, q AssetQuota) error
+	GetAsset(ctx context.Context, user, session, id string) (Asset, bool, error)
+	// ReadAsset reads length bytes from offset (length < 0: to the end).
+	ReadAsset(ctx context.Context, user, session, id string, offset, length int64) ([]byte, Asset, bool, error)
+	DeleteAsset(ctx context.Context, user, session, id string) (found bool, err error)
+	// AssetUsage reports the bytes of the session's assets and of all the
+	// user's assets.
+	AssetUsage(ctx context.Context, user, session string) (sessionBytes, userBytes int64, err error)
+}
+
+// Secrets are keys every replica that shares the store agrees on.
+type Secrets interface {
+	// SharedSecret returns the SecretSize-byte secret named name, made on
+	// first use; replicas that ask together get the same one.
+	SharedSecret(ctx context.Context, name string) ([]byte, error)
+}
+
+// Messaging carries control messages between replicas and wakes followers
+// of a response's events.
+type Messaging interface {
+	// StartHub subscribes a replica: onControl runs (on the hub's own
+	// goroutine) for every control message sent to every replica or to
+	// this one, until the hub is closed.
+	StartHub(ctx context.Context, replica string, onControl func(payload string)) (Hub, error)
+	// PublishControl sends a control message to every replica.
+	PublishControl(ctx context.Context, payload string) error
+	// SendControl sends a control message to one replica. gone is true
+	// when the store can tell that no such replica listens.
+	SendControl(ctx context.Context, replica, payload string) (gone bool, err error)
+}
+
+// Hub is one replica's subscription.
+type Hub interface {
+	// ListenEvents signals whenever new events of the response are logged
+	// (or its receipt changes), until stop is called. Followers share the
+	// hub: an idle follower costs a channel.
+	ListenEvents(ctx context.Context, user, session, responseID string) (signal <-chan struct{}, stop func(), err error)
+	Close() error
+}

@@ -1,0 +1,31 @@
+// Package stores opens the store an agent's config names: a real Redis
+// (redisstore) when a URL is given, the in-process store otherwise. It is
+// the one place that picks an implementation; the composition root and
+// tests open stores through it.
+package stores
+
+import (
+	"context"
+	"time"
+
+	"github.com/harnest/harnest/runtime/store"
+	"github.com/harnest/harnest/runtime/store/redisstore"
+)
+
+// Options choose and configure a store.
+type Options struct {
+	// URL of a real Redis (redis://, rediss://, unix://; Sentinel and
+	// Cluster forms as redisstore describes). Empty: the in-process store.
+	URL string
+	// KeyPrefix starts every key of a Redis store; default "harnest:".
+	KeyPrefix string
+	// ReceiptTTL is how long a receipt and its event log are kept.
+	ReceiptTTL time.Duration
+	// Timeout bounds every call to a real Redis.
+	Timeout time.Duration
+}
+
+// Open opens the store the options name and checks that it answers.
+func Open(ctx context.Context, o Options) (store.Store, error) {
+	return redisstore.Open(ctx, redisstore.Options{URL: o.URL, KeyPrefix: o.KeyPrefix, ReceiptTTL: o.ReceiptTTL, Timeout: o.Timeout})
+}

@@ -1,0 +1,162 @@
+package store
+
+import (
+	"encoding/json"
+	"errors"
+	"time"
+)
+
+// Errors of asset writes.
+var (
+	// ErrSessionQuota: the asset would take the session's assets past
+	// their quota.
+	ErrSessionQuota = errors.New("store: session asset quota exceeded")
+	// ErrUserQuota: the asset would take the user's assets past their
+	// quota.
+	ErrUserQuota = errors.New("store: user asset quota exceeded")
+)
+
+// Asset is a stored asset's metadata.
+type Asset struct {
+	ID        string
+	MediaType string
+	Size      int64
+	// Info is the runtime's own description of the content (JSON); the
+	// store keeps it as it is.
+	Info      []byte
+	CreatedAt string
+}
+
+// AssetQuota bounds the bytes of assets; a limit <= 0 is no limit.
+type AssetQuota struct {
+	Session int64 // all assets of one session
+	User    int64 // all assets of one user, across sessions
+}
+
+// MaxEvents bounds one response's event log.
+const MaxEvents = 10000
+
+// Event is one logged event.
+type Event struct {
+	Sequence int
+	Type     string
+	JSON     []byte
+}
+
+// ErrEventsTrimmed means the events after the asked position are no longer
+// held (the log is bounded, or it expired).
+var ErrEventsTrimmed = errors.New("store: those events are no longer held")
+
+// ErrSessionNotFound is returned when a response names a session the user
+// does not have.
+var ErrSessionNotFound = errors.New("store: session not found")
+
+// Begin is the first step of a response.
+type Begin struct {
+	User, Session, ResponseID string
+	// CreateSession makes a new session for the response (no sessionId
+	// given); otherwise the session must exist.
+	CreateSession bool
+	Receipt       []byte        // the in_progress receipt
+	Lease         time.Duration // how long the hold lasts unless renewed
+	// Replica is the ID of the replica that runs the response.
+	Replica string
+	Now     string
+}
+
+// Commit is one step of a response that changes its receipt: the final one
+// (completed, failed, cancelled, ...) or a suspension.
+type Commit struct {
+	User, Session, ResponseID string
+	Receipt                   []byte
+	Events                    []Event                    // appended to the response's event log
+	Messages                  [][]byte                   // appended to the transcript
+	StateDelta                map[string]json.RawMessage // merged into the session state
+	// Release gives up the session lease: the response is over.
+	Release bool
+	// Wait records what a suspended response waits for (an approval or a
+	// client tool), written with the requires_action receipt.
+	Wait *Wait
+	// Replica is the ID of the replica that runs the response (as in Begin).
+	Replica string
+	Now     string
+}
+
+// ErrLeaseLost means another response took the session while this one ran
+// (its lease lapsed); nothing of the step was written.
+var ErrLeaseLost = errors.New("store: the response no longer holds its session")
+
+// ErrReceiptFinal means the response's receipt is already final (completed,
+// failed, cancelled or denied); nothing was written, since a final receipt
+// never changes.
+var ErrReceiptFinal = errors.New("store: the response's receipt is already final")
+
+// StoredMessage is a transcript message with its offset in the transcript.
+type StoredMessage struct {
+	Offset int64
+	JSON   []byte
+}
+
+// Lapsed is a run whose lease lapsed, with the replica that ran it.
+type Lapsed struct {
+	User, Session, ResponseID, Replica string
+}
+
+// Wait kinds and statuses.
+const (
+	WaitApproval   = "approval"
+	WaitClientTool = "client_tool"
+
+	WaitPending  = "pending"
+	WaitApproved = "approved"
+	WaitDenied   = "denied"
+	WaitExpired  = "expired"
+	WaitDone     = "submitted" // a client tool's output arrived
+	WaitCanceled = "cancelled" // the response ended first
+)
+
+// Wait is one pending approval or client-tool request.
+type Wait struct {
+	ID         string
+	Kind       string
+	ResponseID string
+	Session    string
+	Status     string
+	ExpiresAt  time.Time
+	// AfterSequence is the sequence of the requires_action event: whoever
+	// answers follows the response from there to its next boundary.
+	AfterSequence int
+	// Output is a client tool's output (JSON) once submitted.
+	Output []byte
+	// Replica is the ID of the replica that holds the waiting response:
+	// the answer is handed to it on its own control channel.
+	Replica string
+}
+
+// Errors the store reports; the runtime turns them into its own errors.
+var (
+	ErrSessionExists = errors.New("store: session already exists")
+	ErrSessionBusy   = errors.New("store: a response holds the session")
+)
+
+// Session is a stored session.
+type Session struct {
+	ID        string
+	UserID    string
+	State     map[string]json.RawMessage
+	CreatedAt string
+	UpdatedAt string
+}
+
+// SecretSize is the length in bytes of a shared secret (an AES-256 key).
+const SecretSize = 32
+
+// Errors of ResolveWait.
+var (
+	// ErrWaitResolved: the wait was already answered, expired or cancelled;
+	// the error text ends with its status.
+	ErrWaitResolved = errors.New("store: the wait is already resolved")
+	// ErrWaitUnavailable: the response that waits is gone (its replica
+	// died or it was cancelled).
+	ErrWaitUnavailable = errors.New("store: the waiting response is unavailable")
+)
