@@ -15,9 +15,9 @@ import (
 	"github.com/harnest/harnest/agui"
 	"github.com/harnest/harnest/config"
 	"github.com/harnest/harnest/internal/auth"
-	"github.com/harnest/harnest/internal/server"
 	"github.com/harnest/harnest/internal/testutil"
 	"github.com/harnest/harnest/runtime"
+	"github.com/harnest/harnest/server"
 )
 
 func TestMain(m *testing.M) { testutil.Main(m) }

@@ -1,7 +1,7 @@
 package neutral_test
 
 // How request bodies arrive, over the whole server (internal/httpapi's
-// BodyGuard as internal/server wires it): oversized bodies answered to
+// BodyGuard as server wires it): oversized bodies answered to
 // clients that write everything before reading, the body timeout, and
 // bodies that are not UTF-8, on every transport that reads JSON.
 

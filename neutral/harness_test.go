@@ -14,9 +14,9 @@ import (
 	"github.com/r3labs/sse/v2"
 
 	"github.com/harnest/harnest/config"
-	"github.com/harnest/harnest/internal/server"
 	"github.com/harnest/harnest/internal/testutil"
 	"github.com/harnest/harnest/runtime"
+	"github.com/harnest/harnest/server"
 )
 
 func TestMain(m *testing.M) { testutil.Main(m) }

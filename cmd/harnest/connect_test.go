@@ -20,10 +20,10 @@ import (
 
 	"github.com/harnest/harnest/config"
 	"github.com/harnest/harnest/internal/auth"
-	"github.com/harnest/harnest/internal/server"
 	"github.com/harnest/harnest/internal/testutil"
 	"github.com/harnest/harnest/relay"
 	"github.com/harnest/harnest/runtime"
+	"github.com/harnest/harnest/server"
 )
 
 const relayOwnerToken = "token-owner-0123456789"

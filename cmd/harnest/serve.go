@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/harnest/harnest/config"
-	"github.com/harnest/harnest/internal/server"
+	"github.com/harnest/harnest/server"
 )
 
 func serve(args []string) int {
