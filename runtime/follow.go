@@ -102,3 +102,23 @@ func (s *Service) listen(ctx context.Context, user, session, responseID string) 
 	}
 	return s.hub.ListenEvents(ctx, user, session, responseID)
 }
+
+// LoggedEvents reads up to limit of the user's logged events of a response
+// after sequence after (-1 for all), without following: for transports
+// that fold a response's log into their own view (A2A tasks). held is
+// false when those events are no longer held (the log is bounded, or it
+// expired); the receipt still tells how the response ended.
+func (s *Service) LoggedEvents(ctx context.Context, p Principal, sessionID, responseID string, after, limit int) (frames []Frame, held bool, err error) {
+	events, err := s.store.EventsAfter(ctx, p.UserID, sessionID, responseID, after, limit)
+	if errors.Is(err, store.ErrEventsTrimmed) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, s.storeFailure(err)
+	}
+	frames = make([]Frame, len(events))
+	for i, e := range events {
+		frames[i] = Frame{Sequence: e.Sequence, Type: e.Type, JSON: e.JSON}
+	}
+	return frames, true, nil
+}

@@ -45,6 +45,7 @@ type Store struct {
 	timeout    time.Duration // bounds Ping (see ping.go)
 	embedded   *miniredis.Miniredis
 	describe   string
+	relay      relayParts // relay.go
 }
 
 // Open connects to Redis, or starts the embedded store when opts.URL is
@@ -249,6 +250,7 @@ func (s *Store) Client() redis.UniversalClient { return s.rdb }
 
 // Close releases the connection and stops the embedded server.
 func (s *Store) Close() error {
+	s.relay.close()
 	err := s.rdb.Close()
 	if s.embedded != nil {
 		s.embedded.Close()
