@@ -70,11 +70,11 @@ func (tr *transcript) until(typ string) []map[string]any {
 
 func (tr *transcript) note(s string) { tr.lines = append(tr.lines, "# "+s) }
 
-// A whole conversation over /live: a turn, an approval, a client tool, a
+// A whole conversation over /Live: a turn, an approval, a client tool, a
 // cancel, an idle error, a protocol error, and the close.
 func TestGoldenConversation(t *testing.T) {
 	agent := newTestAgent()
-	ts := newLiveServer(t, "", setup{agent: agent})
+	ts := newLiveServer(t, "", setup{Agent: agent})
 	c := ts.mustDial()
 	tr := &transcript{c: c}
 

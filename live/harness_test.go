@@ -5,9 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	goruntime "runtime"
 	"strconv"
 	"strings"
@@ -18,11 +16,10 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/harnest/harnest/config"
-	"github.com/harnest/harnest/internal/auth"
 	"github.com/harnest/harnest/internal/testutil"
 	"github.com/harnest/harnest/live"
 	"github.com/harnest/harnest/runtime"
-	"github.com/harnest/harnest/server"
+	"github.com/harnest/harnest/server/servertest"
 )
 
 func TestMain(m *testing.M) { testutil.Main(m) }
@@ -37,27 +34,21 @@ func withTokens(c *config.Config) {
 	c.Auth.Tokens = []config.Token{{Token: aliceToken, User: "alice"}, {Token: bobToken, User: "bob"}}
 }
 
-// setup describes a server under test.
-type setup struct {
-	config func(*config.Config)
-	agent  runtime.Agent
-	tune   func(*runtime.Options)
-	live   func(*live.Options)
-	prefix string // share a key prefix between servers (replica tests)
-}
+// setup describes a server under test (/live is always on).
+type setup = servertest.Setup
 
-// liveServer is a whole harnest server over httptest with WS /live mounted
-// in front of it, the way the server package will mount it.
+// liveServer is a whole harnest server over httptest (servertest) with
+// WS /live on.
 type liveServer struct {
-	t     testing.TB
-	URL   string // http://host
-	WS    string // ws://host/live
-	srv   *server.Server
-	live  *live.Handler
-	token string // sent as a bearer token on HTTP calls when not empty
+	*servertest.Server
+	WS   string // ws://host/live
+	live *live.Handler
 }
 
-// eachStore runs fn against a server on the embedded store and on a real
+// reply is a finished HTTP exchange.
+type reply = servertest.Reply
+
+// eachStore runs fn against a server on the in-process store and on a real
 // redis-server.
 func eachStore(t *testing.T, s setup, fn func(t *testing.T, ts *liveServer)) {
 	for _, c := range testutil.Stores(t) {
@@ -69,53 +60,16 @@ func eachStore(t *testing.T, s setup, fn func(t *testing.T, ts *liveServer)) {
 
 func newLiveServer(t testing.TB, redisURL string, s setup) *liveServer {
 	t.Helper()
-	f, err := config.Load("../examples/hello")
-	if err != nil {
-		t.Fatal(err)
+	t.Cleanup(func() { checkNoLiveGoroutines(t) }) // runs after the server's cleanup
+	userConfig := s.Config
+	s.Config = func(c *config.Config) {
+		c.Server.Live = true
+		if userConfig != nil {
+			userConfig(c)
+		}
 	}
-	f.Config.Store.KeyPrefix = testutil.Prefix(t)
-	if s.prefix != "" {
-		f.Config.Store.KeyPrefix = s.prefix
-	}
-	f.Config.Server.Live = true
-	if s.config != nil {
-		s.config(&f.Config)
-	}
-	srv, err := server.New(context.Background(), f, server.Options{RedisURL: redisURL, Agent: s.agent, Tune: s.tune})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tokens := make([]auth.Token, len(f.Config.Auth.Tokens))
-	for i, tok := range f.Config.Auth.Tokens {
-		tokens[i] = auth.Token{Token: tok.Token, User: tok.User}
-	}
-	o := live.Options{
-		Service: srv.Service, Auth: auth.New(tokens, nil),
-		MaxFrameBytes:  int64(f.Config.Server.Limits.MaxRequestBytes),
-		AllowedOrigins: f.Config.Server.AllowedOrigins,
-	}
-	if s.live != nil {
-		s.live(&o)
-	}
-	h := live.New(o)
-	mux := http.NewServeMux()
-	mux.Handle("GET /live", h)
-	mux.Handle("/", srv.Handler)
-	hs := httptest.NewServer(mux)
-	t.Cleanup(func() {
-		// Sockets still running a response get a moment, then it is
-		// cancelled; Shutdown returns once every socket is gone.
-		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
-		defer cancel()
-		_ = h.Shutdown(ctx)
-		hs.Close()
-		sctx, scancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
-		defer scancel()
-		_ = srv.Service.Shutdown(sctx)
-		srv.Close()
-		checkNoLiveGoroutines(t)
-	})
-	return &liveServer{t: t, URL: hs.URL, WS: "ws" + strings.TrimPrefix(hs.URL, "http") + "/live", srv: srv, live: h}
+	ts := servertest.Start(t, redisURL, s)
+	return &liveServer{Server: ts, WS: "ws" + strings.TrimPrefix(ts.URL, "http") + "/live", live: ts.Srv.Live()}
 }
 
 // checkNoLiveGoroutines fails when a goroutine of package live outlives
@@ -144,63 +98,32 @@ func checkNoLiveGoroutines(t testing.TB) {
 // HTTP calls.
 func (ts *liveServer) as(token string) *liveServer {
 	c := *ts
-	c.token = token
+	c.Server = ts.Server.As(token)
 	return &c
 }
 
-// reply is a finished HTTP exchange.
-type reply struct {
-	Status int
-	Body   []byte
+func (ts *liveServer) get(path string) reply { return ts.Get(path) }
+
+func (ts *liveServer) post(path, body string) reply {
+	if body == "" {
+		return ts.Do("POST", path, "", nil)
+	}
+	return ts.Post(path, body)
 }
-
-func (r reply) JSON(t testing.TB) map[string]any {
-	t.Helper()
-	var v map[string]any
-	if err := json.Unmarshal(r.Body, &v); err != nil {
-		t.Fatalf("body is not a JSON object: %v: %s", err, r.Body)
-	}
-	return v
-}
-
-func (ts *liveServer) do(method, path, body string) reply {
-	ts.t.Helper()
-	req, err := http.NewRequest(method, ts.URL+path, strings.NewReader(body))
-	if err != nil {
-		ts.t.Fatal(err)
-	}
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if ts.token != "" {
-		req.Header.Set("Authorization", "Bearer "+ts.token)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		ts.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return reply{Status: resp.StatusCode, Body: b}
-}
-
-func (ts *liveServer) get(path string) reply { return ts.do("GET", path, "") }
-
-func (ts *liveServer) post(path, body string) reply { return ts.do("POST", path, body) }
 
 // receipt polls a response's receipt.
 func (ts *liveServer) receipt(responseID, sessionID string) map[string]any {
-	ts.t.Helper()
+	ts.T.Helper()
 	r := ts.get("/responses/" + responseID + "?sessionId=" + sessionID)
 	if r.Status != 200 {
-		ts.t.Fatalf("receipt of %s: %d %s", responseID, r.Status, r.Body)
+		ts.T.Fatalf("receipt of %s: %d %s", responseID, r.Status, r.Body)
 	}
-	return r.JSON(ts.t)
+	return r.JSON(ts.T)
 }
 
 // waitReceipt polls a receipt until it has the status (for at most 10 s).
 func (ts *liveServer) waitReceipt(responseID, sessionID, status string) map[string]any {
-	ts.t.Helper()
+	ts.T.Helper()
 	var got map[string]any
 	for i := 0; i < 500; i++ {
 		got = ts.receipt(responseID, sessionID)
@@ -209,7 +132,7 @@ func (ts *liveServer) waitReceipt(responseID, sessionID, status string) map[stri
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	ts.t.Fatalf("receipt of %s stayed %v, want %s: %v", responseID, got["status"], status, got)
+	ts.T.Fatalf("receipt of %s stayed %v, want %s: %v", responseID, got["status"], status, got)
 	return nil
 }
 
@@ -226,21 +149,21 @@ func (ts *liveServer) dial(header http.Header, subprotocols ...string) (*client,
 	if err != nil {
 		return nil, resp, err
 	}
-	c := &client{t: ts.t, ws: ws}
-	ts.t.Cleanup(func() { _ = ws.Close() })
+	c := &client{t: ts.T, ws: ws}
+	ts.T.Cleanup(func() { _ = ws.Close() })
 	return c, resp, nil
 }
 
 // mustDial opens a socket as the server handle's token (if any).
 func (ts *liveServer) mustDial() *client {
-	ts.t.Helper()
+	ts.T.Helper()
 	h := http.Header{}
-	if ts.token != "" {
-		h.Set("Authorization", "Bearer "+ts.token)
+	if ts.Token != "" {
+		h.Set("Authorization", "Bearer "+ts.Token)
 	}
 	c, _, err := ts.dial(h)
 	if err != nil {
-		ts.t.Fatalf("dial: %v", err)
+		ts.T.Fatalf("dial: %v", err)
 	}
 	return c
 }
@@ -248,7 +171,7 @@ func (ts *liveServer) mustDial() *client {
 // connect opens a socket on a session ("" for a new one) and returns the
 // client and the session ID.
 func (ts *liveServer) connect(sessionID string) (*client, string) {
-	ts.t.Helper()
+	ts.T.Helper()
 	c := ts.mustDial()
 	if sessionID == "" {
 		c.send(`{"type":"connect"}`)
@@ -257,7 +180,7 @@ func (ts *liveServer) connect(sessionID string) (*client, string) {
 	}
 	f := c.next()
 	if f["type"] != "session.connected" || f["sessionId"] == "" {
-		ts.t.Fatalf("connect answered %v", f)
+		ts.T.Fatalf("connect answered %v", f)
 	}
 	return c, f["sessionId"].(string)
 }

@@ -13,11 +13,12 @@ import (
 
 	"github.com/harnest/harnest/internal/testutil"
 	"github.com/harnest/harnest/live"
+	"github.com/harnest/harnest/server/servertest"
 )
 
 func TestCancelThenNewResponse(t *testing.T) {
 	agent := newTestAgent()
-	eachStore(t, setup{agent: agent}, func(t *testing.T, ts *liveServer) {
+	eachStore(t, setup{Agent: agent}, func(t *testing.T, ts *liveServer) {
 		c, sid := ts.connect("")
 		c.send(`{"type":"response.create","input":"block","requestId":"b1"}`)
 		frames := c.until("response.text.delta")
@@ -46,7 +47,7 @@ func TestCancelThenNewResponse(t *testing.T) {
 
 func TestProtocolErrorEndsTheResponse(t *testing.T) {
 	agent := newTestAgent()
-	eachStore(t, setup{agent: agent}, func(t *testing.T, ts *liveServer) {
+	eachStore(t, setup{Agent: agent}, func(t *testing.T, ts *liveServer) {
 		c, sid := ts.connect("")
 		for _, bad := range []struct{ frame, want string }{
 			{`{"type":"response.create","input":"second"}`, "Only response.cancel is accepted while no action is pending"},
@@ -78,7 +79,7 @@ func TestProtocolErrorEndsTheResponse(t *testing.T) {
 
 func TestSessionCloseCancelsTheResponse(t *testing.T) {
 	agent := newTestAgent()
-	ts := newLiveServer(t, "", setup{agent: agent})
+	ts := newLiveServer(t, "", setup{Agent: agent})
 	c, sid := ts.connect("")
 	c.send(`{"type":"response.create","input":"block"}`)
 	rid := c.until("response.text.delta")[0]["responseId"].(string)
@@ -90,7 +91,7 @@ func TestSessionCloseCancelsTheResponse(t *testing.T) {
 
 func TestDisconnectMidResponse(t *testing.T) {
 	agent := newTestAgent()
-	eachStore(t, setup{agent: agent}, func(t *testing.T, ts *liveServer) {
+	eachStore(t, setup{Agent: agent}, func(t *testing.T, ts *liveServer) {
 		c, sid := ts.connect("")
 		c.send(`{"type":"response.create","input":"block"}`)
 		rid := c.until("response.text.delta")[0]["responseId"].(string)
@@ -123,7 +124,7 @@ func waitConns(t testing.TB, h *live.Handler, n int) {
 
 func TestApprovalOnTheSocket(t *testing.T) {
 	agent := newTestAgent()
-	eachStore(t, setup{agent: agent}, func(t *testing.T, ts *liveServer) {
+	eachStore(t, setup{Agent: agent}, func(t *testing.T, ts *liveServer) {
 		c, sid := ts.connect("")
 		c.send(`{"type":"response.create","input":"approve","requestId":"a1"}`)
 		frames := c.until("response.completed")
@@ -174,7 +175,7 @@ func TestApprovalOnTheSocket(t *testing.T) {
 }
 
 func TestApprovalDeniedOnTheSocket(t *testing.T) {
-	ts := newLiveServer(t, "", setup{agent: newTestAgent()})
+	ts := newLiveServer(t, "", setup{Agent: newTestAgent()})
 	c, sid := ts.connect("")
 	c.send(`{"type":"response.create","input":"approve"}`)
 	frames := c.until("response.completed")
@@ -197,7 +198,7 @@ func TestApprovalDeniedOnTheSocket(t *testing.T) {
 // sees approval.resolved, then the resumed output; a second decision on
 // the socket is a protocol error.
 func TestApprovalOverHTTPWhileTheSocketWaits(t *testing.T) {
-	eachStore(t, setup{agent: newTestAgent()}, func(t *testing.T, ts *liveServer) {
+	eachStore(t, setup{Agent: newTestAgent()}, func(t *testing.T, ts *liveServer) {
 		c, sid := ts.connect("")
 		c.send(`{"type":"response.create","input":"approve","requestId":"h"}`)
 		frames := c.until("response.completed")
@@ -224,7 +225,7 @@ func TestApprovalOverHTTPWhileTheSocketWaits(t *testing.T) {
 }
 
 func TestClientTool(t *testing.T) {
-	eachStore(t, setup{agent: newTestAgent()}, func(t *testing.T, ts *liveServer) {
+	eachStore(t, setup{Agent: newTestAgent()}, func(t *testing.T, ts *liveServer) {
 		c, sid := ts.connect("")
 		c.send(`{"type":"response.create","input":"tool","requestId":"t"}`)
 		frames := c.until("client_tool.requested")
@@ -266,7 +267,7 @@ func TestClientTool(t *testing.T) {
 }
 
 func TestApprovalThenClientTool(t *testing.T) {
-	ts := newLiveServer(t, "", setup{agent: newTestAgent()})
+	ts := newLiveServer(t, "", setup{Agent: newTestAgent()})
 	c, _ := ts.connect("")
 	c.send(`{"type":"response.create","input":"both"}`)
 	frames := c.until("response.completed")
@@ -291,7 +292,7 @@ func TestApprovalThenClientTool(t *testing.T) {
 func TestSlowReaderIsDropped(t *testing.T) {
 	agent := newTestAgent()
 	tiny := func(o *live.Options) { o.SendQueue = 4; o.WriteTimeout = time.Second }
-	eachStore(t, setup{agent: agent, live: tiny}, func(t *testing.T, ts *liveServer) {
+	eachStore(t, setup{Agent: agent, Live: tiny}, func(t *testing.T, ts *liveServer) {
 		agent.emitted.Store(0)
 		d := websocket.Dialer{NetDial: func(network, addr string) (net.Conn, error) {
 			conn, err := net.Dial(network, addr)
@@ -331,11 +332,11 @@ func TestSlowReaderIsDropped(t *testing.T) {
 }
 
 // A client that reads is never dropped, however small the queue and fast
-// the agent: the response waits for it.
+// the Agent: the response waits for it.
 func TestTinyQueueBackpressure(t *testing.T) {
 	agent := newTestAgent()
 	tiny := func(o *live.Options) { o.SendQueue = 2; o.WriteTimeout = 2 * time.Second }
-	ts := newLiveServer(t, "", setup{agent: agent, live: tiny})
+	ts := newLiveServer(t, "", setup{Agent: agent, Live: tiny})
 	c, sid := ts.connect("")
 	c.send(`{"type":"response.create","input":"flood 1000"}`)
 	frames := c.until("response.completed")
@@ -349,7 +350,7 @@ func TestTinyQueueBackpressure(t *testing.T) {
 
 func TestHeartbeat(t *testing.T) {
 	fast := func(o *live.Options) { o.PingInterval = 50 * time.Millisecond }
-	ts := newLiveServer(t, "", setup{live: fast})
+	ts := newLiveServer(t, "", setup{Live: fast})
 	// A client that reads (and so answers pings) stays connected.
 	c, _ := ts.connect("")
 	done := make(chan struct{})
@@ -373,7 +374,7 @@ func TestHeartbeat(t *testing.T) {
 }
 
 func TestAuth(t *testing.T) {
-	ts := newLiveServer(t, "", setup{config: withTokens})
+	ts := newLiveServer(t, "", setup{Config: withTokens})
 	cases := []struct {
 		name     string
 		header   http.Header
@@ -418,7 +419,7 @@ func TestAuth(t *testing.T) {
 }
 
 func TestAllowedOrigins(t *testing.T) {
-	ts := newLiveServer(t, "", setup{live: func(o *live.Options) { o.AllowedOrigins = []string{"https://app.example"} }})
+	ts := newLiveServer(t, "", setup{Live: func(o *live.Options) { o.AllowedOrigins = []string{"https://app.example"} }})
 	for origin, ok := range map[string]bool{"https://app.example": true, "HTTPS://APP.EXAMPLE": true, "https://other.example": false, "null": false} {
 		c, _, err := ts.dial(http.Header{"Origin": {origin}})
 		if err != nil {
@@ -464,7 +465,7 @@ func TestPlainGETIsRefused(t *testing.T) {
 
 func TestShutdownClosesSockets(t *testing.T) {
 	agent := newTestAgent()
-	ts := newLiveServer(t, "", setup{agent: agent})
+	ts := newLiveServer(t, "", setup{Agent: agent})
 	idle, _ := ts.connect("")
 	busy, sid := ts.connect("")
 	waiting, wsid := ts.connect("")
@@ -502,14 +503,15 @@ func TestShutdownClosesSockets(t *testing.T) {
 // Two replicas share Redis: a socket on A waits for an approval that is
 // posted to B, then for a cancel posted to B.
 func TestReplicas(t *testing.T) {
-	url := testutil.RealRedis(t)
-	if url == "" {
-		t.Skip("needs redis-server")
+	for _, store := range testutil.Stores(t) {
+		t.Run(store.Name, func(t *testing.T) { testReplicas(t, store.URL) })
 	}
-	prefix := testutil.Prefix(t)
-	agent := newTestAgent()
-	a := newLiveServer(t, url, setup{agent: agent, prefix: prefix})
-	b := newLiveServer(t, url, setup{agent: agent, prefix: prefix})
+}
+
+func testReplicas(t *testing.T, url string) {
+	shared := servertest.Shared(t, url, setup{Agent: newTestAgent()})
+	a := newLiveServer(t, url, shared)
+	b := newLiveServer(t, url, shared)
 	c, sid := a.connect("")
 	c.send(`{"type":"response.create","input":"approve"}`)
 	frames := c.until("response.completed")

@@ -62,7 +62,7 @@ func TestTurn(t *testing.T) {
 // The frames of a live response are the SSE frames of the same response,
 // with requestId added.
 func TestFramesMatchSSE(t *testing.T) {
-	ts := newLiveServer(t, "", setup{config: func(c *config.Config) {
+	ts := newLiveServer(t, "", setup{Config: func(c *config.Config) {
 		c.Spec.Backend = config.Backend{Echo: &config.EchoBackend{ToolCall: true, Thinking: true}}
 		c.Spec.Output.Thinking = true
 	}})
@@ -96,7 +96,7 @@ func TestFramesMatchSSE(t *testing.T) {
 }
 
 func TestConnect(t *testing.T) {
-	eachStore(t, setup{config: withTokens}, func(t *testing.T, ts *liveServer) {
+	eachStore(t, setup{Config: withTokens}, func(t *testing.T, ts *liveServer) {
 		alice, bob := ts.as(aliceToken), ts.as(bobToken)
 		created := alice.post("/sessions", `{"id":"s1"}`)
 		if created.Status != 201 {
@@ -157,8 +157,8 @@ func TestFirstFrameMustBeConnect(t *testing.T) {
 func TestIdleErrorsKeepTheSocket(t *testing.T) {
 	// Frames may be larger than inputs here, to reach the input limit.
 	ts := newLiveServer(t, "", setup{
-		config: func(c *config.Config) { c.Server.Limits.MaxRequestBytes = 64 << 10 },
-		live:   func(o *live.Options) { o.MaxFrameBytes = 256 << 10 },
+		Config: func(c *config.Config) { c.Server.Limits.MaxRequestBytes = 64 << 10 },
+		Live:   func(o *live.Options) { o.MaxFrameBytes = 256 << 10 },
 	})
 	c, _ := ts.connect("")
 	big := strings.Repeat("a", 40<<10)
@@ -208,14 +208,14 @@ func TestIdleFrameLimit(t *testing.T) {
 }
 
 func TestOversizedFrame(t *testing.T) {
-	ts := newLiveServer(t, "", setup{config: func(c *config.Config) { c.Server.Limits.MaxRequestBytes = 1024 }})
+	ts := newLiveServer(t, "", setup{Config: func(c *config.Config) { c.Server.Limits.MaxRequestBytes = 1024 }})
 	c, _ := ts.connect("")
 	c.send(`{"type":"response.create","input":"` + strings.Repeat("a", 1100) + `"}`)
 	c.mustClose(websocket.CloseMessageTooBig, "*")
 }
 
 func TestAgentFailureEndsTheResponseOnly(t *testing.T) {
-	eachStore(t, setup{agent: newTestAgent()}, func(t *testing.T, ts *liveServer) {
+	eachStore(t, setup{Agent: newTestAgent()}, func(t *testing.T, ts *liveServer) {
 		c, sid := ts.connect("")
 		c.send(`{"type":"response.create","input":"fail","requestId":"f"}`)
 		frames := c.until("error")
@@ -240,7 +240,7 @@ func TestAgentFailureEndsTheResponseOnly(t *testing.T) {
 
 func TestSessionBusyIsAnIdleError(t *testing.T) {
 	agent := newTestAgent()
-	ts := newLiveServer(t, "", setup{agent: agent})
+	ts := newLiveServer(t, "", setup{Agent: agent})
 	c, sid := ts.connect("")
 	other, _ := ts.connect(sid)
 	c.send(`{"type":"response.create","input":"block"}`)
@@ -258,7 +258,7 @@ func TestSessionBusyIsAnIdleError(t *testing.T) {
 }
 
 func TestInputParts(t *testing.T) {
-	ts := newLiveServer(t, "", setup{agent: newTestAgent()})
+	ts := newLiveServer(t, "", setup{Agent: newTestAgent()})
 	c, _ := ts.connect("")
 	c.send(`{"type":"response.create","input":[{"type":"text","text":"a"},{"type":"text","text":"b"}]}`)
 	frames := c.until("response.completed")

@@ -19,8 +19,8 @@ func eachAssetStore(t *testing.T, s setup, fn func(t *testing.T, ts *testServer)
 
 // upload posts an asset and returns the reply.
 func (ts *testServer) upload(session, contentType string, body []byte) reply {
-	ts.t.Helper()
-	return ts.do("POST", "/sessions/"+session+"/assets", contentType, body)
+	ts.T.Helper()
+	return ts.Do("POST", "/sessions/"+session+"/assets", contentType, body)
 }
 
 // mustUpload posts an asset that must be accepted and returns its ID.
@@ -46,7 +46,7 @@ var assetIDPattern = regexp.MustCompile(`^asset_[A-Za-z0-9_-]{22,}$`)
 
 func TestAssetUploadInspects(t *testing.T) {
 	eachAssetStore(t, setup{}, func(t *testing.T, ts *testServer) {
-		mustStatus(t, ts.post("/sessions", `{"id":"s"}`), 201)
+		mustStatus(t, ts.Post("/sessions", `{"id":"s"}`), 201)
 		for _, c := range []struct {
 			name, contentType string
 			body              []byte
@@ -74,7 +74,7 @@ func TestAssetUploadInspects(t *testing.T) {
 			if want := fmt.Sprintf(c.want, len(c.body)); got != want {
 				t.Errorf("%s:\n got %s\nwant %s", c.name, got, want)
 			}
-			g := ts.get("/sessions/s/assets/" + id)
+			g := ts.Get("/sessions/s/assets/" + id)
 			mustStatus(t, g, 200)
 			if !bytes.Equal(g.Body, c.body) {
 				t.Errorf("%s: GET returned %d different bytes", c.name, len(g.Body))
@@ -85,11 +85,11 @@ func TestAssetUploadInspects(t *testing.T) {
 
 func TestAssetHeadAndGetHeaders(t *testing.T) {
 	eachAssetStore(t, setup{}, func(t *testing.T, ts *testServer) {
-		mustStatus(t, ts.post("/sessions", `{"id":"s"}`), 201)
+		mustStatus(t, ts.Post("/sessions", `{"id":"s"}`), 201)
 		png := mediatest.PNG(2, 2)
 		id := mustUpload(t, ts, "s", "image/png", png)
 		for _, method := range []string{"HEAD", "GET"} {
-			r := ts.do(method, "/sessions/s/assets/"+id, "", nil)
+			r := ts.Do(method, "/sessions/s/assets/"+id, "", nil)
 			mustStatus(t, r, 200)
 			for k, v := range map[string]string{
 				"Content-Type": "image/png", "Content-Length": fmt.Sprint(len(png)), "Accept-Ranges": "bytes",
@@ -104,7 +104,7 @@ func TestAssetHeadAndGetHeaders(t *testing.T) {
 			}
 		}
 		for _, method := range []string{"HEAD", "GET", "DELETE"} {
-			r := ts.do(method, "/sessions/s/assets/asset_nope", "", nil)
+			r := ts.Do(method, "/sessions/s/assets/asset_nope", "", nil)
 			if r.Status != 404 {
 				t.Fatalf("%s of an unknown asset: %d", method, r.Status)
 			}
@@ -115,13 +115,13 @@ func TestAssetHeadAndGetHeaders(t *testing.T) {
 				}
 			}
 		}
-		mustStatus(t, ts.get("/sessions/other/assets/"+id), 404)
+		mustStatus(t, ts.Get("/sessions/other/assets/"+id), 404)
 	})
 }
 
 func TestAssetRanges(t *testing.T) {
 	eachAssetStore(t, setup{}, func(t *testing.T, ts *testServer) {
-		mustStatus(t, ts.post("/sessions", `{"id":"s"}`), 201)
+		mustStatus(t, ts.Post("/sessions", `{"id":"s"}`), 201)
 		body := []byte("0123456789abcdefghij") // opaque, 20 bytes
 		id := mustUpload(t, ts, "s", "application/octet-stream", body)
 		get := func(method, rng string) reply {
@@ -167,7 +167,7 @@ func TestAssetRanges(t *testing.T) {
 
 func TestAssetUploadErrors(t *testing.T) {
 	eachAssetStore(t, setup{}, func(t *testing.T, ts *testServer) {
-		mustStatus(t, ts.post("/sessions", `{"id":"s"}`), 201)
+		mustStatus(t, ts.Post("/sessions", `{"id":"s"}`), 201)
 		png := mediatest.PNG(4, 4)
 		detail := func(r reply) string { d, _ := r.JSON(t)["detail"].(string); return d }
 		for _, c := range []struct {
@@ -206,8 +206,8 @@ func TestAssetUploadErrors(t *testing.T) {
 
 func TestAssetTenMiBLimit(t *testing.T) {
 	big := func(c *configT) { c.Server.Limits.MaxRequestBytes = 64 << 20 }
-	eachAssetStore(t, setup{config: big}, func(t *testing.T, ts *testServer) {
-		mustStatus(t, ts.post("/sessions", `{"id":"s"}`), 201)
+	eachAssetStore(t, setup{Config: big}, func(t *testing.T, ts *testServer) {
+		mustStatus(t, ts.Post("/sessions", `{"id":"s"}`), 201)
 		body := bytes.Repeat([]byte("0123456789abcdef"), 10<<20/16)
 		r := ts.upload("s", "application/octet-stream", append(body, 'x'))
 		mustStatus(t, r, 413)
@@ -227,7 +227,7 @@ func TestAssetTenMiBLimit(t *testing.T) {
 		if resp.StatusCode != 206 || tail.String() != "6789abcdef" {
 			t.Fatalf("tail: %d %q", resp.StatusCode, tail.String())
 		}
-		full := ts.get("/sessions/s/assets/" + id) // streamed in several chunks
+		full := ts.Get("/sessions/s/assets/" + id) // streamed in several chunks
 		if full.Status != 200 || !bytes.Equal(full.Body, body) {
 			t.Fatalf("full read: %d, %d bytes", full.Status, len(full.Body))
 		}
@@ -236,41 +236,41 @@ func TestAssetTenMiBLimit(t *testing.T) {
 
 func TestAssetDelete(t *testing.T) {
 	eachAssetStore(t, setup{}, func(t *testing.T, ts *testServer) {
-		mustStatus(t, ts.post("/sessions", `{"id":"s"}`), 201)
+		mustStatus(t, ts.Post("/sessions", `{"id":"s"}`), 201)
 		id := mustUpload(t, ts, "s", "application/pdf", mediatest.PDF(1))
-		r := ts.do("DELETE", "/sessions/s/assets/"+id, "", nil)
+		r := ts.Do("DELETE", "/sessions/s/assets/"+id, "", nil)
 		if r.Status != 204 || len(r.Body) != 0 {
 			t.Fatalf("delete: %d %s", r.Status, r.Body)
 		}
-		mustStatus(t, ts.get("/sessions/s/assets/"+id), 404)
-		if r := ts.do("HEAD", "/sessions/s/assets/"+id, "", nil); r.Status != 404 {
+		mustStatus(t, ts.Get("/sessions/s/assets/"+id), 404)
+		if r := ts.Do("HEAD", "/sessions/s/assets/"+id, "", nil); r.Status != 404 {
 			t.Fatalf("HEAD after delete: %d", r.Status)
 		}
-		mustStatus(t, ts.do("DELETE", "/sessions/s/assets/"+id, "", nil), 404)
+		mustStatus(t, ts.Do("DELETE", "/sessions/s/assets/"+id, "", nil), 404)
 	})
 }
 
 func TestAssetsAreIsolated(t *testing.T) {
-	eachAssetStore(t, setup{config: withTokens}, func(t *testing.T, ts *testServer) {
+	eachAssetStore(t, setup{Config: withTokens}, func(t *testing.T, ts *testServer) {
 		alice, bob := ts.as("token-alice-0123456789"), ts.as("token-bob-0123456789")
 		mustStatus(t, ts.upload("s", "image/png", mediatest.PNG(1, 1)), 401)
-		mustStatus(t, alice.post("/sessions", `{"id":"s"}`), 201)
+		mustStatus(t, alice.Post("/sessions", `{"id":"s"}`), 201)
 		id := mustUpload(t, alice, "s", "image/png", mediatest.PNG(1, 1))
-		mustStatus(t, ts.get("/sessions/s/assets/"+id), 401)
+		mustStatus(t, ts.Get("/sessions/s/assets/"+id), 401)
 		check := func() {
 			t.Helper()
-			mustStatus(t, bob.get("/sessions/s/assets/"+id), 404)
-			if r := bob.do("HEAD", "/sessions/s/assets/"+id, "", nil); r.Status != 404 {
+			mustStatus(t, bob.Get("/sessions/s/assets/"+id), 404)
+			if r := bob.Do("HEAD", "/sessions/s/assets/"+id, "", nil); r.Status != 404 {
 				t.Fatalf("bob HEAD: %d", r.Status)
 			}
-			mustStatus(t, bob.do("DELETE", "/sessions/s/assets/"+id, "", nil), 404)
+			mustStatus(t, bob.Do("DELETE", "/sessions/s/assets/"+id, "", nil), 404)
 		}
 		check()
 		mustStatus(t, bob.upload("s", "image/png", mediatest.PNG(1, 1)), 404) // not bob's session
-		mustStatus(t, bob.post("/sessions", `{"id":"s"}`), 201)
+		mustStatus(t, bob.Post("/sessions", `{"id":"s"}`), 201)
 		check() // bob's own session of the same name does not have it either
 		mustUpload(t, bob, "s", "image/png", mediatest.PNG(1, 1))
-		mustStatus(t, alice.get("/sessions/s/assets/"+id), 200)
+		mustStatus(t, alice.Get("/sessions/s/assets/"+id), 200)
 	})
 }
 
@@ -279,7 +279,7 @@ func TestAssetQuotas(t *testing.T) {
 		withQuotas(t, 2500, 4000)
 		blob := bytes.Repeat([]byte{7}, 1000)
 		for _, s := range []string{"a", "b"} {
-			mustStatus(t, ts.post("/sessions", `{"id":"`+s+`"}`), 201)
+			mustStatus(t, ts.Post("/sessions", `{"id":"`+s+`"}`), 201)
 		}
 		first := mustUpload(t, ts, "a", "application/octet-stream", blob)
 		mustUpload(t, ts, "a", "application/octet-stream", blob)
@@ -288,7 +288,7 @@ func TestAssetQuotas(t *testing.T) {
 		if !strings.Contains(string(r.Body), "session's assets would exceed their 2500B quota") {
 			t.Fatalf("session quota body %s", r.Body)
 		}
-		mustStatus(t, ts.do("DELETE", "/sessions/a/assets/"+first, "", nil), 204)
+		mustStatus(t, ts.Do("DELETE", "/sessions/a/assets/"+first, "", nil), 204)
 		mustUpload(t, ts, "a", "application/octet-stream", blob) // the delete gave its bytes back
 		mustUpload(t, ts, "b", "application/octet-stream", blob)
 		mustUpload(t, ts, "b", "application/octet-stream", blob[:500])
@@ -304,15 +304,15 @@ func TestAssetsDeletedWithSession(t *testing.T) {
 	eachAssetStore(t, setup{}, func(t *testing.T, ts *testServer) {
 		withQuotas(t, 0, 1500) // no session quota
 		blob := bytes.Repeat([]byte{1}, 1000)
-		mustStatus(t, ts.post("/sessions", `{"id":"s"}`), 201)
-		mustStatus(t, ts.post("/sessions", `{"id":"other"}`), 201)
+		mustStatus(t, ts.Post("/sessions", `{"id":"s"}`), 201)
+		mustStatus(t, ts.Post("/sessions", `{"id":"other"}`), 201)
 		id := mustUpload(t, ts, "s", "application/octet-stream", blob)
 		mustStatus(t, ts.upload("other", "application/octet-stream", blob), 413) // user quota
-		mustStatus(t, ts.do("DELETE", "/sessions/s", "", nil), 204)
-		mustStatus(t, ts.get("/sessions/s/assets/"+id), 404)
-		mustStatus(t, ts.post("/sessions", `{"id":"s"}`), 201)
-		mustStatus(t, ts.get("/sessions/s/assets/"+id), 404)
-		mustStatus(t, ts.do("DELETE", "/sessions/s/assets/"+id, "", nil), 404)
+		mustStatus(t, ts.Do("DELETE", "/sessions/s", "", nil), 204)
+		mustStatus(t, ts.Get("/sessions/s/assets/"+id), 404)
+		mustStatus(t, ts.Post("/sessions", `{"id":"s"}`), 201)
+		mustStatus(t, ts.Get("/sessions/s/assets/"+id), 404)
+		mustStatus(t, ts.Do("DELETE", "/sessions/s/assets/"+id, "", nil), 404)
 		// The deleted session's bytes went back to the user's quota.
 		mustUpload(t, ts, "other", "application/octet-stream", blob)
 	})

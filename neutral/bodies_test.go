@@ -69,8 +69,8 @@ func TestOversizedBodiesReachWholeBodyWriters(t *testing.T) {
 	})
 	t.Run("assets", func(t *testing.T) {
 		big := func(c *configT) { c.Server.Limits.MaxRequestBytes = 16 << 20 } // the asset limit, 10 MiB, applies
-		eachStore(t, setup{config: big}, func(t *testing.T, ts *testServer) {
-			mustStatus(t, ts.post("/sessions", `{"id":"s"}`), 201)
+		eachStore(t, setup{Config: big}, func(t *testing.T, ts *testServer) {
+			mustStatus(t, ts.Post("/sessions", `{"id":"s"}`), 201)
 			c := ts.dialRaw(t)
 			resp, body := c.Send(rawRequest("POST", "/sessions/s/assets", "application/octet-stream", []byte("some bytes")))
 			if resp.StatusCode != 201 || resp.Close {
@@ -97,7 +97,7 @@ func TestOversizedBodiesReachWholeBodyWriters(t *testing.T) {
 		})
 	})
 	t.Run("unauthenticated", func(t *testing.T) {
-		eachStore(t, setup{config: withTokens}, func(t *testing.T, ts *testServer) {
+		eachStore(t, setup{Config: withTokens}, func(t *testing.T, ts *testServer) {
 			resp, body := ts.dialRaw(t).Send(rawRequest("POST", "/responses", "application/json", make([]byte, 8<<20)))
 			if resp.StatusCode != 401 || errorCode(t, body) == "" {
 				t.Fatalf("8 MiB body without a token: %d: %s", resp.StatusCode, body)
@@ -134,13 +134,13 @@ func TestSlowBodiesAreCutOff(t *testing.T) {
 			t.Errorf("POST %s: the connection stayed open after the %d", path, status)
 		}
 	}
-	eachStore(t, setup{config: short}, func(t *testing.T, ts *testServer) {
+	eachStore(t, setup{Config: short}, func(t *testing.T, ts *testServer) {
 		for _, path := range []string{"/responses", "/sessions", "/agui", "/api/outside-agents/v1/pairings/exchange"} {
 			check(t, ts, path, http.StatusRequestTimeout, "request_timeout")
 		}
 	})
 	t.Run("with auth", func(t *testing.T) {
-		eachStore(t, setup{config: func(c *configT) { short(c); withTokens(c) }}, func(t *testing.T, ts *testServer) {
+		eachStore(t, setup{Config: func(c *configT) { short(c); withTokens(c) }}, func(t *testing.T, ts *testServer) {
 			check(t, ts, "/responses", http.StatusUnauthorized, "unauthorized")
 			check(t, ts, "/api/outside-agents/v1/pairings/exchange", http.StatusRequestTimeout, "request_timeout")
 		})
@@ -157,7 +157,7 @@ func TestResponsesOutliveTheBodyTimeout(t *testing.T) {
 		c.Spec.Backend.Echo.DelayMs = 150
 		c.Spec.Backend.Echo.ToolCall = true
 	}
-	eachStore(t, setup{config: slow}, func(t *testing.T, ts *testServer) {
+	eachStore(t, setup{Config: slow}, func(t *testing.T, ts *testServer) {
 		start := time.Now()
 		frames, _ := ts.stream(`{"input":"one two three four five six seven eight","stream":true}`)
 		took := time.Since(start)
@@ -172,7 +172,7 @@ func TestResponsesOutliveTheBodyTimeout(t *testing.T) {
 		}
 
 		start = time.Now()
-		r := ts.post("/responses", `{"input":"one two three four five six seven eight"}`)
+		r := ts.Post("/responses", `{"input":"one two three four five six seven eight"}`)
 		mustStatus(t, r, 200)
 		if status, _ := r.JSON(t)["status"].(string); status != "completed" || time.Since(start) < bodyTimeout {
 			t.Fatalf("JSON response %q after %v: %s", status, time.Since(start), r.Body)
@@ -186,7 +186,7 @@ func TestResponsesOutliveTheBodyTimeout(t *testing.T) {
 func TestInvalidUTF8BodiesAreRefused(t *testing.T) {
 	const bad = "\xff\xfe"
 	eachStore(t, setup{}, func(t *testing.T, ts *testServer) {
-		mustStatus(t, ts.post("/sessions", `{"id":"s"}`), 201)
+		mustStatus(t, ts.Post("/sessions", `{"id":"s"}`), 201)
 		for _, c := range []struct{ method, path, body string }{
 			{"POST", "/responses", `{"input":"` + bad + `"}`},
 			{"POST", "/responses", `{"input":"hi","metadata":{"k":"` + bad + `"}}`},
@@ -197,20 +197,20 @@ func TestInvalidUTF8BodiesAreRefused(t *testing.T) {
 			{"POST", "/agui", `{"threadId":"t","runId":"r","messages":[{"id":"m","role":"user","content":"` + bad + `"}]}`},
 			{"POST", "/api/outside-agents/v1/pairings/exchange", `{"code":"` + bad + `","card":{"name":"n","kind":"cli"}}`},
 		} {
-			r := ts.do(c.method, c.path, "application/json", []byte(c.body))
+			r := ts.Do(c.method, c.path, "application/json", []byte(c.body))
 			mustStatus(t, r, 400)
 			if code := errorCode(t, r.Body); code != "invalid_json" || !strings.Contains(string(r.Body), "UTF-8") {
 				t.Errorf("%s %s: %s", c.method, c.path, r.Body)
 			}
 		}
 		// A2A answers in its own shape (HTTP+JSON 1.0 at / in examples/hello).
-		r := ts.do("POST", "/message:send", "application/json",
+		r := ts.Do("POST", "/message:send", "application/json",
 			[]byte(`{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"`+bad+`"}]}}`))
 		if r.Status != 400 || !strings.Contains(string(r.Body), "UTF-8") || !strings.Contains(string(r.Body), "INVALID_ARGUMENT") {
 			t.Errorf("A2A send: %d %s", r.Status, r.Body)
 		}
 		// Nothing ran: the session has no transcript.
-		if r := ts.get("/sessions/s/messages"); r.Status != 200 || strings.Contains(string(r.Body), "\ufffd") {
+		if r := ts.Get("/sessions/s/messages"); r.Status != 200 || strings.Contains(string(r.Body), "\ufffd") {
 			t.Errorf("transcript: %d %s", r.Status, r.Body)
 		}
 	})

@@ -28,17 +28,17 @@ var contentAgent = runtime.AgentFunc(func(ctx context.Context, turn *runtime.Tur
 })
 
 func TestContentPartsInput(t *testing.T) {
-	eachStore(t, setup{agent: contentAgent}, func(t *testing.T, ts *testServer) {
-		mustStatus(t, ts.post("/sessions", `{"id":"m"}`), 201)
+	eachStore(t, setup{Agent: contentAgent}, func(t *testing.T, ts *testServer) {
+		mustStatus(t, ts.Post("/sessions", `{"id":"m"}`), 201)
 		png := mediatest.PNG(4, 3)
 		id := mustUpload(t, ts, "m", "image/png", png)
-		r := ts.post("/responses", `{"sessionId":"m","input":[{"type":"text","text":"what is this?"},{"type":"image","assetId":"`+id+`"}]}`)
+		r := ts.Post("/responses", `{"sessionId":"m","input":[{"type":"text","text":"what is this?"},{"type":"image","assetId":"`+id+`"}]}`)
 		mustStatus(t, r, 200)
 		want := fmt.Sprintf("text:what is this? image:image/png:%d", len(png))
 		if got := r.JSON(t)["outputText"]; got != want {
 			t.Fatalf("agent saw %q, want %q", got, want)
 		}
-		msgs := ts.get("/sessions/m/messages").JSON(t)["messages"].([]any)
+		msgs := ts.Get("/sessions/m/messages").JSON(t)["messages"].([]any)
 		user := fmt.Sprint(msgs[0].(map[string]any)["content"])
 		if !strings.Contains(user, "attached") || !strings.Contains(user, "image/png") {
 			t.Fatalf("transcript keeps %s", user)
@@ -48,9 +48,9 @@ func TestContentPartsInput(t *testing.T) {
 			`[{"type":"text","text":"a","extra":1}]`, `[{"type":"text","text":"  "}]`, `["hi"]`,
 			`[{"type":"image","assetId":"asset_missing"}]`, `[{"type":"audio","assetId":"` + id + `"}]`,
 		} {
-			mustStatus(t, ts.post("/responses", `{"sessionId":"m","input":`+input+`}`), 400)
+			mustStatus(t, ts.Post("/responses", `{"sessionId":"m","input":`+input+`}`), 400)
 		}
 		// Media needs an existing session.
-		mustStatus(t, ts.post("/responses", `{"input":[{"type":"image","assetId":"`+id+`"}]}`), 400)
+		mustStatus(t, ts.Post("/responses", `{"input":[{"type":"image","assetId":"`+id+`"}]}`), 400)
 	})
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/harnest/harnest/internal/testutil"
 	"github.com/harnest/harnest/runtime"
+	"github.com/harnest/harnest/server/servertest"
 )
 
 // approvalAgent asks for approval of "send", then for the client tool
@@ -42,8 +43,8 @@ func requiredAction(t *testing.T, env map[string]any) map[string]any {
 }
 
 func TestApprovalRoundTrip(t *testing.T) {
-	eachStore(t, setup{agent: approvalAgent}, func(t *testing.T, ts *testServer) {
-		r := ts.post("/responses", `{"input":"reply to bob"}`)
+	eachStore(t, setup{Agent: approvalAgent}, func(t *testing.T, ts *testServer) {
+		r := ts.Post("/responses", `{"input":"reply to bob"}`)
 		mustStatus(t, r, 200)
 		env := r.JSON(t)
 		action := requiredAction(t, env)
@@ -52,31 +53,31 @@ func TestApprovalRoundTrip(t *testing.T) {
 		}
 		rid, sid, aid := env["id"].(string), env["sessionId"].(string), action["id"].(string)
 		// The receipt says the same while it waits; the session is held.
-		if got := ts.get("/responses/" + rid + "?sessionId=" + sid); string(got.Body) != string(r.Body) {
+		if got := ts.Get("/responses/" + rid + "?sessionId=" + sid); string(got.Body) != string(r.Body) {
 			t.Fatalf("receipt while waiting %s, want %s", got.Body, r.Body)
 		}
-		mustStatus(t, ts.post("/responses", `{"input":"again","sessionId":"`+sid+`"}`), 409)
+		mustStatus(t, ts.Post("/responses", `{"input":"again","sessionId":"`+sid+`"}`), 409)
 
 		for _, body := range []string{`{}`, `{"decision":"yes"}`, `{"decision":"approve","x":1}`, `{"decision":true}`} {
-			mustStatus(t, ts.post("/approvals/"+aid, body), 400)
+			mustStatus(t, ts.Post("/approvals/"+aid, body), 400)
 		}
-		mustStatus(t, ts.post("/approvals/approval_unknown", `{"decision":"approve"}`), 404)
+		mustStatus(t, ts.Post("/approvals/approval_unknown", `{"decision":"approve"}`), 404)
 
-		done := ts.post("/approvals/"+aid, `{"decision":"approve"}`)
+		done := ts.Post("/approvals/"+aid, `{"decision":"approve"}`)
 		mustStatus(t, done, 200)
 		final := done.JSON(t)
 		if final["id"] != rid || final["status"] != "completed" || final["outputText"] != "Drafted. Sent." || final["approvalId"] != aid {
 			t.Fatalf("after approval %s", done.Body)
 		}
-		if got := ts.get("/responses/" + rid + "?sessionId=" + sid); string(got.Body) != string(done.Body) {
+		if got := ts.Get("/responses/" + rid + "?sessionId=" + sid); string(got.Body) != string(done.Body) {
 			t.Fatalf("receipt %s differs from the approval's answer %s", got.Body, done.Body)
 		}
-		second := ts.post("/approvals/"+aid, `{"decision":"deny"}`)
+		second := ts.Post("/approvals/"+aid, `{"decision":"deny"}`)
 		mustStatus(t, second, 409)
 		if !strings.Contains(string(second.Body), "already approved") {
 			t.Fatalf("second decision %s", second.Body)
 		}
-		msgs := ts.get("/sessions/" + sid + "/messages").JSON(t)["messages"].([]any)
+		msgs := ts.Get("/sessions/" + sid + "/messages").JSON(t)["messages"].([]any)
 		if len(msgs) != 2 {
 			t.Fatalf("transcript after approval %v", msgs)
 		}
@@ -84,10 +85,10 @@ func TestApprovalRoundTrip(t *testing.T) {
 }
 
 func TestApprovalDenied(t *testing.T) {
-	eachStore(t, setup{agent: approvalAgent}, func(t *testing.T, ts *testServer) {
-		env := ts.post("/responses", `{"input":"x"}`).JSON(t)
+	eachStore(t, setup{Agent: approvalAgent}, func(t *testing.T, ts *testServer) {
+		env := ts.Post("/responses", `{"input":"x"}`).JSON(t)
 		aid := requiredAction(t, env)["id"].(string)
-		r := ts.post("/approvals/"+aid, `{"decision":"deny"}`)
+		r := ts.Post("/approvals/"+aid, `{"decision":"deny"}`)
 		mustStatus(t, r, 200)
 		if got := r.JSON(t); got["id"] != aid || got["status"] != "denied" {
 			t.Fatalf("deny answer %s", r.Body)
@@ -95,7 +96,7 @@ func TestApprovalDenied(t *testing.T) {
 		path := "/responses/" + env["id"].(string) + "?sessionId=" + env["sessionId"].(string)
 		var receipt map[string]any
 		for i := 0; i < 200; i++ {
-			receipt = ts.get(path).JSON(t)
+			receipt = ts.Get(path).JSON(t)
 			if receipt["status"] == "denied" {
 				break
 			}
@@ -105,13 +106,13 @@ func TestApprovalDenied(t *testing.T) {
 			t.Fatalf("denied receipt %v", receipt)
 		}
 		// The session is free again.
-		r2 := ts.post("/responses", `{"input":"next","sessionId":"`+env["sessionId"].(string)+`"}`)
+		r2 := ts.Post("/responses", `{"input":"next","sessionId":"`+env["sessionId"].(string)+`"}`)
 		mustStatus(t, r2, 200)
 	})
 }
 
 func TestChainedApprovalAndClientTool(t *testing.T) {
-	eachStore(t, setup{agent: approvalAgent}, func(t *testing.T, ts *testServer) {
+	eachStore(t, setup{Agent: approvalAgent}, func(t *testing.T, ts *testServer) {
 		frames, _ := ts.stream(`{"input":"where am I","stream":true}`)
 		names := frameNames(frames)
 		if strings.Join(names, ",") != "response.created,response.text.delta,approval.requested,response.completed" {
@@ -119,22 +120,22 @@ func TestChainedApprovalAndClientTool(t *testing.T) {
 		}
 		last := frames[len(frames)-1].Data
 		aid := last["requiredAction"].(map[string]any)["id"].(string)
-		next := ts.post("/approvals/"+aid, `{"decision":"approve"}`)
+		next := ts.Post("/approvals/"+aid, `{"decision":"approve"}`)
 		mustStatus(t, next, 200)
 		tool := requiredAction(t, next.JSON(t))
 		if tool["type"] != "client_tool" || tool["name"] != "get_location" {
 			t.Fatalf("second action %v", tool)
 		}
 		tid := tool["id"].(string)
-		mustStatus(t, ts.post("/client-tools/"+tid, `{"result":1}`), 400)
-		mustStatus(t, ts.post("/approvals/"+tid, `{"decision":"approve"}`), 404) // a client tool is not an approval
-		done := ts.post("/client-tools/"+tid, `{"output":"Oslo"}`)
+		mustStatus(t, ts.Post("/client-tools/"+tid, `{"result":1}`), 400)
+		mustStatus(t, ts.Post("/approvals/"+tid, `{"decision":"approve"}`), 404) // a client tool is not an approval
+		done := ts.Post("/client-tools/"+tid, `{"output":"Oslo"}`)
 		mustStatus(t, done, 200)
 		final := done.JSON(t)
 		if final["status"] != "completed" || final["outputText"] != `Drafted. Sent. From "Oslo".` || final["clientToolId"] != tid {
 			t.Fatalf("final %s", done.Body)
 		}
-		mustStatus(t, ts.post("/client-tools/"+tid, `{"output":"again"}`), 409)
+		mustStatus(t, ts.Post("/client-tools/"+tid, `{"output":"again"}`), 409)
 
 		// The whole response, both segments, replays from the event log.
 		rid, sid := last["responseId"].(string), last["sessionId"].(string)
@@ -156,19 +157,19 @@ func TestChainedApprovalAndClientTool(t *testing.T) {
 
 func TestApprovalExpires(t *testing.T) {
 	tune := func(o *runtime.Options) { o.ApprovalTTL = 300 * time.Millisecond }
-	eachStore(t, setup{agent: approvalAgent, tune: tune}, func(t *testing.T, ts *testServer) {
-		env := ts.post("/responses", `{"input":"x"}`).JSON(t)
+	eachStore(t, setup{Agent: approvalAgent, Tune: tune}, func(t *testing.T, ts *testServer) {
+		env := ts.Post("/responses", `{"input":"x"}`).JSON(t)
 		aid := requiredAction(t, env)["id"].(string)
 		path := "/responses/" + env["id"].(string) + "?sessionId=" + env["sessionId"].(string)
 		status := ""
 		for i := 0; i < 300 && status != "denied"; i++ {
 			time.Sleep(10 * time.Millisecond)
-			status, _ = ts.get(path).JSON(t)["status"].(string)
+			status, _ = ts.Get(path).JSON(t)["status"].(string)
 		}
 		if status != "denied" {
 			t.Fatalf("expired approval left the receipt %q", status)
 		}
-		r := ts.post("/approvals/"+aid, `{"decision":"approve"}`)
+		r := ts.Post("/approvals/"+aid, `{"decision":"approve"}`)
 		mustStatus(t, r, 409)
 		if !strings.Contains(string(r.Body), "expired") {
 			t.Fatalf("late decision %s", r.Body)
@@ -177,20 +178,20 @@ func TestApprovalExpires(t *testing.T) {
 }
 
 func TestApprovalsAreScopedToTheirUser(t *testing.T) {
-	eachStore(t, setup{agent: approvalAgent, config: withTokens}, func(t *testing.T, ts *testServer) {
+	eachStore(t, setup{Agent: approvalAgent, Config: withTokens}, func(t *testing.T, ts *testServer) {
 		alice, bob := ts.as("token-alice-0123456789"), ts.as("token-bob-0123456789")
-		env := alice.post("/responses", `{"input":"x"}`).JSON(t)
+		env := alice.Post("/responses", `{"input":"x"}`).JSON(t)
 		aid := requiredAction(t, env)["id"].(string)
-		mustStatus(t, bob.post("/approvals/"+aid, `{"decision":"approve"}`), 404)
-		mustStatus(t, bob.post("/responses/"+env["id"].(string)+"/cancel?sessionId="+env["sessionId"].(string), ``), 404)
-		mustStatus(t, alice.post("/approvals/"+aid, `{"decision":"approve"}`), 200)
+		mustStatus(t, bob.Post("/approvals/"+aid, `{"decision":"approve"}`), 404)
+		mustStatus(t, bob.Post("/responses/"+env["id"].(string)+"/cancel?sessionId="+env["sessionId"].(string), ``), 404)
+		mustStatus(t, alice.Post("/approvals/"+aid, `{"decision":"approve"}`), 200)
 	})
 }
 
 func TestCancelEndpoint(t *testing.T) {
 	agent := newBlockingAgent()
-	eachStore(t, setup{agent: agent}, func(t *testing.T, ts *testServer) {
-		r := ts.post("/responses", `{"input":"x","background":true}`)
+	eachStore(t, setup{Agent: agent}, func(t *testing.T, ts *testServer) {
+		r := ts.Post("/responses", `{"input":"x","background":true}`)
 		mustStatus(t, r, 200)
 		env := r.JSON(t)
 		if env["status"] != "in_progress" {
@@ -198,23 +199,23 @@ func TestCancelEndpoint(t *testing.T) {
 		}
 		<-agent.started
 		path := "/responses/" + env["id"].(string) + "/cancel?sessionId=" + env["sessionId"].(string)
-		c := ts.post(path, "")
+		c := ts.Post(path, "")
 		mustStatus(t, c, 200)
 		if got := c.JSON(t); got["status"] != "cancelled" || got["error"].(map[string]any)["code"] != "cancelled" {
 			t.Fatalf("cancel answer %s", c.Body)
 		}
-		again := ts.post(path, "")
+		again := ts.Post(path, "")
 		if string(again.Body) != string(c.Body) {
 			t.Fatalf("second cancel %s, first %s", again.Body, c.Body)
 		}
-		mustStatus(t, ts.post("/responses/resp_none/cancel?sessionId="+env["sessionId"].(string), ""), 404)
-		mustStatus(t, ts.post("/responses/x/cancel", ""), 400)
+		mustStatus(t, ts.Post("/responses/resp_none/cancel?sessionId="+env["sessionId"].(string), ""), 404)
+		mustStatus(t, ts.Post("/responses/x/cancel", ""), 400)
 	})
 }
 
 func TestBackgroundStreamSurvivesDisconnect(t *testing.T) {
 	agent := newBlockingAgent()
-	eachStore(t, setup{agent: agent}, func(t *testing.T, ts *testServer) {
+	eachStore(t, setup{Agent: agent}, func(t *testing.T, ts *testServer) {
 		ctx, cancel := context.WithCancel(context.Background())
 		req, _ := http.NewRequestWithContext(ctx, "POST", ts.URL+"/responses", strings.NewReader(`{"input":"x","stream":true,"background":true}`))
 		req.Header.Set("Content-Type", "application/json")
@@ -227,7 +228,7 @@ func TestBackgroundStreamSurvivesDisconnect(t *testing.T) {
 		cancel()
 		resp.Body.Close()
 		time.Sleep(50 * time.Millisecond)
-		if st := ts.get("/responses/" + rid + "?sessionId=" + sid).JSON(t)["status"]; st != "in_progress" {
+		if st := ts.Get("/responses/" + rid + "?sessionId=" + sid).JSON(t)["status"]; st != "in_progress" {
 			t.Fatalf("a dropped background stream changed the receipt to %v", st)
 		}
 		// Resume after the first delta (sequence 1), then let it finish.
@@ -247,46 +248,50 @@ func TestBackgroundStreamSurvivesDisconnect(t *testing.T) {
 		if names := frameNames(got); strings.Join(names, ",") != "response.completed" {
 			t.Fatalf("Last-Event-ID replay %v", names)
 		}
-		mustStatus(t, ts.get("/responses/"+rid+"/events?sessionId="+sid+"&after=x"), 400)
-		mustStatus(t, ts.get("/responses/"+rid+"/events?sessionId=other"), 404)
+		mustStatus(t, ts.Get("/responses/"+rid+"/events?sessionId="+sid+"&after=x"), 400)
+		mustStatus(t, ts.Get("/responses/"+rid+"/events?sessionId=other"), 404)
 	})
 }
 
 func TestTwoReplicasShareWaitsAndCancels(t *testing.T) {
-	url := testutil.RealRedis(t)
-	if url == "" {
-		t.Skip("needs redis-server")
-	}
-	prefix := testutil.Prefix(t)
-	blocking := newBlockingAgent()
-	a := newTestServer(t, url, setup{agent: approvalAgent, prefix: prefix})
-	b := newTestServer(t, url, setup{agent: approvalAgent, prefix: prefix})
+	for _, store := range testutil.Stores(t) {
+		t.Run(store.Name, func(t *testing.T) {
+			shared := servertest.Shared(t, store.URL, setup{})
+			blocking := newBlockingAgent()
+			replica := func(agent runtime.Agent) *testServer {
+				s := shared
+				s.Agent = agent
+				return newTestServer(t, store.URL, s)
+			}
+			a, b := replica(approvalAgent), replica(approvalAgent)
 
-	// An approval asked on A is answered through B.
-	env := a.post("/responses", `{"input":"x"}`).JSON(t)
-	aid := requiredAction(t, env)["id"].(string)
-	done := b.post("/approvals/"+aid, `{"decision":"approve"}`)
-	mustStatus(t, done, 200)
-	if got := done.JSON(t); got["status"] != "completed" || got["outputText"] != "Drafted. Sent." {
-		t.Fatalf("approval through B: %s", done.Body)
-	}
+			// An approval asked on A is answered through B.
+			env := a.Post("/responses", `{"input":"x"}`).JSON(t)
+			aid := requiredAction(t, env)["id"].(string)
+			done := b.Post("/approvals/"+aid, `{"decision":"approve"}`)
+			mustStatus(t, done, 200)
+			if got := done.JSON(t); got["status"] != "completed" || got["outputText"] != "Drafted. Sent." {
+				t.Fatalf("approval through B: %s", done.Body)
+			}
 
-	// A run on C is cancelled through B, and followed through B.
-	c := newTestServer(t, url, setup{agent: blocking, prefix: prefix})
-	env = c.post("/responses", `{"input":"x","background":true}`).JSON(t)
-	<-blocking.started
-	rid, sid := env["id"].(string), env["sessionId"].(string)
-	follow := make(chan []sseFrame)
-	go func() { follow <- b.events(rid, sid, "") }()
-	cancelled := b.post("/responses/"+rid+"/cancel?sessionId="+sid, "")
-	mustStatus(t, cancelled, 200)
-	if cancelled.JSON(t)["status"] != "cancelled" {
-		t.Fatalf("cancel through B: %s", cancelled.Body)
-	}
-	frames := <-follow
-	last := frames[len(frames)-1]
-	if last.Event != "response.completed" || last.Data["status"] != "cancelled" {
-		t.Fatalf("follower on B ended with %s", last.Raw)
+			// A run on C is cancelled through B, and followed through B.
+			c := replica(blocking)
+			env = c.Post("/responses", `{"input":"x","background":true}`).JSON(t)
+			<-blocking.started
+			rid, sid := env["id"].(string), env["sessionId"].(string)
+			follow := make(chan []sseFrame)
+			go func() { follow <- b.events(rid, sid, "") }()
+			cancelled := b.Post("/responses/"+rid+"/cancel?sessionId="+sid, "")
+			mustStatus(t, cancelled, 200)
+			if cancelled.JSON(t)["status"] != "cancelled" {
+				t.Fatalf("cancel through B: %s", cancelled.Body)
+			}
+			frames := <-follow
+			last := frames[len(frames)-1]
+			if last.Event != "response.completed" || last.Data["status"] != "cancelled" {
+				t.Fatalf("follower on B ended with %s", last.Raw)
+			}
+		})
 	}
 }
 
@@ -298,17 +303,17 @@ func TestLapsedLeaseFailsTheRun(t *testing.T) {
 	prefix := testutil.Prefix(t)
 	blocking := newBlockingAgent()
 	fast := func(o *runtime.Options) { o.Lease = 600 * time.Millisecond; o.SweepInterval = 100 * time.Millisecond }
-	dying := newTestServer(t, url, setup{agent: blocking, prefix: prefix, tune: fast})
-	env := dying.post("/responses", `{"input":"x","background":true}`).JSON(t)
+	dying := newTestServer(t, url, setup{Agent: blocking, Prefix: prefix, Tune: fast})
+	env := dying.Post("/responses", `{"input":"x","background":true}`).JSON(t)
 	<-blocking.started
 	// The replica "dies": it stops renewing (its store connection closes).
-	dying.srv.Store.Close()
+	dying.Srv.Store.Close()
 
-	other := newTestServer(t, url, setup{prefix: prefix, tune: fast})
+	other := newTestServer(t, url, setup{Prefix: prefix, Tune: fast})
 	path := "/responses/" + env["id"].(string) + "?sessionId=" + env["sessionId"].(string)
 	var receipt map[string]any
 	for i := 0; i < 300; i++ {
-		receipt = other.get(path).JSON(t)
+		receipt = other.Get(path).JSON(t)
 		if receipt["status"] == "failed" {
 			break
 		}
@@ -317,7 +322,7 @@ func TestLapsedLeaseFailsTheRun(t *testing.T) {
 	if receipt["status"] != "failed" || receipt["error"].(map[string]any)["code"] != "replica_lost" {
 		t.Fatalf("receipt after the lease lapsed: %v", receipt)
 	}
-	mustStatus(t, other.post("/responses", `{"input":"next","sessionId":"`+env["sessionId"].(string)+`"}`), 200)
+	mustStatus(t, other.Post("/responses", `{"input":"next","sessionId":"`+env["sessionId"].(string)+`"}`), 200)
 	close(blocking.release)
 }
 
@@ -343,27 +348,27 @@ func (ts *testServer) eventsWithHeader(rid, sid, lastEventID string) []sseFrame 
 }
 
 func (ts *testServer) readStream(path string, headers map[string]string) []sseFrame {
-	ts.t.Helper()
+	ts.T.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, "GET", ts.URL+path, nil)
 	for k, v := range headers {
 		req.Header.Set(k, v)
 	}
-	if ts.token != "" {
-		req.Header.Set("Authorization", "Bearer "+ts.token)
+	if ts.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+ts.Token)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		ts.t.Fatal(err)
+		ts.T.Fatal(err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != 200 {
-		ts.t.Fatalf("GET %s: status %d", path, resp.StatusCode)
+		ts.T.Fatalf("GET %s: status %d", path, resp.StatusCode)
 	}
-	frames := readFrames(ts.t, resp.Body)
+	frames := readFrames(ts.T, resp.Body)
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		ts.t.Fatalf("GET %s did not end", path)
+		ts.T.Fatalf("GET %s did not end", path)
 	}
 	return frames
 }

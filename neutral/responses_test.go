@@ -14,7 +14,7 @@ import (
 
 func TestJSONResponseAndRecovery(t *testing.T) {
 	eachStore(t, setup{}, func(t *testing.T, ts *testServer) {
-		r := ts.post("/responses", `{"input":"Hello! What can you help me with?","metadata":{"trace":"abc"}}`)
+		r := ts.Post("/responses", `{"input":"Hello! What can you help me with?","metadata":{"trace":"abc"}}`)
 		mustStatus(t, r, 200)
 		env := r.JSON(t)
 		id, sid := env["id"].(string), env["sessionId"].(string)
@@ -35,19 +35,19 @@ func TestJSONResponseAndRecovery(t *testing.T) {
 			t.Fatal("missing Harnest-Response-Id header")
 		}
 		// Recovery returns exactly the same JSON.
-		got := ts.get("/responses/" + id + "?sessionId=" + sid)
+		got := ts.Get("/responses/" + id + "?sessionId=" + sid)
 		mustStatus(t, got, 200)
 		if string(got.Body) != string(r.Body) {
 			t.Fatalf("receipt differs:\n%s\n%s", got.Body, r.Body)
 		}
-		mustStatus(t, ts.get("/responses/"+id), 400)
-		mustStatus(t, ts.get("/responses/"+id+"?sessionId=%20"), 400)
-		mustStatus(t, ts.get("/responses/"+id+"?sessionId=other"), 404)
-		mustStatus(t, ts.get("/responses/resp_nope?sessionId="+sid), 404)
+		mustStatus(t, ts.Get("/responses/"+id), 400)
+		mustStatus(t, ts.Get("/responses/"+id+"?sessionId=%20"), 400)
+		mustStatus(t, ts.Get("/responses/"+id+"?sessionId=other"), 404)
+		mustStatus(t, ts.Get("/responses/resp_nope?sessionId="+sid), 404)
 
 		// A follow-up in the same session; the transcript has both turns.
-		mustStatus(t, ts.post("/responses", `{"input":"Tell me more.","sessionId":"`+sid+`"}`), 200)
-		msgs := ts.get("/sessions/" + sid + "/messages").JSON(t)
+		mustStatus(t, ts.Post("/responses", `{"input":"Tell me more.","sessionId":"`+sid+`"}`), 200)
+		msgs := ts.Get("/sessions/" + sid + "/messages").JSON(t)
 		list := msgs["messages"].([]any)
 		if len(list) != 4 || msgs["nextCursor"] != nil || msgs["sessionId"] != sid || msgs["userId"] != "_harnest_neutral" {
 			t.Fatalf("transcript %v", msgs)
@@ -71,17 +71,17 @@ func TestResponseRequestErrors(t *testing.T) {
 			`{"input":"hi","unknown":1}`, `{"input":"hi","sessionId":""}`, `{"input":"hi","sessionId":7}`,
 			`{"input":"hi","metadata":[]}`, `{"input":"hi","metadata":"x"}`, `[]`, `not json`,
 		} {
-			r := ts.post("/responses", body)
+			r := ts.Post("/responses", body)
 			mustStatus(t, r, 400)
 		}
-		mustStatus(t, ts.do("POST", "/responses", "text/plain", []byte(`{"input":"hi"}`)), 415)
-		mustStatus(t, ts.post("/responses", `{"input":"`+strings.Repeat("x", 1<<20)+`"}`), 413)
-		r := ts.post("/responses", `{"input":"hi","sessionId":"missing"}`)
+		mustStatus(t, ts.Do("POST", "/responses", "text/plain", []byte(`{"input":"hi"}`)), 415)
+		mustStatus(t, ts.Post("/responses", `{"input":"`+strings.Repeat("x", 1<<20)+`"}`), 413)
+		r := ts.Post("/responses", `{"input":"hi","sessionId":"missing"}`)
 		mustStatus(t, r, 404)
 		if r.JSON(t)["detail"] != "Session not found" {
 			t.Fatalf("404 body %s", r.Body)
 		}
-		if n := len(ts.get("/sessions").JSON(t)["sessions"].([]any)); n != 0 {
+		if n := len(ts.Get("/sessions").JSON(t)["sessions"].([]any)); n != 0 {
 			t.Fatalf("rejected requests created %d sessions", n)
 		}
 	})
@@ -89,7 +89,7 @@ func TestResponseRequestErrors(t *testing.T) {
 
 func TestSSEStream(t *testing.T) {
 	cfg := func(c *configT) { c.Spec.Backend.Echo.ToolCall = true }
-	eachStore(t, setup{config: cfg}, func(t *testing.T, ts *testServer) {
+	eachStore(t, setup{Config: cfg}, func(t *testing.T, ts *testServer) {
 		frames, resp := ts.stream(`{"input":"Hello!","stream":true}`)
 		if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
 			t.Fatalf("content type %q", ct)
@@ -126,7 +126,7 @@ func TestSSEStream(t *testing.T) {
 		}
 		// The stream's receipt equals the JSON a non-streaming call returns.
 		rid, sid := last["responseId"].(string), last["sessionId"].(string)
-		receipt := ts.get("/responses/" + rid + "?sessionId=" + sid).JSON(t)
+		receipt := ts.Get("/responses/" + rid + "?sessionId=" + sid).JSON(t)
 		if receipt["id"] != rid || receipt["status"] != "completed" || receipt["outputText"] != "Echo: Hello!" {
 			t.Fatalf("receipt %v", receipt)
 		}
@@ -139,14 +139,14 @@ func TestSSEStream(t *testing.T) {
 
 func TestAgentFailure(t *testing.T) {
 	cfg := func(c *configT) { c.Spec.Backend.Echo.Fail = true }
-	eachStore(t, setup{config: cfg}, func(t *testing.T, ts *testServer) {
-		r := ts.post("/responses", `{"input":"boom"}`)
+	eachStore(t, setup{Config: cfg}, func(t *testing.T, ts *testServer) {
+		r := ts.Post("/responses", `{"input":"boom"}`)
 		mustStatus(t, r, 500)
 		if strings.Contains(string(r.Body), "configured to fail") {
 			t.Fatal("agent error text leaked to the client")
 		}
 		rid, sid := r.Header.Get("Harnest-Response-Id"), r.Header.Get("Harnest-Session-Id")
-		receipt := ts.get("/responses/" + rid + "?sessionId=" + sid).JSON(t)
+		receipt := ts.Get("/responses/" + rid + "?sessionId=" + sid).JSON(t)
 		if receipt["status"] != "failed" || receipt["error"].(map[string]any)["code"] != "invocation_failed" || receipt["outputText"] != "" {
 			t.Fatalf("receipt %v", receipt)
 		}
@@ -161,7 +161,7 @@ func TestAgentFailure(t *testing.T) {
 			}
 		}
 		// A failed turn adds nothing to the transcript.
-		msgs := ts.get("/sessions/" + sid + "/messages").JSON(t)
+		msgs := ts.Get("/sessions/" + sid + "/messages").JSON(t)
 		if len(msgs["messages"].([]any)) != 0 {
 			t.Fatalf("failed turn in transcript: %v", msgs)
 		}
@@ -173,13 +173,13 @@ func TestTimeout(t *testing.T) {
 		c.Spec.Backend.Echo.DelayMs = 2000
 		c.Server.HTTP.RequestTimeoutSeconds = 0.2
 	}
-	eachStore(t, setup{config: cfg}, func(t *testing.T, ts *testServer) {
-		r := ts.post("/responses", `{"input":"slow"}`)
+	eachStore(t, setup{Config: cfg}, func(t *testing.T, ts *testServer) {
+		r := ts.Post("/responses", `{"input":"slow"}`)
 		mustStatus(t, r, 504)
 		if r.JSON(t)["detail"] != "Response timed out" {
 			t.Fatalf("504 body %s", r.Body)
 		}
-		receipt := ts.get("/responses/" + r.Header.Get("Harnest-Response-Id") + "?sessionId=" + r.Header.Get("Harnest-Session-Id")).JSON(t)
+		receipt := ts.Get("/responses/" + r.Header.Get("Harnest-Response-Id") + "?sessionId=" + r.Header.Get("Harnest-Session-Id")).JSON(t)
 		if receipt["status"] != "failed" || receipt["error"].(map[string]any)["code"] != "timed_out" {
 			t.Fatalf("receipt %v", receipt)
 		}
@@ -190,13 +190,13 @@ func TestEmptyOutputIs502(t *testing.T) {
 	silent := runtime.AgentFunc(func(ctx context.Context, turn *runtime.Turn, emit runtime.Emit) error {
 		return emit(runtime.Event{Type: runtime.EventAgentActivity, Activity: "started"})
 	})
-	eachStore(t, setup{agent: silent}, func(t *testing.T, ts *testServer) {
-		r := ts.post("/responses", `{"input":"hi"}`)
+	eachStore(t, setup{Agent: silent}, func(t *testing.T, ts *testServer) {
+		r := ts.Post("/responses", `{"input":"hi"}`)
 		mustStatus(t, r, 502)
 		if r.JSON(t)["detail"] != "Agent completed without customer-facing output" {
 			t.Fatalf("502 body %s", r.Body)
 		}
-		receipt := ts.get("/responses/" + r.Header.Get("Harnest-Response-Id") + "?sessionId=" + r.Header.Get("Harnest-Session-Id")).JSON(t)
+		receipt := ts.Get("/responses/" + r.Header.Get("Harnest-Response-Id") + "?sessionId=" + r.Header.Get("Harnest-Session-Id")).JSON(t)
 		if receipt["status"] != "failed" {
 			t.Fatalf("receipt %v", receipt)
 		}
@@ -228,8 +228,8 @@ func (a *blockingAgent) Run(ctx context.Context, turn *runtime.Turn, emit runtim
 
 func TestClosingStreamCancels(t *testing.T) {
 	agent := newBlockingAgent()
-	eachStore(t, setup{agent: agent}, func(t *testing.T, ts *testServer) {
-		mustStatus(t, ts.post("/sessions", `{"id":"c"}`), 201)
+	eachStore(t, setup{Agent: agent}, func(t *testing.T, ts *testServer) {
+		mustStatus(t, ts.Post("/sessions", `{"id":"c"}`), 201)
 		ctx, cancel := context.WithCancel(context.Background())
 		req, _ := http.NewRequestWithContext(ctx, "POST", ts.URL+"/responses", strings.NewReader(`{"input":"x","stream":true,"sessionId":"c"}`))
 		req.Header.Set("Content-Type", "application/json")
@@ -240,37 +240,37 @@ func TestClosingStreamCancels(t *testing.T) {
 		rid := resp.Header.Get("Harnest-Response-Id")
 		<-agent.started
 		// While it runs, the receipt is in_progress and the session is busy.
-		if st := ts.get("/responses/" + rid + "?sessionId=c").JSON(t)["status"]; st != "in_progress" {
+		if st := ts.Get("/responses/" + rid + "?sessionId=c").JSON(t)["status"]; st != "in_progress" {
 			t.Fatalf("status while running %v", st)
 		}
-		mustStatus(t, ts.post("/responses", `{"input":"y","sessionId":"c"}`), 409)
-		mustStatus(t, ts.do("DELETE", "/sessions/c", "", nil), 409)
+		mustStatus(t, ts.Post("/responses", `{"input":"y","sessionId":"c"}`), 409)
+		mustStatus(t, ts.Do("DELETE", "/sessions/c", "", nil), 409)
 		cancel()
 		resp.Body.Close()
 		status := ""
 		for i := 0; i < 200 && status != "cancelled"; i++ {
 			time.Sleep(10 * time.Millisecond)
-			status, _ = ts.get("/responses/" + rid + "?sessionId=c").JSON(t)["status"].(string)
+			status, _ = ts.Get("/responses/" + rid + "?sessionId=c").JSON(t)["status"].(string)
 		}
 		if status != "cancelled" {
 			t.Fatalf("receipt after disconnect: %q", status)
 		}
 		// The session is free again.
 		go func() { agent.release <- struct{}{} }()
-		mustStatus(t, ts.post("/responses", `{"input":"y","sessionId":"c"}`), 200)
+		mustStatus(t, ts.Post("/responses", `{"input":"y","sessionId":"c"}`), 200)
 	})
 }
 
 func TestTranscriptPagination(t *testing.T) {
 	eachStore(t, setup{}, func(t *testing.T, ts *testServer) {
-		mustStatus(t, ts.post("/sessions", `{"id":"t"}`), 201)
+		mustStatus(t, ts.Post("/sessions", `{"id":"t"}`), 201)
 		for i := 0; i < 3; i++ {
-			mustStatus(t, ts.post("/responses", fmt.Sprintf(`{"input":"m%d","sessionId":"t"}`, i)), 200)
+			mustStatus(t, ts.Post("/responses", fmt.Sprintf(`{"input":"m%d","sessionId":"t"}`, i)), 200)
 		}
 		var contents []string
 		path := "/sessions/t/messages?limit=4"
 		for pages := 0; pages < 5; pages++ {
-			page := ts.get(path).JSON(t)
+			page := ts.Get(path).JSON(t)
 			for _, m := range page["messages"].([]any) {
 				contents = append(contents, m.(map[string]any)["content"].(string))
 			}
@@ -280,25 +280,25 @@ func TestTranscriptPagination(t *testing.T) {
 			}
 			path = "/sessions/t/messages?limit=4&cursor=" + next
 			// The cursor is bound to the session and the user.
-			mustStatus(t, ts.post("/sessions", `{"id":"other`+fmt.Sprint(pages)+`"}`), 201)
-			mustStatus(t, ts.get("/sessions/other"+fmt.Sprint(pages)+"/messages?cursor="+next), 400)
+			mustStatus(t, ts.Post("/sessions", `{"id":"other`+fmt.Sprint(pages)+`"}`), 201)
+			mustStatus(t, ts.Get("/sessions/other"+fmt.Sprint(pages)+"/messages?cursor="+next), 400)
 		}
 		if strings.Join(contents, ",") != "m0,Echo: m0,m1,Echo: m1,m2,Echo: m2" {
 			t.Fatalf("pages gave %v", contents)
 		}
-		mustStatus(t, ts.get("/sessions/t/messages?cursor=bad"), 400)
-		mustStatus(t, ts.get("/sessions/t/messages?limit=101"), 400)
-		mustStatus(t, ts.get("/sessions/none/messages"), 404)
+		mustStatus(t, ts.Get("/sessions/t/messages?cursor=bad"), 400)
+		mustStatus(t, ts.Get("/sessions/t/messages?limit=101"), 400)
+		mustStatus(t, ts.Get("/sessions/none/messages"), 404)
 	})
 }
 
 func TestConcurrencyGateQueues(t *testing.T) {
 	agent := newBlockingAgent()
 	cfg := func(c *configT) { c.Server.HTTP.MaxConcurrentRequests = 1 }
-	eachStore(t, setup{config: cfg, agent: agent}, func(t *testing.T, ts *testServer) {
+	eachStore(t, setup{Config: cfg, Agent: agent}, func(t *testing.T, ts *testServer) {
 		done := make(chan reply, 2)
 		for i := 0; i < 2; i++ {
-			go func() { done <- ts.post("/responses", `{"input":"q"}`) }()
+			go func() { done <- ts.Post("/responses", `{"input":"q"}`) }()
 		}
 		first := <-agent.started
 		// Only one run is admitted; the other waits in the gate.
@@ -325,8 +325,8 @@ func TestStateDeltaIsCommitted(t *testing.T) {
 		}
 		return emit(runtime.Event{Type: runtime.EventTextDelta, Delta: "ok " + string(turn.State["before"])})
 	})
-	eachStore(t, setup{agent: agent}, func(t *testing.T, ts *testServer) {
-		mustStatus(t, ts.post("/sessions", `{"id":"st","state":{"before":1}}`), 201)
+	eachStore(t, setup{Agent: agent}, func(t *testing.T, ts *testServer) {
+		mustStatus(t, ts.Post("/sessions", `{"id":"st","state":{"before":1}}`), 201)
 		frames, _ := ts.stream(`{"input":"x","stream":true,"sessionId":"st"}`)
 		if frames[1].Event != "response.state_delta" || fmt.Sprint(frames[1].Data["delta"]) != "map[seen:true]" {
 			t.Fatalf("state delta frame %s", frames[1].Raw)
@@ -334,7 +334,7 @@ func TestStateDeltaIsCommitted(t *testing.T) {
 		if frames[len(frames)-1].Data["outputText"] != "ok 1" {
 			t.Fatalf("agent did not see the state: %s", frames[len(frames)-1].Raw)
 		}
-		state := ts.get("/sessions/st").JSON(t)["state"].(map[string]any)
+		state := ts.Get("/sessions/st").JSON(t)["state"].(map[string]any)
 		if state["seen"] != true || state["before"] != float64(1) {
 			t.Fatalf("state after turn %v", state)
 		}
@@ -346,8 +346,8 @@ func TestOutputPolicy(t *testing.T) {
 		c.Spec.Backend.Echo.Thinking, c.Spec.Backend.Echo.ToolCall = true, true
 		c.Spec.Output.Thinking = true
 	}
-	eachStore(t, setup{config: shown}, func(t *testing.T, ts *testServer) {
-		env := ts.post("/responses", `{"input":"hi"}`).JSON(t)
+	eachStore(t, setup{Config: shown}, func(t *testing.T, ts *testServer) {
+		env := ts.Post("/responses", `{"input":"hi"}`).JSON(t)
 		types := ""
 		for _, item := range env["output"].([]any) {
 			types += item.(map[string]any)["type"].(string) + ","
@@ -361,7 +361,7 @@ func TestOutputPolicy(t *testing.T) {
 		off := false
 		c.Spec.Output.ToolActivity = &off
 	}
-	eachStore(t, setup{config: hidden}, func(t *testing.T, ts *testServer) {
+	eachStore(t, setup{Config: hidden}, func(t *testing.T, ts *testServer) {
 		frames, _ := ts.stream(`{"input":"hi","stream":true}`)
 		for i, f := range frames {
 			if f.Event == "response.thinking.delta" || f.Event == "response.tool_call" || f.Event == "response.tool_result" {
@@ -378,13 +378,13 @@ func TestAgentUnavailableIsShown(t *testing.T) {
 	away := runtime.AgentFunc(func(ctx context.Context, turn *runtime.Turn, emit runtime.Emit) error {
 		return runtime.Errorf(runtime.ErrAgentUnavailable, "nobody_home", "Nobody is there to answer")
 	})
-	eachStore(t, setup{agent: away}, func(t *testing.T, ts *testServer) {
-		r := ts.post("/responses", `{"input":"hi"}`)
+	eachStore(t, setup{Agent: away}, func(t *testing.T, ts *testServer) {
+		r := ts.Post("/responses", `{"input":"hi"}`)
 		mustStatus(t, r, 503)
 		if got := r.JSON(t); got["code"] != "nobody_home" || got["detail"] != "Nobody is there to answer" {
 			t.Fatalf("503 body %s", r.Body)
 		}
-		receipt := ts.get("/responses/" + r.Header.Get("Harnest-Response-Id") + "?sessionId=" + r.Header.Get("Harnest-Session-Id")).JSON(t)
+		receipt := ts.Get("/responses/" + r.Header.Get("Harnest-Response-Id") + "?sessionId=" + r.Header.Get("Harnest-Session-Id")).JSON(t)
 		if receipt["status"] != "failed" || receipt["error"].(map[string]any)["code"] != "nobody_home" {
 			t.Fatalf("receipt %v", receipt)
 		}

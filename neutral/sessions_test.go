@@ -10,24 +10,24 @@ import (
 
 func TestDiscovery(t *testing.T) {
 	eachStore(t, setup{}, func(t *testing.T, ts *testServer) {
-		r := ts.get("/healthz")
+		r := ts.Get("/healthz")
 		mustStatus(t, r, 200)
 		if string(r.Body) != `{"status":"ok"}` {
 			t.Fatalf("healthz body %s", r.Body)
 		}
-		card := ts.get("/.well-known/agent-card.json")
+		card := ts.Get("/.well-known/agent-card.json")
 		mustStatus(t, card, 200)
 		if card.JSON(t)["name"] != "Hello" {
 			t.Fatalf("card %s", card.Body)
 		}
-		agent := ts.get("/agent").JSON(t)
+		agent := ts.Get("/agent").JSON(t)
 		if agent["id"] != "hello" || agent["card"].(map[string]any)["name"] != "Hello" {
 			t.Fatalf("agent %v", agent)
 		}
 		eps := agent["endpoints"].(map[string]any)
 		for _, k := range []string{"responses", "responseStatus", "responseEvents", "responseCancel", "approvals", "clientTools", "assets", "asset", "agui", "sessions", "sessionMessages", "openapi", "openapiYaml", "docs"} {
 			if eps[k] == nil {
-				t.Errorf("endpoint %s missing from /agent: %v", k, eps)
+				t.Errorf("endpoint %s missing from /Agent: %v", k, eps)
 			}
 		}
 		for _, k := range []string{"live"} {
@@ -43,13 +43,13 @@ func TestDiscovery(t *testing.T) {
 
 func TestOpenAPIDisabledRemovesRoutes(t *testing.T) {
 	off := false
-	eachStore(t, setup{config: func(c *configT) { c.Server.OpenAPI = &off }}, func(t *testing.T, ts *testServer) {
+	eachStore(t, setup{Config: func(c *configT) { c.Server.OpenAPI = &off }}, func(t *testing.T, ts *testServer) {
 		for _, p := range []string{"/openapi.json", "/openapi.yaml", "/docs"} {
-			if r := ts.get(p); r.Status != 404 {
+			if r := ts.Get(p); r.Status != 404 {
 				t.Errorf("%s: status %d with openapi off", p, r.Status)
 			}
 		}
-		agent := ts.get("/agent").JSON(t)
+		agent := ts.Get("/agent").JSON(t)
 		eps := agent["endpoints"].(map[string]any)
 		if eps["openapi"] != nil || eps["docs"] != nil || len(agent["resources"].([]any)) != 0 {
 			t.Fatalf("/agent still advertises the docs: %v", agent)
@@ -59,19 +59,19 @@ func TestOpenAPIDisabledRemovesRoutes(t *testing.T) {
 
 func TestOpenAPIServed(t *testing.T) {
 	eachStore(t, setup{}, func(t *testing.T, ts *testServer) {
-		doc := ts.get("/openapi.json")
+		doc := ts.Get("/openapi.json")
 		mustStatus(t, doc, 200)
 		if !strings.Contains(string(doc.Body), `"createAgentResponse"`) {
 			t.Fatal("createAgentResponse missing")
 		}
-		mustStatus(t, ts.get("/openapi.yaml"), 200)
-		mustStatus(t, ts.get("/docs"), 200)
+		mustStatus(t, ts.Get("/openapi.yaml"), 200)
+		mustStatus(t, ts.Get("/docs"), 200)
 	})
 }
 
 func TestCreateAndReadSession(t *testing.T) {
 	eachStore(t, setup{}, func(t *testing.T, ts *testServer) {
-		r := ts.post("/sessions", `{"id":"trip","state":{"city":"Oslo","n":[1,2]}}`)
+		r := ts.Post("/sessions", `{"id":"trip","state":{"city":"Oslo","n":[1,2]}}`)
 		mustStatus(t, r, 201)
 		s := r.JSON(t)
 		if s["id"] != "trip" || s["userId"] != "_harnest_neutral" || s["state"].(map[string]any)["city"] != "Oslo" {
@@ -82,36 +82,36 @@ func TestCreateAndReadSession(t *testing.T) {
 				t.Errorf("session lacks %s", k)
 			}
 		}
-		mustStatus(t, ts.post("/sessions", `{"id":"trip"}`), 409)
-		got := ts.get("/sessions/trip")
+		mustStatus(t, ts.Post("/sessions", `{"id":"trip"}`), 409)
+		got := ts.Get("/sessions/trip")
 		mustStatus(t, got, 200)
 		if string(got.Body) != string(r.Body) {
 			t.Fatalf("GET differs from create:\n%s\n%s", got.Body, r.Body)
 		}
-		fresh := ts.post("/sessions", `{}`)
+		fresh := ts.Post("/sessions", `{}`)
 		mustStatus(t, fresh, 201)
 		if id := fresh.JSON(t)["id"].(string); len(id) != 32 {
 			t.Fatalf("generated id %q", id)
 		}
-		mustStatus(t, ts.get("/sessions/nope"), 404)
+		mustStatus(t, ts.Get("/sessions/nope"), 404)
 	})
 }
 
 func TestSessionRequestErrors(t *testing.T) {
 	eachStore(t, setup{}, func(t *testing.T, ts *testServer) {
 		for _, body := range []string{`{"id":""}`, `{"id":5}`, `{"state":[]}`, `{"state":"x"}`, `{"other":1}`, `[]`, `{`, `"x"`} {
-			mustStatus(t, ts.post("/sessions", body), 400)
+			mustStatus(t, ts.Post("/sessions", body), 400)
 		}
-		mustStatus(t, ts.do("POST", "/sessions", "text/plain", []byte(`{}`)), 415)
-		mustStatus(t, ts.do("POST", "/sessions", "", []byte(`{}`)), 415)
-		mustStatus(t, ts.do("POST", "/sessions", "application/json; charset=utf-8", []byte(`{}`)), 201)
+		mustStatus(t, ts.Do("POST", "/sessions", "text/plain", []byte(`{}`)), 415)
+		mustStatus(t, ts.Do("POST", "/sessions", "", []byte(`{}`)), 415)
+		mustStatus(t, ts.Do("POST", "/sessions", "application/json; charset=utf-8", []byte(`{}`)), 201)
 		big := `{"state":{"x":"` + strings.Repeat("a", 1<<20) + `"}}`
-		r := ts.post("/sessions", big)
+		r := ts.Post("/sessions", big)
 		mustStatus(t, r, 413)
 		if !strings.Contains(string(r.Body), "1MiB") {
 			t.Fatalf("413 body %s", r.Body)
 		}
-		list := ts.get("/sessions").JSON(t)
+		list := ts.Get("/sessions").JSON(t)
 		if n := len(list["sessions"].([]any)); n != 1 {
 			t.Fatalf("bad requests created sessions: %d", n)
 		}
@@ -120,18 +120,18 @@ func TestSessionRequestErrors(t *testing.T) {
 
 func TestPatchSession(t *testing.T) {
 	eachStore(t, setup{}, func(t *testing.T, ts *testServer) {
-		mustStatus(t, ts.post("/sessions", `{"id":"s","state":{"a":{"x":1},"b":2}}`), 201)
-		r := ts.do("PATCH", "/sessions/s", "application/json", []byte(`{"stateDelta":{"a":{"y":2},"c":"new"}}`))
+		mustStatus(t, ts.Post("/sessions", `{"id":"s","state":{"a":{"x":1},"b":2}}`), 201)
+		r := ts.Do("PATCH", "/sessions/s", "application/json", []byte(`{"stateDelta":{"a":{"y":2},"c":"new"}}`))
 		mustStatus(t, r, 200)
 		state := r.JSON(t)["state"].(map[string]any)
 		if fmt.Sprint(state) != "map[a:map[y:2] b:2 c:new]" {
 			t.Fatalf("shallow merge gave %v", state)
 		}
 		for _, body := range []string{`{}`, `{"stateDelta":[]}`, `{"stateDelta":{},"x":1}`, `{"state":{}}`} {
-			mustStatus(t, ts.do("PATCH", "/sessions/s", "application/json", []byte(body)), 400)
+			mustStatus(t, ts.Do("PATCH", "/sessions/s", "application/json", []byte(body)), 400)
 		}
-		mustStatus(t, ts.do("PATCH", "/sessions/none", "application/json", []byte(`{"stateDelta":{}}`)), 404)
-		if s := ts.get("/sessions/s").JSON(t)["state"].(map[string]any); len(s) != 3 {
+		mustStatus(t, ts.Do("PATCH", "/sessions/none", "application/json", []byte(`{"stateDelta":{}}`)), 404)
+		if s := ts.Get("/sessions/s").JSON(t)["state"].(map[string]any); len(s) != 3 {
 			t.Fatalf("rejected patches changed state: %v", s)
 		}
 	})
@@ -139,20 +139,20 @@ func TestPatchSession(t *testing.T) {
 
 func TestDeleteSession(t *testing.T) {
 	eachStore(t, setup{}, func(t *testing.T, ts *testServer) {
-		mustStatus(t, ts.post("/sessions", `{"id":"gone"}`), 201)
-		r := ts.do("DELETE", "/sessions/gone", "", nil)
+		mustStatus(t, ts.Post("/sessions", `{"id":"gone"}`), 201)
+		r := ts.Do("DELETE", "/sessions/gone", "", nil)
 		if r.Status != 204 || len(r.Body) != 0 {
 			t.Fatalf("delete: %d %s", r.Status, r.Body)
 		}
-		mustStatus(t, ts.get("/sessions/gone"), 404)
-		mustStatus(t, ts.do("DELETE", "/sessions/gone", "", nil), 404)
+		mustStatus(t, ts.Get("/sessions/gone"), 404)
+		mustStatus(t, ts.Do("DELETE", "/sessions/gone", "", nil), 404)
 	})
 }
 
 func TestListSessionsPagination(t *testing.T) {
 	eachStore(t, setup{}, func(t *testing.T, ts *testServer) {
 		for i := 0; i < 7; i++ {
-			mustStatus(t, ts.post("/sessions", fmt.Sprintf(`{"id":"s%d"}`, i)), 201)
+			mustStatus(t, ts.Post("/sessions", fmt.Sprintf(`{"id":"s%d"}`, i)), 201)
 		}
 		var ids []string
 		cursor := ""
@@ -161,7 +161,7 @@ func TestListSessionsPagination(t *testing.T) {
 			if cursor != "" {
 				path += "&cursor=" + url.QueryEscape(cursor)
 			}
-			page := ts.get(path).JSON(t)
+			page := ts.Get(path).JSON(t)
 			for _, s := range page["sessions"].([]any) {
 				ids = append(ids, s.(map[string]any)["id"].(string))
 			}
@@ -178,14 +178,14 @@ func TestListSessionsPagination(t *testing.T) {
 			t.Fatalf("pages gave %v", ids)
 		}
 		// Exactly a full last page: nextCursor is null, not a cursor to an empty page.
-		last := ts.get("/sessions?limit=7").JSON(t)
+		last := ts.Get("/sessions?limit=7").JSON(t)
 		if last["nextCursor"] != nil {
 			t.Fatalf("full page has nextCursor %v", last["nextCursor"])
 		}
 		for _, q := range []string{"limit=0", "limit=101", "limit=x", "limit=", "cursor=garbage", "cursor=" + base64.RawURLEncoding.EncodeToString([]byte(`{"version":1,"kind":"sessions","afterSessionId":"s1","userId":"someone-else"}`))} {
-			mustStatus(t, ts.get("/sessions?"+q), 400)
+			mustStatus(t, ts.Get("/sessions?"+q), 400)
 		}
-		if n := len(ts.get("/sessions?limit=100").JSON(t)["sessions"].([]any)); n != 7 {
+		if n := len(ts.Get("/sessions?limit=100").JSON(t)["sessions"].([]any)); n != 7 {
 			t.Fatalf("limit=100 listed %d", n)
 		}
 	})

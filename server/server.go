@@ -40,6 +40,12 @@ type Options struct {
 	// Tune adjusts the runtime's options before it starts (tests: short
 	// leases, expiries and sweeps).
 	Tune func(*runtime.Options)
+	// Live adjusts the /live handler's options (tests: ping interval,
+	// write timeout, send queue).
+	Live func(*live.Options)
+	// Store replaces the configured store (tests: replicas that share one
+	// in-process store). The server does not close a store it was given.
+	Store store.Store
 }
 
 // Server is one harnest replica.
@@ -52,7 +58,13 @@ type Server struct {
 	agent   runtime.Agent
 	live    *live.Handler // nil unless server.live
 	relay   *relay.Relay
+	// ownStore: the server opened its store (and closes it).
+	ownStore bool
+	tuneLive func(*live.Options)
 }
+
+// Live is the /live handler, nil unless server.live is on.
+func (s *Server) Live() *live.Handler { return s.live }
 
 // New builds a server from a loaded folder.
 func New(ctx context.Context, f *config.Folder, o Options) (*Server, error) {
@@ -65,13 +77,14 @@ func New(ctx context.Context, f *config.Folder, o Options) (*Server, error) {
 	if o.RedisURL != "" {
 		url = o.RedisURL
 	}
-	st, err := stores.Open(ctx, stores.Options{
-		URL: url, KeyPrefix: cfg.Store.KeyPrefix,
-		ReceiptTTL: time.Duration(cfg.Store.Retention.ReceiptsSeconds) * time.Second,
-		Timeout:    cfg.Store.Redis.Timeout(),
-	})
+	st, err := openStore(ctx, cfg, url, o.Store)
 	if err != nil {
 		return nil, err
+	}
+	release := func() { // on failure: close the store unless it was given
+		if o.Store == nil {
+			st.Close()
+		}
 	}
 	// The relay (outside agents) is always served: its owner endpoints
 	// pair participants, and it is the backend when spec.backend.relay is set.
@@ -88,7 +101,7 @@ func New(ctx context.Context, f *config.Folder, o Options) (*Server, error) {
 		Auth: auth.New(tokensOf(cfg), nil), Owners: owners, FirstOwner: firstOwner,
 		Backend: cfg.Spec.Backend.Relay, Logger: log})
 	if err != nil {
-		st.Close()
+		release()
 		return nil, err
 	}
 	agent := o.Agent
@@ -99,7 +112,7 @@ func New(ctx context.Context, f *config.Folder, o Options) (*Server, error) {
 	default:
 		if agent, err = backend.New(cfg.Spec.Backend, f.Dir, log); err != nil {
 			rl.Close()
-			st.Close()
+			release()
 			return nil, err
 		}
 	}
@@ -122,12 +135,12 @@ func New(ctx context.Context, f *config.Folder, o Options) (*Server, error) {
 	}
 	svc := runtime.New(ro)
 	if err := svc.Start(ctx); err != nil {
-		st.Close()
+		release()
 		return nil, err
 	}
-	s := &Server{Folder: f, Store: st, Service: svc, log: log, agent: agent, relay: rl}
+	s := &Server{Folder: f, Store: st, Service: svc, log: log, agent: agent, relay: rl, ownStore: o.Store == nil, tuneLive: o.Live}
 	if s.Handler, err = s.routes(); err != nil {
-		st.Close()
+		release()
 		return nil, err
 	}
 	return s, nil
@@ -146,8 +159,12 @@ func (s *Server) routes() (http.Handler, error) {
 	s.relay.Register(mux)
 	endpoints := neutral.Endpoints()
 	if cfg.Server.Live {
-		s.live = live.New(live.Options{Service: s.Service, Auth: authn, Logger: s.log,
-			MaxFrameBytes: int64(cfg.Server.Limits.MaxRequestBytes), AllowedOrigins: cfg.Server.AllowedOrigins})
+		lo := live.Options{Service: s.Service, Auth: authn, Logger: s.log,
+			MaxFrameBytes: int64(cfg.Server.Limits.MaxRequestBytes), AllowedOrigins: cfg.Server.AllowedOrigins}
+		if s.tuneLive != nil {
+			s.tuneLive(&lo)
+		}
+		s.live = live.New(lo)
 		mux.Handle("GET /live", s.live)
 		endpoints["live"] = "/live"
 	} else {
@@ -244,7 +261,7 @@ func (s *Server) Serve(ctx context.Context, l net.Listener, grace time.Duration)
 	go func() { errc <- hs.Serve(l) }()
 	select {
 	case err := <-errc:
-		s.Store.Close()
+		s.closeStore()
 		return err
 	case <-ctx.Done():
 	}
@@ -269,7 +286,7 @@ func (s *Server) Serve(ctx context.Context, l net.Listener, grace time.Duration)
 	}
 	_ = s.Service.Shutdown(context.Background())
 	s.closeAgent()
-	s.Store.Close()
+	s.closeStore()
 	if serveErr := <-errc; !errors.Is(serveErr, http.ErrServerClosed) {
 		return serveErr
 	}
@@ -286,6 +303,27 @@ func (s *Server) Close() error {
 	}
 	_ = s.Service.Shutdown(ctx)
 	s.closeAgent()
+	return s.closeStore()
+}
+
+// openStore returns the given store, or opens the one the config names
+// (url overrides store.redis.url).
+func openStore(ctx context.Context, cfg config.Config, url string, given store.Store) (store.Store, error) {
+	if given != nil {
+		return given, nil
+	}
+	return stores.Open(ctx, stores.Options{
+		URL: url, KeyPrefix: cfg.Store.KeyPrefix,
+		ReceiptTTL: time.Duration(cfg.Store.Retention.ReceiptsSeconds) * time.Second,
+		Timeout:    cfg.Store.Redis.Timeout(),
+	})
+}
+
+// closeStore closes the store if the server opened it.
+func (s *Server) closeStore() error {
+	if !s.ownStore {
+		return nil
+	}
 	return s.Store.Close()
 }
 

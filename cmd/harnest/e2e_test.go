@@ -22,8 +22,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/r3labs/sse/v2"
-
 	"github.com/harnest/harnest/internal/testutil"
 )
 
@@ -380,14 +378,8 @@ func receiptPath(v map[string]any) string {
 // ---------------------------------------------------------------------------
 // SSE
 
-// sseFrame is one parsed SSE frame.
-type sseFrame struct {
-	Event string
-	ID    string
-	Data  map[string]any
-	Raw   string
-	Err   error // the frame's data is not JSON
-}
+// sseFrame is one parsed SSE frame (the tests' one reader: testutil).
+type sseFrame = testutil.SSEFrame
 
 // sseStream is an open streaming response whose frames arrive on a channel.
 type sseStream struct {
@@ -423,22 +415,14 @@ func (h *harnest) openStream(t *testing.T, body string) *sseStream {
 // read parses the stream's frames into s.frames until it ends.
 func (s *sseStream) read(ctx context.Context) {
 	defer close(s.frames)
-	reader := sse.NewEventStreamReader(s.resp.Body, 1<<20)
-	for {
-		raw, err := reader.ReadEvent()
-		if len(raw) > 0 {
-			if f, ok := parseFrame(raw); ok {
-				select {
-				case s.frames <- f:
-				case <-ctx.Done():
-					return
-				}
-			}
+	testutil.EachSSE(s.resp.Body, func(f sseFrame) bool {
+		select {
+		case s.frames <- f:
+			return true
+		case <-ctx.Done():
+			return false
 		}
-		if err != nil {
-			return
-		}
-	}
+	})
 }
 
 // next returns the next frame; false when the stream has ended.
@@ -470,27 +454,6 @@ func (s *sseStream) rest(t *testing.T, limit time.Duration) []sseFrame {
 		}
 		frames = append(frames, f)
 	}
-}
-
-func parseFrame(raw []byte) (sseFrame, bool) {
-	f := sseFrame{Raw: string(raw)}
-	data := ""
-	for _, line := range strings.Split(strings.TrimRight(string(raw), "\n"), "\n") {
-		switch {
-		case strings.HasPrefix(line, ":"): // keep-alive comment
-		case strings.HasPrefix(line, "event: "):
-			f.Event = strings.TrimPrefix(line, "event: ")
-		case strings.HasPrefix(line, "id: "):
-			f.ID = strings.TrimPrefix(line, "id: ")
-		case strings.HasPrefix(line, "data: "):
-			data += strings.TrimPrefix(line, "data: ")
-		}
-	}
-	if data == "" {
-		return f, false
-	}
-	f.Err = json.Unmarshal([]byte(data), &f.Data)
-	return f, true
 }
 
 func eventNames(frames []sseFrame) []string {
