@@ -66,6 +66,9 @@ const (
 	CodeShutdown         = "server_shutdown"
 	CodeLeaseLost        = "lease_lost"
 	CodeReplicaLost      = "replica_lost"
+	// CodeStoreUnavailable: the state store did not answer (also when a
+	// backend's own store call failed: a 503 the caller may retry).
+	CodeStoreUnavailable = "store_unavailable"
 )
 
 // OutputItem is one entry of output[]: a folded message or thinking block,

@@ -259,6 +259,14 @@ func (r *Response) run(first *ticket) {
 
 var errDeadline = errors.New("response deadline passed")
 
+// isStoreFailure reports whether a backend's error is a store failure it
+// passed on (Turn.History's, or its own store call's): the caller gets 503
+// store_unavailable and may retry, not 500 agent_failed.
+func isStoreFailure(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Kind == ErrUnavailable && e.Code == CodeStoreUnavailable
+}
+
 // runAgent runs the agent under the deadline and behind admission. The
 // deadline covers the wait for a slot too, so no run queues forever. A
 // suspension gives the slot back and stops the deadline; resuming takes a
@@ -380,7 +388,8 @@ func (r *Response) finish(runErr error) {
 		fail = errCancelled
 	case errors.Is(runErr, ErrApprovalDenied), errors.Is(runErr, ErrApprovalExpired):
 		fail = errDenied
-	case errors.Is(runErr, ErrAgentUnavailable), errors.Is(runErr, ErrAgentRefused), errors.Is(runErr, ErrRateLimited):
+	case errors.Is(runErr, ErrAgentUnavailable), errors.Is(runErr, ErrAgentRefused), errors.Is(runErr, ErrRateLimited),
+		isStoreFailure(runErr):
 		fail = AsError(runErr) // its code and sentence are meant for the caller
 	default:
 		s.log.Warn("agent failed", "responseId", r.ID, "err", runErr)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -349,6 +350,11 @@ func TestServiceNoOutputAndAgentFailure(t *testing.T) {
 	}{
 		{"no output", func(emit Emit) error { return emit(Event{Type: EventTextDelta, Delta: "  "}) }, ErrNoOutput, CodeNoOutput},
 		{"agent error", func(emit Emit) error { return errors.New("secret internal detail") }, ErrAgentFailed, CodeInvocationFailed},
+		// A backend that passes on a store failure (Turn.History's) fails
+		// the turn as the store being unavailable (503), not as the agent.
+		{"store failure in the agent", func(emit Emit) error {
+			return fmt.Errorf("read history: %w", Errorf(ErrUnavailable, CodeStoreUnavailable, "The state store is unavailable; retry shortly"))
+		}, ErrUnavailable, CodeStoreUnavailable},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

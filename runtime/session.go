@@ -217,5 +217,5 @@ func sessionOut(s store.Session) Session {
 // tells the caller to retry, without internal details.
 func (s *Service) storeFailure(err error) error {
 	s.log.Error("store failure", "err", err)
-	return Errorf(ErrUnavailable, "store_unavailable", "The state store is unavailable; retry shortly")
+	return Errorf(ErrUnavailable, CodeStoreUnavailable, "The state store is unavailable; retry shortly")
 }
