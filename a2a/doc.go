@@ -4,8 +4,8 @@
 //
 // It only translates. A task is one harnest response (the task ID is the
 // response ID, the contextId the session); the runtime's portable event
-// stream becomes A2A task updates (mapping.go), and tasks are stored in
-// Redis per owner (tasks.go), so that any replica can get, list, cancel,
+// stream becomes A2A task updates (mapping.go), and tasks are kept in the
+// store per owner (tasks.go), so that any replica can get, list, cancel,
 // continue and follow them. A blocking send that starts no task and
 // completes answers with a Message; streaming, returnImmediately (0.3:
 // blocking false) and continuing a task make a Task. Approvals and client
@@ -16,7 +16,7 @@
 //
 // Use:
 //
-//	srv, err := a2a.New(a2a.Options{Service: svc, Store: st, Card: folder.Card, KeyPrefix: prefix})
+//	srv, err := a2a.New(a2a.Options{Service: svc, Store: st, Card: folder.Card})
 //	srv.Register(mux)                                     // every declared interface
 //	mux.Handle("GET /.well-known/agent-card.json", srv.CardHandler())
 package a2a

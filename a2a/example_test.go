@@ -35,7 +35,6 @@ func ExampleServer_Register() {
 	}
 	srv, err := a2a.New(a2a.Options{
 		Service: svc, Store: st, Card: folder.Card,
-		KeyPrefix:     folder.Config.Store.KeyPrefix,
 		PublicBaseURL: "https://agents.example.com",
 	})
 	if err != nil {

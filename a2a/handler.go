@@ -10,13 +10,12 @@ import (
 	"time"
 
 	"github.com/harnest/harnest/runtime"
-	"github.com/harnest/harnest/runtime/store"
 )
 
 // The operations every binding calls, whatever its wire shapes: send
 // (blocking or not), stream, get, list, cancel and subscribe. They work from
 // any replica: a task's truth is its response's receipt and event log in
-// Redis, and the stored task is a snapshot of their fold (mapping.go).
+// the store, and the stored task is a snapshot of their fold (mapping.go).
 
 // clone copies a task deeply enough that the mapper can go on folding
 // into the original while a caller encodes the copy.
@@ -408,29 +407,29 @@ func (s *Server) refresh(ctx context.Context, p runtime.Principal, m *mapper, re
 	folded := 0
 	const batch = 1000
 	for {
-		events, err := s.st.EventsAfter(ctx, p.UserID, m.task.ContextID, m.task.ID, m.seq, batch)
-		if errors.Is(err, store.ErrEventsTrimmed) {
-			break
-		}
+		frames, held, err := s.svc.LoggedEvents(ctx, p, m.task.ContextID, m.task.ID, m.seq, batch)
 		if err != nil {
 			return false, errUnavailable("The state store is unavailable; retry shortly")
 		}
-		for _, e := range events {
-			m.apply(frameFromJSON(e.Type, e.Sequence, e.JSON))
+		if !held {
+			break
 		}
-		folded += len(events)
-		if len(events) < batch || terminal(m.task.Status.State) {
+		for _, fr := range frames {
+			m.apply(frameFromJSON(fr.Type, fr.Sequence, fr.JSON))
+		}
+		folded += len(frames)
+		if len(frames) < batch || terminal(m.task.Status.State) {
 			break
 		}
 	}
 	if !terminal(m.task.Status.State) && folded == 0 {
 		if receipt == nil {
-			b, found, err := s.st.Receipt(ctx, p.UserID, m.task.ContextID, m.task.ID)
-			if err != nil {
-				return false, errUnavailable("The state store is unavailable; retry shortly")
-			}
-			if found {
+			b, err := s.svc.GetResponse(ctx, p, m.task.ContextID, m.task.ID)
+			switch {
+			case err == nil:
 				receipt = b
+			case !errors.Is(err, runtime.ErrNotFound):
+				return false, errUnavailable("The state store is unavailable; retry shortly")
 			}
 		}
 		if receipt != nil && len(m.applyReceipt(receipt)) > 0 {

@@ -93,7 +93,7 @@ func newHarness(t testing.TB, s setup) *harness {
 	if s.card != nil {
 		card = s.card(base)
 	}
-	srv, err := New(Options{Service: svc, Store: st, Card: card, KeyPrefix: prefix,
+	srv, err := New(Options{Service: svc, Store: st, Card: card,
 		Principal: func(r *http.Request) runtime.Principal {
 			if u := r.Header.Get("X-Test-User"); u != "" {
 				return runtime.Principal{UserID: u}

@@ -14,7 +14,7 @@ import (
 // stream into the task and says what A2A updates each event makes. The
 // fold is a pure function of the events (IDs of generated messages come
 // from event sequences), so every replica that reads the response's event
-// log from Redis arrives at the same task and the same updates:
+// log from the store arrives at the same task and the same updates:
 //
 //	response.created              -> status WORKING (after the SUBMITTED task)
 //	response.text.delta           -> artifact "<taskId>-response", appended
@@ -124,7 +124,7 @@ func newMapper(t Task, now func() time.Time) *mapper {
 	return &mapper{task: t, seq: -1, now: now}
 }
 
-// version orders writes of the task to Redis: later folds win, and a
+// version orders writes of the task to the store: later folds win, and a
 // resume recorded after an event wins over that event's snapshot.
 func (m *mapper) version() int64 { return int64(m.seq+1)*2 + int64(m.sub) }
 

@@ -10,12 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
-	"github.com/harnest/harnest/runtime/store/stores"
-
-	"github.com/harnest/harnest/internal/testutil"
-	"github.com/harnest/harnest/runtime"
+	"github.com/harnest/harnest/runtime/store"
 )
 
 // TestPageTokenSealedForItsUser checks that a ListTasks page token is
@@ -81,50 +76,39 @@ func listErr(t *testing.T, s *taskStore, user, token string) *Error {
 	return e
 }
 
-// TestPageTokenSharesTheServiceKey checks that the task store's own sealer
-// and the Service seal with the same key and format: one token
-// implementation and one key for every cursor the server issues.
-func TestPageTokenSharesTheServiceKey(t *testing.T) {
-	for _, c := range testutil.Stores(t) {
-		t.Run(c.Name, func(t *testing.T) {
-			ctx := context.Background()
-			prefix := testutil.Prefix(t)
-			st, err := stores.Open(ctx, stores.Options{URL: c.URL, KeyPrefix: prefix})
-			if err != nil {
+// TestPageTokenIsTheServicesCursor checks that a page token is the store's
+// cursor sealed by the Service as the A2A kind, and only as that kind: one
+// token implementation and one key for every cursor the server issues.
+func TestPageTokenIsTheServicesCursor(t *testing.T) {
+	eachTaskStore(t, func(t *testing.T, s *taskStore) {
+		ctx := context.Background()
+		now := time.Now()
+		for i := 0; i < 3; i++ {
+			if err := s.put(ctx, "u", taskAt(string(rune('a'+i)), "c", stateWorking, now.Add(time.Duration(i)*time.Second), 1)); err != nil {
 				t.Fatal(err)
 			}
-			t.Cleanup(func() { st.Close() })
-			svc := runtime.New(runtime.Options{Store: st, Agent: runtime.AgentFunc(func(context.Context, *runtime.Turn, runtime.Emit) error { return nil })})
-			own := &taskStore{rdb: st.(interface{ Client() redis.UniversalClient }).Client(), prefix: prefix, ttl: time.Hour, tokens: storeSealer(st)}
-			viaService := &taskStore{rdb: st.(interface{ Client() redis.UniversalClient }).Client(), prefix: prefix, ttl: time.Hour, tokens: svc}
-			now := time.Now()
-			for i := 0; i < 3; i++ {
-				if err := own.put(ctx, "u", taskAt(string(rune('a'+i)), "c", stateWorking, now.Add(time.Duration(i)*time.Second), 1)); err != nil {
-					t.Fatal(err)
-				}
-			}
-			for _, pair := range [][2]*taskStore{{own, viaService}, {viaService, own}} {
-				first, err := pair[0].list(ctx, "u", listRequest{PageSize: 1})
-				if err != nil || first.NextPageToken == "" {
-					t.Fatalf("first page: %v %+v", err, first)
-				}
-				next, err := pair[1].list(ctx, "u", listRequest{PageSize: 1, PageToken: first.NextPageToken})
-				if err != nil || len(next.Tasks) != 1 || next.Tasks[0].ID != "b" {
-					t.Fatalf("second page through the other sealer: %v %+v", err, next)
-				}
-			}
-			// The Service opens the store's token as the A2A kind, and
-			// only as that kind.
-			first, _ := own.list(ctx, "u", listRequest{PageSize: 1})
-			var p pageToken
-			if ok, err := svc.OpenToken(ctx, first.NextPageToken, pageTokenKind, "u", &p); !ok || err != nil || p.ID != "c" {
-				t.Fatalf("Service.OpenToken: %v %v %+v", ok, err, p)
-			}
-			if ok, _ := svc.OpenToken(ctx, first.NextPageToken, "sessions", "u", &p); ok {
-				t.Fatal("a page token opened as a session cursor")
-			}
-		})
-	}
+		}
+		first, err := s.list(ctx, "u", listRequest{PageSize: 1})
+		if err != nil || len(first.Tasks) != 1 || first.Tasks[0].ID != "c" || first.NextPageToken == "" {
+			t.Fatalf("first page: %v %+v", err, first)
+		}
+		var cursor store.TaskCursor
+		if ok, err := s.svc.OpenToken(ctx, first.NextPageToken, pageTokenKind, "u", &cursor); !ok || err != nil || cursor.ID != "c" {
+			t.Fatalf("Service.OpenToken: %v %v %+v", ok, err, cursor)
+		}
+		if ok, _ := s.svc.OpenToken(ctx, first.NextPageToken, "sessions", "u", &cursor); ok {
+			t.Fatal("a page token opened as a session cursor")
+		}
+		// A cursor the Service seals is a page token.
+		tok, err := s.svc.SealToken(ctx, pageTokenKind, "u", store.TaskCursor{StatusMilli: cursor.StatusMilli - 1000, ID: "b"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		next, err := s.list(ctx, "u", listRequest{PageSize: 5, PageToken: tok})
+		if err != nil || len(next.Tasks) != 1 || next.Tasks[0].ID != "a" {
+			t.Fatalf("the page after b: %v %+v", err, next)
+		}
+	})
 }
 
 // TestListTasksForeignPageToken drives both bindings: a page token of

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/harnest/harnest/internal/auth"
 	"github.com/harnest/harnest/runtime"
 	"github.com/harnest/harnest/runtime/store"
@@ -18,7 +16,8 @@ import (
 // Options configure the A2A bindings.
 type Options struct {
 	Service *runtime.Service
-	Store   store.Store
+	// Store keeps the tasks (store.Tasks), shared by every replica.
+	Store store.Store
 	// Card is agent-card.yaml as decoded (config.Folder.Card): its
 	// supportedInterfaces decide what is mounted.
 	Card map[string]any
@@ -26,13 +25,7 @@ type Options struct {
 	// interface URL in the served card (and prefixes its path), for
 	// deployments behind a proxy: "https://agents.example.com".
 	PublicBaseURL string
-	// KeyPrefix is the store's key prefix (store.keyPrefix; default
-	// "harnest:"); tasks are kept under it.
-	KeyPrefix string
-	// TaskTTL is how long a task is kept after its last change (default
-	// 24 h; give it the receipts' retention).
-	TaskTTL time.Duration
-	Logger  *slog.Logger
+	Logger        *slog.Logger
 	// MaxBodyBytes bounds every request body (default 1 MiB).
 	MaxBodyBytes int
 	// KeepAlive is the idle time after which a stream gets an SSE comment
@@ -50,7 +43,6 @@ type Options struct {
 // Server serves the A2A bindings the card declares.
 type Server struct {
 	svc           *runtime.Service
-	st            store.Store
 	tasks         *taskStore
 	log           *slog.Logger
 	maxBody       int64
@@ -87,7 +79,7 @@ func New(o Options) (*Server, error) {
 		log.Warn(w)
 	}
 	s := &Server{
-		svc: o.Service, st: o.Store, log: log, maxBody: int64(o.MaxBodyBytes), keepAlive: o.KeepAlive,
+		svc: o.Service, tasks: &taskStore{st: o.Store, svc: o.Service}, log: log, maxBody: int64(o.MaxBodyBytes), keepAlive: o.KeepAlive,
 		followTimeout: 30 * time.Minute, principal: o.Principal, now: o.Now, mounts: mounts, info: info,
 		streaming: info.streaming,
 	}
@@ -103,15 +95,6 @@ func New(o Options) (*Server, error) {
 	if s.now == nil {
 		s.now = time.Now
 	}
-	prefix := o.KeyPrefix
-	if prefix == "" {
-		prefix = "harnest:"
-	}
-	ttl := o.TaskTTL
-	if ttl <= 0 {
-		ttl = 24 * time.Hour
-	}
-	s.tasks = &taskStore{rdb: o.Store.(interface{ Client() redis.UniversalClient }).Client(), prefix: prefix, ttl: ttl, tokens: o.Service}
 	return s, nil
 }
 

@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/harnest/harnest/runtime/store/stores"
 
 	"github.com/harnest/harnest/internal/testutil"
@@ -15,18 +13,24 @@ import (
 	"github.com/harnest/harnest/runtime/store"
 )
 
+// eachTaskStore runs fn with a task store on each store, whose page tokens
+// a Service seals.
 func eachTaskStore(t *testing.T, fn func(t *testing.T, s *taskStore)) {
 	for _, c := range testutil.Stores(t) {
 		t.Run(c.Name, func(t *testing.T) {
-			prefix := testutil.Prefix(t)
-			st, err := stores.Open(context.Background(), stores.Options{URL: c.URL, KeyPrefix: prefix})
+			st, err := stores.Open(context.Background(), stores.Options{URL: c.URL, KeyPrefix: testutil.Prefix(t)})
 			if err != nil {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { st.Close() })
-			fn(t, &taskStore{rdb: st.(interface{ Client() redis.UniversalClient }).Client(), prefix: prefix, ttl: time.Hour, tokens: storeSealer(st)})
+			fn(t, &taskStore{st: st, svc: idleService(st)})
 		})
 	}
+}
+
+// idleService is a Service on the store whose agent does nothing.
+func idleService(st store.Store) *runtime.Service {
+	return runtime.New(runtime.Options{Store: st, Agent: runtime.AgentFunc(func(context.Context, *runtime.Turn, runtime.Emit) error { return nil })})
 }
 
 // taskAt is a stored-task mapper in a state at a time.
@@ -164,9 +168,4 @@ func TestTaskStoreList(t *testing.T) {
 			t.Fatal("a bad page token is accepted")
 		}
 	})
-}
-
-// storeSealer seals tokens with the store's shared key, as the Service does.
-func storeSealer(st store.Store) *runtime.TokenSealer {
-	return runtime.NewTokenSealer(func(ctx context.Context) ([]byte, error) { return st.SharedSecret(ctx, runtime.TokenSecret) })
 }

@@ -31,7 +31,6 @@
 // some 1.0-only shapes, which are then not sent (the cancelled outcome).
 //
 // To find what a thread waits for, the handler keeps one small record per
-// thread (threads.go): the response its last run started, under the
-// store's key prefix. The runtime has no "pending waits of a session"
+// thread in the store (threads.go): the response its last run started. The runtime has no "pending waits of a session"
 // query yet; with one, the record goes away.
 package agui

@@ -27,14 +27,10 @@ type Options struct {
 	// (default 15 s).
 	KeepAlive time.Duration
 	Logger    *slog.Logger
-	// Store keeps the per-thread records that resumes need, shared by
-	// every replica. Without it they are kept in this process only.
+	// Store keeps the per-thread records that resumes need
+	// (store.Threads), shared by every replica and kept as long as
+	// receipts. Without it they are kept in this process only.
 	Store store.Store
-	// KeyPrefix is the store's key prefix (store.keyPrefix; default
-	// "harnest:"); RecordTTL how long a thread record lasts (the receipt
-	// retention; default 24 h).
-	KeyPrefix string
-	RecordTTL time.Duration
 }
 
 // Handler serves POST /agui.
@@ -43,7 +39,7 @@ type Handler struct {
 	maxBody   int64
 	keepAlive time.Duration
 	log       *slog.Logger
-	threads   threads
+	threads   store.Threads
 	store     store.Store // nil without a store
 	newID     func() string
 }
@@ -61,14 +57,7 @@ func New(o Options) http.Handler {
 		h.log = slog.New(slog.DiscardHandler)
 	}
 	if o.Store != nil {
-		prefix, ttl := o.KeyPrefix, o.RecordTTL
-		if prefix == "" {
-			prefix = "harnest:"
-		}
-		if ttl <= 0 {
-			ttl = 24 * time.Hour
-		}
-		h.threads = newRedisThreads(o.Store, prefix, ttl)
+		h.threads = o.Store
 		h.store = o.Store
 	} else {
 		h.threads = &memoryThreads{}
@@ -197,7 +186,7 @@ func (h *Handler) newRun(w http.ResponseWriter, r *http.Request, p runtime.Princ
 		writeError(w, err)
 		return
 	}
-	if err := h.threads.put(ctx, p.UserID, in.ThreadID, threadRecord{ResponseID: resp.ID, UserKey: in.UserKey}); err != nil {
+	if err := h.threads.PutThread(ctx, p.UserID, in.ThreadID, store.ThreadRecord{ResponseID: resp.ID, UserKey: in.UserKey}); err != nil {
 		h.log.Warn("agui: cannot record the thread's run; it cannot be resumed", "responseId", resp.ID, "err", err)
 	}
 	w.Header().Set("Harnest-Response-Id", resp.ID)

@@ -81,7 +81,7 @@ func newTestServer(t testing.TB, redisURL string, s setup) *testServer {
 	mux := http.NewServeMux()
 	mux.Handle("/agui", auth.New(tokens, nil).Middleware(agui.New(agui.Options{
 		Service: srv.Service, MaxBodyBytes: int(cfg.Server.Limits.MaxRequestBytes), KeepAlive: s.keepAlive,
-		Store: srv.Store, KeyPrefix: cfg.Store.KeyPrefix, RecordTTL: cfg.Store.Retention.Receipts(),
+		Store: srv.Store,
 	})))
 	mux.Handle("/", srv.Handler)
 	hs := httptest.NewServer(mux)

@@ -22,7 +22,7 @@ const (
 // response while that response requires action (the runtime holds one wait
 // per response, so this is one action or none).
 type pendingSet struct {
-	rec     threadRecord
+	rec     store.ThreadRecord
 	found   bool             // the thread has a recorded run
 	receipt runtime.Envelope // that run's receipt, when found
 	actions []runtime.RequiredAction
@@ -33,7 +33,7 @@ type pendingSet struct {
 // the session was deleted) means nothing is pending.
 func (h *Handler) pending(ctx context.Context, p runtime.Principal, thread string) (pendingSet, error) {
 	var ps pendingSet
-	rec, ok, err := h.threads.get(ctx, p.UserID, thread)
+	rec, ok, err := h.threads.GetThread(ctx, p.UserID, thread)
 	if err != nil {
 		h.log.Error("agui: cannot read a thread record", "err", err)
 		return ps, runtime.Errorf(runtime.ErrUnavailable, "store_unavailable", "The state store is unavailable; retry shortly")

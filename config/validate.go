@@ -5,8 +5,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-
-	"github.com/redis/go-redis/v9"
 )
 
 var (
@@ -238,8 +236,21 @@ func redisURLProblem(raw string) string {
 	default:
 		return "must start with redis://, rediss:// or unix://; " + forms
 	}
-	if _, err := redis.ParseURL(raw); err != nil {
-		return strings.TrimPrefix(err.Error(), "redis: ") + "; " + forms
+	if u.Scheme == "unix" {
+		if u.Path == "" {
+			return "a unix:// URL needs the socket's path; " + forms
+		}
+		return ""
+	}
+	if port := u.Port(); port != "" {
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+			return "invalid port " + strconv.Quote(port) + "; " + forms
+		}
+	}
+	if db := strings.TrimPrefix(u.Path, "/"); db != "" {
+		if n, err := strconv.Atoi(db); err != nil || n < 0 {
+			return "invalid database number; " + forms
+		}
 	}
 	return ""
 }

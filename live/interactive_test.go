@@ -349,14 +349,17 @@ func TestTinyQueueBackpressure(t *testing.T) {
 }
 
 func TestHeartbeat(t *testing.T) {
-	fast := func(o *live.Options) { o.PingInterval = 50 * time.Millisecond }
+	// Intervals long enough that a loaded machine (the race detector, the
+	// whole suite in parallel) still answers each ping in time.
+	fast := func(o *live.Options) { o.PingInterval = 200 * time.Millisecond }
 	ts := newLiveServer(t, "", setup{Live: fast})
-	// A client that reads (and so answers pings) stays connected.
+	// A client that reads (and so answers pings) stays connected over
+	// several intervals.
 	c, _ := ts.connect("")
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_ = c.ws.SetReadDeadline(time.Now().Add(400 * time.Millisecond))
+		_ = c.ws.SetReadDeadline(time.Now().Add(1200 * time.Millisecond))
 		_, _, _ = c.ws.ReadMessage() // answers pings until the deadline
 	}()
 	<-done

@@ -3,11 +3,13 @@ package relay
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/harnest/harnest/runtime"
+	"github.com/harnest/harnest/runtime/store"
 )
 
 // relayAgent is the relay backend: a turn becomes an inbox item for a
@@ -44,12 +46,12 @@ const (
 
 // turnFailure ends a turn without an answer: it names the failure in an
 // agent_activity event and returns e, whose kind the runtime passes on
-// (ErrAgentUnavailable, ErrAgentRefused or ErrRateLimited), so that e's
+// (ErrAgentUnavailable, ErrAgentRefused, ErrRateLimited or ErrInvalid), so that e's
 // code and sentence reach the receipt and the caller.
 func turnFailure(emit runtime.Emit, e *runtime.Error) error {
 	activity := ActivityFailed
 	switch {
-	case errors.Is(e, runtime.ErrAgentRefused):
+	case errors.Is(e, runtime.ErrAgentRefused), errors.Is(e, runtime.ErrInvalid):
 		activity = ActivityRefused
 	case errors.Is(e, runtime.ErrRateLimited):
 		activity = ActivityRateLimited
@@ -58,10 +60,25 @@ func turnFailure(emit runtime.Emit, e *runtime.Error) error {
 	return e
 }
 
+// storeFailure is a turn that failed because the store did not answer:
+// the runtime records it as store_unavailable (HTTP 503), and the caller
+// may retry. The store's own error stays out of the receipt.
+func storeFailure(err error) error {
+	return fmt.Errorf("relay: %w: %w", err,
+		runtime.Errorf(runtime.ErrUnavailable, runtime.CodeStoreUnavailable, "The state store is unavailable; retry shortly"))
+}
+
 // unavailable is a transient turn failure (HTTP 503): the caller may try
 // again later.
 func unavailable(code, format string, args ...any) *runtime.Error {
 	return runtime.Errorf(runtime.ErrAgentUnavailable, code, format, args...)
+}
+
+// invalidQuestion is a question the outside agent cannot take (blank, or
+// too long): bad input (runtime.ErrInvalid, HTTP 400), whose code and
+// sentence the runtime hands to the caller. Asking again does not help.
+func invalidQuestion(format string, args ...any) *runtime.Error {
+	return runtime.Errorf(runtime.ErrInvalid, CodeQuestion, format, args...)
 }
 
 func (a *relayAgent) deadline() time.Duration {
@@ -95,10 +112,10 @@ func (a *relayAgent) Run(ctx context.Context, turn *runtime.Turn, emit runtime.E
 	}
 	question := turn.Input
 	if strings.TrimSpace(question) == "" {
-		return turnFailure(emit, unavailable(CodeQuestion, "The outside agent answers text questions only"))
+		return turnFailure(emit, invalidQuestion("The outside agent answers text questions only; send the question as text"))
 	}
 	if utf8.RuneCountInString(question) > MaxQuestionChars {
-		return turnFailure(emit, unavailable(CodeQuestion, "The question is longer than %d characters", MaxQuestionChars))
+		return turnFailure(emit, invalidQuestion("The question is longer than %d characters; shorten it", MaxQuestionChars))
 	}
 	if owner == "" {
 		// Visitors are allowed, but no owner is configured to pair anyone.
@@ -107,9 +124,10 @@ func (a *relayAgent) Run(ctx context.Context, turn *runtime.Turn, emit runtime.E
 	if visitor {
 		// One bucket per UTC day (the bucket's window starts at midnight
 		// UTC), so the wait is the time until the next UTC day.
-		ok, wait, err := r.st.take(ctx, owner, "visitors", "turns", a.visitorCap(), 24*time.Hour, r.now())
+		b := store.RelayBucket{Owner: owner, Name: "visitors", Subject: "turns", Limit: a.visitorCap(), Window: 24 * time.Hour}
+		ok, wait, err := r.st.TakeRelayBucket(ctx, b, r.now())
 		if err != nil {
-			return err
+			return storeFailure(err)
 		}
 		if !ok {
 			e := runtime.Errorf(runtime.ErrRateLimited, CodeVisitorCap,
@@ -124,25 +142,26 @@ func (a *relayAgent) Run(ctx context.Context, turn *runtime.Turn, emit runtime.E
 		if e, ok := err.(*runtime.Error); ok {
 			return turnFailure(emit, e)
 		}
-		return err
+		return storeFailure(err)
 	}
 	now := r.now()
-	item, err := r.st.enqueue(ctx, owner, p.ID, question, now, now.Add(a.deadline()), MaxPending)
+	item := store.RelayItem{ID: newUUID(), Participant: p.ID, Text: question, AskedAt: now, DeadlineAt: now.Add(a.deadline())}
+	err = r.st.EnqueueRelayItem(ctx, owner, item, MaxPending)
 	switch {
-	case err == errPaused:
+	case errors.Is(err, store.ErrParticipantPaused):
 		return turnFailure(emit, unavailable(CodePaused, "The outside agent %q is paused by its owner", p.Name))
-	case err == errGone:
+	case errors.Is(err, store.ErrParticipantGone):
 		return turnFailure(emit, unavailable(CodeNoParticipant, "No outside agent is connected"))
-	case err == errFull:
+	case errors.Is(err, store.ErrInboxFull):
 		return turnFailure(emit, unavailable(CodeBusy, "The outside agent %q already has %d questions waiting", p.Name, MaxPending))
 	case err != nil:
-		return err
+		return storeFailure(err)
 	}
 	reply, err := a.await(ctx, p, item)
 	if err != nil {
 		// The turn is over without an answer: take the item back.
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
-		_ = r.st.cancel(cctx, owner, p.ID, item.RelayID)
+		_ = r.st.CancelRelayItem(cctx, owner, p.ID, item.ID)
 		cancel()
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -150,7 +169,7 @@ func (a *relayAgent) Run(ctx context.Context, turn *runtime.Turn, emit runtime.E
 		if e, ok := err.(*runtime.Error); ok {
 			return turnFailure(emit, e)
 		}
-		return err
+		return storeFailure(err)
 	}
 	for _, d := range splitDeltas(reply) {
 		if err := emit(runtime.Event{Type: runtime.EventTextDelta, Delta: d}); err != nil {
@@ -163,19 +182,19 @@ func (a *relayAgent) Run(ctx context.Context, turn *runtime.Turn, emit runtime.E
 // pick chooses, among owner's participants, the configured one (by name
 // and kind) or any active one; a match that is only paused fails as
 // paused. Another owner's participants are never considered.
-func (a *relayAgent) pick(ctx context.Context, owner string) (Participant, error) {
+func (a *relayAgent) pick(ctx context.Context, owner string) (store.RelayParticipant, error) {
 	r := (*Relay)(a)
-	ps, err := r.st.participants(ctx, owner, r.now())
+	ps, err := r.st.ListParticipants(ctx, owner, r.now())
 	if err != nil {
-		return Participant{}, err
+		return store.RelayParticipant{}, err
 	}
-	var paused *Participant
+	var paused *store.RelayParticipant
 	for i := range ps {
 		p := ps[i]
 		if a.backend.Name != "" && p.Name != a.backend.Name || a.backend.Kind != "" && p.Kind != a.backend.Kind {
 			continue
 		}
-		if p.State == StateActive {
+		if p.State == store.RelayActive {
 			return p, nil
 		}
 		if paused == nil {
@@ -183,59 +202,67 @@ func (a *relayAgent) pick(ctx context.Context, owner string) (Participant, error
 		}
 	}
 	if paused != nil {
-		return Participant{}, unavailable(CodePaused, "The outside agent %q is paused by its owner", paused.Name)
+		return store.RelayParticipant{}, unavailable(CodePaused, "The outside agent %q is paused by its owner", paused.Name)
 	}
 	if a.backend.Name != "" || a.backend.Kind != "" {
-		return Participant{}, unavailable(CodeNoParticipant,
+		return store.RelayParticipant{}, unavailable(CodeNoParticipant,
 			"No outside agent named %q of kind %q is connected", a.backend.Name, a.backend.Kind)
 	}
-	return Participant{}, unavailable(CodeNoParticipant, "No outside agent is connected")
+	return store.RelayParticipant{}, unavailable(CodeNoParticipant, "No outside agent is connected")
 }
 
 // await waits for the item's reply, from any replica, until its deadline;
-// a participant paused or disconnected meanwhile ends the wait at once.
-func (a *relayAgent) await(ctx context.Context, p Participant, item Item) (string, error) {
+// a participant paused or disconnected meanwhile ends the wait at once. It
+// reads the store when it is woken (a reply, a cancel, a pause, a
+// disconnect) and at the deadline; with a test clock also every r.tick.
+func (a *relayAgent) await(ctx context.Context, p store.RelayParticipant, item store.RelayItem) (string, error) {
 	r := (*Relay)(a)
-	replied, done1 := r.waiters.add("r:" + item.RelayID)
-	defer done1()
-	changed, done2 := r.waiters.add("p:" + p.ID)
-	defer done2()
-	tick := time.NewTicker(2 * time.Second) // a safety net for a lost wake-up; also notices expiry on a test clock
-	defer tick.Stop()
+	replied, stopItem, err := r.st.ListenRelayItem(ctx, p.Owner, item.ID)
+	if err != nil {
+		return "", err
+	}
+	defer stopItem()
+	changed, stopInbox, err := r.st.ListenRelayInbox(ctx, p.Owner, p.ID)
+	if err != nil {
+		return "", err
+	}
+	defer stopInbox()
+	var tick <-chan time.Time
+	if r.tick > 0 {
+		t := time.NewTicker(r.tick)
+		defer t.Stop()
+		tick = t.C
+	}
 	for {
-		it, ok, err := r.st.item(ctx, p.Owner, item.RelayID)
+		it, ok, err := r.st.GetRelayItem(ctx, p.Owner, item.ID)
 		if err != nil {
 			return "", err
 		}
-		if ok && it.State == itemAnswered {
+		if ok && it.State == store.RelayItemAnswered {
 			return it.Reply, nil
 		}
 		now := r.now()
-		if !ok || it.State == itemCancelled || !now.Before(item.DeadlineAt) {
+		if !ok || it.State == store.RelayItemCancelled || !now.Before(item.DeadlineAt) {
 			return "", unavailable(CodeDeadline, "The outside agent %q did not answer within %s", p.Name, a.deadline())
 		}
-		cur, live, err := r.st.participant(ctx, p.Owner, p.ID, now)
+		cur, live, err := r.st.GetParticipant(ctx, p.Owner, p.ID, now)
 		if err != nil {
 			return "", err
 		}
 		if !live {
 			return "", unavailable(CodeNoParticipant, "The outside agent %q disconnected", p.Name)
 		}
-		if cur.State == StatePaused {
+		if cur.State == store.RelayPaused {
 			return "", unavailable(CodePaused, "The outside agent %q was paused by its owner", p.Name)
 		}
-		wait := time.Until(item.DeadlineAt)
-		if d := item.DeadlineAt.Sub(now); d < wait {
-			wait = d
-		}
-		timer := time.NewTimer(max(wait, time.Millisecond))
+		timer := time.NewTimer(max(item.DeadlineAt.Sub(now), time.Millisecond))
 		select {
 		case <-ctx.Done():
 			timer.Stop()
 			return "", ctx.Err()
 		case <-replied:
 		case <-changed:
-		case <-tick.C:
+		case <-tick:
 		case <-timer.C:
 		}
 		timer.Stop()

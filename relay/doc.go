@@ -21,14 +21,17 @@
 // within a daily cap per UTC day (ErrRateLimited, HTTP 429 with
 // Retry-After, code relay_visitor_cap). No participant, a paused or busy
 // one, or a passed deadline fail the turn as unavailable (HTTP 503), which
-// may change by trying later.
+// may change by trying later. A question the outside agent cannot take (not
+// text, or longer than MaxQuestionChars) is the caller's bad input (HTTP
+// 400, code relay_invalid_question).
 //
-// Everything lives in Redis under the store's key prefix with the hash tag
-// {relay}, an owner's state under o:<owner>: (see db): pairing codes,
-// participants, hashed session tokens, inboxes, items, replies, the
-// owner's feed and the rate buckets. A turn may start on one replica while
-// the outside agent polls another; replicas wake each other through one
-// pub/sub channel.
+// The relay's state lives in the store (store.Relay), which owns its
+// schema: pairing codes and session tokens (kept only as hashes),
+// participants, inboxes, items, replies, the owner's feed and the rate
+// buckets, every part of it an owner's. A turn may start on one replica
+// while the outside agent polls another: the store wakes waiters on every
+// replica (Redis pub/sub, one subscription per store), so an idle long
+// poll or feed stream makes no store reads while it waits.
 //
 // Use New, mount the endpoints with Register, let the auth middleware pass
 // the relay endpoints with IsPublic (they check the session token

@@ -104,7 +104,7 @@ func FuzzParseWait(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if w := parseWait(s); w < 0 || w > MaxWait {
+		if w := parseWait(s, MaxWait); w < 0 || w > MaxWait {
 			t.Fatalf("wait %q → %v", s, w)
 		}
 	})

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/harnest/harnest/internal/auth"
+	"github.com/harnest/harnest/runtime/store"
 )
 
 // timeFormat is how the relay writes times: UTC, milliseconds.
@@ -61,7 +62,8 @@ func limited(w http.ResponseWriter, wait time.Duration, code, detail string) {
 // allow takes one request from a minute bucket of owner's (or, with owner
 // "", the server's); false when it answered 429.
 func (r *Relay) allow(w http.ResponseWriter, req *http.Request, owner, bucket, subject string, perMinute int) bool {
-	ok, wait, err := r.st.take(req.Context(), owner, bucket, subject, perMinute, time.Minute, r.now())
+	b := store.RelayBucket{Owner: owner, Name: bucket, Subject: subject, Limit: perMinute, Window: time.Minute}
+	ok, wait, err := r.st.TakeRelayBucket(req.Context(), b, r.now())
 	if err != nil {
 		r.internal(w, err)
 		return false
@@ -75,13 +77,13 @@ func (r *Relay) allow(w http.ResponseWriter, req *http.Request, owner, bucket, s
 
 // session resolves the participant of the request's session token, or
 // answers 401.
-func (r *Relay) session(w http.ResponseWriter, req *http.Request) (Participant, bool) {
+func (r *Relay) session(w http.ResponseWriter, req *http.Request) (store.RelayParticipant, bool) {
 	token, ok := auth.BearerToken(req)
 	if ok {
-		p, found, err := r.st.byToken(req.Context(), token, r.now())
+		p, found, err := r.st.ParticipantByToken(req.Context(), hashSecret(token), r.now())
 		if err != nil {
 			r.internal(w, err)
-			return Participant{}, false
+			return store.RelayParticipant{}, false
 		}
 		if found {
 			return p, true
@@ -90,7 +92,7 @@ func (r *Relay) session(w http.ResponseWriter, req *http.Request) (Participant, 
 	w.Header().Set("WWW-Authenticate", `Bearer realm="harnest-relay"`)
 	fail(w, http.StatusUnauthorized, "invalid_session",
 		"The session token is invalid or expired; ask the owner for a new pairing code and pair again.")
-	return Participant{}, false
+	return store.RelayParticipant{}, false
 }
 
 func clientIP(req *http.Request) string {
@@ -117,12 +119,15 @@ func (r *Relay) handleExchange(w http.ResponseWriter, req *http.Request) {
 		failBody(w, berr)
 		return
 	}
-	p, token, err := r.st.exchange(req.Context(), ex.Code, ex.Name, ex.Kind, ex.Description, r.now(), SessionTTL)
+	token := newToken()
+	p, err := r.st.ExchangePairingCode(req.Context(), store.Pairing{CodeHash: codeHash(ex.Code), Name: ex.Name,
+		Kind: ex.Kind, Description: ex.Description, ParticipantID: newUUID(), TokenHash: hashSecret(token),
+		Now: r.now(), TTL: SessionTTL})
 	switch {
-	case errors.Is(err, errInvalidCode):
+	case errors.Is(err, store.ErrPairingInvalid):
 		fail(w, http.StatusUnauthorized, "invalid_code", "The pairing code is unknown, already used or expired; ask the owner for a new one.")
 		return
-	case errors.Is(err, errMismatch):
+	case errors.Is(err, store.ErrPairingMismatch):
 		fail(w, http.StatusUnprocessableEntity, "card_mismatch", "The card's name and kind must exactly match what the owner chose for this code.")
 		return
 	case err != nil:
@@ -153,8 +158,8 @@ type inboxItem struct {
 	DeadlineAt string `json:"deadline_at"`
 }
 
-// parseWait reads ?wait= in seconds, clamped to 0–20.
-func parseWait(v string) time.Duration {
+// parseWait reads ?wait= in seconds, clamped to 0–limit.
+func parseWait(v string, limit time.Duration) time.Duration {
 	if v == "" {
 		return 0
 	}
@@ -162,38 +167,56 @@ func parseWait(v string) time.Duration {
 	if err != nil || math.IsNaN(f) || f <= 0 {
 		return 0
 	}
-	if f >= MaxWait.Seconds() {
-		return MaxWait
+	if f >= limit.Seconds() {
+		return limit
 	}
 	return time.Duration(f * float64(time.Second))
 }
 
-// GET inbox?wait=
+// GET inbox?wait=: the pending items, or, when there are none, a long
+// poll of up to wait. While it waits the poll reads nothing from the
+// store: an item, a pause or a disconnect wakes it, on any replica.
 func (r *Relay) handleInbox(w http.ResponseWriter, req *http.Request) {
 	p, ok := r.session(w, req)
 	if !ok || !r.allow(w, req, p.Owner, "poll", p.ID, PollPerMinute) {
 		return
 	}
-	wait := parseWait(req.URL.Query().Get("wait"))
+	wait := parseWait(req.URL.Query().Get("wait"), r.maxWait)
 	ctx := req.Context()
-	wake, done := r.waiters.add("p:" + p.ID)
-	defer done()
-	timer := time.NewTimer(wait)
-	defer timer.Stop()
-	tick := time.NewTicker(5 * time.Second) // a safety net for a lost wake-up
-	defer tick.Stop()
-	for {
-		items, gone, err := r.inboxItems(ctx, p.Owner, p.ID)
+	var wake <-chan struct{}
+	if wait > 0 {
+		// Listen before the first read, so an item that arrives between
+		// the two wakes the poll.
+		ch, stop, err := r.st.ListenRelayInbox(ctx, p.Owner, p.ID)
 		if err != nil {
 			r.internal(w, err)
 			return
 		}
-		if gone {
-			fail(w, http.StatusUnauthorized, "invalid_session",
-				"The session ended; ask the owner for a new pairing code and pair again.")
+		defer stop()
+		wake = ch
+	}
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	for first := true; ; first = false {
+		if !first { // the session just read the participant
+			cur, live, err := r.st.GetParticipant(ctx, p.Owner, p.ID, r.now())
+			if err != nil {
+				r.internal(w, err)
+				return
+			}
+			if !live {
+				fail(w, http.StatusUnauthorized, "invalid_session",
+					"The session ended; ask the owner for a new pairing code and pair again.")
+				return
+			}
+			p = cur
+		}
+		items, err := r.inboxItems(ctx, p)
+		if err != nil {
+			r.internal(w, err)
 			return
 		}
-		if len(items) > 0 {
+		if len(items) > 0 || wait == 0 {
 			writeJSON(w, http.StatusOK, map[string]any{"items": items})
 			return
 		}
@@ -204,31 +227,25 @@ func (r *Relay) handleInbox(w http.ResponseWriter, req *http.Request) {
 			writeJSON(w, http.StatusOK, map[string]any{"items": []inboxItem{}})
 			return
 		case <-wake:
-		case <-tick.C:
 		}
 	}
 }
 
-// inboxItems lists what one of owner's participants should answer now:
-// nothing while paused.
-func (r *Relay) inboxItems(ctx context.Context, owner, pid string) ([]inboxItem, bool, error) {
-	now := r.now()
-	p, ok, err := r.st.participant(ctx, owner, pid, now)
-	if err != nil || !ok {
-		return nil, !ok, err
+// inboxItems lists what a participant should answer now: nothing while
+// paused.
+func (r *Relay) inboxItems(ctx context.Context, p store.RelayParticipant) ([]inboxItem, error) {
+	if p.State == store.RelayPaused {
+		return []inboxItem{}, nil
 	}
-	if p.State == StatePaused {
-		return nil, false, nil
-	}
-	pending, err := r.st.pending(ctx, owner, pid, now)
+	pending, err := r.st.PendingRelayItems(ctx, p.Owner, p.ID, r.now())
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	out := make([]inboxItem, len(pending))
 	for i, it := range pending {
-		out[i] = inboxItem{RelayID: it.RelayID, Text: it.Text, AskedAt: stamp(it.AskedAt), DeadlineAt: stamp(it.DeadlineAt)}
+		out[i] = inboxItem{RelayID: it.ID, Text: it.Text, AskedAt: stamp(it.AskedAt), DeadlineAt: stamp(it.DeadlineAt)}
 	}
-	return out, false, nil
+	return out, nil
 }
 
 // POST replies
@@ -247,19 +264,19 @@ func (r *Relay) handleReplies(w http.ResponseWriter, req *http.Request) {
 		failBody(w, berr)
 		return
 	}
-	err := r.st.reply(req.Context(), p.Owner, p.ID, rep.RelayID, rep.Text, r.now())
+	err := r.st.ReplyRelayItem(req.Context(), p.Owner, p.ID, rep.RelayID, rep.Text, r.now())
 	switch {
 	case err == nil:
 		writeJSON(w, http.StatusOK, map[string]bool{"accepted": true})
-	case errors.Is(err, errPaused):
+	case errors.Is(err, store.ErrParticipantPaused):
 		fail(w, http.StatusConflict, "participant_paused", "The owner paused this participant; replies are not accepted until it is resumed.")
-	case errors.Is(err, errGone):
+	case errors.Is(err, store.ErrParticipantGone):
 		fail(w, http.StatusUnauthorized, "invalid_session", "The session ended; ask the owner for a new pairing code and pair again.")
-	case errors.Is(err, errUnknownItem):
+	case errors.Is(err, store.ErrRelayItemUnknown):
 		fail(w, http.StatusNotFound, "item_not_found", "No inbox item of this participant has that relay_id.")
-	case errors.Is(err, errAnswered):
+	case errors.Is(err, store.ErrRelayItemAnswered):
 		fail(w, http.StatusConflict, "already_answered", "This item was already answered.")
-	case errors.Is(err, errExpiredItem):
+	case errors.Is(err, store.ErrRelayItemExpired):
 		writeJSON(w, http.StatusGone, map[string]any{"accepted": false, "code": "item_expired",
 			"detail": "The item's deadline has passed; the reply was not accepted. Do not retry expired work."})
 	default:
@@ -285,9 +302,10 @@ func (r *Relay) handleNotices(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	ctx, now := req.Context(), r.now()
-	entry := FeedEntry{ParticipantID: p.ID, Name: p.Name, Kind: p.Kind, At: stamp(now)}
+	entry := store.RelayFeedEntry{Participant: p.ID, Name: p.Name, Kind: p.Kind, At: stamp(now)}
 	if n.Item == nil {
-		ok, wait, err := r.st.take(ctx, p.Owner, "notice", p.ID, NoticesPerHour, time.Hour, now)
+		b := store.RelayBucket{Owner: p.Owner, Name: "notice", Subject: p.ID, Limit: NoticesPerHour, Window: time.Hour}
+		ok, wait, err := r.st.TakeRelayBucket(ctx, b, now)
 		if err != nil {
 			r.internal(w, err)
 			return
@@ -298,7 +316,8 @@ func (r *Relay) handleNotices(w http.ResponseWriter, req *http.Request) {
 		}
 		entry.Type, entry.Text = "notice", n.Text
 	} else {
-		ok, wait, err := r.st.take(ctx, p.Owner, "stage", p.ID, StagePerMinute, time.Minute, now)
+		b := store.RelayBucket{Owner: p.Owner, Name: "stage", Subject: p.ID, Limit: StagePerMinute, Window: time.Minute}
+		ok, wait, err := r.st.TakeRelayBucket(ctx, b, now)
 		if err != nil {
 			r.internal(w, err)
 			return
@@ -308,7 +327,7 @@ func (r *Relay) handleNotices(w http.ResponseWriter, req *http.Request) {
 			return
 		}
 		if n.ItemType == "say" {
-			ok, wait, err := r.st.spaced(ctx, r.st.lastSayKey(p.Owner, p.ID), SayEvery, now)
+			ok, wait, err := r.st.SpaceRelaySay(ctx, p.Owner, p.ID, SayEvery, now)
 			if err != nil {
 				r.internal(w, err)
 				return
@@ -321,11 +340,9 @@ func (r *Relay) handleNotices(w http.ResponseWriter, req *http.Request) {
 		entry.Type, entry.Item = "stage", n.Item
 	}
 	// The entry reaches only the owner who paired this participant.
-	if err := r.st.addFeed(ctx, p.Owner, entry); err != nil {
+	if _, err := r.st.AppendRelayFeed(ctx, p.Owner, entry); err != nil {
 		r.internal(w, err)
 		return
 	}
 	writeJSON(w, http.StatusAccepted, map[string]bool{"accepted": true})
 }
-
-func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }

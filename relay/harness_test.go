@@ -17,6 +17,9 @@ import (
 	"github.com/harnest/harnest/internal/testutil"
 	"github.com/harnest/harnest/relay"
 	"github.com/harnest/harnest/runtime"
+	"github.com/harnest/harnest/runtime/store"
+	"github.com/harnest/harnest/runtime/store/memstore"
+	"github.com/harnest/harnest/runtime/store/stores"
 	"github.com/harnest/harnest/server"
 )
 
@@ -53,6 +56,7 @@ type env struct {
 	URL   string
 	Relay *relay.Relay
 	Clock *clock
+	Store store.Store
 	srv   *server.Server
 }
 
@@ -60,6 +64,8 @@ type envSetup struct {
 	backend *config.RelayBackend
 	noAuth  bool
 	prefix  string
+	// shared is a store another replica uses too (nil: the env's own).
+	shared store.Store
 }
 
 func eachStore(t *testing.T, s envSetup, fn func(t *testing.T, e *env)) {
@@ -68,6 +74,25 @@ func eachStore(t *testing.T, s envSetup, fn func(t *testing.T, e *env)) {
 	}
 }
 
+// openStore opens the store of a testutil.StoreCase URL: the in-process
+// store for "", Redis otherwise; it is closed when the test ends.
+func openStore(t testing.TB, redisURL, prefix string) store.Store {
+	t.Helper()
+	if redisURL == "" {
+		st := memstore.New(memstore.Options{})
+		t.Cleanup(func() { st.Close() })
+		return st
+	}
+	st, err := stores.Open(context.Background(), stores.Options{URL: redisURL, KeyPrefix: prefix})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// newEnv starts a replica on the store of redisURL ("" is the in-process
+// store), or on s.shared.
 func newEnv(t testing.TB, redisURL string, s envSetup) *env {
 	t.Helper()
 	f, err := config.Load("../examples/hello")
@@ -104,13 +129,17 @@ func newEnv(t testing.TB, redisURL string, s envSetup) *env {
 	lazy := runtime.AgentFunc(func(ctx context.Context, turn *runtime.Turn, emit runtime.Emit) error {
 		return rl.Agent().Run(ctx, turn, emit)
 	})
-	srv, err := server.New(context.Background(), f, server.Options{RedisURL: redisURL, Agent: lazy})
+	st := s.shared
+	if st == nil {
+		st = openStore(t, redisURL, f.Config.Store.KeyPrefix)
+	}
+	srv, err := server.New(context.Background(), f, server.Options{Store: st, Agent: lazy})
 	if err != nil {
 		t.Fatal(err)
 	}
 	clk := &clock{}
 	authn := auth.New(tokens, nil)
-	rl, err = relay.New(relay.Options{Service: srv.Service, Store: srv.Store, KeyPrefix: f.Config.Store.KeyPrefix,
+	rl, err = relay.New(relay.Options{Service: srv.Service, Store: srv.Store,
 		Auth: authn, Owners: owners, FirstOwner: first, Backend: backend, Now: clk.Now})
 	if err != nil {
 		t.Fatal(err)
@@ -137,7 +166,7 @@ func newEnv(t testing.TB, redisURL string, s envSetup) *env {
 		rl.Close()
 		srv.Close()
 	})
-	return &env{t: t, URL: hs.URL, Relay: rl, Clock: clk, srv: srv}
+	return &env{t: t, URL: hs.URL, Relay: rl, Clock: clk, Store: st, srv: srv}
 }
 
 type reply struct {

@@ -1,6 +1,7 @@
 package relay
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/harnest/harnest/internal/auth"
+	"github.com/harnest/harnest/runtime/store"
 )
 
 // ownerHandler serves one owner's endpoint; owner is the caller's user ID,
@@ -46,14 +48,16 @@ func (r *Relay) handleCreatePairing(w http.ResponseWriter, req *http.Request, ow
 		failBody(w, berr)
 		return
 	}
-	expires := r.now().Add(CodeTTL)
-	code, err := r.st.createCode(req.Context(), owner, p.Name, p.Kind, expires, CodeTTL)
+	now := r.now()
+	code := newCode()
+	err := r.st.CreatePairingCode(req.Context(), store.PairingCode{Hash: codeHash(code), Owner: owner,
+		Name: p.Name, Kind: p.Kind, ExpiresAt: now.Add(CodeTTL)}, now)
 	if err != nil {
 		r.internal(w, err)
 		return
 	}
 	writeJSON(w, http.StatusCreated, map[string]string{
-		"code": code, "name": p.Name, "kind": p.Kind, "expires_at": stamp(expires),
+		"code": code, "name": p.Name, "kind": p.Kind, "expires_at": stamp(now.Add(CodeTTL)),
 	})
 }
 
@@ -67,14 +71,14 @@ type participantJSON struct {
 	ExpiresAt   string `json:"expires_at"`
 }
 
-func participantOut(p Participant) participantJSON {
+func participantOut(p store.RelayParticipant) participantJSON {
 	return participantJSON{ID: p.ID, Name: p.Name, Kind: p.Kind, Description: p.Description,
 		State: p.State, PairedAt: stamp(p.PairedAt), ExpiresAt: stamp(p.ExpiresAt)}
 }
 
 // GET /owner/outside-agents/participants: the calling owner's.
 func (r *Relay) handleParticipants(w http.ResponseWriter, req *http.Request, owner string) {
-	ps, err := r.st.participants(req.Context(), owner, r.now())
+	ps, err := r.st.ListParticipants(req.Context(), owner, r.now())
 	if err != nil {
 		r.internal(w, err)
 		return
@@ -90,7 +94,7 @@ func (r *Relay) handleParticipants(w http.ResponseWriter, req *http.Request, own
 func (r *Relay) handleSetState(state string) ownerHandler {
 	return func(w http.ResponseWriter, req *http.Request, owner string) {
 		id := req.PathValue("id")
-		ok, err := r.st.setState(req.Context(), owner, id, state, r.now())
+		ok, err := r.st.SetParticipantState(req.Context(), owner, id, state, r.now())
 		if err != nil {
 			r.internal(w, err)
 			return
@@ -99,7 +103,7 @@ func (r *Relay) handleSetState(state string) ownerHandler {
 			participantNotFound(w)
 			return
 		}
-		p, found, err := r.st.participant(req.Context(), owner, id, r.now())
+		p, found, err := r.st.GetParticipant(req.Context(), owner, id, r.now())
 		if err != nil {
 			r.internal(w, err)
 			return
@@ -114,7 +118,7 @@ func (r *Relay) handleSetState(state string) ownerHandler {
 
 // POST /owner/outside-agents/participants/{id}/disconnect (or DELETE)
 func (r *Relay) handleDisconnect(w http.ResponseWriter, req *http.Request, owner string) {
-	ok, err := r.st.disconnect(req.Context(), owner, req.PathValue("id"), r.now())
+	ok, err := r.st.DisconnectParticipant(req.Context(), owner, req.PathValue("id"), r.now())
 	if err != nil {
 		r.internal(w, err)
 		return
@@ -138,15 +142,36 @@ func (r *Relay) handleFeed(w http.ResponseWriter, req *http.Request, owner strin
 		}
 		limit = n
 	}
-	items, err := r.st.newestFeed(req.Context(), owner, limit)
+	entries, err := r.st.NewestRelayFeed(req.Context(), owner, limit)
 	if err != nil {
 		r.internal(w, err)
 		return
 	}
+	items := make([]feedEntryJSON, len(entries))
+	for i, e := range entries {
+		items[i] = feedOut(e)
+	}
 	writeJSON(w, http.StatusOK, map[string]any{"items": items})
 }
 
-// validStreamID accepts a Redis stream ID "ms-seq".
+// feedEntryJSON is one notice or stage item as the owner sees it.
+type feedEntryJSON struct {
+	ID            string          `json:"id"`
+	ParticipantID string          `json:"participant_id"`
+	Name          string          `json:"name"`
+	Kind          string          `json:"kind"`
+	Type          string          `json:"type"` // "notice" or "stage"
+	Text          string          `json:"text,omitempty"`
+	Item          json.RawMessage `json:"item,omitempty"`
+	At            string          `json:"at"`
+}
+
+func feedOut(e store.RelayFeedEntry) feedEntryJSON {
+	return feedEntryJSON{ID: e.ID, ParticipantID: e.Participant, Name: e.Name, Kind: e.Kind, Type: e.Type,
+		Text: e.Text, Item: e.Item, At: e.At}
+}
+
+// validStreamID accepts a feed ID "ms-seq".
 func validStreamID(s string) bool {
 	a, b, ok := strings.Cut(s, "-")
 	if !ok {
@@ -170,15 +195,20 @@ func (r *Relay) handleFeedStream(w http.ResponseWriter, req *http.Request, owner
 		fail(w, http.StatusBadRequest, "invalid_cursor", "Last-Event-ID must be an ID from this stream.")
 		return
 	}
+	// Listen first: an entry appended after this is woken for, one
+	// appended before is in the feed already.
+	wake, stop, err := r.st.ListenRelayFeed(ctx, owner)
+	if err != nil {
+		r.internal(w, err)
+		return
+	}
+	defer stop()
 	if after == "" {
-		var err error
-		if after, err = r.st.lastFeedID(ctx, owner); err != nil {
+		if after, err = r.st.LastRelayFeedID(ctx, owner); err != nil {
 			r.internal(w, err)
 			return
 		}
 	}
-	wake, done := r.waiters.add(feedWake(owner))
-	defer done()
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
@@ -191,15 +221,14 @@ func (r *Relay) handleFeedStream(w http.ResponseWriter, req *http.Request, owner
 	_ = rc.Flush()
 	keepAlive := time.NewTicker(15 * time.Second)
 	defer keepAlive.Stop()
-	tick := time.NewTicker(2 * time.Second)
-	defer tick.Stop()
 	for {
-		entries, err := r.st.feedAfter(ctx, owner, after, 100)
+		// An idle stream reads nothing: it is woken when an entry arrives.
+		entries, err := r.st.RelayFeedAfter(ctx, owner, after, 100)
 		if err != nil {
 			return
 		}
 		for _, e := range entries {
-			b, _ := jsonMarshal(e)
+			b, _ := json.Marshal(feedOut(e))
 			if _, err := fmt.Fprintf(w, "event: %s\nid: %s\ndata: %s\n\n", e.Type, e.ID, b); err != nil {
 				return
 			}
@@ -208,11 +237,13 @@ func (r *Relay) handleFeedStream(w http.ResponseWriter, req *http.Request, owner
 		if len(entries) > 0 {
 			_ = rc.Flush()
 		}
+		if len(entries) == 100 {
+			continue // there may be more
+		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-wake:
-		case <-tick.C:
 		case <-keepAlive.C:
 			if _, err := fmt.Fprint(w, ": keep-alive\n\n"); err != nil {
 				return

@@ -274,7 +274,7 @@ func TestFirstOwnerMustBeAnOwner(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = st.Close() })
-	_, err = relay.New(relay.Options{Store: st, KeyPrefix: "relay-first-owner:",
+	_, err = relay.New(relay.Options{Store: st,
 		Owners: map[string]bool{"alice": true}, FirstOwner: "bob"})
 	if err == nil || !strings.Contains(err.Error(), `"bob"`) {
 		t.Fatalf("New with a first owner who is not an owner: %v", err)

@@ -1,7 +1,6 @@
 package relay
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -9,8 +8,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 
 	"github.com/harnest/harnest/config"
 	"github.com/harnest/harnest/internal/auth"
@@ -50,10 +47,8 @@ const (
 type Options struct {
 	// Service is the runtime; optional (the relay only needs the store).
 	Service *runtime.Service
-	// Store holds the relay's state; its Redis client is shared.
+	// Store holds the relay's state (its Relay operations).
 	Store store.Store
-	// KeyPrefix is the configured store key prefix.
-	KeyPrefix string
 	// Auth is the server's authenticator: with no tokens configured, the
 	// anonymous user is the owner.
 	Auth *auth.Authenticator
@@ -71,41 +66,56 @@ type Options struct {
 	// pairing (Agent then still works with the defaults).
 	Backend *config.RelayBackend
 	Logger  *slog.Logger
-	// Now replaces the clock (tests).
+	// Now replaces the clock (tests). A clock given here may jump, so a
+	// turn waiting for its reply then also checks its deadline every
+	// testClockTick; with the real clock it waits on timers and wake-ups
+	// alone.
 	Now func() time.Time
 }
+
+// testClockTick is how often a turn waiting for its reply re-reads the
+// store when Options.Now replaced the clock.
+const testClockTick = 2 * time.Second
 
 // Relay serves the relay endpoints, the owner's endpoints and the relay
 // backend of one replica.
 type Relay struct {
-	st      *db
-	waiters waiters
+	// st is the store's relay part: the relay reads and writes nothing
+	// else, and wakes waiters through its Listen operations.
+	st      store.Relay
 	auth    *auth.Authenticator
 	owners  map[string]bool
 	first   string // whose participants answer visitors' turns; "" for nobody
 	backend config.RelayBackend
 	log     *slog.Logger
 	now     func() time.Time
-	stop    context.CancelFunc
+	// tick is how often a waiting turn re-reads the store: 0 (never, it
+	// is woken), or testClockTick with a test clock.
+	tick time.Duration
+	// maxWait bounds an inbox poll's wait: MaxWait (tests lengthen it).
+	maxWait time.Duration
 }
 
-// New builds a Relay and subscribes to the relay's wake-up channel.
+// New builds a Relay.
 func New(o Options) (*Relay, error) {
 	if o.Store == nil {
 		return nil, errors.New("relay: a store is required")
 	}
 	r := &Relay{
-		st:     newDB(o.Store.(interface{ Client() redis.UniversalClient }).Client(), o.KeyPrefix),
-		auth:   o.Auth,
-		owners: o.Owners,
-		log:    o.Logger,
-		now:    o.Now,
+		st:      o.Store,
+		auth:    o.Auth,
+		owners:  o.Owners,
+		log:     o.Logger,
+		now:     o.Now,
+		maxWait: MaxWait,
 	}
 	if r.log == nil {
 		r.log = slog.New(slog.DiscardHandler)
 	}
 	if r.now == nil {
 		r.now = time.Now
+	} else {
+		r.tick = testClockTick
 	}
 	if o.Backend != nil {
 		r.backend = *o.Backend
@@ -119,12 +129,6 @@ func New(o Options) (*Relay, error) {
 			"owner", first)
 	}
 	r.first = first
-	ctx, cancel := context.WithCancel(context.Background())
-	if err := r.st.listen(ctx, &r.waiters); err != nil {
-		cancel()
-		return nil, err
-	}
-	r.stop = cancel
 	return r, nil
 }
 
@@ -159,11 +163,9 @@ func firstOwner(o Options) (string, error) {
 // "" when there is none.
 func (r *Relay) visitorOwner() string { return r.first }
 
-// Close ends the relay's subscription.
-func (r *Relay) Close() error {
-	r.stop()
-	return nil
-}
+// Close releases nothing today: the store holds the relay's one
+// subscription and ends it when the store is closed.
+func (r *Relay) Close() error { return nil }
 
 // Register mounts the relay and owner endpoints.
 func (r *Relay) Register(mux *http.ServeMux) {
@@ -175,8 +177,8 @@ func (r *Relay) Register(mux *http.ServeMux) {
 
 	mux.HandleFunc("POST "+OwnerPrefix+"pairings", r.owner(r.handleCreatePairing))
 	mux.HandleFunc("GET "+OwnerPrefix+"participants", r.owner(r.handleParticipants))
-	mux.HandleFunc("POST "+OwnerPrefix+"participants/{id}/pause", r.owner(r.handleSetState(StatePaused)))
-	mux.HandleFunc("POST "+OwnerPrefix+"participants/{id}/resume", r.owner(r.handleSetState(StateActive)))
+	mux.HandleFunc("POST "+OwnerPrefix+"participants/{id}/pause", r.owner(r.handleSetState(store.RelayPaused)))
+	mux.HandleFunc("POST "+OwnerPrefix+"participants/{id}/resume", r.owner(r.handleSetState(store.RelayActive)))
 	mux.HandleFunc("POST "+OwnerPrefix+"participants/{id}/disconnect", r.owner(r.handleDisconnect))
 	mux.HandleFunc("DELETE "+OwnerPrefix+"participants/{id}", r.owner(r.handleDisconnect))
 	mux.HandleFunc("GET "+OwnerPrefix+"feed", r.owner(r.handleFeed))

@@ -9,6 +9,8 @@ import (
 
 	"github.com/harnest/harnest/config"
 	"github.com/harnest/harnest/internal/testutil"
+	"github.com/harnest/harnest/relay"
+	"github.com/harnest/harnest/runtime/store"
 )
 
 func outputText(t *testing.T, r reply) string {
@@ -282,23 +284,47 @@ func TestAnonymousOwnerWithoutAuth(t *testing.T) {
 }
 
 func TestTwoReplicas(t *testing.T) {
-	url := testutil.RealRedis(t)
-	if url == "" {
-		t.Skip("needs a real redis-server")
+	for _, c := range testutil.Stores(t) {
+		t.Run(c.Name, func(t *testing.T) {
+			// Two replicas share the state: the one in-process store, or
+			// Redis through a store (a connection) each.
+			prefix := testutil.Prefix(t)
+			var shared store.Store
+			if c.URL == "" {
+				shared = openStore(t, "", prefix)
+			}
+			a := newEnv(t, c.URL, envSetup{prefix: prefix, shared: shared})
+			b := newEnv(t, c.URL, envSetup{prefix: prefix, shared: shared})
+			token, _ := a.pair("Box", "cli")
+			done := a.turn(ownerToken, "across replicas?")
+			items := b.inbox(token, 10)
+			if len(items) != 1 {
+				t.Fatalf("items %+v", items)
+			}
+			mustStatus(t, b.do("POST", "/api/outside-agents/v1/replies", token, `{"relay_id":"`+items[0].RelayID+`","text":"yes"}`), 200)
+			if got := outputText(t, wait(t, done)); got != "yes" {
+				t.Fatalf("answer %q", got)
+			}
+		})
 	}
-	prefix := testutil.Prefix(t)
-	a := newEnv(t, url, envSetup{prefix: prefix})
-	b := newEnv(t, url, envSetup{prefix: prefix})
-	token, _ := a.pair("Box", "cli")
-	done := a.turn(ownerToken, "across replicas?")
-	items := b.inbox(token, 10)
-	if len(items) != 1 {
-		t.Fatalf("items %+v", items)
-	}
-	mustStatus(t, b.do("POST", "/api/outside-agents/v1/replies", token, `{"relay_id":"`+items[0].RelayID+`","text":"yes"}`), 200)
-	if got := outputText(t, wait(t, done)); got != "yes" {
-		t.Fatalf("answer %q", got)
-	}
+}
+
+// A question the outside agent cannot take is the caller's bad input: 400,
+// not a 503 that invites a retry.
+func TestInvalidQuestion(t *testing.T) {
+	eachStore(t, envSetup{}, func(t *testing.T, e *env) {
+		token, _ := e.pair("Box", "cli")
+		r := wait(t, e.turn(ownerToken, strings.Repeat("a", relay.MaxQuestionChars+1)))
+		mustCode(t, r, 400, relay.CodeQuestion)
+		if ra := r.Header.Get("Retry-After"); ra != "" {
+			t.Fatalf("bad input says Retry-After %q", ra)
+		}
+		receipt, events := e.receiptAndEvents(ownerToken, r)
+		checkFailure(t, receipt, events, relay.ActivityRefused, relay.CodeQuestion)
+		if got := e.inbox(token, 0); len(got) != 0 {
+			t.Fatalf("the question reached the participant: %+v", got)
+		}
+	})
 }
 
 func TestVisitorsOptIn(t *testing.T) {

@@ -259,6 +259,14 @@ func (r *Response) run(first *ticket) {
 
 var errDeadline = errors.New("response deadline passed")
 
+// isInputRefusal reports whether a backend refused the turn's input as bad
+// (an *Error of kind ErrInvalid, such as the relay's question that is too
+// long): the caller gets 400 with the backend's code and sentence.
+func isInputRefusal(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Kind == ErrInvalid
+}
+
 // isStoreFailure reports whether a backend's error is a store failure it
 // passed on (Turn.History's, or its own store call's): the caller gets 503
 // store_unavailable and may retry, not 500 agent_failed.
@@ -389,7 +397,7 @@ func (r *Response) finish(runErr error) {
 	case errors.Is(runErr, ErrApprovalDenied), errors.Is(runErr, ErrApprovalExpired):
 		fail = errDenied
 	case errors.Is(runErr, ErrAgentUnavailable), errors.Is(runErr, ErrAgentRefused), errors.Is(runErr, ErrRateLimited),
-		isStoreFailure(runErr):
+		isStoreFailure(runErr), isInputRefusal(runErr):
 		fail = AsError(runErr) // its code and sentence are meant for the caller
 	default:
 		s.log.Warn("agent failed", "responseId", r.ID, "err", runErr)

@@ -97,7 +97,7 @@ func New(ctx context.Context, f *config.Folder, o Options) (*Server, error) {
 			}
 		}
 	}
-	rl, err := relay.New(relay.Options{Store: st, KeyPrefix: cfg.Store.KeyPrefix,
+	rl, err := relay.New(relay.Options{Store: st,
 		Auth: auth.New(tokensOf(cfg), nil), Owners: owners, FirstOwner: firstOwner,
 		Backend: cfg.Spec.Backend.Relay, Logger: log})
 	if err != nil {
@@ -197,8 +197,7 @@ func (s *Server) routes() (http.Handler, error) {
 	// /agent, as in the reference).
 	a2aSrv, err := a2a.New(a2a.Options{
 		Service: s.Service, Store: s.Store, Card: s.Folder.Card,
-		PublicBaseURL: cfg.Server.PublicBaseURL, KeyPrefix: cfg.Store.KeyPrefix,
-		TaskTTL: cfg.Store.Retention.Receipts(), Logger: s.log,
+		PublicBaseURL: cfg.Server.PublicBaseURL, Logger: s.log,
 		MaxBodyBytes: int(cfg.Server.Limits.MaxRequestBytes),
 	})
 	if err != nil {
@@ -223,8 +222,7 @@ func (s *Server) routes() (http.Handler, error) {
 	if config.Enabled(cfg.Server.AGUI) {
 		mux.Handle("POST /agui", agui.New(agui.Options{
 			Service: s.Service, MaxBodyBytes: int(cfg.Server.Limits.MaxRequestBytes),
-			Logger: s.log, Store: s.Store, KeyPrefix: cfg.Store.KeyPrefix,
-			RecordTTL: cfg.Store.Retention.Receipts(),
+			Logger: s.log, Store: s.Store,
 		}))
 	}
 	// The body guard sits inside the request log (its 408s are logged) and

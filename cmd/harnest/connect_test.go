@@ -49,7 +49,7 @@ func newRelayReplica(t *testing.T, redisURL string, backend *config.RelayBackend
 		t.Fatal(err)
 	}
 	tokens := []auth.Token{{Token: relayOwnerToken, User: "alice"}}
-	rl, err = relay.New(relay.Options{Service: srv.Service, Store: srv.Store, KeyPrefix: f.Config.Store.KeyPrefix,
+	rl, err = relay.New(relay.Options{Service: srv.Service, Store: srv.Store,
 		Auth: auth.New(tokens, nil), Owners: map[string]bool{"alice": true}, Backend: backend})
 	if err != nil {
 		t.Fatal(err)

@@ -525,7 +525,7 @@ func TestServeBannerAndCurlQuickStart(t *testing.T) {
 			"Swagger UI: " + h.URL + "/docs\n",
 			h.URL + "/openapi.json\n",
 			h.URL + "/openapi.yaml\n",
-			"embedded",
+			"Store:      in-process store",
 		} {
 			if !strings.Contains(out, want) {
 				t.Errorf("banner lacks %q:\n%s", want, out)

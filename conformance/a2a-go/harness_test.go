@@ -76,7 +76,6 @@ func startHarnest(t testing.TB, echo string) *server {
 	hs := httptest.NewUnstartedServer(mux)
 	base := "http://" + hs.Listener.Addr().String()
 	srv, err := a2a.New(a2a.Options{Service: svc, Store: st, Card: f.Card, PublicBaseURL: base,
-		KeyPrefix: f.Config.Store.KeyPrefix,
 		Principal: func(*http.Request) runtime.Principal { return runtime.Anonymous }})
 	if err != nil {
 		t.Fatal(err)

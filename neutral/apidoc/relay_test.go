@@ -124,7 +124,7 @@ func TestRelayDocumentMatchesRoutes(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = st.Close() })
-	rl, err := relay.New(relay.Options{Store: st, KeyPrefix: "apidoc-relay:"})
+	rl, err := relay.New(relay.Options{Store: st})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,7 @@
 // Package stores opens the store an agent's config names: a real Redis
-// (redisstore) when a URL is given, the in-process store otherwise. It is
-// the one place that picks an implementation; the composition root and
-// tests open stores through it.
+// (redisstore) when a URL is given, the in-process store (memstore)
+// otherwise. It is the one place that picks an implementation; the
+// composition root and tests open stores through it.
 package stores
 
 import (
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/harnest/harnest/runtime/store"
+	"github.com/harnest/harnest/runtime/store/memstore"
 	"github.com/harnest/harnest/runtime/store/redisstore"
 )
 
@@ -19,7 +20,8 @@ type Options struct {
 	URL string
 	// KeyPrefix starts every key of a Redis store; default "harnest:".
 	KeyPrefix string
-	// ReceiptTTL is how long a receipt and its event log are kept.
+	// ReceiptTTL is how long a receipt and what lasts with it (its event
+	// log, A2A tasks, AG-UI thread records) are kept; default 24 h.
 	ReceiptTTL time.Duration
 	// Timeout bounds every call to a real Redis.
 	Timeout time.Duration
@@ -27,5 +29,8 @@ type Options struct {
 
 // Open opens the store the options name and checks that it answers.
 func Open(ctx context.Context, o Options) (store.Store, error) {
+	if o.URL == "" {
+		return memstore.New(memstore.Options{ReceiptTTL: o.ReceiptTTL}), nil
+	}
 	return redisstore.Open(ctx, redisstore.Options{URL: o.URL, KeyPrefix: o.KeyPrefix, ReceiptTTL: o.ReceiptTTL, Timeout: o.Timeout})
 }

@@ -21,8 +21,22 @@ type Harness struct {
 	Elapse func(d time.Duration)
 }
 
-// Run runs every contract test against the implementation.
+// Run runs every contract test against the implementation. The tests run
+// one after another (Elapse moves the clock of every store a harness
+// opened), and each opens its own store.
 func Run(t *testing.T, h Harness) {
+	t.Run("Basics", func(t *testing.T) { testBasics(t, h) })
+	t.Run("Sessions", func(t *testing.T) { testSessions(t, h) })
+	t.Run("Transcripts", func(t *testing.T) { testTranscripts(t, h) })
+	t.Run("Responses", func(t *testing.T) { testResponses(t, h) })
+	t.Run("Leases", func(t *testing.T) { testLeases(t, h) })
+	t.Run("Runs", func(t *testing.T) { testRuns(t, h) })
+	t.Run("Events", func(t *testing.T) { testEvents(t, h) })
+	t.Run("Waits", func(t *testing.T) { testWaits(t, h) })
+	t.Run("Assets", func(t *testing.T) { testAssets(t, h) })
+	t.Run("Secrets", func(t *testing.T) { testSecrets(t, h) })
+	t.Run("Hub", func(t *testing.T) { testHub(t, h) })
+	t.Run("Expiry", func(t *testing.T) { testExpiry(t, h) })
 	t.Run("Tasks", func(t *testing.T) { testTasks(t, h) })
 	t.Run("Threads", func(t *testing.T) { testThreads(t, h) })
 	t.Run("Relay", func(t *testing.T) { testRelay(t, h) })

@@ -1,0 +1,106 @@
+package memstore
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"testing"
+	"time"
+
+	"github.com/harnest/harnest/runtime/store"
+)
+
+// BenchmarkTurn measures the store's share of one response, as
+// redisstore's BenchmarkTurn does: begin (create the session, take the
+// lease, write the receipt) and commit (receipt, events, two transcript
+// messages, release).
+func BenchmarkTurn(b *testing.B) {
+	s := New(Options{})
+	defer s.Close()
+	ctx := context.Background()
+	events := []store.Event{
+		{Sequence: 0, Type: "response.created", JSON: []byte(`{"type":"response.created","sequence":0}`)},
+		{Sequence: 1, Type: "response.text.delta", JSON: []byte(`{"type":"response.text.delta","sequence":1,"delta":"Echo: "}`)},
+		{Sequence: 2, Type: "response.text.delta", JSON: []byte(`{"type":"response.text.delta","sequence":2,"delta":"hello"}`)},
+		{Sequence: 3, Type: "response.completed", JSON: []byte(`{"type":"response.completed","sequence":3}`)},
+	}
+	msgs := [][]byte{[]byte(`{"id":"m1","role":"user","content":"hello"}`), []byte(`{"id":"m2","role":"assistant","content":"Echo: hello"}`)}
+	b.ResetTimer()
+	b.SetParallelism(16)
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			sid, rid := newTestID(), "resp_"+newTestID()
+			if _, err := s.BeginResponse(ctx, store.Begin{User: "u", Session: sid, ResponseID: rid, CreateSession: true, Receipt: []byte(`{"status":"in_progress"}`), Lease: time.Minute, Now: "t"}); err != nil {
+				b.Fatal(err)
+			}
+			if err := s.CommitResponse(ctx, store.Commit{User: "u", Session: sid, ResponseID: rid, Receipt: []byte(`{"status":"completed"}`), Events: events, Messages: msgs, Release: true, Now: "t"}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkFollowUpTurn is BenchmarkTurn in sessions that exist: each
+// goroutine runs turn after turn in its own session.
+func BenchmarkFollowUpTurn(b *testing.B) {
+	s := New(Options{})
+	defer s.Close()
+	ctx := context.Background()
+	events := []store.Event{
+		{Sequence: 0, Type: "response.created", JSON: []byte(`{"type":"response.created","sequence":0}`)},
+		{Sequence: 1, Type: "response.completed", JSON: []byte(`{"type":"response.completed","sequence":1}`)},
+	}
+	msgs := [][]byte{[]byte(`{"id":"m1","role":"user","content":"hello"}`), []byte(`{"id":"m2","role":"assistant","content":"Echo: hello"}`)}
+	b.ResetTimer()
+	b.SetParallelism(16)
+	b.RunParallel(func(pb *testing.PB) {
+		sid := newTestID()
+		if err := s.CreateSession(ctx, "u", sid, nil, "t"); err != nil {
+			b.Fatal(err)
+		}
+		for pb.Next() {
+			rid := "resp_" + newTestID()
+			if _, err := s.BeginResponse(ctx, store.Begin{User: "u", Session: sid, ResponseID: rid, Receipt: []byte(`{"status":"in_progress"}`), Lease: time.Minute, Now: "t"}); err != nil {
+				b.Fatal(err)
+			}
+			if err := s.CommitResponse(ctx, store.Commit{User: "u", Session: sid, ResponseID: rid, Receipt: []byte(`{"status":"completed"}`), Events: events, Messages: msgs, Release: true, Now: "t"}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkReadTurn measures what a reader of a finished turn costs: its
+// receipt, its events and the transcript's last messages.
+func BenchmarkReadTurn(b *testing.B) {
+	s := New(Options{})
+	defer s.Close()
+	ctx := context.Background()
+	if _, err := s.BeginResponse(ctx, store.Begin{User: "u", Session: "s", ResponseID: "r", CreateSession: true, Receipt: []byte(`{"status":"in_progress"}`), Lease: time.Minute}); err != nil {
+		b.Fatal(err)
+	}
+	events := []store.Event{{Sequence: 0, Type: "a", JSON: []byte(`{}`)}, {Sequence: 1, Type: "b", JSON: []byte(`{}`)}}
+	if err := s.CommitResponse(ctx, store.Commit{User: "u", Session: "s", ResponseID: "r", Receipt: []byte(`{"status":"completed"}`), Events: events, Messages: [][]byte{[]byte(`{}`), []byte(`{}`)}, Release: true}); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, ok, _ := s.Receipt(ctx, "u", "s", "r"); !ok {
+				b.Fatal("no receipt")
+			}
+			if ev, _ := s.EventsAfter(ctx, "u", "s", "r", -1, 500); len(ev) != 2 {
+				b.Fatal("events")
+			}
+			if m, _ := s.LastMessages(ctx, "u", "s", 20); len(m) != 2 {
+				b.Fatal("messages")
+			}
+		}
+	})
+}
+
+func newTestID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}

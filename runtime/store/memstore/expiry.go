@@ -1,0 +1,92 @@
+package memstore
+
+import "time"
+
+// Reads never see what expired (they check the clock); the expiry pass
+// drops it so that its memory is returned: receipts and event logs past their TTL,
+// lapsed leases, waits past their tombstone, and spaces and users left
+// with nothing.
+
+// shardsPerPass is how many session shards (and user shards) one pass
+// sweeps: a pass every second visits each shard every shardCount /
+// shardsPerPass seconds, so a pass costs a fraction of the whole store
+// and holds each lock briefly.
+const shardsPerPass = 4
+
+// expireEvery runs a pass every interval until the store is closed.
+func (s *Store) expireEvery(interval time.Duration) {
+	defer close(s.done)
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	next := 0
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-t.C:
+			now := s.now()
+			for range shardsPerPass {
+				s.expireShard(next, now)
+				next = (next + 1) % shardCount
+			}
+			s.sweepParts(now)
+		}
+	}
+}
+
+// expire drops everything that expired at now, in every shard and part.
+func (s *Store) expire(now time.Time) {
+	for i := range shardCount {
+		s.expireShard(i, now)
+	}
+	s.sweepParts(now)
+}
+
+// expireShard drops what expired at now in session shard i and user
+// shard i.
+func (s *Store) expireShard(i int, now time.Time) {
+	sh := &s.shards[i]
+	sh.mu.Lock()
+	for k, sp := range sh.spaces {
+		s.expireSpace(k, sp, now)
+		if sp.empty(now) {
+			delete(sh.spaces, k)
+		}
+	}
+	sh.mu.Unlock()
+	s.users.expire(i, now)
+}
+
+// sweepParts lets each part drop what expired at now.
+func (s *Store) sweepParts(now time.Time) {
+	s.tasksSpace.sweep(now)
+	s.threadsSpace.sweep(now)
+	s.relaySpace.sweep(now)
+}
+
+// expireSpace drops what expired in one space. The caller holds its
+// shard's lock.
+func (s *Store) expireSpace(k spaceKey, sp *space, now time.Time) {
+	if sp.lease.holder != "" && sp.lease.heldBy(now) == "" {
+		sp.lease = lease{}
+	}
+	for id, r := range sp.responses {
+		if r.receipt != nil && !now.Before(r.receiptExpires) {
+			r.receipt, r.final = nil, false
+		}
+		if r.events.batches != nil && !now.Before(r.eventsExpires) {
+			r.events = eventLog{}
+		}
+		if r.receipt == nil && r.events.batches == nil {
+			delete(sp.responses, id)
+		}
+	}
+	var gone []string
+	for id, w := range sp.waits {
+		if !now.Before(w.expires) {
+			delete(sp.waits, id)
+			gone = append(gone, id)
+		}
+	}
+	s.users.removeWaits(k.user, k.session, gone)
+}

@@ -1,0 +1,206 @@
+package memstore
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/harnest/harnest/runtime/store"
+	"github.com/harnest/harnest/runtime/store/storetest"
+)
+
+// TestContract runs the store contract on the in-process store.
+func TestContract(t *testing.T) {
+	storetest.Run(t, storetest.Harness{
+		Open: func(t testing.TB, receiptTTL time.Duration) store.Store {
+			s := New(Options{ReceiptTTL: receiptTTL})
+			t.Cleanup(func() { s.Close() })
+			return s
+		},
+		Elapse: time.Sleep,
+	})
+}
+
+// fakeClock is a clock that moves only when told.
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) Add(d time.Duration) time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+	return c.now
+}
+
+func newClocked(t *testing.T, ttl time.Duration) (*Store, *fakeClock) {
+	clock := &fakeClock{now: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)}
+	s := New(Options{ReceiptTTL: ttl, Now: clock.Now})
+	t.Cleanup(func() { s.Close() })
+	return s, clock
+}
+
+// counts tallies what the shards and the users' index hold.
+type counts struct{ spaces, responses, waits, leases, users, userWaits int }
+
+func (s *Store) counts() counts {
+	var c counts
+	for i := range s.shards {
+		sh := &s.shards[i]
+		sh.mu.Lock()
+		for _, sp := range sh.spaces {
+			c.spaces++
+			c.responses += len(sp.responses)
+			c.waits += len(sp.waits)
+			if sp.lease.holder != "" {
+				c.leases++
+			}
+		}
+		sh.mu.Unlock()
+	}
+	for i := range s.users.shards {
+		us := &s.users.shards[i]
+		us.mu.Lock()
+		c.users += len(us.users)
+		for _, u := range us.users {
+			c.userWaits += len(u.waits)
+		}
+		us.mu.Unlock()
+	}
+	return c
+}
+
+// The expiry pass returns the memory of what expired: receipts, event
+// logs, leases and waits go, and so do spaces left with nothing; sessions
+// stay.
+func TestExpiryPassDropsWhatExpired(t *testing.T) {
+	ctx := context.Background()
+	s, clock := newClocked(t, time.Hour)
+	for i, sid := range []string{"s1", "s2", "s3"} {
+		rid := "resp_" + sid
+		b := store.Begin{User: "u", Session: sid, ResponseID: rid, CreateSession: true,
+			Receipt: []byte(`{"status":"in_progress"}`), Lease: time.Minute, Replica: "r1"}
+		if _, err := s.BeginResponse(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+		w := &store.Wait{ID: "w" + sid, Kind: store.WaitApproval, ResponseID: rid, ExpiresAt: clock.Now().Add(15 * time.Minute)}
+		err := s.CommitResponse(ctx, store.Commit{User: "u", Session: sid, ResponseID: rid,
+			Receipt: []byte(`{"status":"requires_action"}`), Events: []store.Event{{Sequence: 0, Type: "x", JSON: []byte(`{}`)}},
+			Wait: w, Release: i == 0, Replica: "r1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Events without a session: their space goes with them.
+	if err := s.AppendEvents(ctx, "v", "loose", "resp_x", []store.Event{{Sequence: 0, Type: "x", JSON: []byte(`{}`)}}); err != nil {
+		t.Fatal(err)
+	}
+	if c := s.counts(); c != (counts{spaces: 4, responses: 4, waits: 3, leases: 2, users: 1, userWaits: 3}) {
+		t.Fatalf("before: %+v", c)
+	}
+	s.expire(clock.Add(2 * time.Minute)) // the leases lapsed
+	if c := s.counts(); c.leases != 0 || c.responses != 4 {
+		t.Fatalf("after the leases: %+v", c)
+	}
+	s.expire(clock.Add(time.Hour)) // receipts, logs and waits (15 min + the tombstone) expired
+	if c := s.counts(); c != (counts{spaces: 3, users: 1}) {
+		t.Fatalf("after the receipt TTL: %+v", c)
+	}
+	if rows, _ := s.ListSessions(ctx, "u", "", 10); len(rows) != 3 {
+		t.Fatalf("sessions expired: %+v", rows)
+	}
+}
+
+// A resolved wait stays readable for its tombstone minute past its
+// expiry, then goes, with its index entry.
+func TestWaitTombstone(t *testing.T) {
+	ctx := context.Background()
+	s, clock := newClocked(t, 0)
+	b := store.Begin{User: "u", Session: "s", ResponseID: "r", CreateSession: true, Receipt: []byte(`{}`), Lease: time.Hour}
+	if _, err := s.BeginResponse(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	w := &store.Wait{ID: "w", Kind: store.WaitApproval, ResponseID: "r", ExpiresAt: clock.Now().Add(time.Minute)}
+	if err := s.CommitResponse(ctx, store.Commit{User: "u", Session: "s", ResponseID: "r", Receipt: []byte(`{}`), Wait: w}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.ResolveWait(ctx, "u", "w", store.WaitApproval, store.WaitApproved, nil, clock.Now()); err != nil {
+		t.Fatal(err)
+	}
+	clock.Add(time.Minute + 59*time.Second)
+	if got, found, _ := s.GetWait(ctx, "u", "w"); !found || got.Status != store.WaitApproved {
+		t.Fatalf("within the tombstone: %+v %v", got, found)
+	}
+	s.expire(clock.Add(2 * time.Second))
+	if _, found, _ := s.GetWait(ctx, "u", "w"); found {
+		t.Fatal("a wait outlived its tombstone")
+	}
+	if c := s.counts(); c.waits != 0 || c.userWaits != 0 {
+		t.Fatalf("wait memory kept: %+v", c)
+	}
+}
+
+// A refused begin in a missing session leaves no space behind.
+func TestRefusedBeginLeavesNoSpace(t *testing.T) {
+	s, _ := newClocked(t, 0)
+	for range 3 {
+		b := store.Begin{User: "u", Session: "nope", ResponseID: "r", Receipt: []byte(`{}`), Lease: time.Minute}
+		if _, err := s.BeginResponse(context.Background(), b); err == nil {
+			t.Fatal("begin in a missing session")
+		}
+	}
+	if c := s.counts(); c != (counts{}) {
+		t.Fatalf("left behind: %+v", c)
+	}
+}
+
+// The store decides a receipt's finality as store.IsFinalReceipt does.
+func TestFinalityAgreesWithTheStorePackage(t *testing.T) {
+	for _, r := range []string{
+		`{"status":"completed"}`, `{"status":"failed"}`, `{"status":"cancelled"}`, `{"status":"denied"}`,
+		`{"status":"in_progress"}`, `{"status":"requires_action"}`, `{}`, ``, `not json`, `[]`, `{"status":1}`,
+		`{"metadata":{"status":"completed"},"status":"in_progress"}`,
+		`{"id":"x","metadata":{"status":"in_progress"},"status":"failed","output":[{"status":"x"}]}`,
+		`{"output":["\"status\":\"completed\""],"status":"in_progress"}`,
+		`{ "status" : "completed" }`, `{"id":"a\\","status":"denied"}`,
+	} {
+		if got, want := isFinalReceipt([]byte(r)), store.IsFinalReceipt([]byte(r)); got != want {
+			t.Errorf("isFinalReceipt(%s) = %v, store.IsFinalReceipt says %v", r, got, want)
+		}
+	}
+}
+
+// Close stops the expiry pass and the hubs; Ping then fails.
+func TestClose(t *testing.T) {
+	ctx := context.Background()
+	s := New(Options{})
+	if err := s.Ping(ctx); err != nil {
+		t.Fatal(err)
+	}
+	hub, err := s.StartHub(ctx, "r1", func(string) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	s.Close()
+	if err := s.Ping(ctx); err == nil {
+		t.Fatal("a closed store answers Ping")
+	}
+	if gone, _ := s.SendControl(ctx, "r1", "x"); !gone {
+		t.Fatal("a hub of a closed store still listens")
+	}
+	if err := hub.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.StartHub(ctx, "r2", func(string) {}); err == nil {
+		t.Fatal("a hub started on a closed store")
+	}
+}

@@ -1,0 +1,155 @@
+package memstore
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/harnest/harnest/runtime/store"
+)
+
+// BeginResponse takes the session's lease for the response, writes (a copy
+// of) its in_progress receipt, registers the run and returns the session
+// state, all under the session's lock. With b.CreateSession it makes the
+// session first. It returns ErrSessionNotFound, or ErrSessionBusy when
+// another response holds the session; nothing is kept then.
+func (s *Store) BeginResponse(ctx context.Context, b store.Begin) (map[string]json.RawMessage, error) {
+	sh, sp := s.lockSpaceForWrite(b.User, b.Session)
+	defer sh.mu.Unlock()
+	now := s.now()
+	switch {
+	case !b.CreateSession && sp.session == nil:
+		if sp.empty(now) {
+			delete(sh.spaces, spaceKey{b.User, b.Session})
+		}
+		return nil, store.ErrSessionNotFound
+	case sp.lease.heldBy(now) != "":
+		return nil, store.ErrSessionBusy
+	}
+	var state map[string]json.RawMessage
+	if sp.session == nil {
+		sp.session = &sessionData{createdAt: b.Now, updatedAt: b.Now, state: map[string]json.RawMessage{}}
+		s.users.addSession(b.User, b.Session)
+		state = map[string]json.RawMessage{}
+	} else {
+		state = stateOf(sp.session)
+	}
+	sp.lease = lease{holder: b.ResponseID, expires: now.Add(b.Lease)}
+	sp.response(b.ResponseID).setReceipt(b.Receipt, now, s.receiptTTL)
+	s.runs.register(runKey{b.User, b.Session, b.ResponseID, b.Replica}, now.Add(b.Lease))
+	return state, nil
+}
+
+// CommitResponse writes the receipt, its events, the transcript messages,
+// the state delta and the wait of one step, and releases the lease when
+// c.Release, all under the session's lock. It returns ErrLeaseLost when
+// another response holds the session, and ErrReceiptFinal when the lease
+// lapsed and the receipt is already final; nothing is written then.
+func (s *Store) CommitResponse(ctx context.Context, c store.Commit) error {
+	sh, sp := s.lockSpaceForWrite(c.User, c.Session)
+	now := s.now()
+	holder := sp.lease.heldBy(now)
+	held := holder != ""
+	if held && holder != c.ResponseID {
+		sh.mu.Unlock()
+		return store.ErrLeaseLost
+	}
+	r := sp.response(c.ResponseID)
+	if !held {
+		// The lease lapsed: a sweeper may have made the receipt final
+		// meanwhile (while the response holds its lease, nobody else
+		// writes its receipt, and a renewal never takes a lease back over
+		// a final receipt).
+		if _, ok := r.liveReceipt(now); ok && r.final {
+			sh.mu.Unlock()
+			return store.ErrReceiptFinal
+		}
+	}
+	if len(c.StateDelta) > 0 && sp.session != nil {
+		sp.session.state = copyState(c.StateDelta, sp.session.state)
+		sp.session.updatedAt = c.Now
+	}
+	if len(c.Events) > 0 {
+		s.addEvents(r, c.Events, now)
+	}
+	if len(c.Messages) > 0 {
+		sp.appendMessages(c.Messages)
+		if sp.session != nil {
+			sp.session.updatedAt = c.Now
+		}
+	}
+	r.setReceipt(c.Receipt, now, s.receiptTTL)
+	if c.Wait != nil {
+		s.addWait(sp, c.User, c.Session, c.Wait, now)
+	}
+	if c.Release {
+		if held {
+			sp.lease = lease{}
+		}
+		s.runs.unregister(runKey{c.User, c.Session, c.ResponseID, c.Replica})
+	}
+	sh.mu.Unlock()
+	if len(c.Events) > 0 {
+		s.hubs.notify(responseKey{c.User, c.Session, c.ResponseID})
+	}
+	return nil
+}
+
+// ReplaceReceipt replaces a receipt that is not final, without touching
+// the session: a resumed response is in_progress again, and a response
+// whose step could not be committed (lease lost) records its failure. It
+// returns ErrReceiptFinal, writing nothing, when the receipt is already
+// final.
+func (s *Store) ReplaceReceipt(ctx context.Context, user, session, responseID string, receipt []byte) error {
+	sh, sp := s.lockSpaceForWrite(user, session)
+	defer sh.mu.Unlock()
+	now := s.now()
+	r := sp.response(responseID)
+	if _, ok := r.liveReceipt(now); ok && r.final {
+		return store.ErrReceiptFinal
+	}
+	r.setReceipt(receipt, now, s.receiptTTL)
+	return nil
+}
+
+// RenewLease extends the response's hold on its session, or takes it again
+// when it lapsed, nobody else took it and its receipt is not final (the
+// replica lived through a store outage longer than the lease, and no
+// sweeper failed the response meanwhile). Either way it refreshes the
+// response's entry among the running responses, as the Redis store does.
+// false means the response does not hold the session.
+func (s *Store) RenewLease(ctx context.Context, user, session, responseID, replica string, leaseFor time.Duration) (bool, error) {
+	sh, sp := s.lockSpaceForWrite(user, session)
+	defer sh.mu.Unlock()
+	now := s.now()
+	s.runs.register(runKey{user, session, responseID, replica}, now.Add(leaseFor))
+	switch holder := sp.lease.heldBy(now); holder {
+	case responseID:
+	case "":
+		if r := sp.responses[responseID]; r != nil {
+			if _, ok := r.liveReceipt(now); ok && r.final {
+				return false, nil
+			}
+		}
+	default:
+		return false, nil
+	}
+	sp.lease = lease{holder: responseID, expires: now.Add(leaseFor)}
+	return true, nil
+}
+
+// Receipt reads a response's receipt in the user's session; found is false
+// when there is none (or it expired). The bytes are the stored ones.
+func (s *Store) Receipt(ctx context.Context, user, session, responseID string) ([]byte, bool, error) {
+	sh, sp := s.lockSpace(user, session)
+	defer sh.mu.Unlock()
+	if sp == nil {
+		return nil, false, nil
+	}
+	r := sp.responses[responseID]
+	if r == nil {
+		return nil, false, nil
+	}
+	b, ok := r.liveReceipt(s.now())
+	return b, ok, nil
+}

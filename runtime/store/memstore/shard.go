@@ -1,0 +1,158 @@
+package memstore
+
+import (
+	"encoding/json"
+	"sync"
+	"time"
+)
+
+// shardCount is the number of session shards (a power of two).
+const shardCount = 64
+
+// shard is one lock and the session spaces it guards.
+type shard struct {
+	mu     sync.Mutex
+	spaces map[spaceKey]*space
+}
+
+// spaceKey names a user's session. As map keys, the two IDs stay apart: no
+// ID can name another user's or session's data.
+type spaceKey struct{ user, session string }
+
+// space is everything kept under one user's session: the session itself
+// (nil until it is created, or after it is deleted), its transcript, its
+// lease, its responses, waits and assets. Responses and their event logs
+// may exist without the session, as in Redis.
+type space struct {
+	session    *sessionData
+	transcript [][]byte // message JSON by offset; append-only
+	lease      lease
+	responses  map[string]*response
+	waits      map[string]*wait
+	assets     map[string]*asset
+	assetBytes int64 // the bytes of assets
+}
+
+// sessionData is a session's own record.
+type sessionData struct {
+	createdAt, updatedAt string
+	state                map[string]json.RawMessage
+}
+
+// lease is the session's hold by one response until expires.
+type lease struct {
+	holder  string // response ID; "" when free
+	expires time.Time
+}
+
+// heldBy reports the response that holds the lease at now ("" if none).
+func (l lease) heldBy(now time.Time) string {
+	if l.holder == "" || !now.Before(l.expires) {
+		return ""
+	}
+	return l.holder
+}
+
+// response is one response's receipt and event log. Each expires on its
+// own, receiptTTL after its last write.
+type response struct {
+	receipt        []byte // nil: none (never written, or expired)
+	final          bool   // the receipt's status is final, decided when written
+	version        uint64 // counts receipt writes (the sweeper's check that it did not change)
+	receiptExpires time.Time
+	events         eventLog
+	eventsExpires  time.Time
+}
+
+// liveReceipt returns the receipt unless it expired.
+func (r *response) liveReceipt(now time.Time) ([]byte, bool) {
+	if r.receipt == nil || !now.Before(r.receiptExpires) {
+		return nil, false
+	}
+	return r.receipt, true
+}
+
+// setReceipt stores a copy of b as the receipt, kept for ttl.
+func (r *response) setReceipt(b []byte, now time.Time, ttl time.Duration) {
+	r.receipt = copyBytes(b)
+	r.final = isFinalReceipt(r.receipt)
+	r.version++
+	r.receiptExpires = now.Add(ttl)
+}
+
+// liveEvents returns the event log, empty once it expired.
+func (r *response) liveEvents(now time.Time) *eventLog {
+	if !now.Before(r.eventsExpires) {
+		return &eventLog{}
+	}
+	return &r.events
+}
+
+// shardOf returns the shard of a user's session.
+func (s *Store) shardOf(user, session string) *shard {
+	return &s.shards[hashIDs(user, session)&(shardCount-1)]
+}
+
+// hashIDs is FNV-1a over two IDs with a separator, without allocating.
+func hashIDs(a, b string) uint32 {
+	h := uint32(2166136261)
+	for i := 0; i < len(a); i++ {
+		h = (h ^ uint32(a[i])) * 16777619
+	}
+	h = (h ^ 0xff) * 16777619
+	for i := 0; i < len(b); i++ {
+		h = (h ^ uint32(b[i])) * 16777619
+	}
+	return h
+}
+
+// lockSpace locks the shard of a user's session and returns it with the
+// session's space (nil when there is none). The caller unlocks the shard.
+func (s *Store) lockSpace(user, session string) (*shard, *space) {
+	sh := s.shardOf(user, session)
+	sh.mu.Lock()
+	return sh, sh.spaces[spaceKey{user, session}]
+}
+
+// lockSpaceForWrite is lockSpace, making the space when there is none.
+func (s *Store) lockSpaceForWrite(user, session string) (*shard, *space) {
+	sh := s.shardOf(user, session)
+	sh.mu.Lock()
+	k := spaceKey{user, session}
+	sp := sh.spaces[k]
+	if sp == nil {
+		sp = &space{}
+		sh.spaces[k] = sp
+	}
+	return sh, sp
+}
+
+// response returns the space's response with that ID, made if missing.
+func (sp *space) response(id string) *response {
+	r := sp.responses[id]
+	if r == nil {
+		if sp.responses == nil {
+			sp.responses = map[string]*response{}
+		}
+		r = &response{}
+		sp.responses[id] = r
+	}
+	return r
+}
+
+// empty reports whether nothing is left in the space at now (it may then
+// be dropped).
+func (sp *space) empty(now time.Time) bool {
+	return sp.session == nil && len(sp.transcript) == 0 && sp.lease.heldBy(now) == "" &&
+		len(sp.responses) == 0 && len(sp.waits) == 0 && len(sp.assets) == 0
+}
+
+// copyBytes returns a copy of b (nil for nil), with no spare capacity.
+func copyBytes(b []byte) []byte {
+	if b == nil {
+		return nil
+	}
+	out := make([]byte, len(b))
+	copy(out, b)
+	return out
+}

@@ -1,0 +1,116 @@
+package memstore
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/harnest/harnest/runtime/store"
+)
+
+// Options configure a Store.
+type Options struct {
+	// ReceiptTTL is how long a receipt and its event log are kept after
+	// their last write; default DefaultReceiptTTL.
+	ReceiptTTL time.Duration
+	// Now is the store's clock, for expiry (tests may move it); default
+	// time.Now.
+	Now func() time.Time
+}
+
+// DefaultReceiptTTL is how long receipts are kept when Options.ReceiptTTL
+// is 0.
+const DefaultReceiptTTL = 24 * time.Hour
+
+// expiryEvery is how often the expiry pass runs (see expiry.go).
+const expiryEvery = time.Second
+
+// ErrClosed is returned by Ping and StartHub once the store is closed.
+var ErrClosed = errors.New("store: the in-process store is closed")
+
+// Store is harnest's state in this process's memory. It is safe for
+// concurrent use; make one with New and Close it when done.
+type Store struct {
+	// The parts that keep the transports' own schemas; their exported
+	// methods are the Store's.
+	*tasksSpace
+	*threadsSpace
+	*relaySpace
+
+	now        func() time.Time
+	receiptTTL time.Duration
+
+	shards  [shardCount]shard // sessions and everything under them (shard.go)
+	users   userIndex         // users' session indexes, asset bytes, wait indexes (users.go)
+	runs    runRegistry       // the responses that hold a lease (runs.go)
+	secrets secretTable       // shared secrets (secrets.go)
+	hubs    hubTable          // the replicas' hubs (hub.go)
+
+	closed    atomic.Bool
+	closeOnce sync.Once
+	stop      chan struct{} // closed by Close: ends the expiry pass
+	done      chan struct{} // closed when the expiry pass has ended
+}
+
+// New makes an empty store and starts its expiry pass.
+func New(opts Options) *Store {
+	s := &Store{now: opts.Now, receiptTTL: opts.ReceiptTTL, stop: make(chan struct{}), done: make(chan struct{})}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.receiptTTL <= 0 {
+		s.receiptTTL = DefaultReceiptTTL
+	}
+	for i := range s.shards {
+		s.shards[i].spaces = map[spaceKey]*space{}
+	}
+	for i := range s.users.shards {
+		s.users.shards[i].users = map[string]*userData{}
+	}
+	s.runs.runs = map[runKey]time.Time{}
+	s.secrets.secrets = map[string][]byte{}
+	s.hubs.hubs = map[*Hub]struct{}{}
+	s.tasksSpace = newTasksSpace(s.now, s.receiptTTL)
+	s.threadsSpace = newThreadsSpace(s.now, s.receiptTTL)
+	s.relaySpace = newRelaySpace(s.now, s.receiptTTL)
+	go s.expireEvery(expiryEvery)
+	return s
+}
+
+// Describe says which store this is.
+func (s *Store) Describe() string {
+	return "in-process store (state lasts as long as the process)"
+}
+
+// Ping reports whether the store is open: an open in-process store always
+// answers.
+func (s *Store) Ping(ctx context.Context) error {
+	if s.closed.Load() {
+		return ErrClosed
+	}
+	return ctx.Err()
+}
+
+// Close stops the expiry pass, closes every hub and the parts. The data
+// stays readable, but Ping fails from now on.
+func (s *Store) Close() error {
+	s.closeOnce.Do(func() {
+		s.closed.Store(true)
+		close(s.stop)
+		<-s.done
+		for _, h := range s.hubs.all() {
+			_ = h.Close()
+		}
+		s.tasksSpace.close()
+		s.threadsSpace.close()
+		s.relaySpace.close()
+	})
+	return nil
+}
+
+var _ store.Store = (*Store)(nil)
+
+// ErrHubClosed is returned by ListenEvents on a closed hub.
+var ErrHubClosed = errors.New("store: the hub is closed")

@@ -1,0 +1,112 @@
+package storetest
+
+import (
+	"testing"
+	"time"
+
+	"github.com/harnest/harnest/runtime/store"
+)
+
+// testRuns is the contract of the run registry: SweepLapsed finds the runs
+// whose lease lapsed, asks whether each is due, and records the failure of
+// those that are.
+func testRuns(t *testing.T, h Harness) {
+	failedReceipt := []byte(`{"status":"failed","error":{"code":"replica_lost"}}`)
+	runtimeFailed := func(_ store.Lapsed, receipt []byte) []byte { // as the runtime decides
+		if store.IsFinalReceipt(receipt) {
+			return nil
+		}
+		return failedReceipt
+	}
+	always := func(store.Lapsed) bool { return true }
+
+	t.Run("AsksWhetherDue", func(t *testing.T) {
+		s := open(t, h)
+		b := beginArgs("u", "s", "resp_1", true, shortLease)
+		b.Replica = "replica-7"
+		if _, err := s.BeginResponse(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+		h.Elapse(lapse)
+		var asked []store.Lapsed
+		notDue := func(l store.Lapsed) bool { asked = append(asked, l); return false }
+		swept, err := s.SweepLapsed(ctx, time.Now(), 10, notDue, runtimeFailed)
+		want := store.Lapsed{User: "u", Session: "s", ResponseID: "resp_1", Replica: "replica-7"}
+		if err != nil || len(swept) != 0 || len(asked) != 1 || asked[0] != want {
+			t.Fatalf("swept %v, asked %+v, err %v", swept, asked, err)
+		}
+		if got, _, _ := s.Receipt(ctx, "u", "s", "resp_1"); string(got) != string(inProgress) {
+			t.Fatalf("a run that was not due was failed: %s", got)
+		}
+		swept, err = s.SweepLapsed(ctx, time.Now(), 10, always, runtimeFailed)
+		if err != nil || len(swept) != 1 || swept[0] != want {
+			t.Fatalf("due run not swept: %v %v", swept, err)
+		}
+		if got, _, _ := s.Receipt(ctx, "u", "s", "resp_1"); string(got) != string(failedReceipt) {
+			t.Fatalf("receipt %s", got)
+		}
+		// Forgotten once failed.
+		if swept, _ := s.SweepLapsed(ctx, time.Now(), 10, always, runtimeFailed); len(swept) != 0 {
+			t.Fatalf("swept twice: %v", swept)
+		}
+	})
+	t.Run("HeldRunsAreLeftAlone", func(t *testing.T) {
+		s := open(t, h)
+		mustBegin(t, s, "u", "s", "resp_1", true, time.Minute)
+		// Past its registered time, but the lease is still held.
+		swept, err := s.SweepLapsed(ctx, time.Now().Add(2*time.Minute), 10, always, runtimeFailed)
+		if err != nil || len(swept) != 0 {
+			t.Fatalf("swept a held run: %v %v", swept, err)
+		}
+		if got, _, _ := s.Receipt(ctx, "u", "s", "resp_1"); string(got) != string(inProgress) {
+			t.Fatalf("receipt %s", got)
+		}
+		// Not yet lapsed by the sweeper's clock: not even asked about.
+		asked := 0
+		_, _ = s.SweepLapsed(ctx, time.Now(), 10, func(store.Lapsed) bool { asked++; return true }, runtimeFailed)
+		if asked != 0 {
+			t.Fatalf("asked about %d runs that had not lapsed", asked)
+		}
+	})
+	t.Run("ReleasedRunsAreForgotten", func(t *testing.T) {
+		s := open(t, h)
+		mustBegin(t, s, "u", "s", "resp_1", true, shortLease)
+		finish(t, s, "u", "s", "resp_1")
+		h.Elapse(lapse)
+		asked := 0
+		swept, err := s.SweepLapsed(ctx, time.Now(), 10, func(store.Lapsed) bool { asked++; return true }, runtimeFailed)
+		if err != nil || len(swept) != 0 || asked != 0 {
+			t.Fatalf("a released run was swept: %v (asked %d) %v", swept, asked, err)
+		}
+	})
+	t.Run("FinalReceiptsAreKept", func(t *testing.T) {
+		s := open(t, h)
+		mustBegin(t, s, "u", "s", "resp_1", true, shortLease)
+		h.Elapse(lapse)
+		if err := s.ReplaceReceipt(ctx, "u", "s", "resp_1", completed); err != nil {
+			t.Fatal(err)
+		}
+		swept, err := s.SweepLapsed(ctx, time.Now(), 10, always, runtimeFailed)
+		if err != nil || len(swept) != 0 {
+			t.Fatalf("swept a run with a final receipt: %v %v", swept, err)
+		}
+		if got, _, _ := s.Receipt(ctx, "u", "s", "resp_1"); string(got) != string(completed) {
+			t.Fatalf("receipt %s", got)
+		}
+	})
+	t.Run("Limit", func(t *testing.T) {
+		s := open(t, h)
+		for _, sid := range []string{"s1", "s2", "s3"} {
+			mustBegin(t, s, "u", sid, "resp_"+sid, true, shortLease)
+		}
+		h.Elapse(lapse)
+		swept, err := s.SweepLapsed(ctx, time.Now(), 2, always, runtimeFailed)
+		if err != nil || len(swept) != 2 {
+			t.Fatalf("first sweep of 2: %v %v", swept, err)
+		}
+		swept, err = s.SweepLapsed(ctx, time.Now(), 2, always, runtimeFailed)
+		if err != nil || len(swept) != 1 {
+			t.Fatalf("second sweep: %v %v", swept, err)
+		}
+	})
+}
