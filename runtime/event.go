@@ -116,35 +116,8 @@ func (e Event) JSON() ([]byte, error) {
 // MarshalJSON writes the event with the fields its type carries.
 func (e Event) MarshalJSON() ([]byte, error) { return e.JSON() }
 
-// encode writes the event with the fields its type carries. A state delta
-// carries its object under "delta"; response.completed carries the envelope.
+// encode writes the event with the fields its type carries (see
+// event_json.go).
 func (e Event) encode() ([]byte, error) {
-	type plain Event
-	if e.Envelope != nil {
-		return marshalCompleted(e)
-	}
-	if e.Type != EventStateDelta {
-		return json.Marshal(plain(e))
-	}
-	delta := e.StateDelta
-	if delta == nil {
-		delta = map[string]json.RawMessage{}
-	}
-	return json.Marshal(struct {
-		plain
-		Delta map[string]json.RawMessage `json:"delta"`
-	}{plain(e), delta})
-}
-
-// marshalCompleted writes response.completed: the envelope's body after
-// type, sequence, responseId and sessionId.
-func marshalCompleted(e Event) ([]byte, error) {
-	env := e.Envelope
-	return json.Marshal(struct {
-		Type       string `json:"type"`
-		Sequence   int    `json:"sequence"`
-		ResponseID string `json:"responseId"`
-		SessionID  string `json:"sessionId"`
-		EnvelopeBody
-	}{e.Type, e.Sequence, env.ID, env.SessionID, env.EnvelopeBody})
+	return e.appendJSON(make([]byte, 0, 128+len(e.ResponseID)+len(e.SessionID)+len(e.Delta)))
 }

@@ -3,25 +3,36 @@ package runtime
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
 )
 
-// newHex returns 32 random hex characters (128 bits).
-func newHex() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on Linux
-	return hex.EncodeToString(b[:])
+// newID returns prefix and 32 random hex characters (128 bits), in one
+// allocation.
+func newID(prefix string) string {
+	var raw [16]byte
+	_, _ = rand.Read(raw[:]) // crypto/rand.Read never fails on Linux
+	var b strings.Builder
+	b.Grow(len(prefix) + 32)
+	b.WriteString(prefix)
+	var h [32]byte
+	hex.Encode(h[:], raw[:])
+	b.Write(h[:])
+	return b.String()
 }
 
+// newHex returns 32 random hex characters.
+func newHex() string { return newID("") }
+
 // NewResponseID returns a fresh response ID: "resp_" and 32 hex characters.
-func NewResponseID() string { return "resp_" + newHex() }
+func NewResponseID() string { return newID("resp_") }
 
 // NewSessionID returns a fresh session ID of 32 hex characters.
-func NewSessionID() string { return newHex() }
+func NewSessionID() string { return newID("") }
 
-func newMessageID() string { return "msg_" + newHex() }
+func newMessageID() string { return newID("msg_") }
 
 // timestamp formats a time as ISO-8601 in UTC with an explicit offset.
 func timestamp(t time.Time) string {

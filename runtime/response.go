@@ -162,7 +162,8 @@ func (s *Service) StartResponse(ctx context.Context, p Principal, req ResponseRe
 		r.cancel(nil)
 		return nil, errShuttingDown
 	}
-	receipt, _ := json.Marshal(r.envelope(StatusInProgress))
+	inProgress := r.envelope(StatusInProgress)
+	receipt, _ := inProgress.encode()
 	state, err := s.store.BeginResponse(ctx, store.Begin{
 		User: p.UserID, Session: sessionID, ResponseID: r.ID, CreateSession: create,
 		Receipt: receipt, Lease: s.lease, Replica: s.replica, Now: s.timestamp(),
@@ -190,7 +191,7 @@ func (s *Service) StartResponse(ctx context.Context, p Principal, req ResponseRe
 		RequestApproval:   r.requestApproval,
 		RequestClientTool: r.requestClientTool,
 	}
-	go r.run(place)
+	s.runners.run(func() { r.run(place) })
 	return r, nil
 }
 
@@ -423,7 +424,7 @@ func (r *Response) finish(runErr error) {
 			r.emit(Event{Type: EventError, Error: fail.Detail})
 		}
 	}
-	body, _ := json.Marshal(env)
+	body, _ := env.encode()
 	r.mu.Lock()
 	r.closed = true
 	r.mu.Unlock()
@@ -434,7 +435,7 @@ func (r *Response) finish(runErr error) {
 	switch {
 	case errors.Is(err, store.ErrLeaseLost):
 		fail, env = errLeaseLost, r.failedEnvelope(errLeaseLost)
-		body, _ = json.Marshal(env)
+		body, _ = env.encode()
 		err = r.replaceReceipt(body)
 	case err != nil && !errors.Is(err, store.ErrReceiptFinal):
 		// The store did not answer: tell the caller now, and keep trying in
@@ -487,10 +488,32 @@ func (r *Response) failedEnvelope(fail *Error) Envelope {
 // the transcript when a response completes.
 func (r *Response) transcriptMessages(env Envelope) [][]byte {
 	now := r.svc.timestamp()
-	meta, _ := json.Marshal(map[string]string{"responseId": r.ID})
-	user, _ := json.Marshal(Message{ID: newMessageID(), Role: "user", Content: transcriptContent(r.turn), CreatedAt: now, Metadata: meta})
-	answer, _ := json.Marshal(Message{ID: newMessageID(), Role: "assistant", Content: jsonString(env.OutputText), CreatedAt: now, Metadata: meta})
+	b := make([]byte, 0, 320+len(r.turn.Input)+len(env.OutputText))
+	b = r.appendMessage(b, "user", transcriptContent(r.turn), "", now)
+	user := b[:len(b):len(b)]
+	answer := r.appendMessage(b[len(b):], "assistant", nil, env.OutputText, now)
 	return [][]byte{user, answer}
+}
+
+// appendMessage appends one transcript message of the response (a Message
+// as JSON) whose content is content, or text as a JSON string when content
+// is nil.
+func (r *Response) appendMessage(b []byte, role string, content json.RawMessage, text, now string) []byte {
+	o := beginObject(b)
+	o.str("id", newMessageID())
+	o.str("role", role)
+	o.key("content")
+	if content == nil {
+		o.b = appendJSONString(o.b, text)
+	} else {
+		o.b = append(o.b, content...) // compact JSON, written by this package
+	}
+	o.str("createdAt", now)
+	o.key("metadata")
+	m := beginObject(o.b)
+	m.str("responseId", r.ID)
+	o.b = m.end()
+	return o.end()
 }
 
 // transcriptContent is the user turn as the transcript keeps it: the text,
@@ -512,10 +535,7 @@ func transcriptContent(t Turn) json.RawMessage {
 	return b
 }
 
-func jsonString(s string) json.RawMessage {
-	b, _ := json.Marshal(s)
-	return b
-}
+func jsonString(s string) json.RawMessage { return appendJSONString(nil, s) }
 
 // history reads the transcript tail for an agent.
 func (s *Service) history(ctx context.Context, user, session string, limit int) ([]Message, error) {

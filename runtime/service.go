@@ -74,6 +74,8 @@ type Service struct {
 	// tokens seals the cursors and page tokens this replica issues, with
 	// the key every replica shares (seal.go).
 	tokens *TokenSealer
+	// runners are the goroutines responses run on (runners.go).
+	runners *runners
 	// lapsedSeen is when the sweeper first saw each lapsed run of another
 	// replica (see sweep.go).
 	lapsedSeen map[string]time.Time
@@ -94,6 +96,7 @@ func New(o Options) *Service {
 		approvalTTL: o.ApprovalTTL, clientToolTTL: o.ClientToolTTL, sweepEvery: o.SweepInterval, flushDelay: o.FlushDelay,
 		runs: map[*Response]struct{}{}, byID: map[string]*Response{},
 		replica: "replica_" + newHex(), halt: make(chan struct{}), lapsedSeen: map[string]time.Time{},
+		runners: newRunners(maxIdleRunners),
 	}
 	if st := o.Store; st != nil {
 		s.tokens = NewTokenSealer(func(ctx context.Context) ([]byte, error) { return st.SharedSecret(ctx, TokenSecret) })
@@ -193,6 +196,7 @@ func (s *Service) stop() {
 	if hub != nil {
 		_ = hub.Close()
 	}
+	s.runners.stop()
 }
 
 var errShutdown = errors.New("server shutting down")

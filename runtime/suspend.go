@@ -105,7 +105,7 @@ func (r *Response) suspend(ctx context.Context, announce Event, action *Required
 	r.mu.Lock()
 	after := r.seq - 1
 	r.mu.Unlock()
-	body, _ := json.Marshal(env)
+	body, _ := env.encode()
 	err := r.commit(ctx, &store.Commit{
 		User: r.turn.UserID, Session: r.SessionID, ResponseID: r.ID, Receipt: body, Now: s.timestamp(),
 		Wait:    &store.Wait{ID: action.ID, Kind: kind, ResponseID: r.ID, ExpiresAt: expires, AfterSequence: after, Replica: s.replica},
@@ -158,7 +158,8 @@ func (r *Response) resumeSegment(ctx context.Context) error {
 	if err := r.enterSegment(ctx, r.svc.admission.resume(r.turn.UserID)); err != nil {
 		return err
 	}
-	receipt, _ := json.Marshal(r.envelope(StatusInProgress))
+	inProgress := r.envelope(StatusInProgress)
+	receipt, _ := inProgress.encode()
 	if err := r.svc.store.ReplaceReceipt(ctx, r.turn.UserID, r.SessionID, r.ID, receipt); err != nil {
 		if errors.Is(err, store.ErrReceiptFinal) {
 			return errReceiptFinal

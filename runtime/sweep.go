@@ -69,6 +69,6 @@ func (s *Service) lapsedReceipt(run store.Lapsed, receipt []byte) []byte {
 		Status: StatusFailed, Output: []OutputItem{}, Metadata: json.RawMessage("{}"),
 		Error: &EnvelopeError{Code: CodeReplicaLost},
 	}}
-	b, _ := json.Marshal(env)
+	b, _ := env.encode()
 	return b
 }
