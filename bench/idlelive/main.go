@@ -12,20 +12,21 @@
 package main
 
 import (
-	"encoding/json"
+	"context"
 	"flag"
 	"fmt"
-	"net"
-	"net/http"
 	"net/url"
 	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/websocket"
+
+	"github.com/harnest/harnest/bench/internal/httpjson"
+	"github.com/harnest/harnest/bench/internal/loopback"
+	"github.com/harnest/harnest/bench/internal/proc"
 )
 
 func main() {
@@ -46,8 +47,8 @@ func run(target string, pid, n, parallel int, hold time.Duration) error {
 	if err != nil {
 		return err
 	}
-	if ip := net.ParseIP(u.Hostname()); u.Hostname() != "localhost" && (ip == nil || !ip.IsLoopback()) {
-		return fmt.Errorf("%s is not a loopback address: benchmarks only target this machine", u.Host)
+	if err := loopback.CheckURL(target); err != nil {
+		return err
 	}
 	if pid <= 0 {
 		return fmt.Errorf("pass the server's -pid")
@@ -58,7 +59,7 @@ func run(target string, pid, n, parallel int, hold time.Duration) error {
 	if err != nil {
 		return err
 	}
-	before, err := rssKiB(pid)
+	before, err := proc.RSSKiB(pid)
 	if err != nil {
 		return err
 	}
@@ -89,7 +90,7 @@ func run(target string, pid, n, parallel int, hold time.Duration) error {
 	opened := int64(n) - failed.Load()
 	fmt.Printf("opened %d idle connections in %v (%d failed)\n", opened, time.Since(start).Round(time.Millisecond), failed.Load())
 	time.Sleep(hold)
-	after, err := rssKiB(pid)
+	after, err := proc.RSSKiB(pid)
 	if err != nil {
 		return err
 	}
@@ -105,23 +106,20 @@ func run(target string, pid, n, parallel int, hold time.Duration) error {
 // createSession makes the session every socket joins.
 func createSession(u *url.URL) (string, error) {
 	base := "http://" + u.Host
-	resp, err := http.Post(base+"/sessions", "application/json", strings.NewReader(`{}`))
-	if err != nil {
-		return "", err
-	}
-	defer resp.Body.Close()
 	var s struct {
 		ID string `json:"id"`
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&s); err != nil || s.ID == "" {
-		return "", fmt.Errorf("create a session: status %d %v", resp.StatusCode, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := httpjson.Post(ctx, loopback.Client(1), base+"/sessions", `{}`, &s); err != nil || s.ID == "" {
+		return "", fmt.Errorf("create a session: %v (id %q)", err, s.ID)
 	}
 	return s.ID, nil
 }
 
 // connect opens /live and joins the session, then leaves the socket idle.
 func connect(target, session string) (*websocket.Conn, error) {
-	d := websocket.Dialer{HandshakeTimeout: 10 * time.Second, ReadBufferSize: 256, WriteBufferSize: 256}
+	d := websocket.Dialer{NetDialContext: loopback.Dialer().DialContext, HandshakeTimeout: 10 * time.Second, ReadBufferSize: 256, WriteBufferSize: 256}
 	c, _, err := d.Dial(target, nil)
 	if err != nil {
 		return nil, err
@@ -136,21 +134,4 @@ func connect(target, session string) (*websocket.Conn, error) {
 		return nil, fmt.Errorf("connect: %s %v", msg, err)
 	}
 	return c, nil
-}
-
-// rssKiB reads a process's resident set size.
-func rssKiB(pid int) (int64, error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
-	if err != nil {
-		return 0, err
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(line, "VmRSS:") {
-			f := strings.Fields(line)
-			if len(f) >= 2 {
-				return strconv.ParseInt(f[1], 10, 64)
-			}
-		}
-	}
-	return 0, fmt.Errorf("no VmRSS for process %d", pid)
 }

@@ -3,10 +3,13 @@ package main
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -64,18 +67,6 @@ func TestRunRefusesNonLoopbackWithoutDialling(t *testing.T) {
 		if d := time.Since(start); d > 100*time.Millisecond {
 			t.Errorf("Run(%q) took %v; it should refuse without dialling", u, d)
 		}
-	}
-}
-
-func TestLoopbackOnlyDialControl(t *testing.T) {
-	if err := loopbackOnly("tcp", "127.0.0.1:80", nil); err != nil {
-		t.Errorf("127.0.0.1: %v", err)
-	}
-	if err := loopbackOnly("tcp", "[::1]:80", nil); err != nil {
-		t.Errorf("::1: %v", err)
-	}
-	if err := loopbackOnly("tcp", "10.0.0.1:80", nil); err == nil {
-		t.Error("10.0.0.1 allowed, want refused")
 	}
 }
 
@@ -209,5 +200,90 @@ func TestPercentile(t *testing.T) {
 	}
 	if percentile(nil, 0.5) != 0 {
 		t.Error("percentile of empty slice should be 0")
+	}
+}
+
+// With -prepare-url, every measured request carries the value the prepare
+// request returned, and a fresh one each time (-prepare-every request).
+func TestPrepareEveryRequest(t *testing.T) {
+	var made atomic.Int64
+	seen := map[string]bool{}
+	var mu sync.Mutex
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /sessions", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"id":"s%d","other":1}`, made.Add(1))
+	})
+	mux.HandleFunc("POST /run/{id}", func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if !strings.Contains(string(body), `"session":"`+r.PathValue("id")+`"`) {
+			http.Error(w, "body and URL disagree: "+string(body), http.StatusBadRequest)
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if seen[r.PathValue("id")] {
+			http.Error(w, "session used twice", http.StatusConflict)
+			return
+		}
+		seen[r.PathValue("id")] = true
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+
+	res, err := Run(context.Background(), Config{
+		URL: srv.URL + "/run/" + Placeholder, Body: `{"session":"` + Placeholder + `"}`,
+		Concurrency: 2, Duration: 200 * time.Millisecond,
+		Prepare: Prepare{URL: srv.URL + "/sessions", Body: "{}"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.OK == 0 || res.Failures != 0 {
+		t.Fatalf("ok %d failures %d (%s)", res.OK, res.Failures, res.FirstError)
+	}
+
+	// A prepare answer without the field fails every request, saying why.
+	res, err = Run(context.Background(), Config{
+		URL: srv.URL + "/run/" + Placeholder, Concurrency: 1, Duration: 100 * time.Millisecond,
+		Prepare: Prepare{URL: srv.URL + "/sessions", Field: "missing"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Requests == 0 || res.Errors != res.Requests || !strings.Contains(res.FirstError, `no string field "missing"`) {
+		t.Fatalf("got %+v, want every request to fail on the prepare answer", res)
+	}
+}
+
+func TestPrepareOptionsAreChecked(t *testing.T) {
+	for _, p := range []Prepare{
+		{URL: "http://example.com/sessions"},
+		{URL: "http://127.0.0.1/sessions", Every: "sometimes"},
+	} {
+		cfg := Config{URL: "http://127.0.0.1/", Concurrency: 1, Duration: time.Second, Prepare: p}
+		if err := cfg.Validate(); err == nil {
+			t.Errorf("Validate with %+v = nil, want an error", p)
+		}
+	}
+}
+
+// -expect turns a 2xx answer without the text into an error (a JSON-RPC
+// error arrives with 200).
+func TestExpect(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","error":{"code":-32601}}`)
+	}))
+	defer srv.Close()
+	res, err := Run(context.Background(), Config{URL: srv.URL, Concurrency: 1, Duration: 100 * time.Millisecond, Expect: "Echo: hello"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Requests == 0 || res.Errors != res.Requests || !strings.Contains(res.FirstError, "does not contain") {
+		t.Fatalf("got %+v, want every answer refused", res)
+	}
+	res, err = Run(context.Background(), Config{URL: srv.URL, Concurrency: 1, Duration: 100 * time.Millisecond, Expect: "jsonrpc"})
+	if err != nil || res.OK == 0 || res.Failures != 0 {
+		t.Fatalf("got %+v, %v; want every answer accepted", res, err)
 	}
 }

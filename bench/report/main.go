@@ -1,21 +1,24 @@
 // Command report turns the JSON lines written by loadclient -json into the
-// benchmark table. Each result's label is "SCENARIO|SERVER"; within a
-// scenario, every server other than "baseline" is compared with "baseline"
-// (mean req/s over the rounds, and the ratio per round).
+// benchmark's tables. Each result's label is "SCENARIO|SERVER". It prints
+// every run, then the comparisons: within a scenario, each server against
+// its reference (mean req/s over the rounds, and the ratio per round),
+// with the target when one is given. Targets are printed, never asserted:
+// the exit status does not depend on them.
 //
-//	report [-budget-scenario json] [-budget 0.5] results.jsonl
+//	report [-target 'json:harnest-embedded/baseline>=0.5']... [-ttfe 'sse20-c8:harnest<=1']... results.jsonl
+//
+// Without a -target for it, every server of a scenario that has a
+// "baseline" run is compared with that baseline.
 package main
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
-	"text/tabwriter"
 )
 
 type result struct {
@@ -54,113 +57,38 @@ func readResults(r io.Reader) ([]result, error) {
 	return out, sc.Err()
 }
 
-// ordered keeps first-seen order of keys.
-func ordered(results []result, key func(result) string) []string {
-	seen := map[string]bool{}
-	var keys []string
-	for _, r := range results {
-		k := key(r)
-		if !seen[k] {
-			seen[k] = true
-			keys = append(keys, k)
-		}
-	}
-	return keys
-}
+// listFlag is a repeatable flag.
+type listFlag []string
 
-func rates(results []result, scenario, server string) []float64 {
-	var v []float64
-	for _, r := range results {
-		if r.scenario == scenario && r.server == server {
-			v = append(v, r.ReqPerSec)
-		}
-	}
-	return v
-}
-
-func mean(v []float64) float64 {
-	if len(v) == 0 {
-		return 0
-	}
-	s := 0.0
-	for _, x := range v {
-		s += x
-	}
-	return s / float64(len(v))
-}
-
-func write(w io.Writer, results []result, budgetScenario string, budget float64) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "scenario\tserver\treq/s\tp50 ms\tp90 ms\tp99 ms\tmax ms\tfailures\tevents/s\tTTFE p50\tTTFE p99\t")
-	for _, r := range results {
-		ev, t50, t99 := "-", "-", "-"
-		if r.SSE != nil {
-			ev = fmt.Sprintf("%.0f", r.SSE.EventsPerSec)
-			t50 = fmt.Sprintf("%.3f", r.SSE.TTFEP50)
-			t99 = fmt.Sprintf("%.3f", r.SSE.TTFEP99)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%.0f\t%.3f\t%.3f\t%.3f\t%.3f\t%d/%d\t%s\t%s\t%s\t\n",
-			r.scenario, r.server, r.ReqPerSec, r.LatencyMs.P50, r.LatencyMs.P90, r.LatencyMs.P99, r.LatencyMs.Max,
-			r.Failures, r.Requests, ev, t50, t99)
-	}
-	tw.Flush()
-
-	var summary bytes.Buffer
-	rows := 0
-	tw = tabwriter.NewWriter(&summary, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "scenario\tserver\tmean req/s\tbaseline mean req/s\tratio\tratio per round\tbudget")
-	for _, sc := range ordered(results, func(r result) string { return r.scenario }) {
-		base := rates(results, sc, "baseline")
-		var servers []string
-		for _, s := range ordered(results, func(r result) string { return r.server }) {
-			if s != "baseline" && len(rates(results, sc, s)) > 0 {
-				servers = append(servers, s)
-			}
-		}
-		for _, s := range servers {
-			v := rates(results, sc, s)
-			ratio := "-"
-			var perRound []string
-			verdict := ""
-			if mean(base) > 0 {
-				rt := mean(v) / mean(base)
-				ratio = fmt.Sprintf("%.2f", rt)
-				for i := range min(len(v), len(base)) {
-					perRound = append(perRound, fmt.Sprintf("%.2f", v[i]/base[i]))
-				}
-				if sc == budgetScenario {
-					verdict = fmt.Sprintf("FAIL (< %.2f)", budget)
-					if rt >= budget {
-						verdict = fmt.Sprintf("PASS (>= %.2f)", budget)
-					}
-				}
-			}
-			rows++
-			fmt.Fprintf(tw, "%s\t%s\t%.0f\t%.0f\t%s\t%s\t%s\n",
-				sc, s, mean(v), mean(base), ratio, strings.Join(perRound, " "), verdict)
-		}
-	}
-	tw.Flush()
-	if rows > 0 {
-		fmt.Fprintln(w)
-		_, _ = summary.WriteTo(w)
-	}
-
-	for _, r := range results {
-		if r.Requests > 0 && float64(r.Failures) > 0.01*float64(r.Requests) {
-			fmt.Fprintf(w, "WARNING: %s|%s: %d of %d requests failed: %s\n",
-				r.scenario, r.server, r.Failures, r.Requests, r.FirstError)
-		}
-	}
-}
+func (l *listFlag) String() string     { return strings.Join(*l, " ") }
+func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 
 func main() {
-	budgetScenario := flag.String("budget-scenario", "json", "scenario the budget applies to")
-	budget := flag.Float64("budget", 0.5, "minimum ratio server/baseline for the budget scenario")
+	var ratioFlags, ttfeFlags listFlag
+	flag.Var(&ratioFlags, "target", "a ratio target SCENARIO:SERVER/REFERENCE>=RATIO (repeatable)")
+	flag.Var(&ttfeFlags, "ttfe", "a time-to-first-event target SCENARIO:SERVER<=MS, on the mean TTFE p50 (repeatable)")
 	flag.Parse()
 	if flag.NArg() != 1 {
-		fmt.Fprintln(os.Stderr, "usage: report [flags] results.jsonl")
+		fmt.Fprintln(os.Stderr, "usage: report [-target SCENARIO:SERVER/REFERENCE>=RATIO]... [-ttfe SCENARIO:SERVER<=MS]... results.jsonl")
 		os.Exit(2)
+	}
+	var targets []ratioTarget
+	for _, s := range ratioFlags {
+		t, err := parseRatioTarget(s)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "report:", err)
+			os.Exit(2)
+		}
+		targets = append(targets, t)
+	}
+	var ttfes []ttfeTarget
+	for _, s := range ttfeFlags {
+		t, err := parseTTFETarget(s)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "report:", err)
+			os.Exit(2)
+		}
+		ttfes = append(ttfes, t)
 	}
 	f, err := os.Open(flag.Arg(0))
 	if err != nil {
@@ -173,5 +101,5 @@ func main() {
 		fmt.Fprintln(os.Stderr, "report:", err)
 		os.Exit(1)
 	}
-	write(os.Stdout, results, *budgetScenario, *budget)
+	write(os.Stdout, results, targets, ttfes)
 }

@@ -1,0 +1,285 @@
+// Command growth measures whether harnest's costs stay flat as its data
+// grows, against a running server (echo agent, examples/hello):
+//
+//   - a JSON turn in one session as the session grows from 10 to 10,000
+//     messages (-turn-at);
+//   - a transcript page (GET /sessions/{id}/messages?limit=100), the first
+//     and the last, as that transcript grows to 100,000 messages (-page-at);
+//   - a session list page (GET /sessions?limit=100), the first and the
+//     last, as the user's sessions grow to 100,000 (-list-at).
+//
+// Each figure is the median of -reads timed calls (for turns, of -window
+// turns) at that size, with its ratio to the figure at the smallest size:
+// flat means within ±20 % (0.80..1.20). Calls are made one at a time, so the
+// figures are latencies on an otherwise idle server; the transcript grows
+// by turns (two messages each) and the sessions by POST /sessions, -c at a
+// time.
+//
+//	growth -url http://127.0.0.1:PORT
+//
+// It only dials loopback addresses and gives up after -timeout.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/harnest/harnest/bench/internal/loopback"
+)
+
+// Options are the command's flags.
+type Options struct {
+	URL     string
+	TurnAt  []int // transcript sizes (messages) at which a turn is timed
+	PageAt  []int // transcript sizes (messages) at which pages are timed
+	ListAt  []int // session counts at which list pages are timed
+	Window  int   // turns timed at each size
+	Reads   int   // timed reads of each page at each size
+	Workers int   // sessions created at once
+	Timeout time.Duration
+}
+
+func main() {
+	var o Options
+	turnAt, pageAt, listAt := "10,100,1000,10000", "100,1000,10000,100000", "100,1000,10000,100000"
+	flag.StringVar(&o.URL, "url", "http://127.0.0.1:1907", "harnest's base URL (loopback only)")
+	flag.StringVar(&turnAt, "turn-at", turnAt, "transcript sizes (messages) at which turns are timed; empty: skip")
+	flag.StringVar(&pageAt, "page-at", pageAt, "transcript sizes (messages) at which transcript pages are timed; empty: skip")
+	flag.StringVar(&listAt, "list-at", listAt, "session counts at which session list pages are timed; empty: skip")
+	flag.IntVar(&o.Window, "window", 100, "turns timed at each size")
+	flag.IntVar(&o.Reads, "reads", 200, "timed reads of each page at each size")
+	flag.IntVar(&o.Workers, "c", 8, "sessions created at once")
+	flag.DurationVar(&o.Timeout, "timeout", 10*time.Minute, "give up after this long")
+	flag.Parse()
+	var err error
+	for _, l := range []struct {
+		flag, value string
+		into        *[]int
+	}{{"-turn-at", turnAt, &o.TurnAt}, {"-page-at", pageAt, &o.PageAt}, {"-list-at", listAt, &o.ListAt}} {
+		if *l.into, err = parseSizes(l.value); err != nil {
+			fmt.Fprintf(os.Stderr, "growth: %s: %v\n", l.flag, err)
+			os.Exit(2)
+		}
+	}
+	if err := run(o); err != nil {
+		fmt.Fprintln(os.Stderr, "growth:", err)
+		os.Exit(1)
+	}
+}
+
+// parseSizes reads "10,100,1000" into increasing positive sizes.
+func parseSizes(s string) ([]int, error) {
+	var sizes []int
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		n, err := strconv.Atoi(f)
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("%q is not a positive integer", f)
+		}
+		if len(sizes) > 0 && n <= sizes[len(sizes)-1] {
+			return nil, fmt.Errorf("sizes must increase: %d after %d", n, sizes[len(sizes)-1])
+		}
+		sizes = append(sizes, n)
+	}
+	return sizes, nil
+}
+
+func run(o Options) error {
+	if err := loopback.CheckURL(o.URL); err != nil {
+		return err
+	}
+	if o.Window < 1 || o.Reads < 1 || o.Workers < 1 {
+		return errors.New("-window, -reads and -c must be at least 1")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), o.Timeout)
+	defer cancel()
+	h := &harnest{base: strings.TrimSuffix(o.URL, "/"), client: loopback.Client(o.Workers)}
+	defer h.client.CloseIdleConnections()
+
+	if len(o.TurnAt) > 0 || len(o.PageAt) > 0 {
+		rows, err := growTranscript(ctx, h, o)
+		if err != nil {
+			return err
+		}
+		printRows(rows)
+	}
+	if len(o.ListAt) > 0 {
+		rows, err := growSessions(ctx, h, o)
+		if err != nil {
+			return err
+		}
+		printRows(rows)
+	}
+	return nil
+}
+
+// row is one measured figure at one size.
+type row struct {
+	what string
+	size int
+	unit string // what size counts
+	took time.Duration
+}
+
+// growTranscript grows one session by JSON turns, timing each, and times
+// its pages at the requested sizes. The turn figure at a size is the median
+// of the -window turns that start there.
+func growTranscript(ctx context.Context, h *harnest, o Options) ([]row, error) {
+	session, err := h.createSession(ctx)
+	if err != nil {
+		return nil, err
+	}
+	end := 0
+	if len(o.TurnAt) > 0 {
+		end = o.TurnAt[len(o.TurnAt)-1] + 2*o.Window
+	}
+	if len(o.PageAt) > 0 {
+		end = max(end, o.PageAt[len(o.PageAt)-1])
+	}
+	var rows []row
+	pageAt := o.PageAt
+	turns := make([]time.Duration, 0, end/2+1) // turns[i] started at 2*i messages
+	for messages := 0; ; messages += 2 {
+		if len(pageAt) > 0 && messages >= pageAt[0] {
+			first, last, err := timePages(ctx, o.Reads, func(cursor string) (string, int, error) { return h.messagesPage(ctx, session, cursor) })
+			if err != nil {
+				return nil, err
+			}
+			rows = append(rows, row{"transcript first page", messages, "messages", first}, row{"transcript last page", messages, "messages", last})
+			pageAt = pageAt[1:]
+		}
+		if messages >= end {
+			break
+		}
+		took, err := h.turn(ctx, session)
+		if err != nil {
+			return nil, fmt.Errorf("a turn at %d messages: %w", messages, err)
+		}
+		turns = append(turns, took)
+	}
+	for _, at := range o.TurnAt {
+		i := at / 2
+		rows = append(rows, row{"JSON turn in the session", at, "messages", median(turns[i:min(i+o.Window, len(turns))])})
+	}
+	return rows, nil
+}
+
+// growSessions creates sessions and times list pages at the requested
+// counts.
+func growSessions(ctx context.Context, h *harnest, o Options) ([]row, error) {
+	have, err := h.countSessions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var rows []row
+	for _, n := range o.ListAt {
+		if n > have {
+			if err := h.createSessions(ctx, n-have, o.Workers); err != nil {
+				return nil, fmt.Errorf("creating sessions up to %d: %w", n, err)
+			}
+			have = n
+		}
+		first, last, err := timePages(ctx, o.Reads, func(cursor string) (string, int, error) { return h.sessionsPage(ctx, cursor) })
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, row{"session list first page", have, "sessions", first}, row{"session list last page", have, "sessions", last})
+	}
+	return rows, nil
+}
+
+// timePages times the first page reads times, walks every page to the
+// last one that has items, and times that one reads times. page reads the
+// page after cursor ("" for the first) and returns the next cursor (""
+// after the last) and how many items the page had.
+func timePages(ctx context.Context, reads int, page func(cursor string) (next string, items int, err error)) (first, last time.Duration, err error) {
+	timeOne := func(cursor string) (time.Duration, error) {
+		samples := make([]time.Duration, 0, reads)
+		for range reads {
+			start := time.Now()
+			if _, _, err := page(cursor); err != nil {
+				return 0, err
+			}
+			samples = append(samples, time.Since(start))
+		}
+		return median(samples), nil
+	}
+	if first, err = timeOne(""); err != nil {
+		return 0, 0, err
+	}
+	cursor, lastFull := "", ""
+	for {
+		next, items, err := page(cursor)
+		if err != nil {
+			return 0, 0, err
+		}
+		if items > 0 {
+			lastFull = cursor
+		}
+		if next == "" {
+			break
+		}
+		if ctx.Err() != nil {
+			return 0, 0, ctx.Err()
+		}
+		cursor = next
+	}
+	if last, err = timeOne(lastFull); err != nil {
+		return 0, 0, err
+	}
+	return first, last, nil
+}
+
+func median(samples []time.Duration) time.Duration {
+	if len(samples) == 0 {
+		return 0
+	}
+	s := slices.Clone(samples)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// printRows prints each figure with its ratio to the same figure at the
+// smallest size, and whether it stayed flat (within ±20 %).
+func printRows(rows []row) {
+	firstOf := map[string]time.Duration{}
+	worst := map[string]float64{}
+	var order []string
+	for _, r := range rows {
+		if _, ok := firstOf[r.what]; !ok {
+			firstOf[r.what] = r.took
+			order = append(order, r.what)
+		}
+	}
+	slices.SortStableFunc(rows, func(a, b row) int { return slices.Index(order, a.what) - slices.Index(order, b.what) })
+	for _, r := range rows {
+		ratio := float64(r.took) / float64(max(firstOf[r.what], 1))
+		if d := abs(ratio - 1); d > worst[r.what] {
+			worst[r.what] = d
+		}
+		fmt.Printf("%-26s at %7d %-8s %9.3f ms  x%.2f\n", r.what, r.size, r.unit, float64(r.took.Microseconds())/1000, ratio)
+	}
+	for _, what := range order {
+		verdict := "flat (within ±20 %)"
+		if worst[what] > 0.20 {
+			verdict = fmt.Sprintf("NOT flat: up to %.0f %% off the smallest size", 100*worst[what])
+		}
+		fmt.Printf("%-26s %s\n", what+":", verdict)
+	}
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
