@@ -152,7 +152,7 @@ func (a *API) stream(w http.ResponseWriter, resp *runtime.Response) {
 		if err != nil {
 			return err
 		}
-		return sw.Event(e.Type, e.Sequence, data)
+		return sw.Write(e.Type, e.Sequence, data, resp.Queued() == 0)
 	})
 }
 

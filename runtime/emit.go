@@ -130,6 +130,11 @@ func (r *Response) commit(ctx context.Context, c *store.Commit) error {
 	return r.svc.store.CommitResponse(ctx, *c)
 }
 
+// Queued is how many events of the stream wait to be taken: a transport
+// that writes to a socket flushes only when none wait, so a burst of
+// events goes out in one write.
+func (r *Response) Queued() int { return len(r.stream) }
+
 // Each calls fn for every event of a streaming response's first segment, in
 // order, until its boundary. Once fn returns an error (the client went
 // away), the response is cancelled unless it runs in the background, and

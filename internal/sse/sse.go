@@ -44,7 +44,12 @@ func Start(w http.ResponseWriter, keepAlive time.Duration) *Writer {
 // Event writes one frame: "event: <name>" when name is not empty, "id: <id>"
 // when id >= 0, then the data line. data must not contain newlines (compact
 // JSON never does).
-func (s *Writer) Event(name string, id int, data []byte) error {
+func (s *Writer) Event(name string, id int, data []byte) error { return s.Write(name, id, data, true) }
+
+// Write is Event that flushes only when flush is set: a caller that knows
+// more events are queued writes them in one batch (one flush, one write to
+// the socket) and flushes after the last.
+func (s *Writer) Write(name string, id int, data []byte, flush bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.err != nil {
@@ -68,6 +73,9 @@ func (s *Writer) Event(name string, id int, data []byte) error {
 	if _, err := s.w.Write(b); err != nil {
 		s.err = err
 		return err
+	}
+	if !flush {
+		return nil
 	}
 	s.flushLocked()
 	if s.ka != nil {

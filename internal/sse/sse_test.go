@@ -263,3 +263,25 @@ func TestFramesAreFlushed(t *testing.T) {
 		t.Errorf("second frame %q, want %q", got, want)
 	}
 }
+
+// Frames written without a flush go out with the next flushed one, in order.
+func TestWriteBatchesUntilFlush(t *testing.T) {
+	rec := httptest.NewRecorder()
+	sw := Start(rec, 0)
+	rec.Flushed = false
+	if err := sw.Write("a", 1, []byte(`1`), false); err != nil {
+		t.Fatal(err)
+	}
+	if rec.Flushed {
+		t.Fatal("a frame written without flush was flushed")
+	}
+	if err := sw.Write("b", 2, []byte(`2`), true); err != nil {
+		t.Fatal(err)
+	}
+	if !rec.Flushed {
+		t.Fatal("the flushed frame was not flushed")
+	}
+	if got, want := rec.Body.String(), "event: a\nid: 1\ndata: 1\n\nevent: b\nid: 2\ndata: 2\n\n"; got != want {
+		t.Errorf("body %q, want %q", got, want)
+	}
+}
