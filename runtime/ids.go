@@ -34,9 +34,44 @@ func NewSessionID() string { return newID("") }
 
 func newMessageID() string { return newID("msg_") }
 
-// timestamp formats a time as ISO-8601 in UTC with an explicit offset.
+// timestampLayout is ISO-8601 in UTC with microseconds and an explicit
+// offset.
+const timestampLayout = "2006-01-02T15:04:05.000000+00:00"
+
+// timestamp formats a time as timestampLayout, in one allocation (on the
+// turn path several times per turn; time.Format parses its layout each
+// time).
 func timestamp(t time.Time) string {
-	return t.UTC().Format("2006-01-02T15:04:05.000000+00:00")
+	t = t.UTC()
+	year, month, day := t.Date()
+	hour, min, sec := t.Clock()
+	if year < 0 || year > 9999 {
+		return t.Format(timestampLayout)
+	}
+	var b [32]byte
+	digits(b[0:4], year)
+	b[4] = '-'
+	digits(b[5:7], int(month))
+	b[7] = '-'
+	digits(b[8:10], day)
+	b[10] = 'T'
+	digits(b[11:13], hour)
+	b[13] = ':'
+	digits(b[14:16], min)
+	b[16] = ':'
+	digits(b[17:19], sec)
+	b[19] = '.'
+	digits(b[20:26], t.Nanosecond()/1000)
+	copy(b[26:], "+00:00")
+	return string(b[:])
+}
+
+// digits writes n in decimal into all of b, zero-padded.
+func digits(b []byte, n int) {
+	for i := len(b) - 1; i >= 0; i-- {
+		b[i] = byte('0' + n%10)
+		n /= 10
+	}
 }
 
 // MaxSessionIDLength is the longest session ID a caller may choose, in bytes.

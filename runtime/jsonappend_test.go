@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"testing"
+	"time"
 )
 
 // The reference encoders: encoding/json through reflection, as the runtime
@@ -184,6 +185,17 @@ func TestTranscriptMessageMatchesEncodingJSON(t *testing.T) {
 			if b, _ := json.Marshal(want); !bytes.Equal(b, m) {
 				t.Fatalf("message:\n got %s\nwant %s", m, b)
 			}
+		}
+	}
+}
+
+// The fast timestamp is time.Format's, for every kind of instant.
+func TestTimestampMatchesFormat(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for i := 0; i < 20000; i++ {
+		at := time.Unix(r.Int64N(1<<36)-1<<35, r.Int64N(1e9)).In(time.FixedZone("x", r.IntN(50000)-25000))
+		if got, want := timestamp(at), at.UTC().Format(timestampLayout); got != want {
+			t.Fatalf("%v: got %s, want %s", at, got, want)
 		}
 	}
 }
