@@ -82,13 +82,26 @@ func (e *Echo) Run(ctx context.Context, turn *runtime.Turn, emit runtime.Emit) e
 		}
 	}
 
-	var events []runtime.Event
+	// send emits one event, after the configured pause when it is not the
+	// first (events are sent as they are made: no slice of them is kept).
+	sent := 0
+	send := func(event runtime.Event) error {
+		if sent > 0 {
+			if err := e.pause(ctx); err != nil {
+				return err
+			}
+		}
+		sent++
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		return emit(event)
+	}
 
 	if e.thinking {
-		events = append(events, runtime.Event{
-			Type:  runtime.EventThinkingDelta,
-			Delta: "Repeating the input back.",
-		})
+		if err := send(runtime.Event{Type: runtime.EventThinkingDelta, Delta: "Repeating the input back."}); err != nil {
+			return err
+		}
 	}
 
 	if e.toolCall {
@@ -101,31 +114,20 @@ func (e *Echo) Run(ctx context.Context, turn *runtime.Turn, emit runtime.Emit) e
 			return fmt.Errorf("echo: encode tool output: %w", err)
 		}
 		callID := echoCallID(turn.ResponseID)
-		events = append(events,
-			runtime.Event{Type: runtime.EventToolCall, ID: callID, Name: "echo", Arguments: args},
-			runtime.Event{Type: runtime.EventToolResult, CallID: callID, Name: "echo", Output: output},
-		)
-	}
-
-	for i, delta := range echoDeltas(answer) {
-		events = append(events, runtime.Event{Type: runtime.EventTextDelta, Delta: delta})
-		if e.fail && i == 0 {
-			// Nothing after the first text delta is ever sent.
-			break
+		if err := send(runtime.Event{Type: runtime.EventToolCall, ID: callID, Name: "echo", Arguments: args}); err != nil {
+			return err
+		}
+		if err := send(runtime.Event{Type: runtime.EventToolResult, CallID: callID, Name: "echo", Output: output}); err != nil {
+			return err
 		}
 	}
 
-	for i, event := range events {
-		if i > 0 {
-			if err := e.pause(ctx); err != nil {
-				return err
-			}
-		}
-		if err := ctx.Err(); err != nil {
+	for _, delta := range echoDeltas(answer) {
+		if err := send(runtime.Event{Type: runtime.EventTextDelta, Delta: delta}); err != nil {
 			return err
 		}
-		if err := emit(event); err != nil {
-			return err
+		if e.fail {
+			break // nothing after the first text delta is ever sent
 		}
 	}
 

@@ -108,6 +108,11 @@ var (
 	errDenied       = &Error{Kind: ErrApprovalDenied, Code: "denied", Detail: "The action was denied"}
 )
 
+// streamQueue is how many events a streaming response may emit ahead of
+// the caller that writes them; beyond it the agent waits. (An Event is
+// about 450 bytes: the queue is allocated with every streaming response.)
+const streamQueue = 16
+
 // StartResponse checks the request, takes the session (creating it when no
 // ID is given), records the in_progress receipt and starts the agent. The
 // response runs until the agent ends, ctx ends (cancelled, unless
@@ -140,7 +145,7 @@ func (s *Service) StartResponse(ctx context.Context, p Principal, req ResponseRe
 		done: make(chan struct{}), boundary: make(chan struct{}),
 	}
 	if req.Stream {
-		r.stream = make(chan Event, 64)
+		r.stream = make(chan Event, streamQueue)
 		r.events = r.stream
 	}
 	// The response outlives the call that started it: a caller that goes
