@@ -62,7 +62,11 @@ func (r *Response) emit(e Event) error {
 	}
 	if !r.flushing && e.Type != EventCompleted && e.Type != EventError {
 		r.flushing = true
-		time.AfterFunc(r.svc.flushDelay, r.flush)
+		if r.flushTimer == nil {
+			r.flushTimer = time.AfterFunc(r.svc.flushDelay, r.flush)
+		} else {
+			r.flushTimer.Reset(r.svc.flushDelay)
+		}
 	}
 	if r.events == nil {
 		return nil
@@ -96,6 +100,11 @@ func (r *Response) takePending() []store.Event {
 	defer r.mu.Unlock()
 	p := r.pending
 	r.pending = nil
+	if r.flushing && r.flushTimer != nil {
+		// A commit takes them first: no flush is due (a short turn's
+		// timer never fires).
+		r.flushTimer.Stop()
+	}
 	r.flushing = false
 	return p
 }

@@ -73,6 +73,7 @@ type Response struct {
 	out         outputBuilder
 	pending     []store.Event // events not yet in Redis
 	flushing    bool          // a flush is scheduled
+	flushTimer  *time.Timer   // schedules flushes; stopped when the events are taken
 	state       map[string]json.RawMessage
 	closed      bool
 	agentCtx    context.Context
