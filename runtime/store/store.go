@@ -34,7 +34,8 @@ type Store interface {
 	Describe() string
 	// Ping checks that the store answers (readiness).
 	Ping(ctx context.Context) error
-	// Close releases the store's connections and goroutines.
+	// Close releases the store's connections and goroutines. Every call
+	// fails from then on (a closed store reads and writes nothing).
 	Close() error
 }
 
@@ -52,7 +53,9 @@ type Sessions interface {
 	// PatchState merges delta into the top level of the state.
 	PatchState(ctx context.Context, user, id string, delta map[string]json.RawMessage, now string) (Session, bool, error)
 	// DeleteSession removes the session with its transcript, responses,
-	// receipts, event logs, waits and assets.
+	// receipts, event logs, waits (GetWait no longer finds them) and
+	// assets (their bytes no longer count). ErrSessionBusy refuses it
+	// while a response holds the session.
 	DeleteSession(ctx context.Context, user, id string) (found bool, err error)
 }
 
@@ -73,14 +76,17 @@ type Responses interface {
 	BeginResponse(ctx context.Context, b Begin) (map[string]json.RawMessage, error)
 	// CommitResponse writes one step atomically: receipt, events,
 	// transcript messages, state delta, wait, and the lease's release.
-	// ErrLeaseLost: another response holds the session; ErrReceiptFinal:
-	// the receipt is already final. Nothing is written then.
+	// ErrLeaseLost: another response holds the session, or the session is
+	// gone (deleted once the lease lapsed: it is not made again);
+	// ErrReceiptFinal: the receipt is already final. Nothing is written
+	// then.
 	CommitResponse(ctx context.Context, c Commit) error
 	// ReplaceReceipt overwrites a receipt that is not final
 	// (ErrReceiptFinal otherwise).
 	ReplaceReceipt(ctx context.Context, user, session, responseID string, receipt []byte) error
 	// RenewLease extends the lease the response holds, or takes it again
-	// when it lapsed and nobody took it and the receipt is not final.
+	// when it lapsed, nobody took it, the receipt is not final and the
+	// session still exists. false: the response does not hold the session.
 	RenewLease(ctx context.Context, user, session, responseID, replica string, lease time.Duration) (bool, error)
 	// Receipt reads a response's receipt.
 	Receipt(ctx context.Context, user, session, responseID string) ([]byte, bool, error)
@@ -91,8 +97,10 @@ type Events interface {
 	// AppendEvents logs a batch of consecutive events and signals the
 	// response's listeners.
 	AppendEvents(ctx context.Context, user, session, responseID string, events []Event) error
-	// EventsAfter reads up to limit events after sequence after (-1: from
-	// the start); ErrEventsTrimmed when those are no longer held.
+	// EventsAfter reads up to limit events (limit < 1: all it holds)
+	// after sequence after (-1: from the start), in order; the limit counts
+	// events, however they were batched. ErrEventsTrimmed when those are
+	// no longer held.
 	EventsAfter(ctx context.Context, user, session, responseID string, after, limit int) ([]Event, error)
 }
 
@@ -102,8 +110,9 @@ type Runs interface {
 	// SweepLapsed finds up to limit runs whose lease lapsed before now. A
 	// run for which due returns false is left for later. For the others,
 	// failed(run, receipt) gives the receipt to record in place of one that
-	// is not final (nil keeps it); the run is then forgotten. It returns
-	// the runs it failed.
+	// is not final (nil keeps it); failed is never asked about a final
+	// receipt or a missing one, which stay as they are. The run is then
+	// forgotten. It returns the runs it failed.
 	SweepLapsed(ctx context.Context, now time.Time, limit int, due func(Lapsed) bool, failed func(Lapsed, []byte) []byte) ([]Lapsed, error)
 }
 
@@ -122,10 +131,14 @@ type Waits interface {
 
 // Assets are a session's stored files, within quotas.
 type Assets interface {
-	// PutAsset stores an asset; ErrSessionQuota or ErrUserQuota refuse it.
+	// PutAsset stores an asset, replacing one of the same ID (whose bytes
+	// then stop counting); ErrUserQuota, ErrSessionNotFound or
+	// ErrSessionQuota refuse it, checked in that order, and keep what was
+	// stored.
 	PutAsset(ctx context.Context, user, session string, a Asset, data []byte, q AssetQuota) error
 	GetAsset(ctx context.Context, user, session, id string) (Asset, bool, error)
-	// ReadAsset reads length bytes from offset (length < 0: to the end).
+	// ReadAsset reads up to length bytes from offset (length < 0: to the
+	// end), with the asset's metadata; a negative offset is an error.
 	ReadAsset(ctx context.Context, user, session, id string, offset, length int64) ([]byte, Asset, bool, error)
 	DeleteAsset(ctx context.Context, user, session, id string) (found bool, err error)
 	// AssetUsage reports the bytes of the session's assets and of all the

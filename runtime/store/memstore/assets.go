@@ -20,6 +20,9 @@ type asset struct {
 // that order. An asset stored again under the same ID replaces the old
 // one.
 func (s *Store) PutAsset(ctx context.Context, user, session string, a store.Asset, data []byte, q store.AssetQuota) error {
+	if err := s.closed.check(); err != nil {
+		return err
+	}
 	size := int64(len(data))
 	a.Size = size
 	sh, sp := s.lockSpace(user, session)
@@ -53,6 +56,9 @@ func (s *Store) PutAsset(ctx context.Context, user, session string, a store.Asse
 // GetAsset reads an asset's metadata; found is false when the user's
 // session has no such asset.
 func (s *Store) GetAsset(ctx context.Context, user, session, id string) (store.Asset, bool, error) {
+	if err := s.closed.check(); err != nil {
+		return store.Asset{}, false, err
+	}
 	sh, sp := s.lockSpace(user, session)
 	defer sh.mu.Unlock()
 	if sp == nil || sp.assets[id] == nil {
@@ -65,6 +71,9 @@ func (s *Store) GetAsset(ctx context.Context, user, session, id string) (store.A
 // (length < 0: to the end), with its metadata. The bytes are the stored
 // ones.
 func (s *Store) ReadAsset(ctx context.Context, user, session, id string, offset, length int64) ([]byte, store.Asset, bool, error) {
+	if err := s.closed.check(); err != nil {
+		return nil, store.Asset{}, false, err
+	}
 	if offset < 0 {
 		return nil, store.Asset{}, false, fmt.Errorf("store: read asset: invalid offset %d", offset)
 	}
@@ -89,6 +98,9 @@ func (s *Store) ReadAsset(ctx context.Context, user, session, id string, offset,
 // DeleteAsset removes an asset and gives its bytes back to the session's
 // and the user's totals; found is false when there was none.
 func (s *Store) DeleteAsset(ctx context.Context, user, session, id string) (bool, error) {
+	if err := s.closed.check(); err != nil {
+		return false, err
+	}
 	sh, sp := s.lockSpace(user, session)
 	defer sh.mu.Unlock()
 	if sp == nil || sp.assets[id] == nil {
@@ -104,6 +116,9 @@ func (s *Store) DeleteAsset(ctx context.Context, user, session, id string) (bool
 // AssetUsage reports the bytes of the session's assets and of all the
 // user's assets.
 func (s *Store) AssetUsage(ctx context.Context, user, session string) (sessionBytes, userBytes int64, err error) {
+	if err := s.closed.check(); err != nil {
+		return 0, 0, err
+	}
 	sh, sp := s.lockSpace(user, session)
 	if sp != nil {
 		sessionBytes = sp.assetBytes

@@ -1,17 +1,21 @@
 // Package memstore is the in-process store: everything harnest keeps, held
 // in this process's memory as native Go data, with the same meaning as the
-// Redis store (redisstore) operation by operation. It is the zero-setup
-// default: state lasts as long as the process, and several replicas
-// (runtime services) in one process may share one Store, each with its own
-// hub.
+// Redis store (redisstore) operation by operation, as the contract suite
+// (storetest) checks. It is the zero-setup default (stores.Open picks it
+// when no Redis URL is configured): state lasts as long as the process,
+// and several replicas (runtime services) in one process may share one
+// Store, each with its own hub.
 //
 // Layout: a session's data (its state, transcript, lease, responses with
 // their receipts and event logs, waits and assets) lives in one of 64
 // shards, chosen by a hash of the user and session IDs and guarded by the
-// shard's lock. A user's session index (an ordered B-tree, for keyset
-// pages), asset byte counter and wait index have their own lock; so do the
-// run registry, the shared secrets and the hubs. A shard lock may be held
-// while one of those is taken, never the other way round.
+// shard's lock (shard.go). A user's session index (an ordered B-tree, for
+// keyset pages), asset byte counter and wait index have their own lock
+// (users.go); so do the run registry (runs.go), the shared secrets
+// (secrets.go) and the hubs (hub.go). A shard lock may be held while one
+// of those is taken, never the other way round. The transports' schemas
+// are parts with a lock each: A2A tasks (tasks.go), AG-UI thread records
+// (threads.go) and the relay (relay.go and relay_*.go, by concept).
 //
 // Nothing is encoded on the hot path: byte slices the caller passes in are
 // copied once when stored, and the slices the store returns (receipts,
@@ -20,5 +24,8 @@
 //
 // Expiry is real: receipts, event logs, leases and waits expire by the
 // store's clock. A read never sees an expired thing, and a pass every
-// second drops them so that their memory is returned.
+// second drops them so that their memory is returned (expiry.go).
+//
+// Close ends it: every operation returns ErrClosed from then on, as every
+// call of a closed Redis client fails (store.go).
 package memstore

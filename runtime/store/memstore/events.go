@@ -105,6 +105,9 @@ func (l *eventLog) after(after, limit int) ([]store.Event, error) {
 // its followers on every hub. Steps that change the receipt use
 // CommitResponse, which logs their events with it.
 func (s *Store) AppendEvents(ctx context.Context, user, session, responseID string, events []store.Event) error {
+	if err := s.closed.check(); err != nil {
+		return err
+	}
 	if len(events) == 0 {
 		return nil
 	}
@@ -130,6 +133,9 @@ func (s *Store) addEvents(r *response, events []store.Event, now time.Time) {
 // first wanted event is no longer held although later ones are. The events'
 // JSON is the stored bytes.
 func (s *Store) EventsAfter(ctx context.Context, user, session, responseID string, after, limit int) ([]store.Event, error) {
+	if err := s.closed.check(); err != nil {
+		return nil, err
+	}
 	sh, sp := s.lockSpace(user, session)
 	defer sh.mu.Unlock()
 	if sp == nil {

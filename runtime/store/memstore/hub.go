@@ -51,15 +51,18 @@ func (t *hubTable) all() []*Hub {
 // StartHub opens a replica's hub and dispatches its control messages until
 // Close. onControl runs for every control message, on the hub's goroutine.
 func (s *Store) StartHub(ctx context.Context, replica string, onControl func(payload string)) (store.Hub, error) {
-	if s.closed.Load() {
-		return nil, ErrClosed
-	}
 	h := &Hub{
 		store: s, replica: replica, onControl: onControl,
 		listeners: map[responseKey]map[chan struct{}]struct{}{},
 		wake:      make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
 	}
+	// Checked under the hubs' lock: Close, which sets the flag first, then
+	// closes every hub it finds, finds this one or is seen here.
 	s.hubs.mu.Lock()
+	if err := s.closed.check(); err != nil {
+		s.hubs.mu.Unlock()
+		return nil, err
+	}
 	s.hubs.hubs[h] = struct{}{}
 	s.hubs.mu.Unlock()
 	go h.dispatch()
@@ -110,6 +113,9 @@ func (h *Hub) deliver(payload string) bool {
 
 // PublishControl sends a control message to every replica's hub.
 func (s *Store) PublishControl(ctx context.Context, payload string) error {
+	if err := s.closed.check(); err != nil {
+		return err
+	}
 	s.hubs.mu.RLock()
 	defer s.hubs.mu.RUnlock()
 	for h := range s.hubs.hubs {
@@ -121,6 +127,9 @@ func (s *Store) PublishControl(ctx context.Context, payload string) error {
 // SendControl sends a control message to one replica; gone is true when
 // no hub of that replica is open.
 func (s *Store) SendControl(ctx context.Context, replica, payload string) (gone bool, err error) {
+	if err := s.closed.check(); err != nil {
+		return false, err
+	}
 	s.hubs.mu.RLock()
 	defer s.hubs.mu.RUnlock()
 	delivered := false

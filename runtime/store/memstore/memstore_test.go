@@ -2,6 +2,7 @@ package memstore
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"testing"
 	"time"
@@ -178,11 +179,13 @@ func TestFinalityAgreesWithTheStorePackage(t *testing.T) {
 	}
 }
 
-// Close stops the expiry pass and the hubs; Ping then fails.
+// Close stops the expiry pass and the hubs; every operation then fails
+// with ErrClosed (the contract tests that calls fail; this, that it is
+// ErrClosed).
 func TestClose(t *testing.T) {
 	ctx := context.Background()
 	s := New(Options{})
-	if err := s.Ping(ctx); err != nil {
+	if err := s.CreateSession(ctx, "u", "s", nil, "t"); err != nil {
 		t.Fatal(err)
 	}
 	hub, err := s.StartHub(ctx, "r1", func(string) {})
@@ -191,16 +194,31 @@ func TestClose(t *testing.T) {
 	}
 	s.Close()
 	s.Close()
-	if err := s.Ping(ctx); err == nil {
-		t.Fatal("a closed store answers Ping")
+	if err := s.Ping(ctx); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Ping: %v, want ErrClosed", err)
 	}
-	if gone, _ := s.SendControl(ctx, "r1", "x"); !gone {
-		t.Fatal("a hub of a closed store still listens")
+	if _, _, err := s.GetSession(ctx, "u", "s"); !errors.Is(err, ErrClosed) {
+		t.Fatalf("GetSession: %v, want ErrClosed", err)
+	}
+	if err := s.CreateSession(ctx, "u", "s2", nil, "t"); !errors.Is(err, ErrClosed) {
+		t.Fatalf("CreateSession: %v, want ErrClosed", err)
+	}
+	if _, err := s.SendControl(ctx, "r1", "x"); !errors.Is(err, ErrClosed) {
+		t.Fatalf("SendControl: %v, want ErrClosed", err)
+	}
+	if _, _, err := s.GetTask(ctx, "u", "t"); !errors.Is(err, ErrClosed) {
+		t.Fatalf("GetTask: %v, want ErrClosed", err)
+	}
+	if _, _, err := s.ListenRelayFeed(ctx, "o"); !errors.Is(err, ErrClosed) {
+		t.Fatalf("ListenRelayFeed: %v, want ErrClosed", err)
+	}
+	if _, _, err := hub.ListenEvents(ctx, "u", "s", "r"); !errors.Is(err, ErrHubClosed) {
+		t.Fatalf("ListenEvents on the closed store's hub: %v, want ErrHubClosed", err)
 	}
 	if err := hub.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.StartHub(ctx, "r2", func(string) {}); err == nil {
-		t.Fatal("a hub started on a closed store")
+	if _, err := s.StartHub(ctx, "r2", func(string) {}); !errors.Is(err, ErrClosed) {
+		t.Fatalf("StartHub: %v, want ErrClosed", err)
 	}
 }

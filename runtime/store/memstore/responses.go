@@ -14,6 +14,9 @@ import (
 // session first. It returns ErrSessionNotFound, or ErrSessionBusy when
 // another response holds the session; nothing is kept then.
 func (s *Store) BeginResponse(ctx context.Context, b store.Begin) (map[string]json.RawMessage, error) {
+	if err := s.closed.check(); err != nil {
+		return nil, err
+	}
 	sh, sp := s.lockSpaceForWrite(b.User, b.Session)
 	defer sh.mu.Unlock()
 	now := s.now()
@@ -43,10 +46,20 @@ func (s *Store) BeginResponse(ctx context.Context, b store.Begin) (map[string]js
 // CommitResponse writes the receipt, its events, the transcript messages,
 // the state delta and the wait of one step, and releases the lease when
 // c.Release, all under the session's lock. It returns ErrLeaseLost when
-// another response holds the session, and ErrReceiptFinal when the lease
-// lapsed and the receipt is already final; nothing is written then.
+// another response holds the session or the session is gone (deleted
+// after the lease lapsed), and ErrReceiptFinal when the lease lapsed and
+// the receipt is already final; nothing is written then.
 func (s *Store) CommitResponse(ctx context.Context, c store.Commit) error {
-	sh, sp := s.lockSpaceForWrite(c.User, c.Session)
+	if err := s.closed.check(); err != nil {
+		return err
+	}
+	sh, sp := s.lockSpace(c.User, c.Session)
+	if sp == nil || sp.session == nil {
+		// Gone: the step would make a transcript and state without a
+		// session. (A held lease keeps a session from being deleted.)
+		sh.mu.Unlock()
+		return store.ErrLeaseLost
+	}
 	now := s.now()
 	holder := sp.lease.heldBy(now)
 	held := holder != ""
@@ -54,18 +67,20 @@ func (s *Store) CommitResponse(ctx context.Context, c store.Commit) error {
 		sh.mu.Unlock()
 		return store.ErrLeaseLost
 	}
-	r := sp.response(c.ResponseID)
 	if !held {
 		// The lease lapsed: a sweeper may have made the receipt final
 		// meanwhile (while the response holds its lease, nobody else
 		// writes its receipt, and a renewal never takes a lease back over
 		// a final receipt).
-		if _, ok := r.liveReceipt(now); ok && r.final {
-			sh.mu.Unlock()
-			return store.ErrReceiptFinal
+		if r := sp.responses[c.ResponseID]; r != nil && r.final {
+			if _, ok := r.liveReceipt(now); ok {
+				sh.mu.Unlock()
+				return store.ErrReceiptFinal
+			}
 		}
 	}
-	if len(c.StateDelta) > 0 && sp.session != nil {
+	r := sp.response(c.ResponseID)
+	if len(c.StateDelta) > 0 {
 		sp.session.state = copyState(c.StateDelta, sp.session.state)
 		sp.session.updatedAt = c.Now
 	}
@@ -74,9 +89,7 @@ func (s *Store) CommitResponse(ctx context.Context, c store.Commit) error {
 	}
 	if len(c.Messages) > 0 {
 		sp.appendMessages(c.Messages)
-		if sp.session != nil {
-			sp.session.updatedAt = c.Now
-		}
+		sp.session.updatedAt = c.Now
 	}
 	r.setReceipt(c.Receipt, now, s.receiptTTL)
 	if c.Wait != nil {
@@ -101,6 +114,9 @@ func (s *Store) CommitResponse(ctx context.Context, c store.Commit) error {
 // returns ErrReceiptFinal, writing nothing, when the receipt is already
 // final.
 func (s *Store) ReplaceReceipt(ctx context.Context, user, session, responseID string, receipt []byte) error {
+	if err := s.closed.check(); err != nil {
+		return err
+	}
 	sh, sp := s.lockSpaceForWrite(user, session)
 	defer sh.mu.Unlock()
 	now := s.now()
@@ -115,10 +131,14 @@ func (s *Store) ReplaceReceipt(ctx context.Context, user, session, responseID st
 // RenewLease extends the response's hold on its session, or takes it again
 // when it lapsed, nobody else took it and its receipt is not final (the
 // replica lived through a store outage longer than the lease, and no
-// sweeper failed the response meanwhile). Either way it refreshes the
-// response's entry among the running responses, as the Redis store does.
-// false means the response does not hold the session.
+// sweeper failed the response meanwhile) and the session still exists.
+// Either way it refreshes the response's entry among the running
+// responses, as the Redis store does. false means the response does not
+// hold the session.
 func (s *Store) RenewLease(ctx context.Context, user, session, responseID, replica string, leaseFor time.Duration) (bool, error) {
+	if err := s.closed.check(); err != nil {
+		return false, err
+	}
 	sh, sp := s.lockSpaceForWrite(user, session)
 	defer sh.mu.Unlock()
 	now := s.now()
@@ -126,6 +146,9 @@ func (s *Store) RenewLease(ctx context.Context, user, session, responseID, repli
 	switch holder := sp.lease.heldBy(now); holder {
 	case responseID:
 	case "":
+		if sp.session == nil {
+			return false, nil // the session is gone: nothing to hold
+		}
 		if r := sp.responses[responseID]; r != nil {
 			if _, ok := r.liveReceipt(now); ok && r.final {
 				return false, nil
@@ -141,6 +164,9 @@ func (s *Store) RenewLease(ctx context.Context, user, session, responseID, repli
 // Receipt reads a response's receipt in the user's session; found is false
 // when there is none (or it expired). The bytes are the stored ones.
 func (s *Store) Receipt(ctx context.Context, user, session, responseID string) ([]byte, bool, error) {
+	if err := s.closed.check(); err != nil {
+		return nil, false, err
+	}
 	sh, sp := s.lockSpace(user, session)
 	defer sh.mu.Unlock()
 	if sp == nil {

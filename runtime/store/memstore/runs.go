@@ -71,6 +71,9 @@ func (r *runRegistry) lapsed(now time.Time, limit int) []runKey {
 // receipt is replaced only if it did not change since it was read. It
 // returns the runs it failed.
 func (s *Store) SweepLapsed(ctx context.Context, now time.Time, limit int, due func(store.Lapsed) bool, failed func(store.Lapsed, []byte) []byte) ([]store.Lapsed, error) {
+	if err := s.closed.check(); err != nil {
+		return nil, err
+	}
 	var out []store.Lapsed
 	for _, k := range s.runs.lapsed(now, limit) {
 		run := store.Lapsed{User: k.user, Session: k.session, ResponseID: k.response, Replica: k.replica}

@@ -20,6 +20,9 @@ type secretTable struct {
 // bytes made on its first use, the same for every replica that shares this
 // store, for as long as the process lives. The slice is the caller's.
 func (s *Store) SharedSecret(ctx context.Context, name string) ([]byte, error) {
+	if err := s.closed.check(); err != nil {
+		return nil, err
+	}
 	if name == "" {
 		return nil, errors.New("store: a shared secret needs a name")
 	}

@@ -11,6 +11,9 @@ import (
 // returns ErrSessionExists when the user already has a session with that
 // ID.
 func (s *Store) CreateSession(ctx context.Context, user, id string, state map[string]json.RawMessage, now string) error {
+	if err := s.closed.check(); err != nil {
+		return err
+	}
 	sh, sp := s.lockSpaceForWrite(user, id)
 	defer sh.mu.Unlock()
 	if sp.session != nil {
@@ -24,6 +27,9 @@ func (s *Store) CreateSession(ctx context.Context, user, id string, state map[st
 // GetSession reads a session; found is false when the user has none with
 // that ID. The state map is the caller's; its values are the stored ones.
 func (s *Store) GetSession(ctx context.Context, user, id string) (store.Session, bool, error) {
+	if err := s.closed.check(); err != nil {
+		return store.Session{}, false, err
+	}
 	sh, sp := s.lockSpace(user, id)
 	defer sh.mu.Unlock()
 	if sp == nil || sp.session == nil {
@@ -34,6 +40,9 @@ func (s *Store) GetSession(ctx context.Context, user, id string) (store.Session,
 
 // SessionExists reports whether the user has the session.
 func (s *Store) SessionExists(ctx context.Context, user, session string) (bool, error) {
+	if err := s.closed.check(); err != nil {
+		return false, err
+	}
 	sh, sp := s.lockSpace(user, session)
 	defer sh.mu.Unlock()
 	return sp != nil && sp.session != nil, nil
@@ -43,6 +52,9 @@ func (s *Store) SessionExists(ctx context.Context, user, session string) (bool, 
 // after the given one (from the start when after is empty), in ID order:
 // a keyset page of the user's B-tree index, O(log N + limit).
 func (s *Store) ListSessions(ctx context.Context, user, after string, limit int) ([]store.Session, error) {
+	if err := s.closed.check(); err != nil {
+		return nil, err
+	}
 	ids := s.users.sessionsAfter(user, after, limit)
 	if len(ids) == 0 {
 		return nil, nil
@@ -59,6 +71,9 @@ func (s *Store) ListSessions(ctx context.Context, user, after string, limit int)
 // PatchState merges delta into the session state, key by key (a shallow
 // merge: each key replaces the whole value), and returns the session.
 func (s *Store) PatchState(ctx context.Context, user, id string, delta map[string]json.RawMessage, now string) (store.Session, bool, error) {
+	if err := s.closed.check(); err != nil {
+		return store.Session{}, false, err
+	}
 	sh, sp := s.lockSpace(user, id)
 	defer sh.mu.Unlock()
 	if sp == nil || sp.session == nil {
@@ -74,6 +89,9 @@ func (s *Store) PatchState(ctx context.Context, user, id string, delta map[strin
 // back to the user's quota. It returns ErrSessionBusy while a response
 // holds the session.
 func (s *Store) DeleteSession(ctx context.Context, user, id string) (bool, error) {
+	if err := s.closed.check(); err != nil {
+		return false, err
+	}
 	sh, sp := s.lockSpace(user, id)
 	defer sh.mu.Unlock()
 	if sp == nil || sp.session == nil {

@@ -27,8 +27,21 @@ const DefaultReceiptTTL = 24 * time.Hour
 // expiryEvery is how often the expiry pass runs (see expiry.go).
 const expiryEvery = time.Second
 
-// ErrClosed is returned by Ping and StartHub once the store is closed.
-var ErrClosed = errors.New("store: the in-process store is closed")
+// ErrClosed is returned by every operation once the store is closed, as
+// a closed Redis client fails every call.
+var ErrClosed = errors.New("store: the in-process store is closed; open a new one")
+
+// closedFlag is set once, by Close. Every operation checks it first: one
+// atomic load.
+type closedFlag struct{ atomic.Bool }
+
+// check returns ErrClosed once the store is closed.
+func (f *closedFlag) check() error {
+	if f.Load() {
+		return ErrClosed
+	}
+	return nil
+}
 
 // Store is harnest's state in this process's memory. It is safe for
 // concurrent use; make one with New and Close it when done.
@@ -48,7 +61,7 @@ type Store struct {
 	secrets secretTable       // shared secrets (secrets.go)
 	hubs    hubTable          // the replicas' hubs (hub.go)
 
-	closed    atomic.Bool
+	closed    closedFlag // shared with the parts
 	closeOnce sync.Once
 	stop      chan struct{} // closed by Close: ends the expiry pass
 	done      chan struct{} // closed when the expiry pass has ended
@@ -72,9 +85,9 @@ func New(opts Options) *Store {
 	s.runs.runs = map[runKey]time.Time{}
 	s.secrets.secrets = map[string][]byte{}
 	s.hubs.hubs = map[*Hub]struct{}{}
-	s.tasksSpace = newTasksSpace(s.now, s.receiptTTL)
-	s.threadsSpace = newThreadsSpace(s.now, s.receiptTTL)
-	s.relaySpace = newRelaySpace(s.now, s.receiptTTL)
+	s.tasksSpace = newTasksSpace(s.now, s.receiptTTL, &s.closed)
+	s.threadsSpace = newThreadsSpace(s.now, s.receiptTTL, &s.closed)
+	s.relaySpace = newRelaySpace(s.now, &s.closed)
 	go s.expireEvery(expiryEvery)
 	return s
 }
@@ -87,14 +100,16 @@ func (s *Store) Describe() string {
 // Ping reports whether the store is open: an open in-process store always
 // answers.
 func (s *Store) Ping(ctx context.Context) error {
-	if s.closed.Load() {
-		return ErrClosed
+	if err := s.closed.check(); err != nil {
+		return err
 	}
 	return ctx.Err()
 }
 
-// Close stops the expiry pass, closes every hub and the parts. The data
-// stays readable, but Ping fails from now on.
+// Close stops the expiry pass, closes every hub and the parts. Every
+// operation fails with ErrClosed from then on (what the parts hold is
+// dropped; the rest is left to the garbage collector with the Store).
+// Closing a closed store does nothing.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
 		s.closed.Store(true)

@@ -17,8 +17,9 @@ import (
 // ttl after its last put; every operation drops what expired first, so
 // reads never see an expired task.
 type tasksSpace struct {
-	now func() time.Time
-	ttl time.Duration
+	now    func() time.Time
+	ttl    time.Duration
+	closed *closedFlag // the store's: set by Close
 
 	mu     sync.Mutex
 	users  map[string]*userTasks
@@ -86,14 +87,14 @@ func newTaskIndex(nodes *btree.FreeListG[taskEntry]) *btree.BTreeG[taskEntry] {
 }
 
 // newTasksSpace makes the tasks part; tasks last ttl after their last put.
-func newTasksSpace(now func() time.Time, ttl time.Duration) *tasksSpace {
+func newTasksSpace(now func() time.Time, ttl time.Duration, closed *closedFlag) *tasksSpace {
 	if now == nil {
 		now = time.Now
 	}
 	if ttl <= 0 {
 		ttl = 24 * time.Hour
 	}
-	return &tasksSpace{now: now, ttl: ttl, users: map[string]*userTasks{},
+	return &tasksSpace{now: now, ttl: ttl, closed: closed, users: map[string]*userTasks{},
 		expiry: btree.NewG(taskTreeDegree, taskExpiresFirst),
 		nodes:  btree.NewFreeListG[taskEntry](btree.DefaultFreeListSize)}
 }
@@ -136,6 +137,9 @@ func (p *tasksSpace) dropExpired(now time.Time) {
 
 // PutTask stores a task record unless a later version is stored.
 func (p *tasksSpace) PutTask(ctx context.Context, user string, rec store.TaskRecord) (bool, error) {
+	if err := p.closed.check(); err != nil {
+		return false, err
+	}
 	now := p.now()
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -168,6 +172,9 @@ func (p *tasksSpace) PutTask(ctx context.Context, user string, rec store.TaskRec
 
 // GetTask reads one of the user's tasks.
 func (p *tasksSpace) GetTask(ctx context.Context, user, id string) (store.TaskRecord, bool, error) {
+	if err := p.closed.check(); err != nil {
+		return store.TaskRecord{}, false, err
+	}
 	now := p.now()
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -184,6 +191,9 @@ func (p *tasksSpace) GetTask(ctx context.Context, user, id string) (store.TaskRe
 // Like the Redis store, it reads only tasks whose status time is within
 // the TTL.
 func (p *tasksSpace) ListTasks(ctx context.Context, user string, q store.TaskQuery) (store.TaskPage, error) {
+	if err := p.closed.check(); err != nil {
+		return store.TaskPage{}, err
+	}
 	now := p.now()
 	limit := max(q.Limit, 1)
 	lowest := now.Add(-p.ttl).UnixMilli()

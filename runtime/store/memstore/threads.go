@@ -14,8 +14,9 @@ import (
 // user and thread, and a B-tree of expiry times that drops each record ttl
 // after its last put. Every operation drops what expired first.
 type threadsSpace struct {
-	now func() time.Time
-	ttl time.Duration
+	now    func() time.Time
+	ttl    time.Duration
+	closed *closedFlag // the store's: set by Close
 
 	mu      sync.Mutex
 	records map[threadKey]storedThread
@@ -49,14 +50,14 @@ func threadExpiresFirst(a, b threadExpiry) bool {
 
 // newThreadsSpace makes the threads part; records last ttl after their
 // last put.
-func newThreadsSpace(now func() time.Time, ttl time.Duration) *threadsSpace {
+func newThreadsSpace(now func() time.Time, ttl time.Duration, closed *closedFlag) *threadsSpace {
 	if now == nil {
 		now = time.Now
 	}
 	if ttl <= 0 {
 		ttl = 24 * time.Hour
 	}
-	return &threadsSpace{now: now, ttl: ttl, records: map[threadKey]storedThread{},
+	return &threadsSpace{now: now, ttl: ttl, closed: closed, records: map[threadKey]storedThread{},
 		expiry: btree.NewG(16, threadExpiresFirst)}
 }
 
@@ -90,6 +91,9 @@ func (p *threadsSpace) dropExpired(now time.Time) {
 
 // GetThread reads the user's record of a thread.
 func (p *threadsSpace) GetThread(ctx context.Context, user, thread string) (store.ThreadRecord, bool, error) {
+	if err := p.closed.check(); err != nil {
+		return store.ThreadRecord{}, false, err
+	}
 	now := p.now()
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -100,6 +104,9 @@ func (p *threadsSpace) GetThread(ctx context.Context, user, thread string) (stor
 
 // PutThread replaces the user's record of a thread.
 func (p *threadsSpace) PutThread(ctx context.Context, user, thread string, rec store.ThreadRecord) error {
+	if err := p.closed.check(); err != nil {
+		return err
+	}
 	now := p.now()
 	key := threadKey{user, thread}
 	p.mu.Lock()

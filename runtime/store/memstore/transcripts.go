@@ -13,6 +13,9 @@ import (
 // Messages reads up to limit transcript messages starting at offset from,
 // in order (limit <= 0: all of them).
 func (s *Store) Messages(ctx context.Context, user, session string, from int64, limit int) ([]store.StoredMessage, error) {
+	if err := s.closed.check(); err != nil {
+		return nil, err
+	}
 	sh, sp := s.lockSpace(user, session)
 	defer sh.mu.Unlock()
 	if sp == nil {
@@ -33,6 +36,9 @@ func (s *Store) Messages(ctx context.Context, user, session string, from int64, 
 // LastMessages reads the newest limit transcript messages (limit <= 0:
 // all of them), oldest first.
 func (s *Store) LastMessages(ctx context.Context, user, session string, limit int) ([]store.StoredMessage, error) {
+	if err := s.closed.check(); err != nil {
+		return nil, err
+	}
 	sh, sp := s.lockSpace(user, session)
 	defer sh.mu.Unlock()
 	if sp == nil || len(sp.transcript) == 0 {

@@ -54,6 +54,9 @@ func (sp *space) liveWait(id string, now time.Time) *wait {
 // GetWait reads one of the user's waits by ID; found is false when the
 // user has none with that ID (or it is long gone).
 func (s *Store) GetWait(ctx context.Context, user, id string) (store.Wait, bool, error) {
+	if err := s.closed.check(); err != nil {
+		return store.Wait{}, false, err
+	}
 	session, ok := s.users.waitSession(user, id, s.now())
 	if !ok {
 		return store.Wait{}, false, nil
@@ -64,6 +67,9 @@ func (s *Store) GetWait(ctx context.Context, user, id string) (store.Wait, bool,
 // ReadWait reads a wait of a known session (the replica that holds the
 // response reads the answer this way).
 func (s *Store) ReadWait(ctx context.Context, user, session, id string) (store.Wait, bool, error) {
+	if err := s.closed.check(); err != nil {
+		return store.Wait{}, false, err
+	}
 	sh, sp := s.lockSpace(user, session)
 	defer sh.mu.Unlock()
 	w := sp.liveWait(id, s.now())
@@ -80,6 +86,9 @@ func (s *Store) ReadWait(ctx context.Context, user, session, id string) (store.W
 // response no longer holds its session); the returned wait has an empty
 // ID when the user has no such wait of that kind.
 func (s *Store) ResolveWait(ctx context.Context, user, id, kind, status string, output []byte, now time.Time) (store.Wait, string, error) {
+	if err := s.closed.check(); err != nil {
+		return store.Wait{}, "", err
+	}
 	session, ok := s.users.waitSession(user, id, s.now())
 	if !ok {
 		return store.Wait{}, "", nil
@@ -110,6 +119,9 @@ func (s *Store) ResolveWait(ctx context.Context, user, id, kind, status string, 
 // FinishWait sets a wait's status when the response ends it (expired or
 // cancelled), unless it was already answered.
 func (s *Store) FinishWait(ctx context.Context, user, session, id, status string) error {
+	if err := s.closed.check(); err != nil {
+		return err
+	}
 	sh, sp := s.lockSpace(user, session)
 	defer sh.mu.Unlock()
 	if w := sp.liveWait(id, s.now()); w != nil && w.w.Status == store.WaitPending {

@@ -45,20 +45,48 @@ return 1
 // watched keys changed (another upload, or a response touching the session).
 const maxAssetRetries = 16
 
+// errAssetReplaced means the asset a put replaces changed between the read
+// of its size and the write (another put of the same ID): the put starts
+// again with the new size.
+var errAssetReplaced = errors.New("store: the asset changed during the put")
+
 // PutAsset stores an asset of the user's session: its content and metadata,
 // its entry in the session's set and its bytes in the session's and the
-// user's counters. The session write is one MULTI/EXEC that Redis refuses if
-// the session or its counter changed since they were checked, so an asset is
-// never written into a deleted session nor past the session quota. The
-// user's counter is reserved first (its own slot) and given back when the
-// write does not happen.
+// user's counters. An asset stored again under the same ID replaces the
+// old one, whose bytes stop counting. The session write is one MULTI/EXEC
+// that Redis refuses if the session, its counter or the asset changed
+// since they were checked, so an asset is never written into a deleted
+// session nor past the session quota. The user's counter is reserved first
+// (its own slot) and given back when the write does not happen.
 //
-// It returns ErrSessionNotFound, ErrSessionQuota or ErrUserQuota.
-func (s *Store) PutAsset(ctx context.Context, user, session string, a store.Asset, data []byte, q store.AssetQuota) (err error) {
+// It returns ErrUserQuota, ErrSessionNotFound or ErrSessionQuota, checked
+// in that order.
+func (s *Store) PutAsset(ctx context.Context, user, session string, a store.Asset, data []byte, q store.AssetQuota) error {
+	for range maxAssetRetries {
+		err := s.putAssetOnce(ctx, user, session, a, data, q)
+		if !errors.Is(err, errAssetReplaced) {
+			return err
+		}
+	}
+	return fmt.Errorf("store: put asset %q: other puts of the same ID kept replacing it (%d tries); retry", a.ID, maxAssetRetries)
+}
+
+// putAssetOnce is one try of PutAsset: it reads the size of the asset it
+// replaces (0 when there is none), reserves the difference in the user's
+// counter, and writes the session's part if that size is still the same;
+// errAssetReplaced when it is not.
+func (s *Store) putAssetOnce(ctx context.Context, user, session string, a store.Asset, data []byte, q store.AssetQuota) (err error) {
 	size := int64(len(data))
 	a.Size = size
+	k := s.sessionKeys(user, session)
+	metaKey := k.assetMeta(a.ID)
+	old, err := assetSize(ctx, s.rdb, metaKey)
+	if err != nil {
+		return fmt.Errorf("store: put asset: %w", err)
+	}
+	delta := size - old
 	uk := s.userAssetBytesKey(user)
-	ok, err := reserveScript.Run(ctx, s.rdb, []string{uk}, size, q.User).Int()
+	ok, err := reserveScript.Run(ctx, s.rdb, []string{uk}, delta, q.User).Int()
 	if err != nil {
 		return fmt.Errorf("store: reserve asset quota: %w", err)
 	}
@@ -67,16 +95,16 @@ func (s *Store) PutAsset(ctx context.Context, user, session string, a store.Asse
 	}
 	defer func() {
 		if err != nil { // give the reservation back, even if ctx ended
-			_ = s.rdb.DecrBy(context.WithoutCancel(ctx), uk, size).Err()
+			_ = s.rdb.DecrBy(context.WithoutCancel(ctx), uk, delta).Err()
 		}
 	}()
-	k := s.sessionKeys(user, session)
 	write := func(tx *redis.Tx) error {
 		var exists *redis.IntCmd
-		var used *redis.StringCmd
+		var used, current *redis.StringCmd
 		if _, err := tx.Pipelined(ctx, func(p redis.Pipeliner) error {
 			exists = p.Exists(ctx, k.meta)
 			used = p.Get(ctx, k.assetBytes())
+			current = p.HGet(ctx, metaKey, "size")
 			return nil
 		}); err != nil && !errors.Is(err, redis.Nil) {
 			return err
@@ -84,30 +112,48 @@ func (s *Store) PutAsset(ctx context.Context, user, session string, a store.Asse
 		if exists.Val() == 0 {
 			return store.ErrSessionNotFound
 		}
+		if got, _ := strconv.ParseInt(current.Val(), 10, 64); got != old {
+			return errAssetReplaced
+		}
 		n, _ := strconv.ParseInt(used.Val(), 10, 64)
-		if q.Session > 0 && n+size > q.Session {
+		if q.Session > 0 && n+delta > q.Session {
 			return store.ErrSessionQuota
 		}
 		_, err := tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
 			p.Set(ctx, k.assetData(a.ID), data, 0)
-			p.HSet(ctx, k.assetMeta(a.ID), "mediaType", a.MediaType, "size", size, "info", a.Info, "createdAt", a.CreatedAt)
+			p.HSet(ctx, metaKey, "mediaType", a.MediaType, "size", size, "info", a.Info, "createdAt", a.CreatedAt)
 			p.SAdd(ctx, k.assets(), escapeID(a.ID))
-			p.IncrBy(ctx, k.assetBytes(), size)
+			p.IncrBy(ctx, k.assetBytes(), delta)
 			return nil
 		})
 		return err
 	}
 	for range maxAssetRetries {
-		err = s.rdb.Watch(ctx, write, k.meta, k.assetBytes())
+		err = s.rdb.Watch(ctx, write, k.meta, k.assetBytes(), metaKey)
 		if !errors.Is(err, redis.TxFailedErr) {
 			break
 		}
 	}
 	switch {
-	case err == nil, errors.Is(err, store.ErrSessionNotFound), errors.Is(err, store.ErrSessionQuota):
+	case err == nil, errors.Is(err, store.ErrSessionNotFound), errors.Is(err, store.ErrSessionQuota),
+		errors.Is(err, errAssetReplaced):
 		return err
 	}
 	return fmt.Errorf("store: put asset: %w", err)
+}
+
+// assetSize reads the size an asset's metadata records; 0 when there is
+// no such asset.
+func assetSize(ctx context.Context, c redis.Cmdable, metaKey string) (int64, error) {
+	v, err := c.HGet(ctx, metaKey, "size").Result()
+	if errors.Is(err, redis.Nil) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	n, _ := strconv.ParseInt(v, 10, 64)
+	return n, nil
 }
 
 // GetAsset reads an asset's metadata; found is false when the user's
@@ -122,18 +168,22 @@ func (s *Store) GetAsset(ctx context.Context, user, session, id string) (store.A
 	return a, found, nil
 }
 
-// ReadAsset reads up to length bytes of an asset's content from offset,
-// with its metadata, in one round trip (GETRANGE: only the range is sent).
+// ReadAsset reads up to length bytes of an asset's content from offset
+// (length < 0: to the end), with its metadata, in one round trip
+// (GETRANGE: only the range is sent). A negative offset is an error.
 func (s *Store) ReadAsset(ctx context.Context, user, session, id string, offset, length int64) ([]byte, store.Asset, bool, error) {
-	if offset < 0 || length < 0 {
-		return nil, store.Asset{}, false, fmt.Errorf("store: read asset: invalid range %d+%d", offset, length)
+	if offset < 0 {
+		return nil, store.Asset{}, false, fmt.Errorf("store: read asset: invalid offset %d (want 0 or more)", offset)
 	}
 	k := s.sessionKeys(user, session)
 	var meta *redis.MapStringStringCmd
 	var data *redis.StringCmd
 	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		meta = p.HGetAll(ctx, k.assetMeta(id))
-		if length > 0 { // GETRANGE's end is inclusive: 0 bytes cannot be asked for
+		switch {
+		case length < 0: // to the end: GETRANGE's -1 is the last byte
+			data = p.GetRange(ctx, k.assetData(id), offset, -1)
+		case length > 0: // GETRANGE's end is inclusive: 0 bytes cannot be asked for
 			data = p.GetRange(ctx, k.assetData(id), offset, offset+length-1)
 		}
 		return nil
@@ -148,7 +198,11 @@ func (s *Store) ReadAsset(ctx context.Context, user, session, id string, offset,
 	var b []byte
 	if data != nil {
 		b = []byte(data.Val())
-		if int64(len(b)) < min(length, max(a.Size-offset, 0)) {
+		want := max(a.Size-offset, 0) // the bytes from offset to the end
+		if length >= 0 {
+			want = min(length, want)
+		}
+		if int64(len(b)) < want {
 			// The metadata outlived the content: deleted in between.
 			return nil, store.Asset{}, false, nil
 		}

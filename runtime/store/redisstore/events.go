@@ -74,37 +74,96 @@ func (s *Store) AppendEvents(ctx context.Context, user, session, responseID stri
 	return nil
 }
 
-// EventsAfter reads logged events with a sequence greater than after (-1
-// reads from the start), from up to limit batches. It returns
+// EventsAfter reads up to limit logged events (limit < 1: all it holds)
+// with a sequence greater than after (-1 reads from the start). It returns
 // ErrEventsTrimmed when the first wanted event is no longer held although
 // later ones are.
+//
+// The limit counts events, not entries: the entries whose last event is
+// within the next limit sequences are read with the one entry after them
+// (a batch the page ends inside), in one round trip; a gap in the
+// sequences (events that were never logged) may take another.
 func (s *Store) EventsAfter(ctx context.Context, user, session, responseID string, after, limit int) ([]store.Event, error) {
-	k := s.sessionKeys(user, session)
-	msgs, err := s.rdb.XRangeN(ctx, k.events(responseID), eventID(after+1), "+", int64(limit)).Result()
-	if err != nil {
-		return nil, fmt.Errorf("store: read events: %w", err)
-	}
+	key := s.sessionKeys(user, session).events(responseID)
+	after = max(after, -1)
 	var out []store.Event
-	for i, m := range msgs {
-		first, _ := strconv.Atoi(fmt.Sprint(m.Values["f"]))
-		if i == 0 && first > after+1 {
-			return nil, store.ErrEventsTrimmed
+	for first := true; ; first = false {
+		held := len(out)
+		want := min(limit-held, maxEventsPerRead)
+		msgs, more, err := s.eventEntries(ctx, key, after, want)
+		if err != nil {
+			return nil, err
 		}
-		types := strings.Split(fmt.Sprint(m.Values["t"]), ",")
-		var raws []json.RawMessage
-		if err := json.Unmarshal([]byte(fmt.Sprint(m.Values["e"])), &raws); err != nil || len(raws) != len(types) {
-			return nil, fmt.Errorf("store: read events: entry %s is not a batch of events", m.ID)
-		}
-		for j, raw := range raws {
-			// A batch written again after a write whose answer was lost
-			// repeats events the log already has: each sequence counts once.
-			if seq := first + j; seq > after {
-				out = append(out, store.Event{Sequence: seq, Type: types[j], JSON: raw})
-				after = seq
+		for i, m := range msgs {
+			batch, err := eventBatch(m)
+			if err != nil {
+				return nil, err
+			}
+			if first && i == 0 && len(batch) > 0 && batch[0].Sequence > after+1 {
+				return nil, store.ErrEventsTrimmed
+			}
+			for _, e := range batch {
+				// A batch written again after a write whose answer was lost
+				// repeats events the log already has: each sequence counts once.
+				if e.Sequence <= after {
+					continue
+				}
+				if limit > 0 && len(out) == limit {
+					return out, nil
+				}
+				out = append(out, e)
+				after = e.Sequence
 			}
 		}
+		if !more || len(out) == held || limit > 0 && len(out) == limit {
+			return out, nil // the log ends, or no entry added an event
+		}
 	}
-	return out, nil
+}
+
+// maxEventsPerRead bounds the sequences one read of EventsAfter spans, so
+// that a huge limit cannot overflow an entry ID.
+const maxEventsPerRead = 1 << 30
+
+// eventEntries reads the entries of a log that hold the want events after
+// sequence after: those whose last event is one of the next want
+// sequences, and the first entry past them. more reports that there may be
+// further entries (the entry past them was read whole). With want < 1 it
+// reads every entry after after.
+func (s *Store) eventEntries(ctx context.Context, key string, after, want int) (msgs []redis.XMessage, more bool, err error) {
+	if want < 1 {
+		msgs, err = s.rdb.XRange(ctx, key, eventID(after+1), "+").Result()
+		if err != nil {
+			return nil, false, fmt.Errorf("store: read events: %w", err)
+		}
+		return msgs, false, nil
+	}
+	var within, next *redis.XMessageSliceCmd
+	_, err = s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		within = p.XRange(ctx, key, eventID(after+1), eventID(after+want))
+		next = p.XRangeN(ctx, key, eventID(after+want+1), "+", 1)
+		return nil
+	})
+	if err != nil {
+		return nil, false, fmt.Errorf("store: read events: %w", err)
+	}
+	msgs = append(within.Val(), next.Val()...)
+	return msgs, len(next.Val()) > 0, nil
+}
+
+// eventBatch decodes one entry of a log: its batch of consecutive events.
+func eventBatch(m redis.XMessage) ([]store.Event, error) {
+	first, _ := strconv.Atoi(fmt.Sprint(m.Values["f"]))
+	types := strings.Split(fmt.Sprint(m.Values["t"]), ",")
+	var raws []json.RawMessage
+	if err := json.Unmarshal([]byte(fmt.Sprint(m.Values["e"])), &raws); err != nil || len(raws) != len(types) {
+		return nil, fmt.Errorf("store: read events: entry %s is not a batch of events", m.ID)
+	}
+	batch := make([]store.Event, len(raws))
+	for j, raw := range raws {
+		batch[j] = store.Event{Sequence: first + j, Type: types[j], JSON: raw}
+	}
+	return batch, nil
 }
 
 // eventsChannel is where a response's new events are announced.

@@ -18,7 +18,8 @@ import (
 type Options struct {
 	// URL of a real Redis: redis://, rediss:// or unix://. A query with
 	// master_name=... means Sentinel; extra addr=host:port parameters mean
-	// Cluster. Empty starts the embedded store.
+	// Cluster. Empty starts an embedded miniredis, for tests (the
+	// zero-setup default store is memstore).
 	URL string
 	// KeyPrefix starts every key; default "harnest:".
 	KeyPrefix string
@@ -48,8 +49,9 @@ type Store struct {
 	relay      relayParts // relay.go
 }
 
-// Open connects to Redis, or starts the embedded store when opts.URL is
-// empty, and checks that the server answers.
+// Open connects to Redis, or starts an embedded miniredis (for tests) when
+// opts.URL is empty, and checks that the server answers and loads the
+// store's scripts.
 func Open(ctx context.Context, opts Options) (*Store, error) {
 	s := &Store{prefix: opts.KeyPrefix, receiptTTL: opts.ReceiptTTL, timeout: opts.Timeout}
 	if s.prefix == "" {
@@ -78,7 +80,7 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 			WriteTimeout: -1,
 			PoolSize:     64,
 		})
-		s.describe = "embedded in-process Redis (state lasts as long as the process)"
+		s.describe = "embedded miniredis for tests (state lasts as long as the process)"
 	} else {
 		rdb, err := newClient(opts.URL, s.timeout)
 		if err != nil {
@@ -241,7 +243,7 @@ func redactURL(raw string) string {
 // Describe says which store this is, without credentials.
 func (s *Store) Describe() string { return s.describe }
 
-// Embedded reports whether the store is the in-process one.
+// Embedded reports whether the store runs on an embedded miniredis.
 func (s *Store) Embedded() bool { return s.embedded != nil }
 
 // Client is the underlying Redis client, for packages that add their own

@@ -82,23 +82,54 @@ func (s *Store) undoBegin(ctx context.Context, k sessionKeys, b store.Begin, too
 	})
 }
 
+// maxCommitTries bounds the tries of a commit whose watched keys changed
+// between its read and its write (its own lease renewed meanwhile, say):
+// nothing was written, and each try reads again and tells why.
+const maxCommitTries = 4
+
 // CommitResponse writes the receipt, its events, the transcript messages and
 // the state delta of one step atomically, in two round trips: WATCH the lease
-// while reading it and the transcript length, then MULTI/EXEC the writes,
-// which Redis refuses if it changed in between (a lapsed lease adds a round
-// trip that watches and reads the receipt).
-// It returns ErrLeaseLost when another response holds the session and
-// ErrReceiptFinal when the receipt is already final.
+// while reading it, the session and the transcript length, then MULTI/EXEC
+// the writes, which Redis refuses if the lease changed in between (a lapsed
+// lease adds a round trip that watches and reads the receipt and the
+// session).
+//
+// It returns ErrLeaseLost when another response holds the session, or when
+// the session is gone (deleted after the lease lapsed; nothing of it is
+// written again), and ErrReceiptFinal when the receipt is already final.
 func (s *Store) CommitResponse(ctx context.Context, c store.Commit) error {
+	for range maxCommitTries {
+		err := s.commitOnce(ctx, c)
+		switch {
+		case errors.Is(err, redis.TxFailedErr):
+			continue // the lease, the receipt or the session changed: read again
+		case err != nil && !errors.Is(err, store.ErrLeaseLost) && !errors.Is(err, store.ErrReceiptFinal):
+			return fmt.Errorf("store: commit response: %w", err)
+		}
+		return err
+	}
+	// The watched keys kept changing: another response took the session,
+	// or the receipt became final.
+	if b, found, err := s.Receipt(ctx, c.User, c.Session, c.ResponseID); err == nil && found && store.IsFinalReceipt(b) {
+		return store.ErrReceiptFinal
+	}
+	return store.ErrLeaseLost
+}
+
+// commitOnce is one try of CommitResponse; redis.TxFailedErr means that a
+// watched key changed and nothing was written.
+func (s *Store) commitOnce(ctx context.Context, c store.Commit) error {
 	k := s.sessionKeys(c.User, c.Session)
 	receiptKey := k.receipt(c.ResponseID)
-	err := s.rdb.Watch(ctx, func(tx *redis.Tx) error {
+	return s.rdb.Watch(ctx, func(tx *redis.Tx) error {
 		// WATCH travels in the same round trip as the reads. go-redis does
 		// not know it is armed, so every path that skips EXEC unwatches.
 		var holder, length *redis.StringCmd
+		var exists *redis.IntCmd
 		_, err := tx.Pipelined(ctx, func(p redis.Pipeliner) error {
 			p.Do(ctx, "watch", k.lease)
 			holder = p.Get(ctx, k.lease)
+			exists = p.Exists(ctx, k.meta)
 			length = p.HGet(ctx, k.meta, "msgs")
 			return nil
 		})
@@ -115,11 +146,14 @@ func (s *Store) CommitResponse(ctx context.Context, c store.Commit) error {
 			// The lease lapsed: a sweeper may have made the receipt final
 			// meanwhile (while the response holds its lease, nobody else
 			// writes its receipt, and a renewal never takes a lease back
-			// over a final receipt). Only this rare case pays a round trip.
+			// over a final receipt), and the session may have been deleted
+			// (which a held lease prevents). Only this rare case pays a
+			// round trip.
 			var current *redis.StringCmd
 			_, err := tx.Pipelined(ctx, func(p redis.Pipeliner) error {
-				p.Do(ctx, "watch", receiptKey)
+				p.Do(ctx, "watch", receiptKey, k.meta)
 				current = p.Get(ctx, receiptKey)
+				exists = p.Exists(ctx, k.meta)
 				return nil
 			})
 			if err != nil && !errors.Is(err, redis.Nil) {
@@ -131,54 +165,55 @@ func (s *Store) CommitResponse(ctx context.Context, c store.Commit) error {
 				return store.ErrReceiptFinal
 			}
 		}
+		if exists.Val() == 0 {
+			// The session is gone: writing the step would make a partial
+			// session record (a transcript and state without the session).
+			_ = tx.Unwatch(ctx).Err()
+			return store.ErrLeaseLost
+		}
 		offset, _ := strconv.ParseInt(length.Val(), 10, 64)
 		_, err = tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
-			if len(c.StateDelta) > 0 {
-				p.HSet(ctx, k.state, stateArgs(c.StateDelta)...)
-			}
-			if len(c.Events) > 0 {
-				s.addEvents(ctx, p, k.events(c.ResponseID), c.Events)
-				p.Expire(ctx, k.events(c.ResponseID), s.receiptTTL)
-			}
-			if len(c.Messages) > 0 {
-				members := make([]redis.Z, len(c.Messages))
-				for i, m := range c.Messages {
-					members[i] = redis.Z{Score: float64(offset + int64(i)), Member: m}
-				}
-				p.ZAdd(ctx, k.msgs, members...)
-				p.HSet(ctx, k.meta, "msgs", offset+int64(len(c.Messages)), "updatedAt", c.Now)
-			} else if len(c.StateDelta) > 0 {
-				p.HSet(ctx, k.meta, "updatedAt", c.Now)
-			}
-			p.Set(ctx, receiptKey, c.Receipt, s.receiptTTL)
-			if c.Wait != nil {
-				s.addWait(ctx, p, c.User, c.Session, c.Wait)
-			}
-			if c.Release && held {
-				p.Del(ctx, k.lease)
-			}
-			if c.Release {
-				s.unregisterRun(ctx, p, c.User, c.Session, c.ResponseID, c.Replica)
-			}
-			if len(c.Events) > 0 {
-				p.Publish(ctx, s.eventsChannel(c.User, c.Session, c.ResponseID), c.Events[len(c.Events)-1].Sequence)
-			}
+			s.queueCommit(ctx, p, k, c, offset, held)
 			return nil
 		})
 		return err
 	})
-	if errors.Is(err, redis.TxFailedErr) {
-		// The lease or the receipt changed between the read and the write:
-		// another response took the session, or the receipt became final.
-		if b, found, rerr := s.Receipt(ctx, c.User, c.Session, c.ResponseID); rerr == nil && found && store.IsFinalReceipt(b) {
-			return store.ErrReceiptFinal
+}
+
+// queueCommit queues the writes of a step whose transcript continues at
+// offset; held says whether the response still holds its lease (a release
+// then deletes it).
+func (s *Store) queueCommit(ctx context.Context, p redis.Pipeliner, k sessionKeys, c store.Commit, offset int64, held bool) {
+	if len(c.StateDelta) > 0 {
+		p.HSet(ctx, k.state, stateArgs(c.StateDelta)...)
+	}
+	if len(c.Events) > 0 {
+		s.addEvents(ctx, p, k.events(c.ResponseID), c.Events)
+		p.Expire(ctx, k.events(c.ResponseID), s.receiptTTL)
+	}
+	if len(c.Messages) > 0 {
+		members := make([]redis.Z, len(c.Messages))
+		for i, m := range c.Messages {
+			members[i] = redis.Z{Score: float64(offset + int64(i)), Member: m}
 		}
-		return store.ErrLeaseLost
+		p.ZAdd(ctx, k.msgs, members...)
+		p.HSet(ctx, k.meta, "msgs", offset+int64(len(c.Messages)), "updatedAt", c.Now)
+	} else if len(c.StateDelta) > 0 {
+		p.HSet(ctx, k.meta, "updatedAt", c.Now)
 	}
-	if err != nil && !errors.Is(err, store.ErrLeaseLost) && !errors.Is(err, store.ErrReceiptFinal) {
-		return fmt.Errorf("store: commit response: %w", err)
+	p.Set(ctx, k.receipt(c.ResponseID), c.Receipt, s.receiptTTL)
+	if c.Wait != nil {
+		s.addWait(ctx, p, c.User, c.Session, c.Wait)
 	}
-	return err
+	if c.Release && held {
+		p.Del(ctx, k.lease)
+	}
+	if c.Release {
+		s.unregisterRun(ctx, p, c.User, c.Session, c.ResponseID, c.Replica)
+	}
+	if len(c.Events) > 0 {
+		p.Publish(ctx, s.eventsChannel(c.User, c.Session, c.ResponseID), c.Events[len(c.Events)-1].Sequence)
+	}
 }
 
 // ReplaceReceipt replaces a receipt that is not final, without touching the
@@ -211,14 +246,17 @@ func (s *Store) ReplaceReceipt(ctx context.Context, user, session, responseID st
 }
 
 // renewScript extends the response's lease, or takes it again when it
-// lapsed, nobody else took it and its receipt is not final (the replica
-// lived through a Redis outage longer than the lease, and no sweeper
-// failed the response meanwhile). Receipts are compact JSON whose first
-// "status" key is the envelope's (IDs in it before are escaped strings).
+// lapsed, nobody else took it, the session still exists and its receipt
+// is not final (the replica lived through a Redis outage longer than the
+// lease, and nobody failed the response or deleted the session
+// meanwhile). Receipts are compact JSON whose first "status" key is the
+// envelope's (IDs in it before are escaped strings).
+// KEYS: lease, receipt, session meta. ARGV: response ID, lease in ms.
 var renewScript = redis.NewScript(`
 local holder = redis.call('GET', KEYS[1])
 if holder == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 if holder then return 0 end
+if redis.call('EXISTS', KEYS[3]) == 0 then return 0 end
 local receipt = redis.call('GET', KEYS[2])
 if receipt then
   local _, e = string.find(receipt, '"status":"', 1, true)
@@ -232,15 +270,17 @@ return 1
 `)
 
 // RenewLease extends the response's hold on its session, and refreshes its
-// entry among the running responses; false means another response holds
-// the session.
+// entry among the running responses; false means the response does not
+// hold the session (another one does, the receipt is final, or the
+// session is gone).
 func (s *Store) RenewLease(ctx context.Context, user, session, responseID, replica string, lease time.Duration) (bool, error) {
 	k := s.sessionKeys(user, session)
 	var renewed *redis.Cmd
-	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-		renewed = renewScript.Run(ctx, p, []string{k.lease, k.receipt(responseID)}, responseID, lease.Milliseconds())
+	// Both commands may run again after NOSCRIPT (see pipelined): a renewal
+	// and a registration are the same the second time.
+	err := s.pipelined(ctx, func(p redis.Pipeliner) {
+		renewed = renewScript.Run(ctx, p, []string{k.lease, k.receipt(responseID), k.meta}, responseID, lease.Milliseconds())
 		s.registerRun(ctx, p, user, session, responseID, replica, lease)
-		return nil
 	})
 	n, _ := renewed.Int()
 	return n == 1, err

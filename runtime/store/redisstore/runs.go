@@ -44,7 +44,9 @@ func (s *Store) unregisterRun(ctx context.Context, p redis.Pipeliner, user, sess
 // SweepLapsed finds up to limit runs whose lease lapsed before now. A run
 // for which due returns false is left alone (looked at again later). For
 // the others, failed(run, receipt) gives the receipt to record in place of
-// a receipt that is not final (nil keeps it); the run is then forgotten.
+// a receipt that is not final (nil keeps it; failed is not asked about a
+// final or missing receipt, which is kept as it is); the run is then
+// forgotten.
 // Several replicas may sweep at once: a receipt is replaced only if it did
 // not change since it was read. It returns the runs it failed.
 func (s *Store) SweepLapsed(ctx context.Context, now time.Time, limit int, due func(store.Lapsed) bool, failed func(store.Lapsed, []byte) []byte) ([]store.Lapsed, error) {
@@ -95,8 +97,11 @@ func (s *Store) sweepOne(ctx context.Context, run store.Lapsed, member string, f
 			// Still held: the holder renews it; its score is refreshed then.
 			return tx.Unwatch(ctx).Err()
 		}
+		// A missing receipt (expired, or its session deleted) has nothing
+		// to fail, and a final one never changes: failed is not asked
+		// then, and the run is only forgotten.
 		var replacement []byte
-		if receipt.Err() == nil {
+		if receipt.Err() == nil && !store.IsFinalReceipt([]byte(receipt.Val())) {
 			replacement = failed(run, []byte(receipt.Val()))
 		}
 		_, err = tx.TxPipelined(ctx, func(p redis.Pipeliner) error {

@@ -8,10 +8,17 @@ import (
 )
 
 // scripts are every Lua script of the store, loaded at Open and again
-// whenever Redis forgets them (restart, failover, SCRIPT FLUSH).
+// whenever Redis forgets them (restart, failover, SCRIPT FLUSH) and a
+// pipeline meets NOSCRIPT. A script run on its own (Script.Run) loads
+// itself when Redis does not know it; one run in a pipeline cannot, so
+// every script is here, by the file that defines it.
 var scripts = []*redis.Script{
-	createSessionScript, patchStateScript, deleteSessionScript,
-	renewScript, resolveWaitScript, finishWaitScript,
+	// session.go
+	createSessionScript, patchStateScript, deleteSessionScript, forgetSessionScript,
+	// response.go, waits.go, asset.go, tasks.go
+	renewScript, resolveWaitScript, finishWaitScript, reserveScript, putTaskScript,
+	// relay_participants.go, relay_items.go, relay_limits.go
+	exchangeScript, setStateScript, enqueueScript, replyScript, cancelScript, bucketScript, spacingScript,
 }
 
 func (s *Store) loadScripts(ctx context.Context) error {

@@ -114,6 +114,11 @@ func (s *Store) PatchState(ctx context.Context, user, id string, delta map[strin
 	return sess, found, nil
 }
 
+// deleteSessionScript deletes a session's keys unless a response holds it.
+// KEYS: meta, state, msgs, lease, responses, assets, assetBytes, waits;
+// ARGV[1]: the session's tag. It returns {0, 0} when there is no session,
+// {-1, 0} when it is held, otherwise {1, the assets' bytes, the escaped
+// IDs of its waits...}.
 var deleteSessionScript = redis.NewScript(`
 if redis.call('EXISTS', KEYS[1]) == 0 then return {0, 0} end
 if redis.call('EXISTS', KEYS[4]) == 1 then return {-1, 0} end
@@ -123,42 +128,78 @@ end
 for _, id in ipairs(redis.call('SMEMBERS', KEYS[6])) do
   redis.call('DEL', ARGV[1] .. ':ad:' .. id, ARGV[1] .. ':am:' .. id)
 end
-local freed = tonumber(redis.call('GET', KEYS[7]) or '0') or 0
-redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[5], KEYS[6], KEYS[7])
-return {1, freed}
+local out = {1, tonumber(redis.call('GET', KEYS[7]) or '0') or 0}
+for _, id in ipairs(redis.call('ZRANGE', KEYS[8], 0, -1)) do
+  redis.call('DEL', ARGV[1] .. ':w:' .. id)
+  out[#out + 1] = id
+end
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[5], KEYS[6], KEYS[7], KEYS[8])
+return out
 `)
 
-// DeleteSession removes a session with its state, transcript, responses
-// and assets, and gives the assets' bytes back to the user's quota. It
-// returns ErrSessionBusy while a response holds the session.
+// DeleteSession removes a session with its state, transcript, responses,
+// assets and waits, gives the assets' bytes back to the user's quota and
+// takes the waits out of the user's index (so a deleted session's wait is
+// not found, nor answered). It returns ErrSessionBusy while a response
+// holds the session.
 func (s *Store) DeleteSession(ctx context.Context, user, id string) (found bool, err error) {
 	k := s.sessionKeys(user, id)
 	res, err := deleteSessionScript.Run(ctx, s.rdb,
-		[]string{k.meta, k.state, k.msgs, k.lease, k.responses, k.assets(), k.assetBytes()}, k.tag).Int64Slice()
+		[]string{k.meta, k.state, k.msgs, k.lease, k.responses, k.assets(), k.assetBytes(), k.waits()}, k.tag).Slice()
 	if err != nil {
 		return false, fmt.Errorf("store: delete session: %w", err)
 	}
-	if len(res) != 2 {
+	status, freed, waits, ok := deleteReply(res)
+	if !ok {
 		return false, fmt.Errorf("store: delete session: unexpected reply %v", res)
 	}
-	switch res[0] {
+	switch status {
 	case 0:
 		return false, nil
 	case -1:
 		return true, store.ErrSessionBusy
 	}
-	// Both keys are under the user's tag: one round trip, one slot.
-	_, err = s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-		p.ZRem(ctx, s.indexKey(user), id)
-		if freed := res[1]; freed > 0 {
-			p.DecrBy(ctx, s.userAssetBytesKey(user), freed)
-		}
-		return nil
-	})
-	if err != nil {
-		return true, fmt.Errorf("store: delete session from index: %w", err)
+	// What the user's tag holds of the session goes in one script (one
+	// slot): its index entry, its assets' bytes, its waits' entries.
+	keys := []string{s.indexKey(user), s.userAssetBytesKey(user)}
+	for _, w := range waits {
+		keys = append(keys, s.waitIndexPrefix(user)+w)
+	}
+	if err := forgetSessionScript.Run(ctx, s.rdb, keys, id, freed).Err(); err != nil {
+		return true, fmt.Errorf("store: delete session from the user's indexes: %w", err)
 	}
 	return true, nil
+}
+
+// forgetSessionScript removes a deleted session from its user's keys:
+// KEYS[1] the session index, KEYS[2] the user's asset bytes, the rest the
+// user's index entries of its waits; ARGV[1] the session ID, ARGV[2] the
+// bytes its assets held. An index entry that names another session (a
+// wait ID used again) is kept.
+var forgetSessionScript = redis.NewScript(`
+redis.call('ZREM', KEYS[1], ARGV[1])
+if tonumber(ARGV[2]) > 0 then redis.call('DECRBY', KEYS[2], ARGV[2]) end
+for i = 3, #KEYS do
+  if redis.call('GET', KEYS[i]) == ARGV[1] then redis.call('DEL', KEYS[i]) end
+end
+return 1
+`)
+
+// deleteReply reads deleteSessionScript's reply.
+func deleteReply(res []any) (status, freed int64, waits []string, ok bool) {
+	if len(res) < 2 {
+		return 0, 0, nil, false
+	}
+	status, ok1 := res[0].(int64)
+	freed, ok2 := res[1].(int64)
+	for _, v := range res[2:] {
+		w, isString := v.(string)
+		if !isString {
+			return 0, 0, nil, false
+		}
+		waits = append(waits, w)
+	}
+	return status, freed, waits, ok1 && ok2
 }
 
 // stateArgs flattens a state map into HSET field/value arguments.

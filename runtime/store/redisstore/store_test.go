@@ -33,11 +33,18 @@ func eachStore(t *testing.T, fn func(t *testing.T, s *Store)) {
 	}
 }
 
+// Deleting a session leaves none of its keys behind: responses, event
+// logs, waits and the waits' entries in the user's index (the contract
+// tests the same through the interface).
 func TestDeleteSessionRemovesResponseKeys(t *testing.T) {
 	eachStore(t, func(t *testing.T, s *Store) {
 		ctx := context.Background()
 		_, err := s.BeginResponse(ctx, store.Begin{User: "u", Session: "s", ResponseID: "resp_1", CreateSession: true, Receipt: []byte(`{}`), Lease: time.Minute})
 		if err != nil {
+			t.Fatal(err)
+		}
+		w := &store.Wait{ID: "w:1", Kind: store.WaitApproval, ResponseID: "resp_1", ExpiresAt: time.Now().Add(time.Hour)}
+		if err := s.CommitResponse(ctx, store.Commit{User: "u", Session: "s", ResponseID: "resp_1", Receipt: []byte(`{"status":"requires_action"}`), Wait: w}); err != nil {
 			t.Fatal(err)
 		}
 		if err := s.CommitResponse(ctx, store.Commit{User: "u", Session: "s", ResponseID: "resp_1", Receipt: []byte(`{"done":1}`), Events: []store.Event{{Sequence: 0, Type: "x", JSON: []byte(`{}`)}}, Release: true}); err != nil {

@@ -20,20 +20,37 @@ import (
 
 func (k sessionKeys) wait(id string) string { return k.tag + ":w:" + escapeID(id) }
 
-func (s *Store) waitIndexKey(user, id string) string {
-	return s.prefix + "{u:" + escapeID(user) + "}:w:" + escapeID(id)
+// waits is the ZSET of the session's wait IDs (escaped), scored by the
+// time in Unix ms their records expire, so that DeleteSession finds them
+// (and their entries in the user's index). Entries of expired records are
+// dropped whenever a wait is added.
+func (k sessionKeys) waits() string { return k.tag + ":waits" }
+
+// waitIndexKey is the user's index entry of a wait: a STRING holding the
+// wait's session, under the user's tag.
+func (s *Store) waitIndexKey(user, id string) string { return s.waitIndexPrefix(user) + escapeID(id) }
+
+// waitIndexPrefix starts the keys of the user's wait index; an escaped
+// wait ID completes one.
+func (s *Store) waitIndexPrefix(user string) string {
+	return s.prefix + "{u:" + escapeID(user) + "}:w:"
 }
 
 // waitTombstone keeps a resolved wait readable a while, so a second answer
 // gets 409 rather than 404.
 const waitTombstone = time.Minute
 
+// addWait queues the writes of a pending wait: its record, its entry in
+// the session's set of waits and in the user's index.
 func (s *Store) addWait(ctx context.Context, p redis.Pipeliner, user, session string, w *store.Wait) {
 	k := s.sessionKeys(user, session)
-	ttl := time.Until(w.ExpiresAt) + waitTombstone
+	now := time.Now()
+	ttl := w.ExpiresAt.Sub(now) + waitTombstone
 	p.HSet(ctx, k.wait(w.ID), "kind", w.Kind, "responseId", w.ResponseID, "status", store.WaitPending,
 		"expiresAt", w.ExpiresAt.UnixMilli(), "after", w.AfterSequence, "replica", w.Replica)
 	p.Expire(ctx, k.wait(w.ID), ttl)
+	p.ZRemRangeByScore(ctx, k.waits(), "-inf", strconv.FormatInt(now.UnixMilli(), 10))
+	p.ZAdd(ctx, k.waits(), redis.Z{Score: float64(now.Add(ttl).UnixMilli()), Member: escapeID(w.ID)})
 	p.Set(ctx, s.waitIndexKey(user, w.ID), session, ttl)
 }
 

@@ -15,10 +15,12 @@ import (
 // by byte range, counted against the session's and the user's quotas.
 func testAssets(t *testing.T, h Harness) {
 	subtests(t, h, map[string]func(t *testing.T, s store.Store){
-		"Lifecycle":   assetLifecycle,
-		"Quotas":      assetQuotas,
-		"Concurrency": assetConcurrency,
-		"HeldSession": assetsOfAHeldSession,
+		"Lifecycle":       assetLifecycle,
+		"ReadToTheEnd":    assetReadToTheEnd,
+		"Quotas":          assetQuotas,
+		"ReplacedUnderID": assetReplacedUnderItsID,
+		"Concurrency":     assetConcurrency,
+		"HeldSession":     assetsOfAHeldSession,
 	})
 }
 
@@ -98,6 +100,40 @@ func assetLifecycle(t *testing.T, s store.Store) {
 	mustUsage(t, s, "u", "s", 0, 0)
 }
 
+// A negative length reads from the offset to the end; a negative offset
+// is an error.
+func assetReadToTheEnd(t *testing.T, s store.Store) {
+	if err := s.CreateSession(ctx, "u", "s", nil, "t"); err != nil {
+		t.Fatal(err)
+	}
+	data := []byte("0123456789")
+	if err := s.PutAsset(ctx, "u", "s", store.Asset{ID: "a"}, data, store.AssetQuota{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		offset int64
+		want   string
+	}{{0, "0123456789"}, {7, "789"}, {9, "9"}, {10, ""}, {50, ""}} {
+		got, meta, found, err := s.ReadAsset(ctx, "u", "s", "a", c.offset, -1)
+		if err != nil || !found || string(got) != c.want || meta.Size != 10 {
+			t.Fatalf("read from %d to the end: %q %+v %v %v, want %q", c.offset, got, meta, found, err, c.want)
+		}
+	}
+	if _, _, _, err := s.ReadAsset(ctx, "u", "s", "a", -1, 5); err == nil {
+		t.Fatal("a read from a negative offset was not refused")
+	}
+	if _, _, found, err := s.ReadAsset(ctx, "u", "s", "nope", 0, -1); found || err != nil {
+		t.Fatalf("read of a missing asset to the end: %v %v", found, err)
+	}
+	// An empty asset reads as nothing, to the end too.
+	if err := s.PutAsset(ctx, "u", "s", store.Asset{ID: "empty"}, nil, store.AssetQuota{}); err != nil {
+		t.Fatal(err)
+	}
+	if got, meta, found, err := s.ReadAsset(ctx, "u", "s", "empty", 0, -1); err != nil || !found || len(got) != 0 || meta.Size != 0 {
+		t.Fatalf("read of an empty asset: %q %+v %v %v", got, meta, found, err)
+	}
+}
+
 func assetQuotas(t *testing.T, s store.Store) {
 	q := store.AssetQuota{Session: 250, User: 400}
 	for _, id := range []string{"s1", "s2"} {
@@ -163,6 +199,73 @@ func assetQuotas(t *testing.T, s store.Store) {
 		t.Fatal(err)
 	}
 	mustUsage(t, s, "v", "s1", 5250, 5250)
+}
+
+// An asset stored again under its ID replaces the old one: its content,
+// metadata and size, and the quotas count its bytes once.
+func assetReplacedUnderItsID(t *testing.T, s store.Store) {
+	q := store.AssetQuota{Session: 250, User: 300}
+	for _, id := range []string{"s1", "s2"} {
+		if err := s.CreateSession(ctx, "u", id, nil, "t"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put := func(session, id, mediaType string, data []byte) error {
+		return s.PutAsset(ctx, "u", session, store.Asset{ID: id, MediaType: mediaType, Info: []byte(`{"v":"` + mediaType + `"}`), CreatedAt: mediaType}, data, q)
+	}
+	if err := put("s1", "a", "v1", bytes.Repeat([]byte("1"), 200)); err != nil {
+		t.Fatal(err)
+	}
+	if err := put("s1", "b", "v1", make([]byte, 50)); err != nil {
+		t.Fatal(err)
+	}
+	mustUsage(t, s, "u", "s1", 250, 250)
+	// The session is full, but a replacement of the same size fits.
+	if err := put("s1", "a", "v2", bytes.Repeat([]byte("2"), 200)); err != nil {
+		t.Fatalf("a replacement of the same size in a full session: %v", err)
+	}
+	mustUsage(t, s, "u", "s1", 250, 250)
+	got, meta, found, err := s.ReadAsset(ctx, "u", "s1", "a", 0, -1)
+	if err != nil || !found || len(got) != 200 || got[0] != '2' || meta.Size != 200 || meta.MediaType != "v2" ||
+		string(meta.Info) != `{"v":"v2"}` || meta.CreatedAt != "v2" {
+		t.Fatalf("replaced asset: %d bytes from %q, %+v %v %v", len(got), got[:min(1, len(got))], meta, found, err)
+	}
+	// A smaller one frees bytes; a larger one counts only what it adds.
+	if err := put("s1", "a", "v3", make([]byte, 120)); err != nil {
+		t.Fatal(err)
+	}
+	mustUsage(t, s, "u", "s1", 170, 170)
+	if err := put("s1", "a", "v4", make([]byte, 200)); err != nil {
+		t.Fatal(err)
+	}
+	mustUsage(t, s, "u", "s1", 250, 250)
+	// A replacement past a quota is refused and keeps the old asset.
+	if err := put("s1", "a", "v5", make([]byte, 201)); !errors.Is(err, store.ErrSessionQuota) {
+		t.Fatalf("a replacement past the session quota: %v, want ErrSessionQuota", err)
+	}
+	if err := put("s2", "c", "v1", make([]byte, 50)); err != nil {
+		t.Fatal(err)
+	}
+	if err := put("s2", "c", "v2", make([]byte, 51)); !errors.Is(err, store.ErrUserQuota) {
+		t.Fatalf("a replacement past the user quota: %v, want ErrUserQuota", err)
+	}
+	if err := put("s2", "c", "v3", make([]byte, 50)); err != nil {
+		t.Fatalf("a replacement of the same size at the user quota: %v", err)
+	}
+	if meta, found, _ := s.GetAsset(ctx, "u", "s1", "a"); !found || meta.Size != 200 || meta.MediaType != "v4" {
+		t.Fatalf("refused replacements changed the asset: %+v %v", meta, found)
+	}
+	mustUsage(t, s, "u", "s1", 250, 300)
+	mustUsage(t, s, "u", "s2", 50, 300)
+	// Deleting it gives back its bytes once.
+	if found, err := s.DeleteAsset(ctx, "u", "s1", "a"); !found || err != nil {
+		t.Fatal(found, err)
+	}
+	mustUsage(t, s, "u", "s1", 50, 100)
+	if found, err := s.DeleteSession(ctx, "u", "s2"); !found || err != nil {
+		t.Fatal(found, err)
+	}
+	mustUsage(t, s, "u", "s1", 50, 50)
 }
 
 // Concurrent uploads to one session never pass its quota together, and

@@ -14,6 +14,7 @@ import (
 func testEvents(t *testing.T, h Harness) {
 	subtests(t, h, map[string]func(t *testing.T, s store.Store){
 		"AppendAndRead":          eventsAppendAndRead,
+		"LimitCountsEvents":      eventsLimitCountsEvents,
 		"RepeatedEventsReadOnce": eventsRepeatedReadOnce,
 		"Bounded":                eventsBounded,
 		"GapIsTrimmed":           eventsGapIsTrimmed,
@@ -54,6 +55,56 @@ func eventsAppendAndRead(t *testing.T, s store.Store) {
 	got, _ = s.EventsAfter(ctx, "u", "s", "resp_1", 7, 10)
 	if !slices.Equal(sequences(got), []int{8, 9}) {
 		t.Fatalf("after 7, inside a batch: %v", sequences(got))
+	}
+}
+
+// EventsAfter's limit counts events, whatever batches they were logged
+// in; a limit below 1 reads every event held.
+func eventsLimitCountsEvents(t *testing.T, s store.Store) {
+	for _, batch := range [][2]int{{0, 4}, {5, 9}, {10, 10}, {11, 30}} {
+		if err := s.AppendEvents(ctx, "u", "s", "resp_1", evs(batch[0], batch[1])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct{ after, limit, first, n int }{
+		{-1, 3, 0, 3},    // inside the first batch
+		{-1, 5, 0, 5},    // one whole batch
+		{-1, 7, 0, 7},    // into the second
+		{1, 10, 2, 10},   // from inside one batch to inside another
+		{4, 6, 5, 6},     // two whole batches
+		{9, 1, 10, 1},    // a batch of one
+		{10, 3, 11, 3},   // the start of a long batch
+		{-1, 100, 0, 31}, // more than there are
+		{-1, 0, 0, 31},   // no limit
+		{25, -1, 26, 5},  // no limit, from inside a batch
+		{30, 5, 0, 0},    // after the last
+	} {
+		got, err := s.EventsAfter(ctx, "u", "s", "resp_1", c.after, c.limit)
+		if err != nil || len(got) != c.n || c.n > 0 && (got[0].Sequence != c.first || got[c.n-1].Sequence != c.first+c.n-1) {
+			t.Fatalf("%d after %d: %v %v, want %d from %d", c.limit, c.after, sequences(got), err, c.n, c.first)
+		}
+	}
+	// Repeated events count once toward the limit.
+	if err := s.AppendEvents(ctx, "u", "s", "resp_2", evs(0, 3)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AppendEvents(ctx, "u", "s", "resp_2", evs(2, 6)); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.EventsAfter(ctx, "u", "s", "resp_2", 2, 3); err != nil || !slices.Equal(sequences(got), []int{3, 4, 5}) {
+		t.Fatalf("3 after 2 across a repeated batch: %v %v, want [3 4 5]", sequences(got), err)
+	}
+	// Across a gap the limit still counts events.
+	if err := s.AppendEvents(ctx, "u", "s", "resp_3", evs(0, 1)); err != nil {
+		t.Fatal(err)
+	}
+	for _, seq := range []int{5, 6, 7} {
+		if err := s.AppendEvents(ctx, "u", "s", "resp_3", evs(seq, seq)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, err := s.EventsAfter(ctx, "u", "s", "resp_3", -1, 4); err != nil || !slices.Equal(sequences(got), []int{0, 1, 5, 6}) {
+		t.Fatalf("4 from the start across a gap: %v %v, want [0 1 5 6]", sequences(got), err)
 	}
 }
 

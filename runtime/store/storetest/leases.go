@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -143,4 +144,61 @@ func testLeases(t *testing.T, h Harness) {
 		}
 		mustBegin(t, s, "u", "s", "resp_2", false, time.Minute)
 	})
+	t.Run("CommitIntoADeletedSession", func(t *testing.T) { commitIntoADeletedSession(t, h) })
+}
+
+// A session deleted after its response's lease lapsed stays deleted: the
+// response's late commit is refused with ErrLeaseLost and writes nothing
+// (no session record, state, transcript, events, receipt or wait), and
+// its renewal cannot take the lease of the gone session.
+func commitIntoADeletedSession(t *testing.T, h Harness) {
+	s := open(t, h)
+	mustBegin(t, s, "u", "s", "resp_1", true, shortLease)
+	h.Elapse(lapse)
+	if found, err := s.DeleteSession(ctx, "u", "s"); !found || err != nil {
+		t.Fatalf("delete once the lease lapsed: %v %v", found, err)
+	}
+	w := approval("apr_1")
+	w.ResponseID = "resp_1"
+	for _, release := range []bool{false, true} {
+		err := s.CommitResponse(ctx, store.Commit{User: "u", Session: "s", ResponseID: "resp_1", Receipt: completed,
+			Events: evs(0, 1), Messages: [][]byte{[]byte(`{"id":"m1"}`)},
+			StateDelta: map[string]json.RawMessage{"k": json.RawMessage(`1`)}, Wait: &w, Release: release, Replica: "r1", Now: "t9"})
+		if !errors.Is(err, store.ErrLeaseLost) {
+			t.Fatalf("commit (release %v) into a deleted session: %v, want ErrLeaseLost", release, err)
+		}
+	}
+	if ok, err := s.RenewLease(ctx, "u", "s", "resp_1", "r1", time.Minute); ok || err != nil {
+		t.Fatalf("renewal in a deleted session: %v %v, want false", ok, err)
+	}
+	if _, found, _ := s.GetSession(ctx, "u", "s"); found {
+		t.Fatal("a refused commit made a session record")
+	}
+	if ok, _ := s.SessionExists(ctx, "u", "s"); ok {
+		t.Fatal("a refused commit made the session exist")
+	}
+	if rows, _ := s.ListSessions(ctx, "u", "", 10); len(rows) != 0 {
+		t.Fatalf("a refused commit listed the session: %+v", rows)
+	}
+	if _, found, _ := s.Receipt(ctx, "u", "s", "resp_1"); found {
+		t.Fatal("a refused commit wrote the receipt")
+	}
+	if got, _ := s.EventsAfter(ctx, "u", "s", "resp_1", -1, 10); len(got) != 0 {
+		t.Fatalf("a refused commit wrote events: %v", sequences(got))
+	}
+	if _, found, _ := s.GetWait(ctx, "u", "apr_1"); found {
+		t.Fatal("a refused commit wrote the wait")
+	}
+	// The session's ID starts from scratch, and a new response holds it.
+	if err := s.CreateSession(ctx, "u", "s", nil, "t2"); err != nil {
+		t.Fatal(err)
+	}
+	got, found, _ := s.GetSession(ctx, "u", "s")
+	if !found || len(got.State) != 0 || got.CreatedAt != "t2" || got.UpdatedAt != "t2" {
+		t.Fatalf("the new session: %+v %v", got, found)
+	}
+	if msgs, _ := s.Messages(ctx, "u", "s", 0, 10); len(msgs) != 0 {
+		t.Fatalf("a refused commit wrote the transcript: %d messages", len(msgs))
+	}
+	mustBegin(t, s, "u", "s", "resp_2", false, time.Minute)
 }

@@ -94,6 +94,43 @@ func testRuns(t *testing.T, h Harness) {
 			t.Fatalf("receipt %s", got)
 		}
 	})
+	t.Run("FailedIsNotAskedAboutFinalReceipts", func(t *testing.T) {
+		s := open(t, h)
+		for _, sid := range []string{"final", "gone", "open"} {
+			mustBegin(t, s, "u", sid, "resp_"+sid, true, shortLease)
+		}
+		h.Elapse(lapse)
+		if err := s.ReplaceReceipt(ctx, "u", "final", "resp_final", completed); err != nil {
+			t.Fatal(err)
+		}
+		if found, err := s.DeleteSession(ctx, "u", "gone"); !found || err != nil { // its receipt goes with it
+			t.Fatalf("delete a lapsed session: %v %v", found, err)
+		}
+		// A careless failed would overwrite anything it is asked about.
+		var asked []string
+		careless := func(l store.Lapsed, _ []byte) []byte {
+			asked = append(asked, l.ResponseID)
+			return failedReceipt
+		}
+		swept, err := s.SweepLapsed(ctx, time.Now(), 10, always, careless)
+		if err != nil || len(swept) != 1 || swept[0].ResponseID != "resp_open" {
+			t.Fatalf("swept %v, %v; want resp_open only", swept, err)
+		}
+		if len(asked) != 1 || asked[0] != "resp_open" {
+			t.Fatalf("failed was asked about %v; want resp_open only", asked)
+		}
+		if got, _, _ := s.Receipt(ctx, "u", "final", "resp_final"); string(got) != string(completed) {
+			t.Fatalf("a final receipt was overwritten: %s", got)
+		}
+		if _, found, _ := s.Receipt(ctx, "u", "gone", "resp_gone"); found {
+			t.Fatal("a sweep wrote a receipt into a deleted session")
+		}
+		// All three are forgotten.
+		dueAsked := 0
+		if swept, _ := s.SweepLapsed(ctx, time.Now(), 10, func(store.Lapsed) bool { dueAsked++; return true }, careless); len(swept) != 0 || dueAsked != 0 {
+			t.Fatalf("a second sweep found %d runs (swept %v)", dueAsked, swept)
+		}
+	})
 	t.Run("Limit", func(t *testing.T) {
 		s := open(t, h)
 		for _, sid := range []string{"s1", "s2", "s3"} {

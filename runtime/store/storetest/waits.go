@@ -22,6 +22,7 @@ func testWaits(t *testing.T, h Harness) {
 		"Expired":                  waitExpired,
 		"Unavailable":              waitUnavailable,
 		"Finish":                   waitFinish,
+		"GoneWithTheirSession":     waitGoneWithTheirSession,
 	})
 }
 
@@ -199,5 +200,39 @@ func waitFinish(t *testing.T, s store.Store) {
 	}
 	if err := s.FinishWait(ctx, "u", "s", "apr_none", store.WaitExpired); err != nil {
 		t.Fatalf("finishing a missing wait: %v", err)
+	}
+}
+
+// Deleting a session removes its waits and their entries in the user's
+// index: a deleted session's approval is not found (404), nor answered.
+func waitGoneWithTheirSession(t *testing.T, s store.Store) {
+	suspend(t, s, "u", "s", "resp_1", approval("apr_1"))
+	suspend(t, s, "u", "s2", "resp_2", approval("apr_2"))
+	finish(t, s, "u", "s", "resp_1") // released: the session may be deleted
+	if found, err := s.DeleteSession(ctx, "u", "s"); !found || err != nil {
+		t.Fatalf("delete: %v %v", found, err)
+	}
+	check := func(when string) {
+		t.Helper()
+		if w, found, err := s.GetWait(ctx, "u", "apr_1"); found || err != nil {
+			t.Fatalf("%s: the wait of a deleted session is found: %+v %v", when, w, err)
+		}
+		if w, found, err := s.ReadWait(ctx, "u", "s", "apr_1"); found || err != nil {
+			t.Fatalf("%s: the wait of a deleted session is read: %+v %v", when, w, err)
+		}
+		w, current, err := s.ResolveWait(ctx, "u", "apr_1", store.WaitApproval, store.WaitApproved, nil, time.Now())
+		if w.ID != "" || current != "" || err != nil {
+			t.Fatalf("%s: the wait of a deleted session is answered: %+v %q %v", when, w, current, err)
+		}
+	}
+	check("after the delete")
+	// A new session of the same ID does not bring it back.
+	if err := s.CreateSession(ctx, "u", "s", nil, "t"); err != nil {
+		t.Fatal(err)
+	}
+	check("in a new session of the same ID")
+	// The user's other session keeps its wait.
+	if got, found, err := s.GetWait(ctx, "u", "apr_2"); !found || err != nil || got.Session != "s2" || got.Status != store.WaitPending {
+		t.Fatalf("the wait of another session: %+v %v %v", got, found, err)
 	}
 }
