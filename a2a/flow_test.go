@@ -1,4 +1,4 @@
-package a2a
+package a2a_test
 
 import (
 	"strings"
@@ -10,7 +10,7 @@ import (
 
 func TestSendBlockingReturnsMessage(t *testing.T) {
 	eachStore(t, setup{}, func(t *testing.T, h *harness) {
-		r := h.rpc("1.0", "SendMessage", map[string]any{"message": msg10("hello")}).json(t)
+		r := h.rpc("1.0", "SendMessage", map[string]any{"message": msg10("hello")}).JSON(t)
 		if r["error"] != nil {
 			t.Fatalf("error: %v", r["error"])
 		}
@@ -21,13 +21,13 @@ func TestSendBlockingReturnsMessage(t *testing.T) {
 			t.Fatalf("reply is not an agent message with a context: %v", r)
 		}
 		// No task is stored for a direct reply.
-		l := h.rpc("1.0", "ListTasks", map[string]any{}).json(t)
+		l := h.rpc("1.0", "ListTasks", map[string]any{}).JSON(t)
 		if n := len(dig(l, "result", "tasks").([]any)); n != 0 {
 			t.Fatalf("ListTasks has %d tasks, want 0", n)
 		}
 		// 0.3: the same send answers a kind:"message".
 		r3 := h.rpc("", "message/send", map[string]any{"message": map[string]any{
-			"kind": "message", "messageId": "x", "role": "user", "parts": []any{map[string]any{"kind": "text", "text": "hi"}}}}).json(t)
+			"kind": "message", "messageId": "x", "role": "user", "parts": []any{map[string]any{"kind": "text", "text": "hi"}}}}).JSON(t)
 		if str(r3, "result", "kind") != "message" || str(r3, "result", "parts", 0, "text") != "Echo: hi" || str(r3, "result", "role") != "agent" {
 			t.Fatalf("0.3 reply %v", r3)
 		}
@@ -77,7 +77,7 @@ func TestStreamGetListCancel(t *testing.T) {
 			t.Errorf("no thinking status update: %v", events)
 		}
 
-		g := h.rpc("1.0", "GetTask", map[string]any{"id": taskID, "historyLength": 1}).json(t)
+		g := h.rpc("1.0", "GetTask", map[string]any{"id": taskID, "historyLength": 1}).JSON(t)
 		if str(g, "result", "status", "state") != stateCompleted ||
 			str(g, "result", "artifacts", 0, "parts", 0, "text") != "Echo: one two three four five" {
 			t.Fatalf("GetTask %v", g)
@@ -86,16 +86,16 @@ func TestStreamGetListCancel(t *testing.T) {
 			t.Fatalf("history length %d, want 1", n)
 		}
 		// REST: the same task, and the 0.3 shapes.
-		rg := h.do("GET", "/rest/tasks/"+taskID+"?historyLength=0", "").json(t)
+		rg := h.do("GET", "/rest/tasks/"+taskID+"?historyLength=0", "").JSON(t)
 		if str(rg, "status", "state") != stateCompleted || rg["history"] != nil {
 			t.Fatalf("REST GetTask %v", rg)
 		}
-		r03 := h.rpc("", "tasks/get", map[string]any{"id": taskID}).json(t)
+		r03 := h.rpc("", "tasks/get", map[string]any{"id": taskID}).JSON(t)
 		if str(r03, "result", "kind") != "task" || str(r03, "result", "status", "state") != "completed" {
 			t.Fatalf("0.3 tasks/get %v", r03)
 		}
 
-		l := h.rpc("1.0", "ListTasks", map[string]any{"status": "TASK_STATE_COMPLETED"}).json(t)
+		l := h.rpc("1.0", "ListTasks", map[string]any{"status": "TASK_STATE_COMPLETED"}).JSON(t)
 		if str(l, "result", "tasks", 0, "id") != taskID || dig(l, "result", "tasks", 0, "artifacts") != nil {
 			t.Fatalf("ListTasks %v", l)
 		}
@@ -103,20 +103,20 @@ func TestStreamGetListCancel(t *testing.T) {
 			t.Fatalf("ListTasks paging %v", l)
 		}
 
-		c := h.rpc("1.0", "CancelTask", map[string]any{"id": taskID}).json(t)
+		c := h.rpc("1.0", "CancelTask", map[string]any{"id": taskID}).JSON(t)
 		if dig(c, "error", "code") != float64(-32002) {
 			t.Fatalf("cancel of a completed task: %v", c)
 		}
 		sub := h.rpc("1.0", "SubscribeToTask", map[string]any{"id": taskID})
-		if sub.Header.Get("Content-Type") != "application/json" || dig(sub.json(t), "error", "code") != float64(-32004) {
+		if sub.Header.Get("Content-Type") != "application/json" || dig(sub.JSON(t), "error", "code") != float64(-32004) {
 			t.Fatalf("subscribe to a finished task: %s %s", sub.Header.Get("Content-Type"), sub.Body)
 		}
-		u := h.rpc("1.0", "GetTask", map[string]any{"id": "nope"}).json(t)
+		u := h.rpc("1.0", "GetTask", map[string]any{"id": "nope"}).JSON(t)
 		if dig(u, "error", "code") != float64(-32001) || str(u, "error", "data", 0, "reason") != "TASK_NOT_FOUND" {
 			t.Fatalf("unknown task %v", u)
 		}
 		// Another user sees nothing.
-		o := h.rpc("1.0", "GetTask", map[string]any{"id": taskID}, "X-Test-User", "mallory").json(t)
+		o := h.rpc("1.0", "GetTask", map[string]any{"id": taskID}, "X-Test-User", "mallory").JSON(t)
 		if dig(o, "error", "code") != float64(-32001) {
 			t.Fatalf("other user %v", o)
 		}
@@ -126,16 +126,16 @@ func TestStreamGetListCancel(t *testing.T) {
 func TestCancelRunningTask(t *testing.T) {
 	eachStore(t, setup{echo: config.EchoBackend{DelayMs: 2000}}, func(t *testing.T, h *harness) {
 		r := h.rpc("1.0", "SendMessage", map[string]any{"message": msg10("a b c d e f"),
-			"configuration": map[string]any{"returnImmediately": true}}).json(t)
+			"configuration": map[string]any{"returnImmediately": true}}).JSON(t)
 		id := str(r, "result", "task", "id")
 		if id == "" || str(r, "result", "task", "status", "state") != stateSubmitted {
 			t.Fatalf("returnImmediately %v", r)
 		}
-		c := h.rpc("1.0", "CancelTask", map[string]any{"id": id}).json(t)
+		c := h.rpc("1.0", "CancelTask", map[string]any{"id": id}).JSON(t)
 		if str(c, "result", "status", "state") != stateCanceled {
 			t.Fatalf("cancel %v", c)
 		}
-		g := h.rpc("1.0", "GetTask", map[string]any{"id": id}).json(t)
+		g := h.rpc("1.0", "GetTask", map[string]any{"id": id}).JSON(t)
 		if str(g, "result", "status", "state") != stateCanceled {
 			t.Fatalf("get after cancel %v", g)
 		}
@@ -145,7 +145,7 @@ func TestCancelRunningTask(t *testing.T) {
 func TestApprovalRoundTrip(t *testing.T) {
 	eachStore(t, setup{echo: config.EchoBackend{Approval: "send_email"}}, func(t *testing.T, h *harness) {
 		// A blocking send that needs an approval answers with the task.
-		r := h.rpc("1.0", "SendMessage", map[string]any{"message": msg10("mail bob")}).json(t)
+		r := h.rpc("1.0", "SendMessage", map[string]any{"message": msg10("mail bob")}).JSON(t)
 		task := dig(r, "result", "task")
 		if str(task, "status", "state") != stateInputRequired {
 			t.Fatalf("send %v", r)
@@ -155,11 +155,11 @@ func TestApprovalRoundTrip(t *testing.T) {
 			t.Fatalf("input-required message %v", task)
 		}
 		// Wrong context, then an unparseable answer.
-		bad := h.rpc("1.0", "SendMessage", map[string]any{"message": msg10("approve", "taskId", id, "contextId", "other")}).json(t)
+		bad := h.rpc("1.0", "SendMessage", map[string]any{"message": msg10("approve", "taskId", id, "contextId", "other")}).JSON(t)
 		if dig(bad, "error", "code") != float64(-32602) {
 			t.Fatalf("mismatched context %v", bad)
 		}
-		bad = h.rpc("1.0", "SendMessage", map[string]any{"message": msg10("maybe", "taskId", id)}).json(t)
+		bad = h.rpc("1.0", "SendMessage", map[string]any{"message": msg10("maybe", "taskId", id)}).JSON(t)
 		if dig(bad, "error", "code") != float64(-32602) {
 			t.Fatalf("bad answer %v", bad)
 		}
@@ -169,7 +169,7 @@ func TestApprovalRoundTrip(t *testing.T) {
 			sub <- ev
 		}()
 		time.Sleep(100 * time.Millisecond)
-		ok := h.rpc("1.0", "SendMessage", map[string]any{"message": msg10("approve", "taskId", id, "contextId", ctx)}).json(t)
+		ok := h.rpc("1.0", "SendMessage", map[string]any{"message": msg10("approve", "taskId", id, "contextId", ctx)}).JSON(t)
 		if str(ok, "result", "task", "status", "state") != stateCompleted ||
 			str(ok, "result", "task", "artifacts", 0, "parts", 0, "text") != "Echo: mail bob" {
 			t.Fatalf("resume %v", ok)
@@ -182,7 +182,7 @@ func TestApprovalRoundTrip(t *testing.T) {
 		case <-time.After(5 * time.Second):
 			t.Fatal("subscription did not end")
 		}
-		again := h.rpc("1.0", "SendMessage", map[string]any{"message": msg10("approve", "taskId", id)}).json(t)
+		again := h.rpc("1.0", "SendMessage", map[string]any{"message": msg10("approve", "taskId", id)}).JSON(t)
 		if dig(again, "error", "code") != float64(-32004) {
 			t.Fatalf("message to a finished task %v", again)
 		}
@@ -201,7 +201,7 @@ func TestClientToolRoundTripStreaming(t *testing.T) {
 		if str(ev[0], "task", "status", "state") != stateWorking || str(ev[len(ev)-1], "statusUpdate", "status", "state") != stateCompleted {
 			t.Fatalf("resumed stream %v", ev)
 		}
-		g := h.do("GET", "/rest/tasks/"+id, "").json(t)
+		g := h.do("GET", "/rest/tasks/"+id, "").JSON(t)
 		if got := str(g, "artifacts", 0, "parts", 0, "text"); got != `Echo: what time (get_time said: {"now":"noon"})` {
 			t.Fatalf("answer %q", got)
 		}
@@ -213,7 +213,7 @@ func TestClientToolRoundTripStreaming(t *testing.T) {
 
 func TestREST03Shapes(t *testing.T) {
 	eachStore(t, setup{}, func(t *testing.T, h *harness) {
-		r := h.do("POST", "/rest/v1/message:send", `{"message":{"messageId":"a","role":"ROLE_USER","content":[{"text":"hi"}]},"configuration":{"blocking":false}}`).json(t)
+		r := h.do("POST", "/rest/v1/message:send", `{"message":{"messageId":"a","role":"ROLE_USER","content":[{"text":"hi"}]},"configuration":{"blocking":false}}`).JSON(t)
 		id := str(r, "task", "id")
 		if id == "" {
 			t.Fatalf("0.3 REST send %v", r)
@@ -221,7 +221,7 @@ func TestREST03Shapes(t *testing.T) {
 		deadline := time.Now().Add(5 * time.Second)
 		var g map[string]any
 		for time.Now().Before(deadline) {
-			g = h.do("GET", "/rest/v1/tasks/"+id, "").json(t)
+			g = h.do("GET", "/rest/v1/tasks/"+id, "").JSON(t)
 			if str(g, "status", "state") == stateCompleted {
 				break
 			}
@@ -231,11 +231,11 @@ func TestREST03Shapes(t *testing.T) {
 			t.Fatalf("0.3 REST task %v", g)
 		}
 		e := h.do("GET", "/rest/v1/tasks/nope", "")
-		if e.Status != 404 || e.Header.Get("Content-Type") != "application/json" || dig(e.json(t), "code") != float64(-32001) {
+		if e.Status != 404 || e.Header.Get("Content-Type") != "application/json" || dig(e.JSON(t), "code") != float64(-32001) {
 			t.Fatalf("0.3 REST error %d %s", e.Status, e.Body)
 		}
 		e = h.do("GET", "/rest/tasks/nope", "")
-		if e.Status != 404 || str(e.json(t), "error", "status") != "NOT_FOUND" {
+		if e.Status != 404 || str(e.JSON(t), "error", "status") != "NOT_FOUND" {
 			t.Fatalf("1.0 REST error %d %s", e.Status, e.Body)
 		}
 	})
@@ -244,7 +244,7 @@ func TestREST03Shapes(t *testing.T) {
 func TestContextIsTheSession(t *testing.T) {
 	eachStore(t, setup{}, func(t *testing.T, h *harness) {
 		// A client-chosen contextId becomes a session with that ID.
-		r := h.rpc("1.0", "SendMessage", map[string]any{"message": msg10("one", "contextId", "my-conversation")}).json(t)
+		r := h.rpc("1.0", "SendMessage", map[string]any{"message": msg10("one", "contextId", "my-conversation")}).JSON(t)
 		if str(r, "result", "message", "contextId") != "my-conversation" {
 			t.Fatalf("client contextId: %v", r)
 		}
@@ -255,12 +255,12 @@ func TestContextIsTheSession(t *testing.T) {
 			if str(ev[len(ev)-1], "result", "statusUpdate", "status", "state") != stateCompleted {
 				t.Fatalf("stream %d: %v", i, ev[len(ev)-1])
 			}
-			r = h.rpc("1.0", "SendMessage", map[string]any{"message": msg10("three", "contextId", "my-conversation")}).json(t)
+			r = h.rpc("1.0", "SendMessage", map[string]any{"message": msg10("three", "contextId", "my-conversation")}).JSON(t)
 			if str(r, "result", "message", "parts", 0, "text") != "Echo: three" {
 				t.Fatalf("send %d right after a stream: %v", i, r)
 			}
 		}
-		l := h.rpc("1.0", "ListTasks", map[string]any{"contextId": "my-conversation", "pageSize": 5}).json(t)
+		l := h.rpc("1.0", "ListTasks", map[string]any{"contextId": "my-conversation", "pageSize": 5}).JSON(t)
 		if len(dig(l, "result", "tasks").([]any)) != 5 || dig(l, "result", "totalSize") != float64(20) || str(l, "result", "nextPageToken") == "" {
 			t.Fatalf("list by context: %v", dig(l, "result", "totalSize"))
 		}
@@ -269,20 +269,20 @@ func TestContextIsTheSession(t *testing.T) {
 
 func TestRESTListCancelAndStreams03(t *testing.T) {
 	eachStore(t, setup{echo: config.EchoBackend{DelayMs: 300}}, func(t *testing.T, h *harness) {
-		r := h.do("POST", "/rest/message:send", `{"message":{"messageId":"a","role":"ROLE_USER","parts":[{"text":"x y z"}]},"configuration":{"returnImmediately":true}}`).json(t)
+		r := h.do("POST", "/rest/message:send", `{"message":{"messageId":"a","role":"ROLE_USER","parts":[{"text":"x y z"}]},"configuration":{"returnImmediately":true}}`).JSON(t)
 		id := str(r, "task", "id")
-		l := h.do("GET", "/rest/tasks?status=TASK_STATE_SUBMITTED&pageSize=10&includeArtifacts=true", "").json(t)
+		l := h.do("GET", "/rest/tasks?status=TASK_STATE_SUBMITTED&pageSize=10&includeArtifacts=true", "").JSON(t)
 		if str(l, "tasks", 0, "id") != id || l["nextPageToken"] != "" {
 			t.Fatalf("REST list %v", l)
 		}
 		if r := h.do("GET", "/rest/tasks?pageSize=abc", ""); r.Status != 400 {
 			t.Fatalf("bad pageSize: %d", r.Status)
 		}
-		c := h.do("POST", "/rest/tasks/"+id+":cancel", "null").json(t)
+		c := h.do("POST", "/rest/tasks/"+id+":cancel", "null").JSON(t)
 		if str(c, "status", "state") != stateCanceled {
 			t.Fatalf("REST cancel %v", c)
 		}
-		l03 := h.do("GET", "/rest/v1/tasks?status=canceled", "").json(t)
+		l03 := h.do("GET", "/rest/v1/tasks?status=canceled", "").JSON(t)
 		if str(l03, "tasks", 0, "status", "state") != "TASK_STATE_CANCELLED" {
 			t.Fatalf("0.3 REST list %v", l03)
 		}

@@ -1,168 +1,110 @@
-package a2a
+package a2a_test
 
 import (
-	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/harnest/harnest/runtime/store/stores"
-
-	"github.com/harnest/harnest/backend"
+	"github.com/harnest/harnest/a2a"
 	"github.com/harnest/harnest/config"
 	"github.com/harnest/harnest/internal/testutil"
 	"github.com/harnest/harnest/runtime"
-	"github.com/harnest/harnest/runtime/store"
+	"github.com/harnest/harnest/server/servertest"
 )
 
 func TestMain(m *testing.M) { testutil.Main(m) }
 
-// harness is a runtime with the echo agent, these bindings on an httptest
-// server, and one store.
+// Task states and the agent's role of A2A 1.0, as they go over the wire.
+const (
+	stateSubmitted     = "TASK_STATE_SUBMITTED"
+	stateWorking       = "TASK_STATE_WORKING"
+	stateCompleted     = "TASK_STATE_COMPLETED"
+	stateCanceled      = "TASK_STATE_CANCELED"
+	stateInputRequired = "TASK_STATE_INPUT_REQUIRED"
+	roleAgent          = "ROLE_AGENT"
+)
+
+// The helpers package a2a's own tests use too.
+var (
+	testCard = a2a.EchoCard
+	dig      = a2a.Dig
+	str      = a2a.Str
+)
+
+// harness is a whole harnest server over httptest (servertest) serving
+// the bindings of its card, with this package's helpers as methods.
 type harness struct {
-	t      testing.TB
-	URL    string
-	srv    *Server
-	svc    *runtime.Service
-	st     store.Store
-	prefix string
+	*servertest.Server
+	srv *a2a.Server // the server's A2A bindings
 }
 
-// testCard declares JSON-RPC at /a2a and HTTP+JSON at /rest, both
-// versions each.
-func testCard(base string, streaming bool) map[string]any {
-	return map[string]any{
-		"name": "Echo", "description": "Echoes.", "version": "1.0.0",
-		"supportedInterfaces": []any{
-			map[string]any{"url": base + "/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
-			map[string]any{"url": base + "/rest", "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"},
-			map[string]any{"url": base + "/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "0.3"},
-			map[string]any{"url": base + "/rest", "protocolBinding": "HTTP+JSON", "protocolVersion": "0.3"},
-		},
-		"capabilities":       map[string]any{"streaming": streaming},
-		"defaultInputModes":  []any{"text/plain"},
-		"defaultOutputModes": []any{"text/plain"},
-		"skills":             []any{map[string]any{"id": "echo", "name": "Echo", "description": "Echoes.", "tags": []any{"echo"}}},
-	}
-}
-
+// setup describes a server under test: the echo agent (or agent) behind
+// the bindings of card (default testCard: JSON-RPC at /a2a, HTTP+JSON at
+// /rest, A2A 1.0 and 0.3, streaming).
 type setup struct {
-	echo   config.EchoBackend
-	agent  runtime.Agent
-	card   func(base string) map[string]any
-	prefix string // share a key prefix (replica tests)
-	url    string // store URL; "" embedded
-	st     store.Store
+	echo  config.EchoBackend
+	agent runtime.Agent
+	card  map[string]any
+}
+
+// testUser is the caller: the X-Test-User header's user, else anonymous.
+func testUser(r *http.Request) runtime.Principal {
+	if u := r.Header.Get("X-Test-User"); u != "" {
+		return runtime.Principal{UserID: u}
+	}
+	return runtime.Anonymous
+}
+
+// serverSetup is s as servertest starts it.
+func (s setup) serverSetup() servertest.Setup {
+	card := s.card
+	if card == nil {
+		card = testCard("http://127.0.0.1:1907", true)
+	}
+	echo := s.echo
+	return servertest.Setup{
+		Agent:     s.agent,
+		Card:      card,
+		PublicURL: true, // the served card names the test server
+		Config: func(c *config.Config) {
+			c.Spec.Backend.Echo = &echo
+			c.Spec.Output.Thinking = true
+		},
+		Tune: func(o *runtime.Options) { o.FlushDelay, o.Lease = 5*time.Millisecond, 3*time.Second },
+		A2A:  func(o *a2a.Options) { o.Principal = testUser },
+	}
 }
 
 func newHarness(t testing.TB, s setup) *harness {
 	t.Helper()
-	ctx := context.Background()
-	prefix := s.prefix
-	if prefix == "" {
-		prefix = testutil.Prefix(t)
-	}
-	st := s.st
-	if st == nil {
-		var err error
-		st, err = stores.Open(ctx, stores.Options{URL: s.url, KeyPrefix: prefix})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
-	}
-	agent := s.agent
-	if agent == nil {
-		agent = backend.NewEcho(s.echo)
-	}
-	svc := runtime.New(runtime.Options{Store: st, Agent: agent, FlushDelay: 5 * time.Millisecond, Lease: 3 * time.Second,
-		Policy: runtime.OutputPolicy{ShowThinking: true}})
-	if err := svc.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	mux := http.NewServeMux()
-	hs := httptest.NewUnstartedServer(mux)
-	base := "http://" + hs.Listener.Addr().String()
-	card := testCard(base, true)
-	if s.card != nil {
-		card = s.card(base)
-	}
-	srv, err := New(Options{Service: svc, Store: st, Card: card,
-		Principal: func(r *http.Request) runtime.Principal {
-			if u := r.Header.Get("X-Test-User"); u != "" {
-				return runtime.Principal{UserID: u}
-			}
-			return runtime.Anonymous
-		}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv.Register(mux)
-	mux.Handle("GET /.well-known/agent-card.json", srv.CardHandler())
-	hs.Start()
-	t.Cleanup(func() {
-		hs.Close()
-		c, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
-		defer cancel()
-		_ = svc.Shutdown(c)
-	})
-	return &harness{t: t, URL: hs.URL, srv: srv, svc: svc, st: st, prefix: prefix}
+	return harnessOf(servertest.Start(t, "", s.serverSetup()))
 }
 
-// eachStore runs fn on the embedded store and on a real redis-server.
+func harnessOf(ts *servertest.Server) *harness {
+	return &harness{Server: ts, srv: ts.Srv.A2A()}
+}
+
+// eachStore runs fn on the in-process store and on a real redis-server.
 func eachStore(t *testing.T, s setup, fn func(t *testing.T, h *harness)) {
-	for _, c := range testutil.Stores(t) {
-		t.Run(c.Name, func(t *testing.T) {
-			s := s
-			s.url = c.URL
-			fn(t, newHarness(t, s))
-		})
-	}
+	servertest.EachStore(t, s.serverSetup(), func(t *testing.T, ts *servertest.Server) { fn(t, harnessOf(ts)) })
 }
 
-type reply struct {
-	Status int
-	Header http.Header
-	Body   []byte
-}
+// reply is a finished HTTP exchange.
+type reply = servertest.Reply
 
-func (r reply) json(t testing.TB) map[string]any {
-	t.Helper()
-	var v map[string]any
-	if err := json.Unmarshal(r.Body, &v); err != nil {
-		t.Fatalf("not a JSON object (%v): %s", err, r.Body)
-	}
-	return v
-}
-
+// do sends a JSON body; headers are name, value pairs.
 func (h *harness) do(method, path string, body string, headers ...string) reply {
-	h.t.Helper()
-	req, err := http.NewRequest(method, h.URL+path, strings.NewReader(body))
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	for i := 0; i+1 < len(headers); i += 2 {
-		req.Header.Set(headers[i], headers[i+1])
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return reply{resp.StatusCode, resp.Header, b}
+	h.T.Helper()
+	return h.Do(method, path, "application/json", []byte(body), headers...)
 }
 
 // rpc calls a JSON-RPC method; version "" sends no A2A-Version header.
 func (h *harness) rpc(version, method string, params any, headers ...string) reply {
-	h.t.Helper()
+	h.T.Helper()
 	p, _ := json.Marshal(params)
 	body := `{"jsonrpc":"2.0","id":"1","method":"` + method + `","params":` + string(p) + `}`
 	if version != "" {
@@ -171,17 +113,14 @@ func (h *harness) rpc(version, method string, params any, headers ...string) rep
 	return h.do("POST", "/a2a", body, headers...)
 }
 
-// sse reads an event stream's data lines as JSON objects.
+// sse reads an event stream's frames (the tests' one SSE reader:
+// testutil) as JSON objects; a reply that is not a stream is its one JSON
+// body.
 func (h *harness) sse(method, path, body string, headers ...string) (int, string, []map[string]any) {
-	h.t.Helper()
-	req, _ := http.NewRequest(method, h.URL+path, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	for i := 0; i+1 < len(headers); i += 2 {
-		req.Header.Set(headers[i], headers[i+1])
-	}
-	resp, err := http.DefaultClient.Do(req)
+	h.T.Helper()
+	resp, err := http.DefaultClient.Do(h.Request(method, path, "application/json", []byte(body), headers...))
 	if err != nil {
-		h.t.Fatal(err)
+		h.T.Fatal(err)
 	}
 	defer resp.Body.Close()
 	ct := resp.Header.Get("Content-Type")
@@ -192,17 +131,11 @@ func (h *harness) sse(method, path, body string, headers ...string) (int, string
 		return resp.StatusCode, ct, []map[string]any{v}
 	}
 	var out []map[string]any
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	for sc.Scan() {
-		line := sc.Text()
-		if data, ok := strings.CutPrefix(line, "data: "); ok {
-			var v map[string]any
-			if err := json.Unmarshal([]byte(data), &v); err != nil {
-				h.t.Fatalf("SSE data is not JSON: %s", data)
-			}
-			out = append(out, v)
+	for _, f := range testutil.ReadSSE(resp.Body) {
+		if f.Err != nil {
+			h.T.Fatalf("SSE data is not JSON: %s", f.Raw)
 		}
+		out = append(out, f.Data)
 	}
 	return resp.StatusCode, ct, out
 }
@@ -213,29 +146,6 @@ func msg10(text string, extra ...string) map[string]any {
 		m[extra[i]] = extra[i+1]
 	}
 	return m
-}
-
-// dig walks a decoded JSON value by keys and indexes.
-func dig(v any, path ...any) any {
-	for _, p := range path {
-		switch k := p.(type) {
-		case string:
-			m, _ := v.(map[string]any)
-			v = m[k]
-		case int:
-			l, _ := v.([]any)
-			if k >= len(l) {
-				return nil
-			}
-			v = l[k]
-		}
-	}
-	return v
-}
-
-func str(v any, path ...any) string {
-	s, _ := dig(v, path...).(string)
-	return s
 }
 
 func compactJSON(b []byte) string {

@@ -3,9 +3,7 @@ package a2a
 import (
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
-	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -107,58 +105,6 @@ func TestPageTokenIsTheServicesCursor(t *testing.T) {
 		next, err := s.list(ctx, "u", listRequest{PageSize: 5, PageToken: tok})
 		if err != nil || len(next.Tasks) != 1 || next.Tasks[0].ID != "a" {
 			t.Fatalf("the page after b: %v %+v", err, next)
-		}
-	})
-}
-
-// TestListTasksForeignPageToken drives both bindings: a page token of
-// another user is refused exactly like a malformed one.
-func TestListTasksForeignPageToken(t *testing.T) {
-	eachStore(t, setup{}, func(t *testing.T, h *harness) {
-		for i := 0; i < 3; i++ {
-			for _, user := range []string{"alice", "bob"} {
-				_, _, ev := h.sse("POST", "/a2a", `{"jsonrpc":"2.0","id":1,"method":"SendStreamingMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"hi"}]}}}`,
-					"A2A-Version", "1.0", "X-Test-User", user)
-				if str(ev[len(ev)-1], "result", "statusUpdate", "status", "state") != stateCompleted {
-					t.Fatalf("stream: %v", ev[len(ev)-1])
-				}
-			}
-		}
-		l := h.rpc("1.0", "ListTasks", map[string]any{"pageSize": 1}, "X-Test-User", "alice").json(t)
-		tok := str(l, "result", "nextPageToken")
-		if tok == "" || dig(l, "result", "totalSize") != float64(3) {
-			t.Fatalf("alice's first page: %v", l)
-		}
-		if l := h.rpc("1.0", "ListTasks", map[string]any{"pageSize": 1, "pageToken": tok}, "X-Test-User", "alice").json(t); len(dig(l, "result", "tasks").([]any)) != 1 {
-			t.Fatalf("alice's second page: %v", l)
-		}
-
-		rpcErr := func(user, token string) string {
-			r := h.rpc("1.0", "ListTasks", map[string]any{"pageSize": 1, "pageToken": token}, "X-Test-User", user).json(t)
-			b, err := json.Marshal(r["error"])
-			if err != nil {
-				t.Fatal(err)
-			}
-			return string(b)
-		}
-		malformed := rpcErr("alice", "garbage")
-		if !strings.Contains(malformed, "-32602") || !strings.Contains(malformed, "pageToken is not a token this server issued") {
-			t.Fatalf("malformed token: %s", malformed)
-		}
-		if got := rpcErr("bob", tok); got != malformed {
-			t.Fatalf("JSON-RPC: alice's token for bob: %s, want %s", got, malformed)
-		}
-
-		restErr := func(user, token string) (int, string) {
-			r := h.do("GET", "/rest/tasks?pageSize=1&pageToken="+url.QueryEscape(token), "", "X-Test-User", user)
-			return r.Status, compactJSON(r.Body)
-		}
-		wantStatus, wantBody := restErr("alice", "garbage")
-		if wantStatus != 400 {
-			t.Fatalf("REST malformed token: %d %s", wantStatus, wantBody)
-		}
-		if status, body := restErr("bob", tok); status != wantStatus || body != wantBody {
-			t.Fatalf("REST: alice's token for bob: %d %s, want %d %s", status, body, wantStatus, wantBody)
 		}
 	})
 }

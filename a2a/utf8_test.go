@@ -1,4 +1,4 @@
-package a2a
+package a2a_test
 
 import (
 	"encoding/json"
@@ -31,7 +31,7 @@ func TestInvalidUTF8IsAParseError(t *testing.T) {
 			if r.Status != http.StatusOK {
 				t.Fatalf("%s: status %d: %s", c.method, r.Status, r.Body)
 			}
-			v := r.json(t)
+			v := r.JSON(t)
 			if code, _ := dig(v, "error", "code").(float64); code != -32700 || !strings.Contains(str(v, "error", "message"), "UTF-8") {
 				t.Errorf("%s: want a -32700 parse error about UTF-8, got %s", c.method, r.Body)
 			}
@@ -41,8 +41,8 @@ func TestInvalidUTF8IsAParseError(t *testing.T) {
 		}
 
 		r := h.do("POST", "/rest/message:send", `{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"`+bad+`"}]}}`, "A2A-Version", "1.0")
-		if r.Status != http.StatusBadRequest || !strings.Contains(str(r.json(t), "error", "message"), "UTF-8") ||
-			str(r.json(t), "error", "status") != "INVALID_ARGUMENT" {
+		if r.Status != http.StatusBadRequest || !strings.Contains(str(r.JSON(t), "error", "message"), "UTF-8") ||
+			str(r.JSON(t), "error", "status") != "INVALID_ARGUMENT" {
 			t.Errorf("1.0 REST send: %d %s", r.Status, r.Body)
 		}
 		r = h.do("POST", "/rest/v1/message:send", `{"message":{"messageId":"m1","role":"ROLE_USER","content":[{"text":"`+bad+`"}]}}`)

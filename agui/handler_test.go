@@ -224,23 +224,6 @@ func TestExpiredApproval(t *testing.T) {
 	})
 }
 
-// waitStatus polls a receipt until it has the status.
-func waitStatus(t *testing.T, ts *testServer, rid, sid, status string) {
-	t.Helper()
-	got := ""
-	for i := 0; i < 300 && got != status; i++ {
-		var env struct{ Status string }
-		_ = json.Unmarshal(ts.get("/responses/"+rid+"?sessionId="+sid).Body, &env)
-		got = env.Status
-		if got != status {
-			time.Sleep(10 * time.Millisecond)
-		}
-	}
-	if got != status {
-		t.Fatalf("receipt %s stayed %q, want %q", rid, got, status)
-	}
-}
-
 func TestFrontendToolAnsweredByToolMessage(t *testing.T) {
 	eachStore(t, setup{echo: &config.EchoBackend{ClientTool: "get_location"}}, func(t *testing.T, ts *testServer) {
 		tools := `"tools":[{"name":"get_location","description":"where","parameters":{"type":"object"}}]`
@@ -292,7 +275,7 @@ func TestClosingTheStreamCancelsTheRun(t *testing.T) {
 			t.Fatal(err)
 		}
 		rid := resp.Header.Get("Harnest-Response-Id")
-		readLines(resp.Body, func(line string) bool { return strings.Contains(line, "TEXT_MESSAGE_CONTENT") })
+		untilFirstText(resp.Body)
 		cancel()
 		resp.Body.Close()
 		waitStatus(t, ts, rid, "th-c", "cancelled")
@@ -317,11 +300,6 @@ func TestBusyThread(t *testing.T) {
 		r := ts.run(`{"threadId":"th-b","messages":[{"id":"u1","role":"user","content":"x"}]}`)
 		mustStatus(t, r, 409)
 	})
-}
-
-func (ts *testServer) post(path, body string) reply {
-	ts.t.Helper()
-	return ts.do("POST", path, []byte(body))
 }
 
 // attributedAgent streams text from two agents and a decision.
@@ -374,7 +352,7 @@ func TestClosingAResumedStreamCancelsTheRun(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		readLines(resp.Body, func(line string) bool { return strings.Contains(line, "TEXT_MESSAGE_CONTENT") })
+		untilFirstText(resp.Body)
 		cancel()
 		resp.Body.Close()
 		waitStatus(t, ts, first.Header.Get("Harnest-Response-Id"), "th-rc", "cancelled")

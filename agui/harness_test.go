@@ -1,35 +1,26 @@
 package agui_test
 
 import (
-	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
-	"net/http"
-	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/harnest/harnest/agui"
 	"github.com/harnest/harnest/config"
-	"github.com/harnest/harnest/internal/auth"
 	"github.com/harnest/harnest/internal/testutil"
 	"github.com/harnest/harnest/runtime"
-	"github.com/harnest/harnest/server"
+	"github.com/harnest/harnest/server/servertest"
 )
 
 func TestMain(m *testing.M) { testutil.Main(m) }
 
-// testServer is a whole harnest server over httptest with this package's
-// handler mounted at /agui, as the server will mount it.
-type testServer struct {
-	t     testing.TB
-	URL   string
-	srv   *server.Server
-	token string
-}
+// testServer is a whole harnest server over httptest (servertest), with
+// this package's helpers as methods; the server mounts /agui itself.
+type testServer struct{ *servertest.Server }
 
 // setup describes a server under test.
 type setup struct {
@@ -44,160 +35,110 @@ type setup struct {
 
 var testTokens = []config.Token{{Token: "token-alice-0123456789", User: "alice"}, {Token: "token-bob-0123456789", User: "bob"}}
 
-// eachStore runs fn against a server on the embedded store and, when
-// redis-server is installed, on a real one.
-func eachStore(t *testing.T, s setup, fn func(t *testing.T, ts *testServer)) {
-	for _, c := range testutil.Stores(t) {
-		t.Run(c.Name, func(t *testing.T) { fn(t, newTestServer(t, c.URL, s)) })
+// serverSetup is s as servertest starts it.
+func (s setup) serverSetup() servertest.Setup {
+	return servertest.Setup{
+		Agent: s.agent,
+		Tune:  s.tune,
+		Config: func(c *config.Config) {
+			if s.echo != nil {
+				c.Spec.Backend.Echo = s.echo
+			}
+			c.Spec.Output.Thinking = s.thinking
+			if s.tokens {
+				c.Auth.Tokens = testTokens
+			}
+			if s.maxBody > 0 {
+				c.Server.Limits.MaxRequestBytes = config.ByteSize(s.maxBody)
+			}
+		},
+		AGUI: func(o *agui.Options) { o.KeepAlive = s.keepAlive },
 	}
+}
+
+// eachStore runs fn against a server on the in-process store and on a
+// real redis-server.
+func eachStore(t *testing.T, s setup, fn func(t *testing.T, ts *testServer)) {
+	servertest.EachStore(t, s.serverSetup(), func(t *testing.T, ts *servertest.Server) { fn(t, &testServer{ts}) })
 }
 
 func newTestServer(t testing.TB, redisURL string, s setup) *testServer {
-	t.Helper()
-	f, err := config.Load("../examples/hello")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := &f.Config
-	cfg.Store.KeyPrefix = testutil.Prefix(t)
-	if s.echo != nil {
-		cfg.Spec.Backend.Echo = s.echo
-	}
-	cfg.Spec.Output.Thinking = s.thinking
-	if s.tokens {
-		cfg.Auth.Tokens = testTokens
-	}
-	if s.maxBody > 0 {
-		cfg.Server.Limits.MaxRequestBytes = config.ByteSize(s.maxBody)
-	}
-	srv, err := server.New(context.Background(), f, server.Options{RedisURL: redisURL, Agent: s.agent, Tune: s.tune})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tokens := make([]auth.Token, len(cfg.Auth.Tokens))
-	for i, tok := range cfg.Auth.Tokens {
-		tokens[i] = auth.Token{Token: tok.Token, User: tok.User}
-	}
-	mux := http.NewServeMux()
-	mux.Handle("/agui", auth.New(tokens, nil).Middleware(agui.New(agui.Options{
-		Service: srv.Service, MaxBodyBytes: int(cfg.Server.Limits.MaxRequestBytes), KeepAlive: s.keepAlive,
-		Store: srv.Store,
-	})))
-	mux.Handle("/", srv.Handler)
-	hs := httptest.NewServer(mux)
-	t.Cleanup(func() {
-		hs.CloseClientConnections()
-		hs.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
-		defer cancel()
-		_ = srv.Service.Shutdown(ctx)
-		srv.Close()
-	})
-	return &testServer{t: t, URL: hs.URL, srv: srv}
+	return &testServer{servertest.Start(t, redisURL, s.serverSetup())}
 }
 
-func (ts *testServer) as(token string) *testServer {
-	c := *ts
-	c.token = token
-	return &c
-}
+// as returns a copy of the server handle that sends the given token.
+func (ts *testServer) as(token string) *testServer { return &testServer{ts.As(token)} }
 
-// reply is a finished exchange: the status, headers, raw body, and the
-// AG-UI events when the body was a stream.
+// reply is a finished exchange, and the AG-UI events when the body was a
+// stream.
 type reply struct {
-	Status int
-	Header http.Header
-	Body   []byte
+	servertest.Reply
 	Events []map[string]any
 }
 
 func (ts *testServer) do(method, path string, body []byte) reply {
-	ts.t.Helper()
-	req, err := http.NewRequest(method, ts.URL+path, bytes.NewReader(body))
-	if err != nil {
-		ts.t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "text/event-stream")
-	if ts.token != "" {
-		req.Header.Set("Authorization", "Bearer "+ts.token)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		ts.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	r := reply{Status: resp.StatusCode, Header: resp.Header, Body: b}
-	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		r.Events = parseStream(ts.t, b)
+	ts.T.Helper()
+	r := reply{Reply: ts.Do(method, path, "application/json", body, "Accept", "text/event-stream")}
+	if strings.HasPrefix(r.Header.Get("Content-Type"), "text/event-stream") {
+		r.Events = parseStream(ts.T, r.Body)
 	}
 	return r
 }
 
 // run posts a RunAgentInput to /agui.
 func (ts *testServer) run(body string) reply {
-	ts.t.Helper()
+	ts.T.Helper()
 	return ts.do("POST", "/agui", []byte(body))
 }
 
 func (ts *testServer) get(path string) reply { return ts.do("GET", path, nil) }
 
-// parseStream checks the AG-UI framing (LF only, unnamed data frames,
-// comments allowed) and returns the events.
+func (ts *testServer) post(path, body string) reply {
+	ts.T.Helper()
+	return ts.do("POST", path, []byte(body))
+}
+
+// integerTimestamp is an event's timestamp written as a whole number.
+var integerTimestamp = regexp.MustCompile(`"timestamp":-?[0-9]+[,}]`)
+
+// parseStream reads the frames with the tests' one SSE reader (testutil),
+// checks the AG-UI framing (LF only, unnamed data frames, comments
+// allowed) and returns the events.
 func parseStream(t testing.TB, b []byte) []map[string]any {
 	t.Helper()
 	if bytes.Contains(b, []byte("\r")) {
 		t.Fatalf("stream contains CR: %q", b)
 	}
 	var events []map[string]any
-	for _, frame := range strings.Split(string(b), "\n\n") {
-		if frame == "" {
-			continue
-		}
-		data := ""
-		for _, line := range strings.Split(frame, "\n") {
-			switch {
-			case strings.HasPrefix(line, ":"):
-			case strings.HasPrefix(line, "data: "):
-				data += strings.TrimPrefix(line, "data: ")
-			default:
-				t.Fatalf("unexpected line %q in frame %q", line, frame)
+	for _, f := range testutil.ReadSSE(bytes.NewReader(b)) {
+		for _, line := range strings.Split(strings.TrimRight(f.Raw, "\n"), "\n") {
+			if !strings.HasPrefix(line, ":") && !strings.HasPrefix(line, "data: ") {
+				t.Fatalf("unexpected line %q in frame %q", line, f.Raw)
 			}
 		}
-		if data == "" {
-			continue
+		if f.Err != nil {
+			t.Fatalf("frame is not JSON: %q", f.Raw)
 		}
-		if strings.Contains(data, "null") && hasNull(data) {
-			t.Fatalf("event carries a null: %s", data)
+		if k, ok := nullMember(f.Data); ok {
+			t.Fatalf("event carries a null %s: %s", k, f.Raw)
 		}
-		var ev map[string]any
-		dec := json.NewDecoder(strings.NewReader(data))
-		dec.UseNumber()
-		if err := dec.Decode(&ev); err != nil {
-			t.Fatalf("frame is not JSON: %q", data)
+		if _, ok := f.Data["timestamp"].(float64); !ok || !integerTimestamp.MatchString(f.Raw) {
+			t.Fatalf("event timestamp is not an integer: %s", f.Raw)
 		}
-		if ts, ok := ev["timestamp"].(json.Number); !ok || strings.ContainsAny(ts.String(), ".eE") {
-			t.Fatalf("event timestamp is not an integer: %s", data)
-		}
-		events = append(events, ev)
+		events = append(events, f.Data)
 	}
 	return events
 }
 
-// hasNull reports a null member at the top level or in an event's fixed
-// fields (values the agent chose, such as CUSTOM value, may hold nulls).
-func hasNull(data string) bool {
-	var ev map[string]json.RawMessage
-	if json.Unmarshal([]byte(data), &ev) != nil {
-		return false
-	}
+// nullMember names a null member at the top level of an event (values the
+// agent chose, CUSTOM value and RUN_FINISHED result, may hold nulls).
+func nullMember(ev map[string]any) (string, bool) {
 	for k, v := range ev {
-		if string(v) == "null" && k != "value" && k != "result" {
-			return true
+		if v == nil && k != "value" && k != "result" {
+			return k, true
 		}
 	}
-	return false
+	return "", false
 }
 
 // types lists the events' types.
@@ -215,15 +156,7 @@ func typesString(events []map[string]any) string { return strings.Join(types(eve
 // {detail, code}.
 func mustStatus(t *testing.T, r reply, status int) {
 	t.Helper()
-	if r.Status != status {
-		t.Fatalf("status %d, want %d: %s", r.Status, status, r.Body)
-	}
-	if status >= 400 {
-		var e struct{ Detail, Code string }
-		if json.Unmarshal(r.Body, &e) != nil || e.Detail == "" || e.Code == "" {
-			t.Fatalf("error body is not {detail, code}: %s", r.Body)
-		}
-	}
+	servertest.MustStatus(t, r.Reply, status)
 }
 
 // mustRun fails unless the reply is a stream that starts with RUN_STARTED
@@ -269,13 +202,25 @@ func text(events []map[string]any) string {
 	return b.String()
 }
 
-// readLines reads a stream line by line until fn says stop (for tests that
-// act while a run streams).
-func readLines(r io.Reader, fn func(line string) bool) {
-	sc := bufio.NewScanner(r)
-	for sc.Scan() {
-		if fn(sc.Text()) {
-			return
+// untilFirstText reads a run's stream up to its first text delta (for
+// tests that act while a run streams).
+func untilFirstText(body io.Reader) {
+	testutil.EachSSE(body, func(f testutil.SSEFrame) bool { return f.Data["type"] != "TEXT_MESSAGE_CONTENT" })
+}
+
+// waitStatus polls a receipt until it has the status.
+func waitStatus(t *testing.T, ts *testServer, rid, sid, status string) {
+	t.Helper()
+	got := ""
+	for i := 0; i < 300 && got != status; i++ {
+		var env struct{ Status string }
+		_ = json.Unmarshal(ts.get("/responses/"+rid+"?sessionId="+sid).Body, &env)
+		got = env.Status
+		if got != status {
+			time.Sleep(10 * time.Millisecond)
 		}
+	}
+	if got != status {
+		t.Fatalf("receipt %s stayed %q, want %q", rid, got, status)
 	}
 }

@@ -1,14 +1,16 @@
 package relay_test
 
 import (
-	"bufio"
 	"net/http"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/harnest/harnest/internal/testutil"
 )
 
-type sseFrame struct{ event, id, data string }
+// sseFrame is one frame of the owner's feed stream (the tests' one SSE
+// reader: testutil).
+type sseFrame = testutil.SSEFrame
 
 type feedStream struct {
 	frames chan sseFrame
@@ -24,9 +26,7 @@ func (e *env) followFeed(t *testing.T) *feedStream {
 // followFeedAs opens the SSE stream of the owner of ownerTok.
 func (e *env) followFeedAs(t *testing.T, ownerTok string) *feedStream {
 	t.Helper()
-	req, _ := http.NewRequest("GET", e.URL+"/owner/outside-agents/feed/stream", nil)
-	req.Header.Set("Authorization", "Bearer "+ownerTok)
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := http.DefaultClient.Do(e.As(ownerTok).Request("GET", "/owner/outside-agents/feed/stream", "", nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,35 +35,21 @@ func (e *env) followFeedAs(t *testing.T, ownerTok string) *feedStream {
 	}
 	t.Cleanup(func() { resp.Body.Close() })
 	fs := &feedStream{frames: make(chan sseFrame, 100)}
-	go func() {
-		sc := bufio.NewScanner(resp.Body)
-		var f sseFrame
-		for sc.Scan() {
-			line := sc.Text()
-			switch {
-			case line == "":
-				if f.data != "" {
-					fs.frames <- f
-				}
-				f = sseFrame{}
-			case strings.HasPrefix(line, "event: "):
-				f.event = line[7:]
-			case strings.HasPrefix(line, "id: "):
-				f.id = line[4:]
-			case strings.HasPrefix(line, "data: "):
-				f.data = line[6:]
-			}
-		}
-	}()
+	go testutil.EachSSE(resp.Body, func(f sseFrame) bool { fs.frames <- f; return true })
 	return fs
 }
 
+// collect waits for the next n frames (10 s at most for each); every
+// frame's data must be a JSON object.
 func (fs *feedStream) collect(t *testing.T, n int) []sseFrame {
 	t.Helper()
 	var out []sseFrame
 	for len(out) < n {
 		select {
 		case f := <-fs.frames:
+			if f.Err != nil {
+				t.Fatalf("frame data is not JSON: %q", f.Raw)
+			}
 			out = append(out, f)
 		case <-time.After(10 * time.Second):
 			t.Fatalf("got %d frames, want %d: %+v", len(out), n, out)

@@ -1,26 +1,21 @@
 package relay_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/harnest/harnest/config"
-	"github.com/harnest/harnest/internal/auth"
 	"github.com/harnest/harnest/internal/testutil"
 	"github.com/harnest/harnest/relay"
-	"github.com/harnest/harnest/runtime"
 	"github.com/harnest/harnest/runtime/store"
 	"github.com/harnest/harnest/runtime/store/memstore"
 	"github.com/harnest/harnest/runtime/store/stores"
-	"github.com/harnest/harnest/server"
+	"github.com/harnest/harnest/server/servertest"
 )
 
 func TestMain(m *testing.M) { testutil.Main(m) }
@@ -49,29 +44,68 @@ func (c *clock) Advance(d time.Duration) {
 	c.mu.Unlock()
 }
 
-// env is one replica: a harnest server whose backend is the relay, with the
-// relay's endpoints mounted the way the server will mount them.
+// env is one replica: a whole harnest server (servertest) whose backend
+// is the relay, and the relay's clock.
 type env struct {
-	t     testing.TB
-	URL   string
-	Relay *relay.Relay
+	*servertest.Server
 	Clock *clock
 	Store store.Store
-	srv   *server.Server
 }
 
 type envSetup struct {
-	backend *config.RelayBackend
-	noAuth  bool
-	prefix  string
-	// shared is a store another replica uses too (nil: the env's own).
-	shared store.Store
+	backend *config.RelayBackend // spec.backend.relay (default: any participant)
+	noAuth  bool                 // no tokens: the anonymous user is the owner
+}
+
+// serverSetup is s as servertest starts it, with the relay on clk.
+func (s envSetup) serverSetup(clk *clock) servertest.Setup {
+	backend := s.backend
+	if backend == nil {
+		backend = &config.RelayBackend{}
+	}
+	return servertest.Setup{
+		Config: func(c *config.Config) {
+			c.Spec.Backend = config.Backend{Relay: backend}
+			if !s.noAuth {
+				c.Auth.Tokens = []config.Token{
+					{Token: ownerToken, User: "alice", Owner: true},
+					{Token: visitorToken, User: "bob"},
+					{Token: ownerBToken, User: "carol", Owner: true},
+				}
+			}
+		},
+		Relay: func(o *relay.Options) { o.Now = clk.Now },
+	}
 }
 
 func eachStore(t *testing.T, s envSetup, fn func(t *testing.T, e *env)) {
 	for _, c := range testutil.Stores(t) {
 		t.Run(c.Name, func(t *testing.T) { fn(t, newEnv(t, c.URL, s)) })
 	}
+}
+
+// newEnv starts a replica on the store of redisURL ("" is the in-process
+// store), with a clock of its own.
+func newEnv(t testing.TB, redisURL string, s envSetup) *env {
+	t.Helper()
+	clk := &clock{}
+	return newEnvOf(servertest.Start(t, redisURL, s.serverSetup(clk)), clk)
+}
+
+// newReplicas starts n replicas that share one store (servertest.Replicas)
+// and one clock.
+func newReplicas(t testing.TB, redisURL string, n int, s envSetup) []*env {
+	t.Helper()
+	clk := &clock{}
+	var envs []*env
+	for _, ts := range servertest.Replicas(t, redisURL, n, s.serverSetup(clk)) {
+		envs = append(envs, newEnvOf(ts, clk))
+	}
+	return envs
+}
+
+func newEnvOf(ts *servertest.Server, clk *clock) *env {
+	return &env{Server: ts, Clock: clk, Store: ts.Srv.Store}
 }
 
 // openStore opens the store of a testutil.StoreCase URL: the in-process
@@ -91,132 +125,20 @@ func openStore(t testing.TB, redisURL, prefix string) store.Store {
 	return st
 }
 
-// newEnv starts a replica on the store of redisURL ("" is the in-process
-// store), or on s.shared.
-func newEnv(t testing.TB, redisURL string, s envSetup) *env {
-	t.Helper()
-	f, err := config.Load("../examples/hello")
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.Config.Store.KeyPrefix = testutil.Prefix(t)
-	if s.prefix != "" {
-		f.Config.Store.KeyPrefix = s.prefix
-	}
-	owners, first := map[string]bool{}, ""
-	var tokens []auth.Token
-	if !s.noAuth {
-		f.Config.Auth.Tokens = []config.Token{
-			{Token: ownerToken, User: "alice", Owner: true},
-			{Token: visitorToken, User: "bob"},
-			{Token: ownerBToken, User: "carol", Owner: true},
-		}
-		for _, tk := range f.Config.Auth.Tokens {
-			tokens = append(tokens, auth.Token{Token: tk.Token, User: tk.User})
-			if tk.Owner {
-				owners[tk.User] = true
-				if first == "" {
-					first = tk.User
-				}
-			}
-		}
-	}
-	backend := s.backend
-	if backend == nil {
-		backend = &config.RelayBackend{}
-	}
-	var rl *relay.Relay
-	lazy := runtime.AgentFunc(func(ctx context.Context, turn *runtime.Turn, emit runtime.Emit) error {
-		return rl.Agent().Run(ctx, turn, emit)
-	})
-	st := s.shared
-	if st == nil {
-		st = openStore(t, redisURL, f.Config.Store.KeyPrefix)
-	}
-	srv, err := server.New(context.Background(), f, server.Options{Store: st, Agent: lazy})
-	if err != nil {
-		t.Fatal(err)
-	}
-	clk := &clock{}
-	authn := auth.New(tokens, nil)
-	rl, err = relay.New(relay.Options{Service: srv.Service, Store: srv.Store,
-		Auth: authn, Owners: owners, FirstOwner: first, Backend: backend, Now: clk.Now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// As the lead wires it: the relay's routes on the server's mux, and
-	// IsPublic OR'ed into the auth middleware's public function.
-	mux := http.NewServeMux()
-	rl.Register(mux)
-	authn = auth.New(tokens, rl.IsPublic)
-	relayHandler := authn.Middleware(mux)
-	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasPrefix(r.URL.Path, relay.APIPrefix) || strings.HasPrefix(r.URL.Path, relay.OwnerPrefix) {
-			relayHandler.ServeHTTP(w, r)
-			return
-		}
-		srv.Handler.ServeHTTP(w, r)
-	}))
-	t.Cleanup(func() {
-		hs.CloseClientConnections()
-		hs.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
-		defer cancel()
-		_ = srv.Service.Shutdown(ctx)
-		rl.Close()
-		srv.Close()
-	})
-	return &env{t: t, URL: hs.URL, Relay: rl, Clock: clk, Store: st, srv: srv}
-}
+// reply is a finished HTTP exchange.
+type reply = servertest.Reply
 
-type reply struct {
-	Status int
-	Header http.Header
-	Body   []byte
-}
-
-func (r reply) JSON(t testing.TB) map[string]any {
-	t.Helper()
-	var v map[string]any
-	if err := json.Unmarshal(r.Body, &v); err != nil {
-		t.Fatalf("body is not a JSON object: %v: %s", err, r.Body)
-	}
-	return v
-}
-
+// do sends a request with token ("" for none) and a JSON body ("" for
+// none).
 func (e *env) do(method, path, token, body string) reply {
-	e.t.Helper()
-	req, err := http.NewRequest(method, e.URL+path, strings.NewReader(body))
-	if err != nil {
-		e.t.Fatal(err)
+	e.T.Helper()
+	if body == "" {
+		return e.As(token).Do(method, path, "", nil)
 	}
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return reply{Status: resp.StatusCode, Header: resp.Header, Body: b}
+	return e.As(token).Do(method, path, "application/json", []byte(body))
 }
 
-func mustStatus(t testing.TB, r reply, status int) {
-	t.Helper()
-	if r.Status != status {
-		t.Fatalf("status %d, want %d: %s", r.Status, status, r.Body)
-	}
-	if status >= 400 {
-		var b struct{ Detail, Code string }
-		if json.Unmarshal(r.Body, &b) != nil || b.Detail == "" || b.Code == "" {
-			t.Fatalf("error body is not {detail, code}: %s", r.Body)
-		}
-	}
-}
+var mustStatus = servertest.MustStatus
 
 func mustCode(t testing.TB, r reply, status int, code string) {
 	t.Helper()
@@ -229,19 +151,19 @@ func mustCode(t testing.TB, r reply, status int, code string) {
 // pair creates a code as the first owner and exchanges it; it returns the
 // session token and participant ID.
 func (e *env) pair(name, kind string) (string, string) {
-	e.t.Helper()
+	e.T.Helper()
 	return e.pairAs(ownerToken, name, kind)
 }
 
 // pairAs creates a code as the owner of ownerTok and exchanges it.
 func (e *env) pairAs(ownerTok, name, kind string) (string, string) {
-	e.t.Helper()
+	e.T.Helper()
 	r := e.do("POST", "/owner/outside-agents/pairings", ownerTok, `{"name":"`+name+`","kind":"`+kind+`"}`)
-	mustStatus(e.t, r, 201)
-	code := r.JSON(e.t)["code"].(string)
+	mustStatus(e.T, r, 201)
+	code := r.JSON(e.T)["code"].(string)
 	r = e.do("POST", "/api/outside-agents/v1/pairings/exchange", "", `{"code":"`+code+`","card":{"name":"`+name+`","kind":"`+kind+`"}}`)
-	mustStatus(e.t, r, 201)
-	v := r.JSON(e.t)
+	mustStatus(e.T, r, 201)
+	v := r.JSON(e.T)
 	return v["token"].(string), v["participant_id"].(string)
 }
 
@@ -253,14 +175,35 @@ type inboxItem struct {
 }
 
 func (e *env) inbox(token string, wait int) []inboxItem {
-	e.t.Helper()
+	e.T.Helper()
 	r := e.do("GET", "/api/outside-agents/v1/inbox?wait="+itoa(wait), token, "")
-	mustStatus(e.t, r, 200)
+	mustStatus(e.T, r, 200)
 	var v struct{ Items []inboxItem }
 	if err := json.Unmarshal(r.Body, &v); err != nil || v.Items == nil {
-		e.t.Fatalf("inbox body: %v: %s", err, r.Body)
+		e.T.Fatalf("inbox body: %v: %s", err, r.Body)
 	}
 	return v.Items
+}
+
+// answer waits for one inbox item of token, checks its text and replies.
+func (e *env) answer(token, question, text string) {
+	e.T.Helper()
+	items := e.inbox(token, 10)
+	if len(items) != 1 || items[0].Text != question {
+		e.T.Fatalf("inbox %+v, want the one question %q", items, question)
+	}
+	mustStatus(e.T, e.do("POST", "/api/outside-agents/v1/replies", token, `{"relay_id":"`+items[0].RelayID+`","text":"`+text+`"}`), 200)
+}
+
+// roundTrip asks question as the caller (callerTok), answers it as the
+// participant (participantTok) and checks that the turn answers text.
+func (e *env) roundTrip(callerTok, participantTok, question, text string) {
+	e.T.Helper()
+	done := e.turn(callerTok, question)
+	e.answer(participantTok, question, text)
+	if got := outputText(e.T, wait(e.T, done)); got != text {
+		e.T.Fatalf("answer %q, want %q", got, text)
+	}
 }
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
@@ -270,12 +213,8 @@ func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 func (e *env) turn(token, input string) <-chan reply {
 	ch := make(chan reply, 1)
 	body, _ := json.Marshal(map[string]string{"input": input})
+	req := e.As(token).Request("POST", "/responses", "application/json", body)
 	go func() {
-		req, _ := http.NewRequest("POST", e.URL+"/responses", bytes.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		if token != "" {
-			req.Header.Set("Authorization", "Bearer "+token)
-		}
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			ch <- reply{Status: -1, Body: []byte(err.Error())}

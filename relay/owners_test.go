@@ -16,16 +16,16 @@ import (
 
 // participantIDs lists the participant IDs the owner of ownerTok sees.
 func (e *env) participantIDs(ownerTok string) []string {
-	e.t.Helper()
+	e.T.Helper()
 	r := e.do("GET", "/owner/outside-agents/participants", ownerTok, "")
-	mustStatus(e.t, r, 200)
+	mustStatus(e.T, r, 200)
 	var v struct {
 		Participants []struct {
 			ID string `json:"participant_id"`
 		}
 	}
 	if err := json.Unmarshal(r.Body, &v); err != nil || v.Participants == nil {
-		e.t.Fatalf("participants body: %v: %s", err, r.Body)
+		e.T.Fatalf("participants body: %v: %s", err, r.Body)
 	}
 	ids := make([]string, len(v.Participants))
 	for i, p := range v.Participants {
@@ -37,32 +37,22 @@ func (e *env) participantIDs(ownerTok string) []string {
 // feedIDs lists the participant IDs of the feed entries the owner of
 // ownerTok sees.
 func (e *env) feedIDs(ownerTok string) []string {
-	e.t.Helper()
+	e.T.Helper()
 	r := e.do("GET", "/owner/outside-agents/feed?limit=100", ownerTok, "")
-	mustStatus(e.t, r, 200)
+	mustStatus(e.T, r, 200)
 	var v struct {
 		Items []struct {
 			ParticipantID string `json:"participant_id"`
 		}
 	}
 	if err := json.Unmarshal(r.Body, &v); err != nil || v.Items == nil {
-		e.t.Fatalf("feed body: %v: %s", err, r.Body)
+		e.T.Fatalf("feed body: %v: %s", err, r.Body)
 	}
 	ids := make([]string, len(v.Items))
 	for i, it := range v.Items {
 		ids[i] = it.ParticipantID
 	}
 	return ids
-}
-
-// answer waits for one inbox item of token, checks its text and replies.
-func (e *env) answer(token, question, text string) {
-	e.t.Helper()
-	items := e.inbox(token, 10)
-	if len(items) != 1 || items[0].Text != question {
-		e.t.Fatalf("inbox %+v, want the one question %q", items, question)
-	}
-	mustStatus(e.t, e.do("POST", "/api/outside-agents/v1/replies", token, `{"relay_id":"`+items[0].RelayID+`","text":"`+text+`"}`), 200)
 }
 
 func TestOwnersHaveSeparateRelays(t *testing.T) {
@@ -102,11 +92,7 @@ func TestOwnersHaveSeparateRelays(t *testing.T) {
 		if ids := e.participantIDs(ownerToken); len(ids) != 1 || ids[0] != pidA {
 			t.Fatalf("owner A lists %v after B paired, want [%s]", ids, pidA)
 		}
-		doneA := e.turn(ownerToken, "from A")
-		e.answer(tokA, "from A", "answer of A")
-		if got := outputText(t, wait(t, doneA)); got != "answer of A" {
-			t.Fatalf("A's answer %q", got)
-		}
+		e.roundTrip(ownerToken, tokA, "from A", "answer of A")
 		doneB := e.turn(ownerBToken, "from B")
 		itemsB := e.inbox(tokB, 10)
 		if len(itemsB) != 1 || itemsB[0].Text != "from B" {
@@ -135,7 +121,7 @@ func TestOwnersHaveSeparateRelays(t *testing.T) {
 			t.Fatalf("A's feed has %v, want A's two entries", ids)
 		}
 		// B's stream opened before A's notices; its first frame is B's.
-		if got := streamB.collect(t, 1); !strings.Contains(got[0].data, "B is done.") {
+		if got := streamB.collect(t, 1); got[0].Data["text"] != "B is done." {
 			t.Fatalf("B's stream: %+v", got)
 		}
 
@@ -168,11 +154,7 @@ func TestVisitorsGoToTheFirstOwner(t *testing.T) {
 		// The first owner (the first auth.tokens entry with owner: true)
 		// answers visitors.
 		tokA, _ := e.pairAs(ownerToken, "Box A", "cli")
-		done := e.turn(visitorToken, "hello?")
-		e.answer(tokA, "hello?", "hello visitor")
-		if got := outputText(t, wait(t, done)); got != "hello visitor" {
-			t.Fatalf("answer %q", got)
-		}
+		e.roundTrip(visitorToken, tokA, "hello?", "hello visitor")
 		if got := e.inbox(tokB, 0); len(got) != 0 {
 			t.Fatalf("a visitor's turn reached the second owner's participant: %+v", got)
 		}
@@ -182,16 +164,16 @@ func TestVisitorsGoToTheFirstOwner(t *testing.T) {
 // receiptAndEvents reads the receipt and the event stream of a finished
 // turn as the caller (token) sees them.
 func (e *env) receiptAndEvents(token string, r reply) (map[string]any, string) {
-	e.t.Helper()
+	e.T.Helper()
 	id, session := r.Header.Get("Harnest-Response-Id"), r.Header.Get("Harnest-Session-Id")
 	if id == "" || session == "" {
-		e.t.Fatalf("the turn names no response or session: %v", r.Header)
+		e.T.Fatalf("the turn names no response or session: %v", r.Header)
 	}
 	rec := e.do("GET", "/responses/"+id+"?sessionId="+session, token, "")
-	mustStatus(e.t, rec, 200)
+	mustStatus(e.T, rec, 200)
 	ev := e.do("GET", "/responses/"+id+"/events?sessionId="+session, token, "")
-	mustStatus(e.t, ev, 200)
-	return rec.JSON(e.t), string(ev.Body)
+	mustStatus(e.T, ev, 200)
+	return rec.JSON(e.T), string(ev.Body)
 }
 
 // checkFailure checks a failed turn's receipt (status failed, the code)
@@ -232,11 +214,7 @@ func TestRefusalsThroughResponses(t *testing.T) {
 			}
 			e.Clock.Advance(noon.Sub(now))
 			token, _ := e.pair("Box", "cli")
-			done := e.turn(visitorToken, "first")
-			e.answer(token, "first", "welcome")
-			if got := outputText(t, wait(t, done)); got != "welcome" {
-				t.Fatalf("answer %q", got)
-			}
+			e.roundTrip(visitorToken, token, "first", "welcome")
 			r := wait(t, e.turn(visitorToken, "second"))
 			mustCode(t, r, 429, "relay_visitor_cap")
 			// Retry-After is the time until the next UTC day: twelve hours
@@ -251,11 +229,7 @@ func TestRefusalsThroughResponses(t *testing.T) {
 			// by then: pair again).
 			e.Clock.Advance(12 * time.Hour)
 			token, _ = e.pair("Box", "cli")
-			done = e.turn(visitorToken, "next day")
-			e.answer(token, "next day", "again")
-			if got := outputText(t, wait(t, done)); got != "again" {
-				t.Fatalf("answer %q", got)
-			}
+			e.roundTrip(visitorToken, token, "next day", "again")
 		})
 	})
 	t.Run("no participant", func(t *testing.T) {

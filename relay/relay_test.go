@@ -10,10 +10,9 @@ import (
 	"github.com/harnest/harnest/config"
 	"github.com/harnest/harnest/internal/testutil"
 	"github.com/harnest/harnest/relay"
-	"github.com/harnest/harnest/runtime/store"
 )
 
-func outputText(t *testing.T, r reply) string {
+func outputText(t testing.TB, r reply) string {
 	t.Helper()
 	mustStatus(t, r, 200)
 	s, _ := r.JSON(t)["outputText"].(string)
@@ -271,7 +270,7 @@ func TestNoticesAndStage(t *testing.T) {
 		}
 		mustCode(t, e.do("GET", "/owner/outside-agents/feed", visitorToken, ""), 404, "not_found")
 		got := stream.collect(t, 3)
-		if got[0].event != "notice" || !strings.Contains(got[0].data, "The tests passed.") || got[0].id == "" {
+		if got[0].Event != "notice" || got[0].Data["text"] != "The tests passed." || got[0].ID == "" {
 			t.Fatalf("stream %+v", got)
 		}
 	})
@@ -288,20 +287,11 @@ func TestTwoReplicas(t *testing.T) {
 		t.Run(c.Name, func(t *testing.T) {
 			// Two replicas share the state: the one in-process store, or
 			// Redis through a store (a connection) each.
-			prefix := testutil.Prefix(t)
-			var shared store.Store
-			if c.URL == "" {
-				shared = openStore(t, "", prefix)
-			}
-			a := newEnv(t, c.URL, envSetup{prefix: prefix, shared: shared})
-			b := newEnv(t, c.URL, envSetup{prefix: prefix, shared: shared})
+			replicas := newReplicas(t, c.URL, 2, envSetup{})
+			a, b := replicas[0], replicas[1]
 			token, _ := a.pair("Box", "cli")
 			done := a.turn(ownerToken, "across replicas?")
-			items := b.inbox(token, 10)
-			if len(items) != 1 {
-				t.Fatalf("items %+v", items)
-			}
-			mustStatus(t, b.do("POST", "/api/outside-agents/v1/replies", token, `{"relay_id":"`+items[0].RelayID+`","text":"yes"}`), 200)
+			b.answer(token, "across replicas?", "yes")
 			if got := outputText(t, wait(t, done)); got != "yes" {
 				t.Fatalf("answer %q", got)
 			}
@@ -330,15 +320,7 @@ func TestInvalidQuestion(t *testing.T) {
 func TestVisitorsOptIn(t *testing.T) {
 	eachStore(t, envSetup{backend: &config.RelayBackend{AllowVisitors: true, VisitorDailyCap: 1}}, func(t *testing.T, e *env) {
 		token, _ := e.pair("Box", "cli")
-		done := e.turn(visitorToken, "from a visitor")
-		items := e.inbox(token, 10)
-		if len(items) != 1 {
-			t.Fatalf("items %+v", items)
-		}
-		mustStatus(t, e.do("POST", "/api/outside-agents/v1/replies", token, `{"relay_id":"`+items[0].RelayID+`","text":"hello visitor"}`), 200)
-		if got := outputText(t, wait(t, done)); got != "hello visitor" {
-			t.Fatalf("answer %q", got)
-		}
+		e.roundTrip(visitorToken, token, "from a visitor", "hello visitor")
 		// The daily cap is spent: the next visitor turn fails at once, as
 		// rate limited until the next UTC day.
 		r := wait(t, e.turn(visitorToken, "again"))
@@ -347,11 +329,6 @@ func TestVisitorsOptIn(t *testing.T) {
 			t.Fatalf("no Retry-After over the cap: %v", r.Header)
 		}
 		// The owner is not capped.
-		done = e.turn(ownerToken, "owner")
-		items = e.inbox(token, 10)
-		mustStatus(t, e.do("POST", "/api/outside-agents/v1/replies", token, `{"relay_id":"`+items[0].RelayID+`","text":"ok"}`), 200)
-		if got := outputText(t, wait(t, done)); got != "ok" {
-			t.Fatalf("answer %q", got)
-		}
+		e.roundTrip(ownerToken, token, "owner", "ok")
 	})
 }

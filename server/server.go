@@ -43,6 +43,14 @@ type Options struct {
 	// Live adjusts the /live handler's options (tests: ping interval,
 	// write timeout, send queue).
 	Live func(*live.Options)
+	// Relay adjusts the relay's options (tests: a clock that jumps, Now).
+	Relay func(*relay.Options)
+	// AGUI adjusts the /agui handler's options (tests: the keep-alive
+	// interval).
+	AGUI func(*agui.Options)
+	// A2A adjusts the A2A server's options (tests: who the caller is,
+	// Principal).
+	A2A func(*a2a.Options)
 	// Store replaces the configured store (tests: replicas that share one
 	// in-process store). The server does not close a store it was given.
 	Store store.Store
@@ -58,13 +66,19 @@ type Server struct {
 	agent   runtime.Agent
 	live    *live.Handler // nil unless server.live
 	relay   *relay.Relay
+	a2a     *a2a.Server
 	// ownStore: the server opened its store (and closes it).
 	ownStore bool
 	tuneLive func(*live.Options)
+	tuneAGUI func(*agui.Options)
+	tuneA2A  func(*a2a.Options)
 }
 
 // Live is the /live handler, nil unless server.live is on.
 func (s *Server) Live() *live.Handler { return s.live }
+
+// A2A is the A2A server: the bindings agent-card.yaml declares.
+func (s *Server) A2A() *a2a.Server { return s.a2a }
 
 // New builds a server from a loaded folder.
 func New(ctx context.Context, f *config.Folder, o Options) (*Server, error) {
@@ -97,9 +111,13 @@ func New(ctx context.Context, f *config.Folder, o Options) (*Server, error) {
 			}
 		}
 	}
-	rl, err := relay.New(relay.Options{Store: st,
+	rlo := relay.Options{Store: st,
 		Auth: auth.New(tokensOf(cfg), nil), Owners: owners, FirstOwner: firstOwner,
-		Backend: cfg.Spec.Backend.Relay, Logger: log})
+		Backend: cfg.Spec.Backend.Relay, Logger: log}
+	if o.Relay != nil {
+		o.Relay(&rlo)
+	}
+	rl, err := relay.New(rlo)
 	if err != nil {
 		release()
 		return nil, err
@@ -138,7 +156,8 @@ func New(ctx context.Context, f *config.Folder, o Options) (*Server, error) {
 		release()
 		return nil, err
 	}
-	s := &Server{Folder: f, Store: st, Service: svc, log: log, agent: agent, relay: rl, ownStore: o.Store == nil, tuneLive: o.Live}
+	s := &Server{Folder: f, Store: st, Service: svc, log: log, agent: agent, relay: rl, ownStore: o.Store == nil,
+		tuneLive: o.Live, tuneAGUI: o.AGUI, tuneA2A: o.A2A}
 	if s.Handler, err = s.routes(); err != nil {
 		release()
 		return nil, err
@@ -175,13 +194,9 @@ func (s *Server) routes() (http.Handler, error) {
 	}
 	var resources []neutral.Resource
 	if config.Enabled(cfg.Server.OpenAPI) {
-		doc, err := apidoc.Document(apidoc.Options{AgentName: s.agentName(), Description: cardString(s.Folder.Card, "description"), Live: cfg.Server.Live, AGUI: config.Enabled(cfg.Server.AGUI)})
+		docs, err := apidoc.HandlerFor(apidoc.Options{AgentName: s.agentName(), Description: cardString(s.Folder.Card, "description"), Live: cfg.Server.Live, AGUI: config.Enabled(cfg.Server.AGUI)})
 		if err != nil {
 			return nil, fmt.Errorf("build OpenAPI document: %w", err)
-		}
-		docs, err := apidoc.Handler(doc)
-		if err != nil {
-			return nil, err
 		}
 		for _, p := range []string{"/openapi.json", "/openapi.yaml", "/docs", "/docs/"} {
 			mux.Handle(p, docs)
@@ -195,14 +210,19 @@ func (s *Server) routes() (http.Handler, error) {
 	// A2A mounts what agent-card.yaml declares and serves the card both
 	// A2A generations read (A2A routes are found through the card, not
 	// /agent, as in the reference).
-	a2aSrv, err := a2a.New(a2a.Options{
+	ao := a2a.Options{
 		Service: s.Service, Store: s.Store, Card: s.Folder.Card,
 		PublicBaseURL: cfg.Server.PublicBaseURL, Logger: s.log,
 		MaxBodyBytes: int(cfg.Server.Limits.MaxRequestBytes),
-	})
+	}
+	if s.tuneA2A != nil {
+		s.tuneA2A(&ao)
+	}
+	a2aSrv, err := a2a.New(ao)
 	if err != nil {
 		return nil, err
 	}
+	s.a2a = a2aSrv
 	for _, w := range a2aSrv.Warnings() {
 		s.log.Warn("agent card", "warning", w)
 	}
@@ -220,10 +240,16 @@ func (s *Server) routes() (http.Handler, error) {
 	}
 	api.Register(mux)
 	if config.Enabled(cfg.Server.AGUI) {
-		mux.Handle("POST /agui", agui.New(agui.Options{
+		uo := agui.Options{
 			Service: s.Service, MaxBodyBytes: int(cfg.Server.Limits.MaxRequestBytes),
 			Logger: s.log, Store: s.Store,
-		}))
+		}
+		if s.tuneAGUI != nil {
+			s.tuneAGUI(&uo)
+		}
+		// Mounted for every method: the handler answers anything but POST
+		// with its own 405 ({detail, code}, Allow: POST).
+		mux.Handle("/agui", agui.New(uo))
 	}
 	// The body guard sits inside the request log (its 408s are logged) and
 	// outside auth (a refused request's body is drained as well).

@@ -1,16 +1,12 @@
 package main
 
 // End-to-end tests of `harnest pair` and `harnest connect` against an
-// in-process replica: the runtime with the relay backend, the relay's
-// endpoints mounted beside the server's, over httptest.
+// in-process replica (servertest): the whole server with the relay backend.
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -19,61 +15,28 @@ import (
 	"time"
 
 	"github.com/harnest/harnest/config"
-	"github.com/harnest/harnest/internal/auth"
 	"github.com/harnest/harnest/internal/testutil"
-	"github.com/harnest/harnest/relay"
-	"github.com/harnest/harnest/runtime"
-	"github.com/harnest/harnest/server"
+	"github.com/harnest/harnest/server/servertest"
 )
 
 const relayOwnerToken = "token-owner-0123456789"
 
-type relayReplica struct {
-	URL string
-}
+// relayReplica is a whole harnest server (servertest) whose backend is the
+// relay, with alice as its owner.
+type relayReplica struct{ *servertest.Server }
 
+// newRelayReplica starts a replica on the store of redisURL ("" is the
+// in-process store); backend nil is the relay with its defaults.
 func newRelayReplica(t *testing.T, redisURL string, backend *config.RelayBackend) *relayReplica {
 	t.Helper()
-	f, err := config.Load(helloDir)
-	if err != nil {
-		t.Fatal(err)
+	if backend == nil {
+		backend = &config.RelayBackend{}
 	}
-	f.Config.Store.KeyPrefix = testutil.Prefix(t)
-	f.Config.Auth.Tokens = []config.Token{{Token: relayOwnerToken, User: "alice", Owner: true}}
-	var rl *relay.Relay
-	lazy := runtime.AgentFunc(func(ctx context.Context, turn *runtime.Turn, emit runtime.Emit) error {
-		return rl.Agent().Run(ctx, turn, emit)
-	})
-	srv, err := server.New(context.Background(), f, server.Options{RedisURL: redisURL, Agent: lazy})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tokens := []auth.Token{{Token: relayOwnerToken, User: "alice"}}
-	rl, err = relay.New(relay.Options{Service: srv.Service, Store: srv.Store,
-		Auth: auth.New(tokens, nil), Owners: map[string]bool{"alice": true}, Backend: backend})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mux := http.NewServeMux()
-	rl.Register(mux)
-	relayHandler := auth.New(tokens, rl.IsPublic).Middleware(mux)
-	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasPrefix(r.URL.Path, relay.APIPrefix) || strings.HasPrefix(r.URL.Path, relay.OwnerPrefix) {
-			relayHandler.ServeHTTP(w, r)
-			return
-		}
-		srv.Handler.ServeHTTP(w, r)
-	}))
-	t.Cleanup(func() {
-		hs.CloseClientConnections()
-		hs.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
-		defer cancel()
-		_ = srv.Service.Shutdown(ctx)
-		rl.Close()
-		srv.Close()
-	})
-	return &relayReplica{URL: hs.URL}
+	ts := servertest.Start(t, redisURL, servertest.Setup{Config: func(c *config.Config) {
+		c.Auth.Tokens = []config.Token{{Token: relayOwnerToken, User: "alice", Owner: true}}
+		c.Spec.Backend = config.Backend{Relay: backend}
+	}})
+	return &relayReplica{ts.As(relayOwnerToken)}
 }
 
 func envOf(kv map[string]string) func(string) string {
@@ -142,34 +105,22 @@ func (c *connectRun) exit(t *testing.T, limit time.Duration) int {
 	return 0
 }
 
+// respond posts a turn as the owner and returns the status and the JSON
+// body.
 func (rr *relayReplica) respond(t *testing.T, input string) (int, map[string]any) {
 	t.Helper()
 	body, _ := json.Marshal(map[string]string{"input": input})
-	req, _ := http.NewRequest("POST", rr.URL+"/responses", bytes.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+relayOwnerToken)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
+	r := rr.Post("/responses", string(body))
 	var v map[string]any
-	_ = json.Unmarshal(raw, &v)
-	return resp.StatusCode, v
+	_ = json.Unmarshal(r.Body, &v)
+	return r.Status, v
 }
 
+// ownerDo sends a request without a body as the owner.
 func (rr *relayReplica) ownerDo(t *testing.T, method, path string) (int, []byte) {
 	t.Helper()
-	req, _ := http.NewRequest(method, rr.URL+path, nil)
-	req.Header.Set("Authorization", "Bearer "+relayOwnerToken)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, raw
+	r := rr.Do(method, path, "", nil)
+	return r.Status, r.Body
 }
 
 func waitConnected(t *testing.T, c *connectRun) {

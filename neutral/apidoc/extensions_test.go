@@ -298,7 +298,7 @@ func TestDocumentMatchesRoutes(t *testing.T) {
 	api.Register(mux)
 	for path, item := range doc.Paths.Map() {
 		if isRelayPath(path) {
-			continue // TestRelayDocumentMatchesRoutes
+			continue // relay.TestDocumentMatchesRoutes (relay/routes_test.go)
 		}
 		concrete := strings.NewReplacer("{responseId}", "resp_x", "{sessionId}", "s", "{assetId}", "asset_x",
 			"{approvalId}", "approval_x", "{requestId}", "client_tool_x").Replace(path)

@@ -243,3 +243,31 @@ func TestMethodNotAllowed(t *testing.T) {
 		}
 	}
 }
+
+// HandlerFor builds a document once per options and serves the same bytes
+// as Document and Handler do.
+func TestHandlerForIsCachedPerOptions(t *testing.T) {
+	o := Options{AgentName: "cached", Live: true}
+	a, err := HandlerFor(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := HandlerFor(o)
+	if a != b {
+		t.Fatal("the same options built a second handler")
+	}
+	other, _ := HandlerFor(Options{AgentName: "other"})
+	if other == a {
+		t.Fatal("other options got the cached handler")
+	}
+	doc, _ := Document(o)
+	fresh, _ := Handler(doc)
+	for _, path := range []string{"/openapi.json", "/openapi.yaml"} {
+		got, want := httptest.NewRecorder(), httptest.NewRecorder()
+		a.ServeHTTP(got, httptest.NewRequest("GET", path, nil))
+		fresh.ServeHTTP(want, httptest.NewRequest("GET", path, nil))
+		if got.Body.String() != want.Body.String() || got.Code != 200 {
+			t.Fatalf("%s: the cached handler serves other bytes", path)
+		}
+	}
+}

@@ -4,20 +4,19 @@
 package servertest
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"io"
-	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	goruntime "runtime"
 	"testing"
 	"time"
 
+	"github.com/harnest/harnest/a2a"
+	"github.com/harnest/harnest/agui"
 	"github.com/harnest/harnest/config"
 	"github.com/harnest/harnest/internal/testutil"
 	"github.com/harnest/harnest/live"
+	"github.com/harnest/harnest/relay"
 	"github.com/harnest/harnest/runtime"
 	"github.com/harnest/harnest/runtime/store"
 	"github.com/harnest/harnest/runtime/store/stores"
@@ -40,6 +39,19 @@ type Setup struct {
 	// Live adjusts the /live handler's options (enable it with
 	// Config: c.Server.Live = true).
 	Live func(*live.Options)
+	// Relay adjusts the relay's options (a settable clock, Now).
+	Relay func(*relay.Options)
+	// AGUI adjusts the /agui handler's options (the keep-alive interval).
+	AGUI func(*agui.Options)
+	// A2A adjusts the A2A server's options (who the caller is, Principal).
+	A2A func(*a2a.Options)
+	// Card replaces the folder's agent-card.yaml (as config.Folder.Card
+	// holds it): the A2A interfaces the server mounts.
+	Card map[string]any
+	// PublicURL sets server.publicBaseURL to the test server's own URL,
+	// so that the served A2A card names the interfaces where clients
+	// reach them.
+	PublicURL bool
 	// Store is a store to share (replicas on one in-process store); the
 	// server does not close it.
 	Store store.Store
@@ -118,14 +130,27 @@ func Start(t testing.TB, redisURL string, s Setup) *Server {
 	if s.Prefix != "" {
 		f.Config.Store.KeyPrefix = s.Prefix
 	}
+	if s.Card != nil {
+		f.Card = s.Card
+	}
+	// The listener exists before the server, so that its URL can be the
+	// public base URL.
+	hs := httptest.NewUnstartedServer(nil)
+	url := "http://" + hs.Listener.Addr().String()
+	if s.PublicURL {
+		f.Config.Server.PublicBaseURL = url
+	}
 	if s.Config != nil {
 		s.Config(&f.Config)
 	}
-	srv, err := server.New(context.Background(), f, server.Options{RedisURL: redisURL, Agent: s.Agent, Tune: s.Tune, Live: s.Live, Store: s.Store})
+	srv, err := server.New(context.Background(), f, server.Options{RedisURL: redisURL, Agent: s.Agent, Tune: s.Tune,
+		Live: s.Live, Relay: s.Relay, AGUI: s.AGUI, A2A: s.A2A, Store: s.Store})
 	if err != nil {
+		hs.Close()
 		t.Fatal(err)
 	}
-	hs := httptest.NewServer(srv.Handler)
+	hs.Config.Handler = srv.Handler
+	hs.Start()
 	t.Cleanup(func() {
 		if h := srv.Live(); h != nil {
 			// Sockets still running a response get a moment, then it is
@@ -134,6 +159,9 @@ func Start(t testing.TB, redisURL string, s Setup) *Server {
 			_ = h.Shutdown(ctx)
 			cancel()
 		}
+		// Requests still open (long polls, followed streams) are cut, so
+		// that Close does not wait for them.
+		hs.CloseClientConnections()
 		hs.Close()
 		// Responses still waiting for an answer are cancelled at once.
 		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
@@ -141,112 +169,11 @@ func Start(t testing.TB, redisURL string, s Setup) *Server {
 		_ = srv.Service.Shutdown(ctx)
 		srv.Close()
 	})
-	return &Server{T: t, URL: hs.URL, Srv: srv, HTTP: hs}
+	return &Server{T: t, URL: url, Srv: srv, HTTP: hs}
 }
 
 // repoRoot is the repository's root directory (this file is in server/servertest).
 func repoRoot() string {
 	_, file, _, _ := goruntime.Caller(0)
 	return filepath.Join(filepath.Dir(file), "..", "..")
-}
-
-// As returns a copy of the server handle that sends the given token.
-func (ts *Server) As(token string) *Server {
-	c := *ts
-	c.Token = token
-	return &c
-}
-
-// Reply is a finished HTTP exchange.
-type Reply struct {
-	Status int
-	Header http.Header
-	Body   []byte
-}
-
-// JSON decodes the body as a JSON object.
-func (r Reply) JSON(t testing.TB) map[string]any {
-	t.Helper()
-	var v map[string]any
-	if err := json.Unmarshal(r.Body, &v); err != nil {
-		t.Fatalf("body is not a JSON object: %v: %s", err, r.Body)
-	}
-	return v
-}
-
-// Request builds a request to the server with its token; headers are
-// name, value pairs.
-func (ts *Server) Request(method, path, contentType string, body []byte, headers ...string) *http.Request {
-	ts.T.Helper()
-	req, err := http.NewRequest(method, ts.URL+path, bytes.NewReader(body))
-	if err != nil {
-		ts.T.Fatal(err)
-	}
-	if contentType != "" {
-		req.Header.Set("Content-Type", contentType)
-	}
-	if ts.Token != "" {
-		req.Header.Set("Authorization", "Bearer "+ts.Token)
-	}
-	for i := 0; i+1 < len(headers); i += 2 {
-		req.Header.Set(headers[i], headers[i+1])
-	}
-	return req
-}
-
-// Do sends a request and reads the whole reply.
-func (ts *Server) Do(method, path, contentType string, body []byte, headers ...string) Reply {
-	ts.T.Helper()
-	resp, err := http.DefaultClient.Do(ts.Request(method, path, contentType, body, headers...))
-	if err != nil {
-		ts.T.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return Reply{Status: resp.StatusCode, Header: resp.Header, Body: b}
-}
-
-// Get sends a GET.
-func (ts *Server) Get(path string) Reply { return ts.Do("GET", path, "", nil) }
-
-// Post sends a JSON POST.
-func (ts *Server) Post(path, body string) Reply {
-	return ts.Do("POST", path, "application/json", []byte(body))
-}
-
-// Stream posts a streaming request to path and returns every SSE frame
-// (the stream must answer 200 and end) and the response.
-func (ts *Server) Stream(path, body string) ([]testutil.SSEFrame, *http.Response) {
-	ts.T.Helper()
-	resp, err := http.DefaultClient.Do(ts.Request("POST", path, "application/json", []byte(body)))
-	if err != nil {
-		ts.T.Fatal(err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		b, _ := io.ReadAll(resp.Body)
-		ts.T.Fatalf("stream status %d: %s", resp.StatusCode, b)
-	}
-	frames := testutil.ReadSSE(resp.Body)
-	for _, f := range frames {
-		if f.Err != nil {
-			ts.T.Fatalf("frame data is not JSON: %q", f.Raw)
-		}
-	}
-	return frames, resp
-}
-
-// MustStatus fails the test unless the reply has the status; for error
-// statuses it also checks the {"detail","code"} body.
-func MustStatus(t testing.TB, r Reply, status int) {
-	t.Helper()
-	if r.Status != status {
-		t.Fatalf("status %d, want %d: %s", r.Status, status, r.Body)
-	}
-	if status >= 400 {
-		var e struct{ Detail, Code string }
-		if json.Unmarshal(r.Body, &e) != nil || e.Detail == "" || e.Code == "" {
-			t.Fatalf("error body is not {detail, code}: %s", r.Body)
-		}
-	}
 }

@@ -1,0 +1,10 @@
+package a2a
+
+// The helpers of this package's tests, for the tests of package a2a_test
+// (which start whole servers through servertest: package a2a itself cannot
+// import the server, which imports it).
+var (
+	EchoCard = testCard
+	Dig      = dig
+	Str      = str
+)
