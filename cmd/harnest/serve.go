@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/harnest/harnest/config"
+	"github.com/harnest/harnest/internal/logbuf"
 	"github.com/harnest/harnest/server"
 )
 
@@ -32,7 +33,11 @@ func serve(args []string) int {
 		}
 		return 2
 	}
-	log, err := newLogger(os.Stderr, *logFormat, *logLevel)
+	// Log lines (one per request) are written out in batches, at most
+	// 100 ms late, and all of them before serve returns.
+	logOut := logbuf.New(os.Stderr, 100*time.Millisecond)
+	defer logOut.Close()
+	log, err := newLogger(logOut, *logFormat, *logLevel)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "harnest serve:", err)
 		return 2
