@@ -11,7 +11,14 @@ func (env *Envelope) appendJSON(b []byte) ([]byte, error) {
 }
 
 // encode is the envelope as JSON.
-func (env *Envelope) encode() ([]byte, error) { return env.appendJSON(make([]byte, 0, 256)) }
+func (env *Envelope) encode() ([]byte, error) { return env.appendJSON(make([]byte, 0, env.sizeHint())) }
+
+// sizeHint is about the length of the envelope's JSON, so that encoding it
+// takes one allocation: the fixed members, the IDs, the output text twice
+// (outputText and the message item) and room for each item.
+func (env *Envelope) sizeHint() int {
+	return 192 + len(env.ID) + len(env.SessionID) + 2*len(env.OutputText) + 96*len(env.Output) + len(env.Metadata)
+}
 
 // appendMembers writes the body's members into an open object.
 func (body *EnvelopeBody) appendMembers(o *object) error {

@@ -119,5 +119,9 @@ func (e Event) MarshalJSON() ([]byte, error) { return e.JSON() }
 // encode writes the event with the fields its type carries (see
 // event_json.go).
 func (e Event) encode() ([]byte, error) {
-	return e.appendJSON(make([]byte, 0, 128+len(e.ResponseID)+len(e.SessionID)+len(e.Delta)))
+	size := 128 + len(e.ResponseID) + len(e.SessionID) + len(e.Delta)
+	if e.Envelope != nil {
+		size += e.Envelope.sizeHint()
+	}
+	return e.appendJSON(make([]byte, 0, size))
 }

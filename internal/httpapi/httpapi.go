@@ -106,7 +106,7 @@ func ReadObject(w http.ResponseWriter, r *http.Request, limit int64) (map[string
 		tooLarge()
 		return nil, false
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	body, err := readBody(http.MaxBytesReader(w, r.Body, limit), r.ContentLength)
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {
 		tooLarge()
@@ -130,4 +130,26 @@ func ReadObject(w http.ResponseWriter, r *http.Request, limit int64) (map[string
 		return nil, false
 	}
 	return obj, true
+}
+
+// readBody reads a whole body; with a declared length it reads into a
+// buffer of that size (io.ReadAll starts at 512 bytes and grows).
+func readBody(body io.Reader, declared int64) ([]byte, error) {
+	if declared <= 0 || declared > 1<<20 {
+		return io.ReadAll(body)
+	}
+	b := make([]byte, 0, declared+1) // +1: room to see the end without growing
+	for {
+		n, err := body.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)] // longer than declared: let append grow it
+		}
+	}
 }
