@@ -320,8 +320,8 @@ fi
 # ---- relay: the relay engineer's figures --------------------------------------------------------
 
 if want relay; then
-	note "" "== relay: go test -bench 'RelayedTurn|IdlePolls' ./relay/ (in process, the source tree)"
-	if go test -run '^$' -bench 'RelayedTurn|IdlePolls' -benchmem ./relay/ >"$tmp/relay.log" 2>&1; then
+	note "" "== relay: go test -bench 'RelayedTurn|IdlePolls|Wake' ./relay/ (in process, the source tree)"
+	if go test -run '^$' -bench 'RelayedTurn|IdlePolls|Wake' -benchmem ./relay/ >"$tmp/relay.log" 2>&1; then
 		grep -E '^Benchmark' "$tmp/relay.log" | sed 's/^/   /' | tee -a "$summary"
 	else
 		note "!! the relay benchmarks failed:"
