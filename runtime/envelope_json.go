@@ -10,6 +10,28 @@ func (env *Envelope) appendJSON(b []byte) ([]byte, error) {
 	return o.end(), err
 }
 
+// members is the body's members as JSON, without braces: what the receipt
+// and response.completed share.
+func (body *EnvelopeBody) members(size int) ([]byte, error) {
+	o := object{b: make([]byte, 0, size)}
+	err := body.appendMembers(&o)
+	return o.b, err
+}
+
+// completedWithReceipt returns the response.completed event of env and
+// env's receipt, with the envelope's body encoded once for both.
+func completedWithReceipt(env *Envelope) (Event, []byte, error) {
+	m, err := env.members(env.sizeHint())
+	if err != nil {
+		return Event{}, nil, err
+	}
+	o := beginObject(make([]byte, 0, len(m)+len(env.ID)+len(env.SessionID)+32))
+	o.str("id", env.ID)
+	o.str("sessionId", env.SessionID)
+	o.b = append(append(o.b, ','), m...)
+	return Event{Type: EventCompleted, Envelope: env, members: m}, o.end(), nil
+}
+
 // encode is the envelope as JSON.
 func (env *Envelope) encode() ([]byte, error) { return env.appendJSON(make([]byte, 0, env.sizeHint())) }
 

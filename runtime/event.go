@@ -75,6 +75,7 @@ type Event struct {
 	Envelope *Envelope `json:"-"`
 
 	encoded []byte // the JSON, once the runtime has numbered the event
+	members []byte // response.completed: the envelope body's members, when already encoded
 }
 
 // ApprovalInfo is the payload of approval.requested.

@@ -15,6 +15,10 @@ func (e *Event) appendJSON(b []byte) ([]byte, error) {
 		o.int("sequence", e.Sequence)
 		o.str("responseId", e.Envelope.ID)
 		o.str("sessionId", e.Envelope.SessionID)
+		if e.members != nil { // encoded once with the receipt
+			o.b = append(append(o.b, ','), e.members...)
+			return o.end(), nil
+		}
 		err := e.Envelope.EnvelopeBody.appendMembers(&o)
 		return o.end(), err
 	}

@@ -135,6 +135,21 @@ func TestAppendEncoderMatchesEncodingJSON(t *testing.T) {
 		if (wantErr != nil) != (gotErr != nil) || (wantErr == nil && !bytes.Equal(got, want)) {
 			t.Fatalf("event %d:\n got %s (%v)\nwant %s (%v)\nvalue %#v", i, got, gotErr, want, wantErr, e)
 		}
+		if e.Envelope != nil {
+			// The event and the receipt made from one encoding of the body.
+			shared, receipt, err := completedWithReceipt(e.Envelope)
+			if err == nil {
+				shared.Sequence, shared.Type = e.Sequence, e.Type
+				gotEvent, _ := shared.encode()
+				type plainEnv Envelope
+				wantReceipt, _ := json.Marshal(plainEnv(*e.Envelope))
+				if !bytes.Equal(gotEvent, want) || !bytes.Equal(receipt, wantReceipt) {
+					t.Fatalf("shared encoding %d:\n got %s\n     %s\nwant %s\n     %s", i, gotEvent, receipt, want, wantReceipt)
+				}
+			} else if wantErr == nil {
+				t.Fatalf("shared encoding %d: %v", i, err)
+			}
+		}
 		env := g.envelope()
 		type plain Envelope // no methods: encoding/json's own encoding
 		want, wantErr = json.Marshal(plain(env))

@@ -266,6 +266,19 @@ func (r *Response) run(first *ticket) {
 
 var errDeadline = errors.New("response deadline passed")
 
+// emitCompleted emits response.completed with env and returns env's
+// receipt (the envelope's body is encoded once for both).
+func (r *Response) emitCompleted(env *Envelope) []byte {
+	event, receipt, err := completedWithReceipt(env)
+	if err != nil { // raw JSON of the envelope that cannot be encoded
+		r.emit(Event{Type: EventCompleted, Envelope: env})
+		receipt, _ = env.encode()
+		return receipt
+	}
+	r.emit(event)
+	return receipt
+}
+
 // isInputRefusal reports whether a backend refused the turn's input as bad
 // (an *Error of kind ErrInvalid, such as the relay's question that is too
 // long): the caller gets 400 with the backend's code and sentence.
@@ -412,8 +425,9 @@ func (r *Response) finish(runErr error) {
 	}
 
 	commit := store.Commit{User: r.turn.UserID, Session: r.SessionID, ResponseID: r.ID, Release: true, Replica: s.replica, Now: s.timestamp()}
+	var body []byte
 	if fail == nil {
-		r.emit(Event{Type: EventCompleted, Envelope: &env})
+		body = r.emitCompleted(&env)
 		r.mu.Lock()
 		commit.StateDelta = r.state
 		r.mu.Unlock()
@@ -425,12 +439,12 @@ func (r *Response) finish(runErr error) {
 			// A cancelled (also by shutdown) or denied response ends with its
 			// receipt as the last frame: response.completed with that status,
 			// so streams say what the receipt says.
-			r.emit(Event{Type: EventCompleted, Envelope: &env})
+			body = r.emitCompleted(&env)
 		default:
 			r.emit(Event{Type: EventError, Error: fail.Detail})
+			body, _ = env.encode()
 		}
 	}
-	body, _ := env.encode()
 	r.mu.Lock()
 	r.closed = true
 	r.mu.Unlock()

@@ -99,14 +99,18 @@ func (r *Response) suspend(ctx context.Context, announce Event, action *Required
 	env := r.envelope(StatusRequiresAction)
 	env.Metadata = json.RawMessage("{}")
 	env.RequiredAction = action
-	if err := r.emit(Event{Type: EventCompleted, Envelope: &env}); err != nil {
+	completed, body, err := completedWithReceipt(&env)
+	if err != nil { // raw JSON of the envelope that cannot be encoded
+		completed = Event{Type: EventCompleted, Envelope: &env}
+		body, _ = env.encode()
+	}
+	if err := r.emit(completed); err != nil {
 		return store.Wait{}, err
 	}
 	r.mu.Lock()
 	after := r.seq - 1
 	r.mu.Unlock()
-	body, _ := env.encode()
-	err := r.commit(ctx, &store.Commit{
+	err = r.commit(ctx, &store.Commit{
 		User: r.turn.UserID, Session: r.SessionID, ResponseID: r.ID, Receipt: body, Now: s.timestamp(),
 		Wait:    &store.Wait{ID: action.ID, Kind: kind, ResponseID: r.ID, ExpiresAt: expires, AfterSequence: after, Replica: s.replica},
 		Replica: s.replica,
