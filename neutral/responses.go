@@ -145,7 +145,7 @@ func (a *API) createResponse(w http.ResponseWriter, r *http.Request) {
 // boundary. Closing the request cancels the response (its receipt says
 // cancelled) unless it runs in the background.
 func (a *API) stream(w http.ResponseWriter, resp *runtime.Response) {
-	sw := sse.Start(w, a.keepAlive)
+	sw := sse.Open(w, a.keepAlive) // response.created follows at once: one write for both
 	defer sw.Close()
 	resp.Each(func(e runtime.Event) error {
 		data, err := e.JSON()

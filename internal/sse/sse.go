@@ -26,15 +26,24 @@ type Writer struct {
 // comment after that much idle time, so proxies and clients keep the
 // connection open.
 func Start(w http.ResponseWriter, keepAlive time.Duration) *Writer {
+	sw := Open(w, keepAlive)
+	sw.mu.Lock()
+	defer sw.mu.Unlock()
+	sw.flushLocked()
+	return sw
+}
+
+// Open is Start for a stream whose first event follows at once (a new
+// response's response.created): the headers go out with it, in one write,
+// instead of on their own. A stream whose first event may wait uses Start,
+// so the client sees the 200 at once.
+func Open(w http.ResponseWriter, keepAlive time.Duration) *Writer {
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
 	sw := &Writer{w: w, rc: http.NewResponseController(w), kaD: keepAlive}
-	sw.mu.Lock()
-	defer sw.mu.Unlock()
-	sw.flushLocked()
 	if keepAlive > 0 {
 		sw.ka = time.AfterFunc(keepAlive, sw.keepAlive)
 	}

@@ -285,3 +285,19 @@ func TestWriteBatchesUntilFlush(t *testing.T) {
 		t.Errorf("body %q, want %q", got, want)
 	}
 }
+
+// Open writes the headers without a flush: they go out with the first
+// flushed frame.
+func TestOpenDefersTheHeadersToTheFirstFrame(t *testing.T) {
+	rec := httptest.NewRecorder()
+	sw := Open(rec, 0)
+	if rec.Flushed {
+		t.Fatal("Open flushed before the first frame")
+	}
+	if rec.Code != 200 || rec.Header().Get("Content-Type") != "text/event-stream" {
+		t.Fatalf("headers %d %v", rec.Code, rec.Header())
+	}
+	if err := sw.Event("a", 0, []byte(`{}`)); err != nil || !rec.Flushed {
+		t.Fatalf("first frame: %v, flushed %v", err, rec.Flushed)
+	}
+}
