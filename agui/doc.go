@@ -31,6 +31,9 @@
 // some 1.0-only shapes, which are then not sent (the cancelled outcome).
 //
 // To find what a thread waits for, the handler keeps one small record per
-// thread in the store (threads.go): the response its last run started. The runtime has no "pending waits of a session"
+// thread in the store (store.ThreadRecord, shared by every replica and kept
+// as long as receipts): the response its last run started and the user
+// message that started it; that response's receipt says requires_action
+// and names the wait. The runtime has no "pending waits of a session"
 // query yet; with one, the record goes away.
 package agui

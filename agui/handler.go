@@ -29,7 +29,7 @@ type Options struct {
 	Logger    *slog.Logger
 	// Store keeps the per-thread records that resumes need
 	// (store.Threads), shared by every replica and kept as long as
-	// receipts. Without it they are kept in this process only.
+	// receipts; required.
 	Store store.Store
 }
 
@@ -39,14 +39,16 @@ type Handler struct {
 	maxBody   int64
 	keepAlive time.Duration
 	log       *slog.Logger
-	threads   store.Threads
-	store     store.Store // nil without a store
+	store     store.Store
 	newID     func() string
 }
 
 // New builds the handler. It serves POST only; mount it at /agui.
 func New(o Options) http.Handler {
-	h := &Handler{svc: o.Service, maxBody: int64(o.MaxBodyBytes), keepAlive: o.KeepAlive, log: o.Logger, newID: newHex}
+	if o.Store == nil {
+		panic("agui: Options.Store is required (the thread records live in the store)")
+	}
+	h := &Handler{svc: o.Service, store: o.Store, maxBody: int64(o.MaxBodyBytes), keepAlive: o.KeepAlive, log: o.Logger, newID: newHex}
 	if h.maxBody <= 0 {
 		h.maxBody = 1 << 20
 	}
@@ -55,12 +57,6 @@ func New(o Options) http.Handler {
 	}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
-	}
-	if o.Store != nil {
-		h.threads = o.Store
-		h.store = o.Store
-	} else {
-		h.threads = &memoryThreads{}
 	}
 	return h
 }
@@ -186,7 +182,7 @@ func (h *Handler) newRun(w http.ResponseWriter, r *http.Request, p runtime.Princ
 		writeError(w, err)
 		return
 	}
-	if err := h.threads.PutThread(ctx, p.UserID, in.ThreadID, store.ThreadRecord{ResponseID: resp.ID, UserKey: in.UserKey}); err != nil {
+	if err := h.store.PutThread(ctx, p.UserID, in.ThreadID, store.ThreadRecord{ResponseID: resp.ID, UserKey: in.UserKey}); err != nil {
 		h.log.Warn("agui: cannot record the thread's run; it cannot be resumed", "responseId", resp.ID, "err", err)
 	}
 	w.Header().Set("Harnest-Response-Id", resp.ID)

@@ -33,7 +33,7 @@ type pendingSet struct {
 // the session was deleted) means nothing is pending.
 func (h *Handler) pending(ctx context.Context, p runtime.Principal, thread string) (pendingSet, error) {
 	var ps pendingSet
-	rec, ok, err := h.threads.GetThread(ctx, p.UserID, thread)
+	rec, ok, err := h.store.GetThread(ctx, p.UserID, thread)
 	if err != nil {
 		h.log.Error("agui: cannot read a thread record", "err", err)
 		return ps, runtime.Errorf(runtime.ErrUnavailable, "store_unavailable", "The state store is unavailable; retry shortly")
@@ -199,10 +199,8 @@ func (h *Handler) staleResume(w http.ResponseWriter, r *http.Request, p runtime.
 // else from the receipt of the thread's last response, which names the
 // last wait it resumed from.
 func (h *Handler) waitOver(ctx context.Context, p runtime.Principal, thread, id string, ps pendingSet) (string, bool) {
-	if h.store != nil {
-		if w, found, err := h.store.GetWait(ctx, p.UserID, id); err == nil && found {
-			return w.Status, w.Session == thread && w.Status != store.WaitPending
-		}
+	if w, found, err := h.store.GetWait(ctx, p.UserID, id); err == nil && found {
+		return w.Status, w.Session == thread && w.Status != store.WaitPending
 	}
 	if id == ps.receipt.ApprovalID || id == ps.receipt.ClientToolID {
 		return ps.receipt.Status, true
