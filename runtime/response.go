@@ -279,20 +279,27 @@ func (r *Response) emitCompleted(env *Envelope) []byte {
 	return receipt
 }
 
-// isInputRefusal reports whether a backend refused the turn's input as bad
-// (an *Error of kind ErrInvalid, such as the relay's question that is too
-// long): the caller gets 400 with the backend's code and sentence.
-func isInputRefusal(err error) bool {
+// forCaller returns a backend's error as the caller should see it, or nil
+// when it is an agent failure (its detail never reaches the caller). A
+// backend says so with an *Error of one of these kinds: ErrAgentUnavailable
+// (503: try later), ErrAgentRefused (404: do not retry), ErrRateLimited
+// (429 with Retry-After), ErrInvalid (400: the input was refused, such as
+// the relay's question that is too long), or ErrUnavailable with
+// CodeStoreUnavailable (503: a store failure it passed on, Turn.History's
+// or its own store call's).
+func forCaller(err error) *Error {
 	var e *Error
-	return errors.As(err, &e) && e.Kind == ErrInvalid
-}
-
-// isStoreFailure reports whether a backend's error is a store failure it
-// passed on (Turn.History's, or its own store call's): the caller gets 503
-// store_unavailable and may retry, not 500 agent_failed.
-func isStoreFailure(err error) bool {
-	var e *Error
-	return errors.As(err, &e) && e.Kind == ErrUnavailable && e.Code == CodeStoreUnavailable
+	if !errors.As(err, &e) {
+		return nil
+	}
+	switch {
+	case errors.Is(e.Kind, ErrAgentUnavailable), errors.Is(e.Kind, ErrAgentRefused),
+		errors.Is(e.Kind, ErrRateLimited), errors.Is(e.Kind, ErrInvalid):
+		return e
+	case e.Kind == ErrUnavailable && e.Code == CodeStoreUnavailable:
+		return e
+	}
+	return nil
 }
 
 // runAgent runs the agent under the deadline and behind admission. The
@@ -362,6 +369,8 @@ func (r *Response) renewLease() (stop func()) {
 	var mu sync.Mutex
 	stopped := false
 	var t *time.Timer
+	mu.Lock() // t is set before the first renewal can reset it
+	defer mu.Unlock()
 	t = time.AfterFunc(s.lease/3, func() {
 		ctx, cancel := context.WithTimeout(context.Background(), s.lease/3)
 		ok, err := s.store.RenewLease(ctx, r.turn.UserID, r.SessionID, r.ID, s.replica, s.lease)
@@ -416,9 +425,8 @@ func (r *Response) finish(runErr error) {
 		fail = errCancelled
 	case errors.Is(runErr, ErrApprovalDenied), errors.Is(runErr, ErrApprovalExpired):
 		fail = errDenied
-	case errors.Is(runErr, ErrAgentUnavailable), errors.Is(runErr, ErrAgentRefused), errors.Is(runErr, ErrRateLimited),
-		isStoreFailure(runErr), isInputRefusal(runErr):
-		fail = AsError(runErr) // its code and sentence are meant for the caller
+	case forCaller(runErr) != nil:
+		fail = forCaller(runErr) // its code and sentence are meant for the caller
 	default:
 		s.log.Warn("agent failed", "responseId", r.ID, "err", runErr)
 		fail = errAgentFailed
