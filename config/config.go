@@ -57,6 +57,13 @@ type Spec struct {
 	Backend Backend `yaml:"backend"`
 	// Output is the output policy: what of the agent's activity callers see.
 	Output Output `yaml:"output"`
+	// Instructions is the file of the model's system prompt, relative to
+	// the folder (default instructions.md).
+	Instructions string `yaml:"instructions"`
+	// Tools, MCPServers and ClientTools are what a model backend may call.
+	Tools       []Tool       `yaml:"tools"`
+	MCPServers  []MCPServer  `yaml:"mcpServers"`
+	ClientTools []ClientTool `yaml:"clientTools"`
 }
 
 // Output is the output policy, applied once before any transport sees an
@@ -77,6 +84,7 @@ type Backend struct {
 	Echo  *EchoBackend  `yaml:"echo"`
 	Exec  *ExecBackend  `yaml:"exec"`
 	Relay *RelayBackend `yaml:"relay"`
+	Model *ModelBackend `yaml:"model"`
 }
 
 // RelayBackend hands turns to an outside agent that paired with this

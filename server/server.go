@@ -26,6 +26,7 @@ import (
 	"github.com/harnest/harnest/live"
 	"github.com/harnest/harnest/neutral"
 	"github.com/harnest/harnest/neutral/apidoc"
+	"github.com/harnest/harnest/playground"
 	"github.com/harnest/harnest/relay"
 	"github.com/harnest/harnest/runtime"
 	"github.com/harnest/harnest/runtime/store"
@@ -173,10 +174,16 @@ func (s *Server) routes() (http.Handler, error) {
 	// a WebSocket handshake) and the relay its participants' session tokens,
 	// so the HTTP middleware lets them through.
 	authn := auth.New(tokensOf(cfg), func(r *http.Request) bool {
-		return neutral.IsPublic(r) || (r.Method == http.MethodGet && r.URL.Path == "/live") || s.relay.IsPublic(r)
+		return neutral.IsPublic(r) || (r.Method == http.MethodGet && r.URL.Path == "/live") || s.relay.IsPublic(r) ||
+			(config.Enabled(cfg.Server.Playground.Enabled) && playground.IsPublic(r))
 	})
 	s.relay.Register(mux)
 	endpoints := neutral.Endpoints()
+	if config.Enabled(cfg.Server.Playground.Enabled) {
+		page := playground.Handler()
+		mux.Handle("GET /{$}", page)
+		mux.Handle("GET /_harnest/", page)
+	}
 	if cfg.Server.Live {
 		lo := live.Options{Service: s.Service, Auth: authn, Logger: s.log,
 			MaxFrameBytes: int64(cfg.Server.Limits.MaxRequestBytes), AllowedOrigins: cfg.Server.AllowedOrigins}
