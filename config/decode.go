@@ -62,8 +62,7 @@ func (d *decoder) decode(n *yaml.Node, path string, v reflect.Value) {
 	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null" {
 		return // absent: the zero value, replaced by a default later
 	}
-	if v.Type() == byteSizeType {
-		d.byteSize(n, path, v)
+	if d.special(n, path, v) {
 		return
 	}
 	switch v.Kind() {
@@ -330,6 +329,12 @@ func isSecretPath(path string) bool {
 	case path == "store.redis.url":
 		return true
 	case strings.HasPrefix(path, "spec.backend.exec.env."):
+		return true
+	case path == "spec.backend.model.apiKey", strings.HasPrefix(path, "spec.backend.model.headers."):
+		return true
+	case strings.HasPrefix(path, "spec.mcpServers[") && (strings.Contains(path, "].env.") || strings.Contains(path, "].headers.")):
+		return true
+	case strings.HasPrefix(path, "spec.tools[") && strings.Contains(path, "].exec.env."):
 		return true
 	}
 	return false

@@ -37,6 +37,19 @@ func (c *Config) ApplyDefaults() {
 	if c.Server.Limits.MaxRequestBytes == 0 {
 		c.Server.Limits.MaxRequestBytes = DefaultMaxRequestBytes
 	}
+	if m := c.Spec.Backend.Model; m != nil {
+		m.applyDefaults()
+	}
+	for i := range c.Spec.Tools {
+		if e := c.Spec.Tools[i].Exec; e != nil && e.TimeoutSeconds == 0 {
+			e.TimeoutSeconds = DefaultToolTimeoutSeconds
+		}
+	}
+	for i := range c.Spec.MCPServers {
+		if m := &c.Spec.MCPServers[i]; m.TimeoutSeconds == 0 {
+			m.TimeoutSeconds = DefaultToolTimeoutSeconds
+		}
+	}
 	c.Spec.Output.ToolActivity = defaultTrue(c.Spec.Output.ToolActivity)
 	if c.Spec.Output.AgentMetadata == "" {
 		c.Spec.Output.AgentMetadata = "normalized"
@@ -55,6 +68,18 @@ func (c *Config) ApplyDefaults() {
 	}
 	if c.Store.Retention.ReceiptsSeconds == 0 {
 		c.Store.Retention.ReceiptsSeconds = DefaultReceiptTTLSeconds
+	}
+}
+
+func (m *ModelBackend) applyDefaults() {
+	if m.TimeoutSeconds == 0 {
+		m.TimeoutSeconds = DefaultModelTimeoutSeconds
+	}
+	if m.MaxSteps == 0 {
+		m.MaxSteps = DefaultModelMaxSteps
+	}
+	if m.HistoryMessages == 0 {
+		m.HistoryMessages = DefaultModelHistoryMessages
 	}
 }
 

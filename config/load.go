@@ -66,8 +66,12 @@ func LoadWithEnv(dir string, lookup func(string) (string, bool)) (*Folder, error
 			folder.Card = card
 		}
 	}
-	if data, ok := readFolderFile(abs, instructionsFile, maxInstructionsBytes, probs); ok {
-		if text, ok := checkInstructions(data, probs); ok {
+	instructions := instructionsFile
+	if name := folder.Config.Spec.Instructions; name != "" {
+		instructions = filepath.Clean(name)
+	}
+	if data, ok := readFolderFile(abs, instructions, maxInstructionsBytes, probs); ok {
+		if text, ok := checkInstructions(instructions, data, probs); ok {
 			folder.Instructions = text
 		}
 	}
@@ -140,14 +144,17 @@ func readFolderFile(dir, name string, limit int64, probs *Problems) ([]byte, boo
 	return data, true
 }
 
-func checkInstructions(data []byte, probs *Problems) (string, bool) {
+// localFileName reports a path inside the folder: relative, without "..".
+func localFileName(name string) bool { return filepath.IsLocal(name) }
+
+func checkInstructions(name string, data []byte, probs *Problems) (string, bool) {
 	if !utf8.Valid(data) {
-		probs.add(instructionsFile, "", "is not valid UTF-8 text; save it as UTF-8")
+		probs.add(name, "", "is not valid UTF-8 text; save it as UTF-8")
 		return "", false
 	}
 	text := string(data)
 	if strings.TrimSpace(text) == "" {
-		probs.add(instructionsFile, "", "is empty; write the agent's instructions in it")
+		probs.add(name, "", "is empty; write the agent's instructions in it")
 		return "", false
 	}
 	return text, true

@@ -60,6 +60,10 @@ func validateConfig(c *Config, d *decoder) {
 	v := &validator{d: d}
 	v.header(c)
 	v.backend(c.Spec.Backend)
+	v.tools(c.Spec)
+	if c.Spec.Instructions != "" && !localFileName(c.Spec.Instructions) {
+		v.problem("spec.instructions", "must name a file in the agent folder, such as instructions.md (no absolute path, no ..)")
+	}
 	v.output(c.Spec.Output)
 	v.server(c.Server)
 	v.auth(c.Auth)
@@ -91,16 +95,19 @@ func (v *validator) header(c *Config) {
 
 func (v *validator) backend(b Backend) {
 	n := 0
-	for _, set := range []bool{b.Echo != nil, b.Exec != nil, b.Relay != nil} {
+	for _, set := range []bool{b.Echo != nil, b.Exec != nil, b.Relay != nil, b.Model != nil} {
 		if set {
 			n++
 		}
 	}
 	switch {
 	case n == 0:
-		v.problem("spec.backend", "set exactly one backend; allowed keys are echo, exec and relay (for the built-in echo agent write `echo: {}`)")
+		v.problem("spec.backend", "set exactly one backend; allowed keys are echo, exec, model and relay (for the built-in echo agent write `echo: {}`)")
 	case n > 1:
-		v.problem("spec.backend", "set exactly one backend, found %d of echo, exec and relay; keep one of them", n)
+		v.problem("spec.backend", "set exactly one backend, found %d of echo, exec, model and relay; keep one of them", n)
+	}
+	if b.Model != nil {
+		v.model(b.Model)
 	}
 	if r := b.Relay; r != nil {
 		if r.DeadlineSeconds < 0 || r.DeadlineSeconds > 60 {
@@ -133,11 +140,7 @@ func (v *validator) backend(b Backend) {
 		if e.TimeoutSeconds < 0 {
 			v.problem("spec.backend.exec.timeoutSeconds", "must be 0 (no limit of its own) or more")
 		}
-		for name := range e.Env {
-			if !envNamePattern.MatchString(name) {
-				v.problem(joinPath("spec.backend.exec.env", name), "not a valid environment variable name; use letters, digits and '_', not starting with a digit")
-			}
-		}
+		v.envNames("spec.backend.exec.env", e.Env)
 	}
 }
 
