@@ -519,14 +519,27 @@ func (r *Response) transcriptMessages(env Envelope) [][]byte {
 	b := make([]byte, 0, 320+len(r.turn.Input)+len(env.OutputText))
 	b = r.appendMessage(b, "user", transcriptContent(r.turn), "", now)
 	user := b[:len(b):len(b)]
-	answer := r.appendMessage(b[len(b):], "assistant", nil, env.OutputText, now)
+	answer := r.appendMessage(b[len(b):], "assistant", nil, env.OutputText, now, toolActivity(env.Output)...)
 	return [][]byte{user, answer}
+}
+
+// toolActivity is the tool calls and results of an answer, as its
+// transcript message keeps them (metadata.tools), so that a model agent
+// sees earlier tool results in its history. Nil when there are none.
+func toolActivity(output []OutputItem) []OutputItem {
+	var tools []OutputItem
+	for _, item := range output {
+		if item.Type == "tool_call" || item.Type == "tool_result" {
+			tools = append(tools, item)
+		}
+	}
+	return tools
 }
 
 // appendMessage appends one transcript message of the response (a Message
 // as JSON) whose content is content, or text as a JSON string when content
-// is nil.
-func (r *Response) appendMessage(b []byte, role string, content json.RawMessage, text, now string) []byte {
+// is nil; tools, when any, go into its metadata.
+func (r *Response) appendMessage(b []byte, role string, content json.RawMessage, text, now string, tools ...OutputItem) []byte {
 	o := beginObject(b)
 	o.str("id", newMessageID())
 	o.str("role", role)
@@ -540,6 +553,12 @@ func (r *Response) appendMessage(b []byte, role string, content json.RawMessage,
 	o.key("metadata")
 	m := beginObject(o.b)
 	m.str("responseId", r.ID)
+	if len(tools) > 0 {
+		if encoded, err := json.Marshal(tools); err == nil {
+			m.key("tools")
+			m.b = append(m.b, encoded...)
+		}
+	}
 	o.b = m.end()
 	return o.end()
 }
