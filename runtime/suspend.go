@@ -198,7 +198,8 @@ func errWaitNotFound(kind string) *Error {
 // Answer is the result of answering a wait: the response's next boundary.
 type Answer struct {
 	// Body is the JSON to return: the envelope of the next boundary (or,
-	// for a denial, {"id": <approvalId>, "status": "denied"}).
+	// for a denial that ended the response, {"id": <approvalId>, "status":
+	// "denied"}).
 	Body []byte
 	// Err is set when the next boundary is a failure (timeout, agent
 	// failure); Body then holds the failed receipt.
@@ -214,18 +215,29 @@ type Resumption struct {
 }
 
 // Decide answers an approval: approve resumes the response (on whichever
-// replica holds it) and returns its next boundary; deny ends it as denied
-// and returns {"id": <approvalId>, "status": "denied"}.
+// replica holds it) and returns its next boundary; deny tells the agent,
+// and returns {"id": <approvalId>, "status": "denied"} when that ended the
+// response (as it does for most agents), else the next boundary.
 func (s *Service) Decide(ctx context.Context, p Principal, approvalID string, approve bool) (Answer, error) {
 	res, err := s.AnswerApproval(ctx, p, approvalID, approve)
 	if err != nil {
 		return Answer{}, err
 	}
-	if !approve {
+	if approve {
+		return s.NextBoundary(ctx, p, res)
+	}
+	// Most agents end a denied response (the receipt becomes denied); an
+	// agent that goes on without the action (a model told of the denial)
+	// reaches another boundary, which is then the answer.
+	answer, err := s.NextBoundary(ctx, p, res)
+	if err != nil || answer.Err != nil {
+		return answer, err
+	}
+	if env, ok := envelopeOf(answer.Body); ok && env.Status == StatusDenied {
 		body, _ := json.Marshal(map[string]string{"id": approvalID, "status": StatusDenied})
 		return Answer{Body: body}, nil
 	}
-	return s.NextBoundary(ctx, p, res)
+	return answer, nil
 }
 
 // SubmitClientTool hands a client tool's output to the waiting response and

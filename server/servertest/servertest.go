@@ -5,6 +5,7 @@ package servertest
 
 import (
 	"context"
+	"log/slog"
 	"net/http/httptest"
 	"path/filepath"
 	goruntime "runtime"
@@ -55,6 +56,8 @@ type Setup struct {
 	// Store is a store to share (replicas on one in-process store); the
 	// server does not close it.
 	Store store.Store
+	// Logger receives the server's log (default: discarded).
+	Logger *slog.Logger
 }
 
 // Server is a whole harnest server over httptest.
@@ -144,7 +147,7 @@ func Start(t testing.TB, redisURL string, s Setup) *Server {
 		s.Config(&f.Config)
 	}
 	srv, err := server.New(context.Background(), f, server.Options{RedisURL: redisURL, Agent: s.Agent, Tune: s.Tune,
-		Live: s.Live, Relay: s.Relay, AGUI: s.AGUI, A2A: s.A2A, Store: s.Store})
+		Live: s.Live, Relay: s.Relay, AGUI: s.AGUI, A2A: s.A2A, Store: s.Store, Logger: s.Logger})
 	if err != nil {
 		hs.Close()
 		t.Fatal(err)
