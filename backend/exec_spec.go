@@ -4,23 +4,15 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"sort"
-	"strings"
 	"time"
 
 	"github.com/harnest/harnest/config"
+	"github.com/harnest/harnest/internal/program"
 )
 
 // This file is what both exec modes, turn (Exec) and worker (Workers), make
 // of their config section: the program to run and how.
-
-// Fallbacks for the minimal environment when the server has none.
-const (
-	defaultPath = "/usr/local/bin:/usr/bin:/bin"
-	defaultLang = "C.UTF-8"
-)
 
 // execSpec is what both exec modes make of their config section: the
 // program, its arguments, working directory, environment and timeout.
@@ -47,9 +39,9 @@ func newExecSpec(cfg config.ExecBackend, folderDir string) (execSpec, error) {
 		return execSpec{}, fmt.Errorf("exec backend: agent folder %q: %w", folderDir, err)
 	}
 
-	program, err := resolveProgram(cfg.Command[0], folder)
+	path, err := program.Resolve(cfg.Command[0], folder)
 	if err != nil {
-		return execSpec{}, err
+		return execSpec{}, fmt.Errorf("exec backend: %w", err)
 	}
 
 	dir := folder
@@ -68,63 +60,10 @@ func newExecSpec(cfg config.ExecBackend, folderDir string) (execSpec, error) {
 	}
 
 	return execSpec{
-		program: program,
+		program: path,
 		args:    cfg.Command[1:],
 		dir:     dir,
-		env:     baseEnv(cfg.Env),
+		env:     program.MinimalEnv(cfg.Env),
 		timeout: time.Duration(cfg.TimeoutSeconds) * time.Second,
 	}, nil
-}
-
-// resolveProgram finds the program to run: relative to the agent folder if
-// name holds a path separator, in PATH otherwise.
-func resolveProgram(name, folder string) (string, error) {
-	if !strings.ContainsRune(name, filepath.Separator) {
-		path, err := exec.LookPath(name)
-		if err != nil {
-			return "", fmt.Errorf("exec backend: program %q not found in PATH: %w", name, err)
-		}
-		return path, nil
-	}
-
-	path := name
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(folder, path)
-	}
-	info, err := os.Stat(path)
-	if err != nil {
-		return "", fmt.Errorf("exec backend: program: %w", err)
-	}
-	if info.IsDir() {
-		return "", fmt.Errorf("exec backend: program %s is a directory", path)
-	}
-	return path, nil
-}
-
-// baseEnv is the environment every turn starts from: PATH, HOME and LANG
-// from the server, then the configured variables in name order. The
-// server's other variables are not passed on: they may hold secrets.
-func baseEnv(extra map[string]string) []string {
-	path := os.Getenv("PATH")
-	if path == "" {
-		path = defaultPath
-	}
-	lang := os.Getenv("LANG")
-	if lang == "" {
-		lang = defaultLang
-	}
-	env := []string{"PATH=" + path, "LANG=" + lang}
-	if home := os.Getenv("HOME"); home != "" {
-		env = append(env, "HOME="+home)
-	}
-
-	names := make([]string, 0, len(extra))
-	for name := range extra {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		env = append(env, name+"="+extra[name])
-	}
-	return env
 }
