@@ -1,0 +1,72 @@
+package chat
+
+import (
+	"encoding/json"
+	"io"
+)
+
+// maxCompletionBytes bounds a non-streamed completion.
+const maxCompletionBytes = 16 << 20
+
+// wireCompletion is a non-streamed chat.completion object.
+type wireCompletion struct {
+	Model   string `json:"model"`
+	Choices []struct {
+		Message struct {
+			Content          json.RawMessage `json:"content"`
+			ReasoningContent json.RawMessage `json:"reasoning_content"`
+			Reasoning        json.RawMessage `json:"reasoning"`
+			ToolCalls        []wireToolCall  `json:"tool_calls"`
+		} `json:"message"`
+		FinishReason string `json:"finish_reason"`
+	} `json:"choices"`
+	Usage json.RawMessage `json:"usage"`
+	Error json.RawMessage `json:"error"`
+}
+
+// readCompletion reads a server's plain JSON answer to a streamed
+// request: one message, handed to the handlers as one delta each.
+func (c *Client) readCompletion(body io.Reader, a *assembly) error {
+	b, cut, err := readBounded(body, maxCompletionBytes)
+	switch {
+	case err != nil:
+		return &ioError{err}
+	case cut:
+		c.warn("the model endpoint sent a JSON completion larger than 16 MiB")
+		return malformedError()
+	}
+	var completion wireCompletion
+	if err := json.Unmarshal(b, &completion); err != nil {
+		c.warn("the model endpoint sent a body that is not valid JSON", "body", c.redactor.bounded(b, false))
+		return malformedError()
+	}
+	if isPresent(completion.Error) {
+		c.warn("the model endpoint reported an error", "error", c.redactor.bounded(completion.Error, false))
+		return reportedError()
+	}
+	if len(completion.Choices) == 0 {
+		c.warn("the model endpoint sent a JSON completion without choices", "body", c.redactor.bounded(b, false))
+		return malformedError()
+	}
+	a.model = completion.Model
+	a.setUsage(completion.Usage)
+	choice := completion.Choices[0]
+	content, ok := contentText(choice.Message.Content)
+	if !ok {
+		c.warn("the model endpoint sent a message whose content is neither text nor parts", "body", c.redactor.bounded(b, false))
+		return malformedError()
+	}
+	if err := a.addReasoning(reasoningText(choice.Message.ReasoningContent, choice.Message.Reasoning)); err != nil {
+		return err
+	}
+	if err := a.addText(content); err != nil {
+		return err
+	}
+	for i, call := range choice.Message.ToolCalls {
+		index := i // each is a whole call, whatever index it carries
+		call.Index = &index
+		a.addToolCall(call)
+	}
+	a.finish = choice.FinishReason
+	return nil
+}
