@@ -1,0 +1,19 @@
+// Package tools is the set of tools a model may call in the model
+// backend's agent loop: server tools that run a local program (exec), the
+// tools of MCP servers (stdio or Streamable HTTP, through the official Go
+// SDK), and client tools, which the client runs and the loop only lists.
+//
+// Open builds a Set from the agent's config; Tools lists what to offer the
+// model, Validate checks a call's arguments against the tool's JSON
+// Schema, and Call runs it. Call never fails for what the model can act
+// on: an unknown tool, bad arguments, a failed program, a timeout or an
+// MCP server that is down are a Result with IsError and a one-sentence
+// JSON string as its Output. It returns an error only when its context is
+// done.
+//
+// MCP servers are connected in the background: Open waits a while for
+// them (Options.StartWait), a server that cannot start or answer is logged
+// once and retried with backoff, its tools are offered once it answers,
+// and Ready reports every server that does not. Close stops every session
+// and process.
+package tools
