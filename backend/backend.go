@@ -1,6 +1,7 @@
 package backend
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -14,7 +15,39 @@ var (
 	_ runtime.Agent = (*Echo)(nil)
 	_ runtime.Agent = (*Exec)(nil)
 	_ runtime.Agent = (*Workers)(nil)
+	_ runtime.Agent = (*Model)(nil)
 )
+
+// ForFolder builds the agent of a loaded agent folder: New for the
+// backends that need only their section, and the model backend, which also
+// needs the folder's instructions, tools and MCP servers (it implements
+// io.Closer and runtime.ReadyReporter: Close it when done).
+func ForFolder(ctx context.Context, f *config.Folder, logger *slog.Logger) (runtime.Agent, error) {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	if f.Config.Spec.Backend.Model != nil {
+		if n := countBackends(f.Config.Spec.Backend); n > 1 {
+			return nil, fmt.Errorf("backend: %d backends are set under spec.backend; choose exactly one", n)
+		}
+		model, err := NewModel(ctx, f.Config.Spec, f.Instructions, f.Dir, logger)
+		if err != nil {
+			return nil, err
+		}
+		return model, nil
+	}
+	return New(f.Config.Spec.Backend, f.Dir, logger)
+}
+
+func countBackends(b config.Backend) int {
+	n := 0
+	for _, set := range []bool{b.Echo != nil, b.Exec != nil, b.Relay != nil, b.Model != nil} {
+		if set {
+			n++
+		}
+	}
+	return n
+}
 
 // New builds the agent that the backend section b describes. folderDir is
 // the agent folder: the exec backend resolves its program and working
@@ -32,6 +65,8 @@ func New(b config.Backend, folderDir string, logger *slog.Logger) (runtime.Agent
 		logger = slog.Default()
 	}
 	switch {
+	case b.Model != nil:
+		return nil, errors.New("backend: a model backend needs its folder's instructions and tools; build it with ForFolder")
 	case b.Echo != nil && b.Exec != nil:
 		return nil, errors.New("backend: both spec.backend.echo and spec.backend.exec are set; choose exactly one")
 	case b.Echo != nil:

@@ -156,16 +156,19 @@ func (d *decoder) mapping(n *yaml.Node, path string, v reflect.Value) {
 // by the variable's value. fromEnv reports a replaced value, whose text must
 // never appear in a message.
 func (d *decoder) resolve(n *yaml.Node, path string) (text string, fromEnv, ok bool) {
-	name, isRef := envRef(n.Value)
+	ref, isRef := envRef(n.Value)
 	if !isRef {
 		return n.Value, false, true
 	}
-	value, found := d.lookup(name)
+	value, found := d.lookup(ref.name)
+	if ref.hasDefault && value == "" {
+		value, found = ref.fallback, true
+	}
 	if !found {
-		d.problem(path, "%s", unsetMessage(name))
+		d.problem(path, "%s", unsetMessage(ref.name))
 		return "", true, false
 	}
-	d.env[path] = name
+	d.env[path] = ref.name
 	return value, true, true
 }
 

@@ -145,3 +145,23 @@ func TestInstructionsFile(t *testing.T) {
 		t.Errorf("got:\n%v", probs)
 	}
 }
+
+func TestEnvDefaults(t *testing.T) {
+	config := strings.Replace(modelConfig, "http://127.0.0.1:11434/v1", "${MODEL_URL:-http://127.0.0.1:8080/v1}", 1)
+	config = strings.Replace(config, "apiKey: ${MODEL_KEY}", "apiKey: ${MODEL_KEY:-}", 1)
+	dir := writeFolder(t, config, minimalCard, minimalInstructions)
+	f, err := LoadWithEnv(dir, envMap(map[string]string{"TEAM": "blue"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := f.Config.Spec.Backend.Model; m.BaseURL != "http://127.0.0.1:8080/v1" || m.APIKey != "" {
+		t.Errorf("unset: baseUrl %q, apiKey %q", m.BaseURL, m.APIKey)
+	}
+	f, err = LoadWithEnv(dir, envMap(map[string]string{"TEAM": "blue", "MODEL_URL": "https://api.openai.com/v1", "MODEL_KEY": "sk-x"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := f.Config.Spec.Backend.Model; m.BaseURL != "https://api.openai.com/v1" || m.APIKey != "sk-x" {
+		t.Errorf("set: baseUrl %q, apiKey %q", m.BaseURL, m.APIKey)
+	}
+}

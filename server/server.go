@@ -129,7 +129,7 @@ func New(ctx context.Context, f *config.Folder, o Options) (*Server, error) {
 	case cfg.Spec.Backend.Relay != nil:
 		agent = rl.Agent()
 	default:
-		if agent, err = backend.New(cfg.Spec.Backend, f.Dir, log); err != nil {
+		if agent, err = backend.ForFolder(ctx, f, log); err != nil {
 			rl.Close()
 			release()
 			return nil, err

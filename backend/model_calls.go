@@ -1,0 +1,206 @@
+package backend
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+
+	"github.com/harnest/harnest/backend/chat"
+	"github.com/harnest/harnest/backend/tools"
+	"github.com/harnest/harnest/runtime"
+)
+
+// The tool calls of one model step. Every call is announced (tool_call),
+// then decided in order — unknown tools and arguments that break the
+// schema are answered with an error at once, client tools and calls that
+// need approval suspend the turn one at a time (a response waits for one
+// answer at a time) — and the calls left are run in parallel. Results are
+// reported (tool_result) and sent back to the model in call order. The
+// model is told of every failure, denial or expiry and answers
+// accordingly; only a cancelled turn ends the loop.
+
+// turnTools is what the model is offered in one turn: the server's tools
+// and the client's own (AG-UI frontend tools), by name.
+type turnTools struct {
+	specs  []chat.Tool
+	client map[string]bool // the client runs these
+}
+
+// offeredTools lists the tools of a turn. A client tool named like a
+// server tool is left out: the server's is the one the model knows.
+func (m *Model) offeredTools(turn *runtime.Turn) turnTools {
+	t := turnTools{client: map[string]bool{}}
+	known := map[string]bool{}
+	for _, tool := range m.tools.Tools() {
+		known[tool.Name] = true
+		if tool.Kind == "client" {
+			t.client[tool.Name] = true
+		}
+		t.specs = append(t.specs, chatTool(tool.Name, tool.Description, tool.Parameters))
+	}
+	if len(turn.ClientTools) == 0 {
+		return t
+	}
+	var fromClient []struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description"`
+		Parameters  json.RawMessage `json:"parameters"`
+	}
+	if err := json.Unmarshal(turn.ClientTools, &fromClient); err != nil {
+		m.log.Warn("model backend: the client's tools are not a list of {name, description, parameters}; none offered", "err", err)
+		return t
+	}
+	for _, c := range fromClient {
+		if c.Name == "" || known[c.Name] {
+			continue
+		}
+		known[c.Name] = true
+		t.client[c.Name] = true
+		t.specs = append(t.specs, chatTool(c.Name, c.Description, c.Parameters))
+	}
+	return t
+}
+
+func chatTool(name, description string, parameters json.RawMessage) chat.Tool {
+	if len(parameters) == 0 {
+		parameters = json.RawMessage(`{"type":"object","properties":{}}`)
+	}
+	return chat.Tool{Type: "function", Function: chat.FunctionDef{Name: name, Description: description, Parameters: parameters}}
+}
+
+// toolCall is one call of a step and what became of it.
+type toolCall struct {
+	chat.ToolCall
+	args   json.RawMessage // the arguments as JSON (a JSON string when the model wrote something else)
+	result tools.Result
+	run    bool // still to be run by the tool set
+}
+
+// runCalls handles one step's calls and returns the tool messages that
+// answer them.
+func (m *Model) runCalls(ctx context.Context, turn *runtime.Turn, offered turnTools, calls []chat.ToolCall, emit runtime.Emit) ([]chat.Message, error) {
+	batch := make([]*toolCall, len(calls))
+	for i, c := range calls {
+		batch[i] = &toolCall{ToolCall: c, args: argumentsJSON(c.Function.Arguments)}
+		if err := emit(runtime.Event{Type: runtime.EventToolCall, ID: c.ID, Name: c.Function.Name, Arguments: batch[i].args}); err != nil {
+			return nil, err
+		}
+	}
+	for _, c := range batch {
+		if err := m.decide(ctx, turn, offered, c); err != nil {
+			return nil, err
+		}
+	}
+	if err := m.runAll(ctx, batch); err != nil {
+		return nil, err
+	}
+	answers := make([]chat.Message, len(batch))
+	for i, c := range batch {
+		if err := emit(runtime.Event{Type: runtime.EventToolResult, CallID: c.ID, Name: c.Function.Name, Output: c.result.Output}); err != nil {
+			return nil, err
+		}
+		text := outputText(c.result.Output)
+		if c.result.IsError {
+			text = "Error: " + text
+		}
+		answers[i] = chat.Message{Role: "tool", ToolCallID: c.ID, Content: chat.Content{Text: text}}
+	}
+	return answers, nil
+}
+
+// decide answers a call that needs no run (unknown, invalid, client tool)
+// or asks for its approval; it leaves c.run set for the calls to run.
+func (m *Model) decide(ctx context.Context, turn *runtime.Turn, offered turnTools, c *toolCall) error {
+	name := c.Function.Name
+	if offered.client[name] {
+		return m.askClient(ctx, turn, c)
+	}
+	tool, found := m.tools.Find(name)
+	if !found {
+		// The tool set answers it: no such tool, or its MCP server is
+		// down for now.
+		c.run = true
+		return nil
+	}
+	if err := m.tools.Validate(name, c.args); err != nil {
+		c.result = toolError("The arguments were refused: " + err.Error())
+		return nil
+	}
+	if tool.Approval {
+		if turn.RequestApproval == nil {
+			return errors.New("model backend: a tool needs approval but the runtime offers no approvals for this turn")
+		}
+		err := turn.RequestApproval(ctx, runtime.ApprovalRequest{
+			Action: name, Message: "Approve the call of " + name + " with these arguments?", Arguments: c.args,
+		})
+		switch {
+		case errors.Is(err, runtime.ErrApprovalDenied):
+			c.result = toolError("The user denied this call of " + name + "; it was not run. Do not call it again for this request.")
+			return nil
+		case errors.Is(err, runtime.ErrApprovalExpired):
+			c.result = toolError("Nobody approved this call of " + name + " in time; it was not run.")
+			return nil
+		case err != nil:
+			return err
+		}
+	}
+	c.run = true
+	return nil
+}
+
+// askClient suspends the turn until the client runs its tool.
+func (m *Model) askClient(ctx context.Context, turn *runtime.Turn, c *toolCall) error {
+	if turn.RequestClientTool == nil {
+		return errors.New("model backend: the model called a client tool but the runtime offers no client tools for this turn")
+	}
+	output, err := turn.RequestClientTool(ctx, runtime.ClientToolRequest{Name: c.Function.Name, Arguments: c.args, CallID: c.ID})
+	switch {
+	case errors.Is(err, runtime.ErrClientToolFailed):
+		c.result = toolError("The client did not run " + c.Function.Name + " (it was cancelled or expired).")
+	case err != nil:
+		return err
+	case len(output) == 0:
+		c.result = tools.Result{Output: json.RawMessage("null")}
+	default:
+		c.result = tools.Result{Output: output}
+	}
+	return nil
+}
+
+// runAll runs the calls left to run, in parallel.
+func (m *Model) runAll(ctx context.Context, batch []*toolCall) error {
+	var wg sync.WaitGroup
+	errs := make([]error, len(batch))
+	for i, c := range batch {
+		if !c.run {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.result, errs[i] = m.tools.Call(ctx, c.Function.Name, c.args)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// toolError is a failed call's result: a sentence for the model.
+func toolError(sentence string) tools.Result {
+	b, _ := json.Marshal(sentence)
+	return tools.Result{Output: b, IsError: true}
+}
+
+// argumentsJSON is the arguments a model wrote, as JSON: as written when
+// they are JSON, else as a JSON string (Validate then refuses them).
+func argumentsJSON(text string) json.RawMessage {
+	if text == "" {
+		return json.RawMessage("{}")
+	}
+	if json.Valid([]byte(text)) {
+		return json.RawMessage(text)
+	}
+	b, _ := json.Marshal(text)
+	return b
+}
