@@ -522,6 +522,7 @@ func TestServeBannerAndCurlQuickStart(t *testing.T) {
 		for _, want := range []string{
 			`serving agent "hello"`,
 			"API:        " + h.URL + "\n",
+			"Playground: " + h.URL + "/\n",
 			"Swagger UI: " + h.URL + "/docs\n",
 			h.URL + "/openapi.json\n",
 			h.URL + "/openapi.yaml\n",
@@ -531,7 +532,7 @@ func TestServeBannerAndCurlQuickStart(t *testing.T) {
 				t.Errorf("banner lacks %q:\n%s", want, out)
 			}
 		}
-		for _, p := range []string{"/docs", "/openapi.json", "/openapi.yaml"} {
+		for _, p := range []string{"/", "/docs", "/openapi.json", "/openapi.yaml"} {
 			mustStatus(t, h.get(t, p), http.StatusOK)
 		}
 	})

@@ -100,6 +100,9 @@ func printBanner(w io.Writer, f *config.Folder, srv *server.Server, addr *net.TC
 	cfg := f.Config
 	fmt.Fprintf(w, "harnest %s serving agent %q from %s\n", version, cfg.Metadata.Name, f.Dir)
 	fmt.Fprintf(w, "  API:        %s\n", base)
+	if config.Enabled(cfg.Server.Playground.Enabled) {
+		fmt.Fprintf(w, "  Playground: %s/\n", base)
+	}
 	if config.Enabled(cfg.Server.OpenAPI) {
 		fmt.Fprintf(w, "  Swagger UI: %s/docs\n", base)
 		fmt.Fprintf(w, "  OpenAPI:    %s/openapi.json\n", base)
