@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"time"
 	"testing"
 
 	"github.com/harnest/harnest/config"
@@ -301,4 +302,67 @@ func (b *lockedBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// AG-UI frontend tools are offered to the model; when it calls one, the
+// run ends with the call, and the next run's tool message answers it.
+func TestModelAGUIFrontendTool(t *testing.T) {
+	eachModelServer(t, nil, func(t *testing.T, ts *servertest.Server, fake *fakemodel.Server) {
+		fake.Script(fakemodel.Reply{ToolCalls: []fakemodel.ToolCall{{ID: "call_loc", Name: "get_location", Arguments: `{}`}}},
+			fakemodel.Reply{Text: "You are in Oslo."})
+		tools := `"tools":[{"name":"get_location","description":"Where the user is.","parameters":{"type":"object","properties":{}}}]`
+		u1 := `{"id":"u1","role":"user","content":"where am I?"}`
+		first := ts.Post("/agui", `{"threadId":"th-model",`+tools+`,"messages":[`+u1+`]}`)
+		servertest.MustStatus(t, first, 200)
+		if !bytes.Contains(first.Body, []byte(`"toolCallName":"get_location"`)) || !bytes.Contains(first.Body, []byte("RUN_FINISHED")) {
+			t.Fatalf("first run: %s", first.Body)
+		}
+		if names := strings.Join(fake.Requests()[0].ToolNames(), ","); names != "repeat,guarded,pick_color,get_location" {
+			t.Errorf("tools offered = %s", names)
+		}
+		answer := `{"id":"a1","role":"assistant","toolCalls":[{"id":"call_loc","type":"function","function":{"name":"get_location","arguments":"{}"}}]},` +
+			`{"id":"t1","role":"tool","toolCallId":"call_loc","content":"{\"city\":\"Oslo\"}"}`
+		second := ts.Post("/agui", `{"threadId":"th-model",`+tools+`,"messages":[`+u1+`,`+answer+`]}`)
+		servertest.MustStatus(t, second, 200)
+		if !bytes.Contains(second.Body, []byte(`Oslo.`)) {
+			t.Fatalf("second run: %s", second.Body)
+		}
+		msgs := fake.Requests()[1].Messages
+		if m := msgs[len(msgs)-1]; m.Role != "tool" || m.ToolCallID != "call_loc" || !strings.Contains(m.Text(), "Oslo") {
+			t.Errorf("the model got %+v", m)
+		}
+	})
+}
+
+// Retries and timeouts, on both stores: a 429 with Retry-After is waited
+// out, a 500 that lasts fails as model_unavailable, a stream slower than
+// timeoutSeconds as model_timeout.
+func TestModelRetriesAndTimeouts(t *testing.T) {
+	oneSecond := func(c *config.Config) { c.Spec.Backend.Model.TimeoutSeconds = 1.5 }
+	eachModelServer(t, oneSecond, func(t *testing.T, ts *servertest.Server, fake *fakemodel.Server) {
+		fake.Script(fakemodel.Reply{Status: 429, Header: map[string]string{"Retry-After": "0"}}, fakemodel.Reply{Text: "Second time lucky."})
+		r := ts.Post("/responses", `{"input":"hi"}`)
+		servertest.MustStatus(t, r, 200)
+		if got := r.JSON(t)["outputText"]; got != "Second time lucky." || len(fake.Requests()) != 2 {
+			t.Errorf("after a 429: %v, %d calls", got, len(fake.Requests()))
+		}
+
+		fake.SetDefault(func(fakemodel.Request) fakemodel.Reply { return fakemodel.Reply{Status: 500} })
+		r = ts.Post("/responses", `{"input":"hi"}`)
+		if !bytes.Contains(r.Body, []byte("model_unavailable")) {
+			t.Errorf("500s: %d %s", r.Status, r.Body)
+		}
+
+		fake.SetDefault(func(fakemodel.Request) fakemodel.Reply {
+			return fakemodel.Reply{Text: "far too slow to finish", ChunkDelay: time.Second}
+		})
+		r = ts.Post("/responses", `{"input":"hi"}`)
+		if !bytes.Contains(r.Body, []byte("model_timeout")) {
+			t.Errorf("slow stream: %d %s", r.Status, r.Body)
+		}
+		receipt := ts.Get("/responses/" + r.Header.Get("Harnest-Response-Id") + "?sessionId=" + r.Header.Get("Harnest-Session-Id"))
+		if !bytes.Contains(receipt.Body, []byte(`"code":"model_timeout"`)) {
+			t.Errorf("receipt %s", receipt.Body)
+		}
+	})
 }
