@@ -47,7 +47,7 @@ type RequiredAction struct {
 	Action    string          `json:"action,omitempty"`    // approvals
 	Message   string          `json:"message,omitempty"`   // approvals
 	Name      string          `json:"name,omitempty"`      // client tools
-	Arguments json.RawMessage `json:"arguments,omitempty"` // client tools
+	Arguments json.RawMessage `json:"arguments,omitempty"` // client tools; approvals when the agent gave them
 	ExpiresAt string          `json:"expiresAt"`
 }
 

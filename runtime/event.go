@@ -84,7 +84,10 @@ type ApprovalInfo struct {
 	CallID    string `json:"callId"`
 	Action    string `json:"action"`
 	Message   string `json:"message"`
-	ExpiresAt string `json:"expiresAt"`
+	// Arguments are the action's arguments (a JSON object), shown to the
+	// human who decides; omitted when the agent gave none.
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	ExpiresAt string          `json:"expiresAt"`
 }
 
 // ClientToolInfo is the payload of client_tool.requested.

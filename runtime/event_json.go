@@ -59,6 +59,7 @@ func (e *Event) appendJSON(b []byte) ([]byte, error) {
 		p.str("callId", a.CallID)
 		p.str("action", a.Action)
 		p.str("message", a.Message)
+		err = firstError(err, p.rawOmit("arguments", a.Arguments))
 		p.str("expiresAt", a.ExpiresAt)
 		o.b = p.end()
 	}

@@ -27,8 +27,8 @@ func (r *Response) requestApproval(ctx context.Context, req ApprovalRequest) err
 	s := r.svc
 	id := "approval_" + newHex()
 	expires := s.now().Add(s.approvalTTL)
-	info := &ApprovalInfo{ID: id, CallID: r.ID, Action: req.Action, Message: req.Message, ExpiresAt: timestamp(expires)}
-	action := &RequiredAction{Type: "human_approval", ID: id, CallID: r.ID, Action: req.Action, Message: req.Message, ExpiresAt: info.ExpiresAt}
+	info := &ApprovalInfo{ID: id, CallID: r.ID, Action: req.Action, Message: req.Message, Arguments: req.Arguments, ExpiresAt: timestamp(expires)}
+	action := &RequiredAction{Type: "human_approval", ID: id, CallID: r.ID, Action: req.Action, Message: req.Message, Arguments: req.Arguments, ExpiresAt: info.ExpiresAt}
 	w, err := r.suspend(ctx, Event{Type: EventApproval, Approval: info}, action, store.WaitApproval, expires)
 	if err != nil {
 		return err

@@ -273,7 +273,7 @@ func (b *builder) defineSchemas() {
 			opt("action", str("`human_approval`: the action that needs approval.")),
 			opt("message", str("`human_approval`: a message for the person approving.")),
 			opt("name", str("`client_tool`: the tool the client should run.")),
-			opt("arguments", freeObject("`client_tool`: the tool arguments.")),
+			opt("arguments", freeObject("`client_tool`: the tool arguments; `human_approval`: the arguments of the action, when the agent gave them.")),
 			req("expiresAt", describe(openapi3.NewDateTimeSchema(), "When the request expires; an approval nobody answers by then ends the response as `denied`.")),
 		)),
 		opt("pendingAction", openObject("Present while the response waits for durable external work.",
