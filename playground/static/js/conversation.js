@@ -1,0 +1,208 @@
+// conversation.js: the Conversation log and the composer. It sends each
+// message over the transport chosen for it (JSON, SSE, Live or AG-UI; the
+// same session continues across them), shows the Cancel button while a
+// response runs, restores transcripts and reconnects to a background run
+// after a reload (?response=<id> in the URL).
+
+import { get, request, path } from "./api.js";
+import { MessageView } from "./messages.js";
+import { Run } from "./run.js";
+import { startHTTP, follow, httpAnswers, sseAnswers } from "./http.js";
+import { LiveClient } from "./live.js";
+import { aguiTransport } from "./agui.js";
+
+/** Conversation is the log and composer of the page. */
+export class Conversation {
+  /** ui: log, form, message, transport, background, send, cancel, status. */
+  constructor(ui, sessions, uploads) {
+    this.ui = ui;
+    this.sessions = sessions;
+    this.uploads = uploads;
+    this.live = new LiveClient();
+    this.run = null;
+    this.preparing = false;
+    ui.form.addEventListener("submit", (e) => {
+      e.preventDefault();
+      this.send();
+    });
+    ui.message.addEventListener("keydown", (e) => {
+      if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
+        e.preventDefault();
+        this.send();
+      }
+    });
+    ui.cancel.addEventListener("click", () => this.cancel());
+  }
+
+  say(text) {
+    this.ui.status.textContent = text;
+  }
+
+  /** clear empties the log (a new or no session). */
+  clear() {
+    this.ui.log.replaceChildren();
+    this.live.close();
+  }
+
+  /** restore shows a session's transcript. */
+  restore(messages) {
+    this.clear();
+    const frag = document.createDocumentFragment();
+    for (const m of messages) {
+      const role = m.role === "user" ? "user" : "assistant";
+      const view = new MessageView(frag, role, m.role === role ? "" : m.role);
+      if (typeof m.content === "string") {
+        view.setText(m.content);
+      } else if (Array.isArray(m.content)) {
+        const text = [];
+        for (const part of m.content) {
+          if (part.type === "text" || part.type === "output_text") text.push(part.text || "");
+          else view.attach(part.type, part.mediaType, "");
+        }
+        view.setText(text.join("\n"));
+      }
+      if (m.metadata && m.metadata.responseId) view.article.dataset.responseId = m.metadata.responseId;
+    }
+    this.ui.log.append(frag);
+    this.ui.log.scrollTop = this.ui.log.scrollHeight;
+  }
+
+  setRunning(run) {
+    this.run = run;
+    const running = Boolean(run);
+    this.ui.cancel.hidden = !running;
+    this.ui.send.disabled = running;
+    if (!running) this.ui.message.focus();
+  }
+
+  /** send sends the composer's message over the chosen transport. */
+  async send() {
+    const text = this.ui.message.value;
+    if (this.run || this.preparing || (!text.trim() && !this.uploads.pending())) return;
+    const transportName = this.ui.transport.value;
+    this.say("");
+    let sessionId;
+    let attachments = [];
+    // One message at a time, also while its session is being created.
+    this.preparing = true;
+    try {
+      sessionId = await this.sessions.ensure();
+      if (this.uploads.pending()) {
+        if (transportName === "AG-UI") throw new Error("AG-UI runs take text only; send files over JSON, SSE or Live.");
+        attachments = await this.uploads.uploadAll(sessionId);
+      }
+    } catch (e) {
+      this.say(e.message);
+      return;
+    } finally {
+      this.preparing = false;
+    }
+    this.ui.message.value = "";
+    const user = new MessageView(this.ui.log, "user", transportName);
+    user.setText(text);
+    for (const a of attachments) user.attach(a.name, a.mediaType, a.url);
+    const input = attachments.length ? [{ type: "text", text }, ...attachments.map((a) => a.part)] : text;
+    if (attachments.length && !text.trim()) input.shift();
+    const view = new MessageView(this.ui.log, "assistant", transportName);
+    await this.start(view, transportName, sessionId, input);
+  }
+
+  /** start runs one response and follows it to its end. */
+  async start(view, transportName, sessionId, input) {
+    const background = this.ui.background.checked && (transportName === "JSON" || transportName === "SSE");
+    const transports = { JSON: httpAnswers, SSE: sseAnswers, Live: this.live, "AG-UI": aguiTransport };
+    const run = new Run(view, transportName, sessionId, transports[transportName]);
+    run.onStateDelta = () => this.sessions.loadState().catch(() => {});
+    run.onEnd = () => {
+      if (this.run === run) this.setRunning(null);
+      this.sessions.setURL(this.sessions.current);
+    };
+    this.setRunning(run);
+    try {
+      if (transportName === "Live") {
+        await this.live.start(run, sessionId, input);
+      } else if (transportName === "AG-UI") {
+        await aguiTransport.start(run, sessionId, input);
+      } else {
+        const body = { input, sessionId };
+        if (background) body.background = true;
+        const started = startHTTP(run, body, transportName === "SSE");
+        if (background) this.rememberWhenKnown(run);
+        await started;
+      }
+    } catch (e) {
+      if (e.name === "AbortError") run.finish({ status: "cancelled" });
+      else run.fail(e.message);
+    }
+    if (run.status === "requires_action" && this.run === run) this.setRunning(null);
+  }
+
+  // rememberWhenKnown puts a background response's ID in the URL, so a
+  // reload can follow it again.
+  rememberWhenKnown(run) {
+    const timer = setInterval(() => {
+      if (run.done) {
+        clearInterval(timer);
+        return;
+      }
+      if (!run.responseId) return;
+      clearInterval(timer);
+      const url = new URL(window.location.href);
+      url.searchParams.set("response", run.responseId);
+      window.history.replaceState(null, "", url.pathname + url.search);
+    }, 20);
+  }
+
+  /**
+   * resume follows a response named in the URL (a background run the page
+   * started before a reload) from its event log.
+   */
+  async resume(sessionId, responseId) {
+    let receipt;
+    try {
+      receipt = await get(path(["responses", responseId], { sessionId }));
+    } catch (e) {
+      this.say(e.message);
+      return;
+    }
+    if (receipt.status !== "in_progress" && receipt.status !== "requires_action") return;
+    const view = new MessageView(this.ui.log, "assistant", "SSE (resumed)");
+    const run = new Run(view, "SSE", sessionId, sseAnswers);
+    view.setLabel("SSE (resumed)");
+    view.note("Reconnected to background response " + responseId + " after a reload.", "activity");
+    run.responseId = responseId;
+    run.onEnd = () => {
+      if (this.run === run) this.setRunning(null);
+      this.sessions.setURL(this.sessions.current);
+    };
+    this.setRunning(run);
+    try {
+      await follow(run);
+    } catch (e) {
+      if (e.name !== "AbortError") run.fail(e.message);
+    }
+    if (run.status === "requires_action" && this.run === run) this.setRunning(null);
+  }
+
+  /** cancel cancels the running response wherever it runs. */
+  async cancel() {
+    const run = this.run;
+    if (!run) return;
+    this.ui.cancel.disabled = true;
+    try {
+      if (run.responseId && run.sessionId) {
+        const env = await request("POST", path(["responses", run.responseId, "cancel"], { sessionId: run.sessionId }));
+        if (run.transportName === "JSON" || run.transportName === "AG-UI") {
+          if (run.abort) run.abort.abort();
+          run.finish(env);
+        }
+      } else if (run.abort) {
+        run.abort.abort();
+      }
+    } catch (e) {
+      this.say(e.message);
+    } finally {
+      this.ui.cancel.disabled = false;
+    }
+  }
+}

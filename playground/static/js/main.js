@@ -1,0 +1,120 @@
+// main.js: wires the page together: discovery (GET /agent: the agent's
+// name, whether /live and AG-UI are served), the token field, the views
+// (Chat, Owner, Traces), the theme, and the ?session= deep link.
+
+import { get, setToken } from "./api.js";
+import { Sessions } from "./sessions.js";
+import { Conversation } from "./conversation.js";
+import { Uploads } from "./uploads.js";
+import { OwnerView } from "./owner.js";
+import { TracesView } from "./traces.js";
+import { setupTheme } from "./theme.js";
+
+const $ = (id) => document.getElementById(id);
+
+const pageStatus = (text) => {
+  $("page-status").textContent = text;
+};
+
+const uploads = new Uploads($("file-picker"), $("composer"), $("uploads"));
+let conversation;
+const sessions = new Sessions(
+  {
+    list: $("session-list"), more: $("more-sessions"), filter: $("session-filter"), status: $("sessions-status"),
+    state: $("session-state"), saveState: $("save-state"), stateStatus: $("state-status"),
+    deleteButton: $("delete-session"), current: $("current-session"),
+  },
+  (id, messages) => conversation.restore(messages),
+  () => conversation.clear(),
+);
+conversation = new Conversation(
+  {
+    log: $("conversation"), form: $("composer"), message: $("message"), transport: $("transport"),
+    background: $("background"), send: $("send"), cancel: $("cancel"), status: $("composer-status"),
+  },
+  sessions,
+  uploads,
+);
+const owner = new OwnerView({
+  status: $("owner-status"), pairForm: $("pair-form"), pairName: $("pair-name"), pairKind: $("pair-kind"),
+  code: $("pair-code"), participants: $("participants"), feed: $("feed"), refresh: $("owner-refresh"),
+});
+const traces = new TracesView($("traces"), $("traces-refresh"), $("traces-status"));
+
+$("new-session").addEventListener("click", () => {
+  sessions.create().catch((e) => pageStatus(e.message));
+});
+
+// Views: one visible at a time; the owner feed is followed only while the
+// Owner view is open.
+let currentView = "chat";
+for (const tab of document.querySelectorAll(".view-tab")) {
+  tab.addEventListener("click", () => showView(tab.dataset.view));
+}
+
+function showView(name) {
+  currentView = name;
+  for (const tab of document.querySelectorAll(".view-tab")) {
+    tab.setAttribute("aria-pressed", tab.dataset.view === name ? "true" : "false");
+  }
+  for (const v of ["chat", "owner", "traces"]) $("view-" + v).hidden = v !== name;
+  if (name === "owner") owner.open();
+  else owner.close();
+  if (name === "traces") traces.refresh();
+}
+
+// discover reads /agent (public) and enables the transports it serves.
+async function discover() {
+  const agent = await get("/agent");
+  $("agent-name").textContent = agent.name || agent.id || "playground";
+  document.title = (agent.name || agent.id) + " · harnest playground";
+  const endpoints = agent.endpoints || {};
+  for (const option of $("transport").options) {
+    if (option.value === "Live") option.disabled = !endpoints.live;
+    if (option.value === "AG-UI") option.disabled = !endpoints.agui;
+  }
+  $("docs-link").hidden = !endpoints.docs;
+}
+
+// start loads the user's sessions and the deep-linked session, if any.
+async function start() {
+  const params = new URLSearchParams(window.location.search);
+  const wanted = params.get("session");
+  const response = params.get("response");
+  // The picker's first page and the deep-linked session load at once.
+  const selecting = wanted ? sessions.select(wanted) : null;
+  if (selecting) selecting.catch(() => {}); // reported below
+  try {
+    await sessions.refresh();
+    pageStatus("");
+  } catch (e) {
+    pageStatus(e.status === 401 ? "This server needs a token: " + e.message : e.message);
+    return;
+  }
+  if (!selecting) return;
+  try {
+    await selecting;
+  } catch (e) {
+    pageStatus(e.status === 404 ? "You have no session with the ID " + wanted + "." : e.message);
+    return;
+  }
+  if (response) await conversation.resume(wanted, response);
+}
+
+// The token is applied when the field changes or Enter is pressed in it.
+function applyToken() {
+  setToken($("token").value);
+  start();
+  if (currentView === "owner") owner.open();
+}
+$("token").addEventListener("change", applyToken);
+$("token").addEventListener("keydown", (e) => {
+  if (e.key === "Enter") {
+    e.preventDefault();
+    applyToken();
+  }
+});
+
+setupTheme($("theme"));
+discover().catch((e) => pageStatus("Could not read /agent: " + e.message));
+start();
