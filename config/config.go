@@ -85,6 +85,23 @@ type Backend struct {
 	Exec  *ExecBackend  `yaml:"exec"`
 	Relay *RelayBackend `yaml:"relay"`
 	Model *ModelBackend `yaml:"model"`
+	A2A   *A2ABackend   `yaml:"a2a"`
+}
+
+// A2ABackend is a remote A2A agent as the backend: harnest reads its card,
+// sends each turn as a message and keeps the remote context per session.
+type A2ABackend struct {
+	// URL is the agent card's host (its /.well-known/agent-card.json is
+	// read) or the card's URL itself.
+	URL   string `yaml:"url"`
+	Token string `yaml:"token"` // optional bearer token; never logged or printed
+	// TimeoutSeconds bounds one turn's exchange with the remote agent
+	// (default 120).
+	TimeoutSeconds float64 `yaml:"timeoutSeconds"`
+	// AllowHosts are private or loopback hosts (host or host:port) the
+	// backend may reach besides public https ones; plain http only to a
+	// listed loopback host.
+	AllowHosts []string `yaml:"allowHosts"`
 }
 
 // RelayBackend hands turns to an outside agent that paired with this
@@ -150,6 +167,12 @@ type Server struct {
 	AllowedOrigins []string `yaml:"allowedOrigins"` // serve WS /live; default false
 	OpenAPI        *bool    `yaml:"openapi"`        // serve /openapi.json, /openapi.yaml, /docs; default true (use Enabled)
 	AGUI           *bool    `yaml:"agui"`           // serve POST /agui; default true (use Enabled)
+	// MCP serves the agent as an MCP server (Streamable HTTP) at /mcp:
+	// one tool named after the agent (default false).
+	MCP bool `yaml:"mcp"`
+	// OpenAICompat serves the agent as an OpenAI-compatible model at
+	// /v1/models and /v1/chat/completions (default false).
+	OpenAICompat bool `yaml:"openaiCompat"`
 }
 
 // HTTP is the listener and per-request policy.

@@ -333,7 +333,7 @@ func isSecretPath(path string) bool {
 		return true
 	case strings.HasPrefix(path, "spec.backend.exec.env."):
 		return true
-	case path == "spec.backend.model.apiKey", strings.HasPrefix(path, "spec.backend.model.headers."):
+	case path == "spec.backend.model.apiKey", strings.HasPrefix(path, "spec.backend.model.headers."), path == "spec.backend.a2a.token":
 		return true
 	case strings.HasPrefix(path, "spec.mcpServers[") && (strings.Contains(path, "].env.") || strings.Contains(path, "].headers.")):
 		return true

@@ -40,6 +40,9 @@ func (c *Config) ApplyDefaults() {
 	if m := c.Spec.Backend.Model; m != nil {
 		m.applyDefaults()
 	}
+	if a := c.Spec.Backend.A2A; a != nil && a.TimeoutSeconds == 0 {
+		a.TimeoutSeconds = DefaultA2ATimeoutSeconds
+	}
 	for i := range c.Spec.Tools {
 		if e := c.Spec.Tools[i].Exec; e != nil && e.TimeoutSeconds == 0 {
 			e.TimeoutSeconds = DefaultToolTimeoutSeconds

@@ -11,6 +11,7 @@ const (
 	DefaultModelMaxSteps        = 8
 	DefaultModelHistoryMessages = 40
 	DefaultToolTimeoutSeconds   = 60
+	DefaultA2ATimeoutSeconds    = 120
 )
 
 // ModelBackend is one OpenAI-compatible Chat Completions endpoint
@@ -118,3 +119,8 @@ func (e ToolExec) Timeout() time.Duration { return time.Duration(e.TimeoutSecond
 
 // Timeout is how long one call of the server's tools may take.
 func (m MCPServer) Timeout() time.Duration { return time.Duration(m.TimeoutSeconds) * time.Second }
+
+// Timeout bounds one turn's exchange with the remote agent.
+func (a A2ABackend) Timeout() time.Duration {
+	return time.Duration(a.TimeoutSeconds * float64(time.Second))
+}

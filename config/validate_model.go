@@ -223,3 +223,24 @@ func httpHeaderName(s string) bool {
 	}
 	return true
 }
+
+// a2aBackend checks spec.backend.a2a.
+func (v *validator) a2aBackend(a *A2ABackend) {
+	const at = "spec.backend.a2a"
+	switch u, err := url.Parse(a.URL); {
+	case a.URL == "":
+		v.problem(at+".url", "required; give the remote agent's address, such as https://agents.example.com/")
+	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+		v.problem(at+".url", "must be an absolute http or https URL such as https://agents.example.com/, got %s", v.show(at+".url", a.URL))
+	case u.User != nil:
+		v.problem(at+".url", "must not hold credentials; put a bearer token in token")
+	}
+	if a.TimeoutSeconds < 0 || a.TimeoutSeconds > maxModelTimeoutSeconds {
+		v.problem(at+".timeoutSeconds", "must be between 1 and %d (0 means %d)", maxModelTimeoutSeconds, DefaultA2ATimeoutSeconds)
+	}
+	for i, h := range a.AllowHosts {
+		if h == "" || strings.ContainsAny(h, "/ ") {
+			v.problem(indexPath(at+".allowHosts", i), "must be a host or host:port, such as 127.0.0.1:9999 or agents.internal")
+		}
+	}
+}

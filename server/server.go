@@ -24,12 +24,15 @@ import (
 	"github.com/harnest/harnest/internal/httpapi"
 	"github.com/harnest/harnest/internal/httplog"
 	"github.com/harnest/harnest/live"
+	"github.com/harnest/harnest/mcpapi"
 	"github.com/harnest/harnest/neutral"
 	"github.com/harnest/harnest/neutral/apidoc"
+	"github.com/harnest/harnest/openaiapi"
 	"github.com/harnest/harnest/playground"
 	"github.com/harnest/harnest/relay"
 	"github.com/harnest/harnest/runtime"
 	"github.com/harnest/harnest/runtime/store"
+	"github.com/harnest/harnest/skills"
 )
 
 // Options override parts of the folder's config.
@@ -175,7 +178,8 @@ func (s *Server) routes() (http.Handler, error) {
 	// so the HTTP middleware lets them through.
 	authn := auth.New(tokensOf(cfg), func(r *http.Request) bool {
 		return neutral.IsPublic(r) || (r.Method == http.MethodGet && r.URL.Path == "/live") || s.relay.IsPublic(r) ||
-			(config.Enabled(cfg.Server.Playground.Enabled) && playground.IsPublic(r))
+			(config.Enabled(cfg.Server.Playground.Enabled) && playground.IsPublic(r)) ||
+			(cfg.Server.OpenAICompat && openaiapi.IsPath(r)) || skills.IsPublic(r)
 	})
 	s.relay.Register(mux)
 	endpoints := neutral.Endpoints()
@@ -199,6 +203,18 @@ func (s *Server) routes() (http.Handler, error) {
 	if config.Enabled(cfg.Server.AGUI) {
 		endpoints["agui"] = "/agui"
 	}
+	if cfg.Server.MCP {
+		mux.Handle("/mcp", mcpapi.New(mcpapi.Options{Service: s.Service, AgentName: cfg.Metadata.Name, DisplayName: s.agentName(),
+			Description: cardString(s.Folder.Card, "description"), Logger: s.log}))
+		endpoints["mcp"] = "/mcp"
+	}
+	if cfg.Server.OpenAICompat {
+		mux.Handle("/v1/", openaiapi.New(openaiapi.Options{Service: s.Service, Auth: authn, AgentName: cfg.Metadata.Name,
+			MaxBodyBytes: int(cfg.Server.Limits.MaxRequestBytes), Logger: s.log}))
+		endpoints["openaiModels"], endpoints["openaiChatCompletions"] = "/v1/models", "/v1/chat/completions"
+	}
+	skills.Register(mux, skills.Options{Card: s.Folder.Card, PublicBaseURL: cfg.Server.PublicBaseURL, MCP: cfg.Server.MCP})
+	endpoints["skills"] = "/skills"
 	var resources []neutral.Resource
 	if config.Enabled(cfg.Server.OpenAPI) {
 		docs, err := apidoc.HandlerFor(apidoc.Options{AgentName: s.agentName(), Description: cardString(s.Folder.Card, "description"), Live: cfg.Server.Live, AGUI: config.Enabled(cfg.Server.AGUI)})
