@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/harnest/harnest/backend/a2aremote"
 	"github.com/harnest/harnest/config"
 	"github.com/harnest/harnest/runtime"
 )
@@ -36,12 +37,22 @@ func ForFolder(ctx context.Context, f *config.Folder, logger *slog.Logger) (runt
 		}
 		return model, nil
 	}
+	if a := f.Config.Spec.Backend.A2A; a != nil {
+		if n := countBackends(f.Config.Spec.Backend); n > 1 {
+			return nil, fmt.Errorf("backend: %d backends are set under spec.backend; choose exactly one", n)
+		}
+		remote, err := a2aremote.New(a2aremote.Options{Config: *a, Logger: logger})
+		if err != nil {
+			return nil, err
+		}
+		return remote, nil
+	}
 	return New(f.Config.Spec.Backend, f.Dir, logger)
 }
 
 func countBackends(b config.Backend) int {
 	n := 0
-	for _, set := range []bool{b.Echo != nil, b.Exec != nil, b.Relay != nil, b.Model != nil} {
+	for _, set := range []bool{b.Echo != nil, b.Exec != nil, b.Relay != nil, b.Model != nil, b.A2A != nil} {
 		if set {
 			n++
 		}
