@@ -156,13 +156,16 @@ func New(ctx context.Context, f *config.Folder, o Options) (*Server, error) {
 		o.Tune(&ro)
 	}
 	svc := runtime.New(ro)
+	s := &Server{Folder: f, Store: st, Service: svc, log: log, agent: agent, relay: rl, ownStore: o.Store == nil,
+		tuneLive: o.Live, tuneAGUI: o.AGUI, tuneA2A: o.A2A}
 	if err := svc.Start(ctx); err != nil {
+		s.closeAgent() // the relay, worker processes, MCP servers
 		release()
 		return nil, err
 	}
-	s := &Server{Folder: f, Store: st, Service: svc, log: log, agent: agent, relay: rl, ownStore: o.Store == nil,
-		tuneLive: o.Live, tuneAGUI: o.AGUI, tuneA2A: o.A2A}
 	if s.Handler, err = s.routes(); err != nil {
+		_ = svc.Shutdown(ctx)
+		s.closeAgent()
 		release()
 		return nil, err
 	}
