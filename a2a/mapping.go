@@ -325,6 +325,9 @@ func (m *mapper) inputRequired(f frame) StreamEvent {
 	} else {
 		data["action"] = a.Action
 		data["message"] = a.Message
+		if len(a.Arguments) > 0 {
+			data["arguments"] = a.Arguments
+		}
 		text = strings.TrimSpace(a.Message + ` Reply on this task with "approve" or "deny".`)
 	}
 	b, _ := json.Marshal(data)

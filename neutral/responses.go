@@ -197,21 +197,21 @@ func (a *API) getEvents(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	var sw *sse.Writer
+	// The stream starts at once, with keep-alives: a follower of a
+	// response that waits (for an approval, say) sees the 200 now, not
+	// when the next event comes, so it can tell a live follow from a hung
+	// server.
+	sw := sse.Start(w, a.keepAlive)
+	defer sw.Close()
 	err := a.svc.Follow(r.Context(), p, sessionID, responseID, after, func(f runtime.Frame) (bool, error) {
-		if sw == nil {
-			sw = sse.Start(w, a.keepAlive)
-		}
 		return false, sw.Event(f.Type, f.Sequence, f.JSON)
 	})
-	if sw == nil {
-		if err != nil && r.Context().Err() == nil {
-			writeError(w, err)
-			return
-		}
-		sw = sse.Start(w, a.keepAlive) // nothing to send: an empty, finished stream
+	if err != nil && r.Context().Err() == nil {
+		// Too late for a status: say it as the stream's last frame.
+		e := runtime.AsError(err)
+		b, _ := json.Marshal(map[string]string{"type": runtime.EventError, "error": e.Detail, "code": e.Code})
+		_ = sw.Event(runtime.EventError, -1, b)
 	}
-	sw.Close()
 }
 
 // cancelResponse cancels a response wherever it runs and returns its final
