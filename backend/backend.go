@@ -52,7 +52,7 @@ func ForFolder(ctx context.Context, f *config.Folder, logger *slog.Logger) (runt
 
 func countBackends(b config.Backend) int {
 	n := 0
-	for _, set := range []bool{b.Echo != nil, b.Exec != nil, b.Relay != nil, b.Model != nil, b.A2A != nil} {
+	for _, set := range []bool{b.Echo != nil, b.Exec != nil, b.Relay != nil, b.Model != nil, b.A2A != nil, b.Router != nil} {
 		if set {
 			n++
 		}

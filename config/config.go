@@ -81,11 +81,12 @@ type Output struct {
 
 // Backend holds exactly one backend section.
 type Backend struct {
-	Echo  *EchoBackend  `yaml:"echo"`
-	Exec  *ExecBackend  `yaml:"exec"`
-	Relay *RelayBackend `yaml:"relay"`
-	Model *ModelBackend `yaml:"model"`
-	A2A   *A2ABackend   `yaml:"a2a"`
+	Echo   *EchoBackend   `yaml:"echo"`
+	Exec   *ExecBackend   `yaml:"exec"`
+	Relay  *RelayBackend  `yaml:"relay"`
+	Model  *ModelBackend  `yaml:"model"`
+	A2A    *A2ABackend    `yaml:"a2a"`
+	Router *RouterBackend `yaml:"router"`
 }
 
 // A2ABackend is a remote A2A agent as the backend: harnest reads its card,

@@ -95,16 +95,16 @@ func (v *validator) header(c *Config) {
 
 func (v *validator) backend(b Backend) {
 	n := 0
-	for _, set := range []bool{b.Echo != nil, b.Exec != nil, b.Relay != nil, b.Model != nil, b.A2A != nil} {
+	for _, set := range []bool{b.Echo != nil, b.Exec != nil, b.Relay != nil, b.Model != nil, b.A2A != nil, b.Router != nil} {
 		if set {
 			n++
 		}
 	}
 	switch {
 	case n == 0:
-		v.problem("spec.backend", "set exactly one backend; allowed keys are echo, exec, model, a2a and relay (for the built-in echo agent write `echo: {}`)")
+		v.problem("spec.backend", "set exactly one backend; allowed keys are echo, exec, model, a2a, relay and router (for the built-in echo agent write `echo: {}`)")
 	case n > 1:
-		v.problem("spec.backend", "set exactly one backend, found %d of echo, exec, model, a2a and relay; keep one of them", n)
+		v.problem("spec.backend", "set exactly one backend, found %d of echo, exec, model, a2a, relay and router; keep one of them", n)
 	}
 	if b.Model != nil {
 		v.model(b.Model)
