@@ -1,7 +1,8 @@
 // Package backend holds the agents harnest can serve out of the box.
 //
 // An agent folder's config.yaml names exactly one backend under
-// spec.backend, and New turns that section into a runtime.Agent:
+// spec.backend, and ForFolder (New, for the backends that need only their
+// section) turns it into a runtime.Agent:
 //
 //   - echo: a deterministic built-in agent that repeats the input back. Its
 //     options (thinking, toolCall, delayMs, fail, approval, clientTool) make it a test double for
@@ -12,4 +13,10 @@
 //     speaks the JSON lines protocol of docs/worker-protocol.md, which
 //     carries every kind of event, approvals and client tools (Workers;
 //     Close it when done).
+//   - model: an agent loop over an OpenAI-compatible Chat Completions
+//     endpoint (Model, built by ForFolder from the whole spec): the
+//     instructions, the transcript as history, and tools — exec tools, MCP
+//     servers and client tools (backend/tools) — run between model calls
+//     (backend/chat), with approvals and client tools as suspensions.
+//   - a2a: a remote A2A agent (backend/a2aremote).
 package backend
