@@ -6,8 +6,8 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/harnest/harnest/config"
 	"github.com/harnest/harnest/internal/testutil"
