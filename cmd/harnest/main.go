@@ -4,6 +4,7 @@
 //
 //	harnest serve [folder] [--host H] [--port P] [--redis-url URL]
 //	harnest check [folder]
+//	harnest init <folder> [--template echo|model|worker-python|worker-node]
 //	harnest version
 package main
 
@@ -29,6 +30,8 @@ func run(args []string) int {
 		return serve(args[1:])
 	case "check":
 		return check(args[1:])
+	case "init":
+		return initFolder(args[1:])
 	case "pair":
 		return pair(args[1:])
 	case "connect":
@@ -49,6 +52,8 @@ func usage() {
 	fmt.Fprint(os.Stderr, `Usage:
   harnest serve [folder] [flags]   serve the agent in folder (default ".")
   harnest check [folder]           validate an agent folder; prints each problem
+  harnest init <folder> [--template echo|model|worker-python|worker-node] [--name N]
+                                   write a working agent folder from a template
   harnest pair --server URL --name N --kind K
                                    create a pairing code for an outside agent (owner token in HARNEST_TOKEN)
   harnest connect --server URL --name N --kind K --exec "cmd args"
