@@ -80,10 +80,10 @@ type Event struct {
 
 // ApprovalInfo is the payload of approval.requested.
 type ApprovalInfo struct {
-	ID        string `json:"id"`
-	CallID    string `json:"callId"`
-	Action    string `json:"action"`
-	Message   string `json:"message"`
+	ID      string `json:"id"`
+	CallID  string `json:"callId"`
+	Action  string `json:"action"`
+	Message string `json:"message"`
 	// Arguments are the action's arguments (a JSON object), shown to the
 	// human who decides; omitted when the agent gave none.
 	Arguments json.RawMessage `json:"arguments,omitempty"`
