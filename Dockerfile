@@ -20,4 +20,4 @@ FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /harnest /harnest
 USER nonroot:nonroot
 EXPOSE 1907
-ENTRYPOINT ["/harnest", "serve", "/agent", "--host", "0.0.0.0", "--port", "1907", "--log-format", "json", "--shutdown-grace", "20s"]
+ENTRYPOINT ["/harnest", "serve", "/agent", "--host", "0.0.0.0", "--port", "1907", "--log-format", "json", "--shutdown-grace", "20s", "--drain-delay", "5s"]

@@ -168,6 +168,9 @@ type Server struct {
 	AllowedOrigins []string `yaml:"allowedOrigins"` // serve WS /live; default false
 	OpenAPI        *bool    `yaml:"openapi"`        // serve /openapi.json, /openapi.yaml, /docs; default true (use Enabled)
 	AGUI           *bool    `yaml:"agui"`           // serve POST /agui; default true (use Enabled)
+	// TLS serves HTTPS (and HTTP/2) with this certificate; the files are
+	// read again on SIGHUP.
+	TLS TLS `yaml:"tls"`
 	// MCP serves the agent as an MCP server (Streamable HTTP) at /mcp:
 	// one tool named after the agent (default false).
 	MCP bool `yaml:"mcp"`
@@ -202,6 +205,16 @@ type Limits struct {
 	// 429 and Retry-After, so no user can take every run slot and queue.
 	MaxTurnsPerUser int `yaml:"maxTurnsPerUser"`
 }
+
+// TLS names a certificate and its key, PEM files (relative paths resolve
+// against the agent folder). Both or neither.
+type TLS struct {
+	CertFile string `yaml:"certFile"`
+	KeyFile  string `yaml:"keyFile"`
+}
+
+// Enabled reports whether HTTPS is configured.
+func (t TLS) Enabled() bool { return t.CertFile != "" }
 
 // Playground toggles the browser playground.
 type Playground struct {

@@ -156,6 +156,9 @@ func (v *validator) output(o Output) {
 }
 
 func (v *validator) server(s Server) {
+	if (s.TLS.CertFile == "") != (s.TLS.KeyFile == "") {
+		v.problem("server.tls", "set both certFile and keyFile (PEM files), or neither")
+	}
 	if u := s.PublicBaseURL; u != "" {
 		if parsed, err := url.Parse(u); err != nil || (parsed.Scheme != "http" && parsed.Scheme != "https") || parsed.Host == "" {
 			v.problem("server.publicBaseURL", "must be an absolute http or https URL such as https://agents.example.com")

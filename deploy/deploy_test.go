@@ -157,9 +157,10 @@ func TestManifestsAgree(t *testing.T) {
 		}
 	}
 	grace, err := time.ParseDuration(flagValue(args, "shutdown-grace"))
-	if err != nil || time.Duration(pod.Spec.TerminationGracePeriodSeconds)*time.Second <= grace+5*time.Second {
-		t.Errorf("terminationGracePeriodSeconds %d must exceed --shutdown-grace %v by more than the final 5 s drain (%v)",
-			pod.Spec.TerminationGracePeriodSeconds, grace, err)
+	drain, err2 := time.ParseDuration(flagValue(args, "drain-delay"))
+	if err != nil || err2 != nil || time.Duration(pod.Spec.TerminationGracePeriodSeconds)*time.Second <= drain+grace+5*time.Second {
+		t.Errorf("terminationGracePeriodSeconds %d must exceed --drain-delay %v plus --shutdown-grace %v plus the final 5 s (%v, %v)",
+			pod.Spec.TerminationGracePeriodSeconds, drain, grace, err, err2)
 	}
 	labels := pod.Metadata.Labels
 	if !sameLabels(dep.Spec.Selector.MatchLabels, labels) {

@@ -25,7 +25,7 @@ type ReadyReporter interface {
 // answers again.
 func (s *Service) Ready(ctx context.Context) error {
 	s.mu.Lock()
-	closing := s.closing
+	closing := s.closing || s.draining
 	s.mu.Unlock()
 	if closing {
 		return errNotReadyShutdown

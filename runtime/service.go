@@ -84,6 +84,7 @@ type Service struct {
 	runs     map[*Response]struct{}
 	byID     map[string]*Response
 	closing  bool
+	draining bool // readiness says no, turns are still taken (Drain)
 	finished sync.WaitGroup
 }
 
@@ -148,6 +149,16 @@ func (s *Service) Start(ctx context.Context) error {
 	s.stopSweeper, s.sweeperDone = stop, make(chan struct{})
 	go s.sweep(sweepCtx)
 	return nil
+}
+
+// Drain makes the replica not ready (GET /readyz answers 503 with
+// CodeShutdown) while it still takes turns: the first step of a shutdown,
+// so that a load balancer stops sending traffic before the listener
+// closes.
+func (s *Service) Drain() {
+	s.mu.Lock()
+	s.draining = true
+	s.mu.Unlock()
 }
 
 // Shutdown stops admitting responses, waits for the running ones until ctx

@@ -6,6 +6,7 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -301,19 +302,55 @@ func cardString(card map[string]any, key string) string {
 // accepting, lets running responses finish within grace, cancels the rest
 // (recording their receipts) and closes the store.
 func (s *Server) Serve(ctx context.Context, l net.Listener, grace time.Duration) error {
+	return s.ServeWith(ctx, l, ServeOptions{Grace: grace})
+}
+
+// ServeOptions say how a replica serves and stops.
+type ServeOptions struct {
+	// Grace is how long running responses may finish once shutting down.
+	Grace time.Duration
+	// DrainDelay is how long the replica keeps serving, not ready, before
+	// it stops accepting: time for a load balancer to see /readyz fail.
+	DrainDelay time.Duration
+	// TLS, when set, serves HTTPS (HTTP/2 included) with it.
+	TLS *tls.Config
+}
+
+// ServeWith is Serve with options: on ctx's end the replica first drains
+// (GET /readyz answers 503 at once, turns are still taken) for DrainDelay,
+// then shuts down as Serve does.
+func (s *Server) ServeWith(ctx context.Context, l net.Listener, o ServeOptions) error {
+	grace := o.Grace
 	hs := &http.Server{
 		Handler:           s.Handler,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       120 * time.Second,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+		TLSConfig:         o.TLS,
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(l) }()
+	go func() {
+		if o.TLS != nil {
+			errc <- hs.ServeTLS(l, "", "") // the certificate comes from TLSConfig
+			return
+		}
+		errc <- hs.Serve(l)
+	}()
 	select {
 	case err := <-errc:
 		s.closeStore()
 		return err
 	case <-ctx.Done():
+	}
+	s.Service.Drain()
+	if o.DrainDelay > 0 {
+		s.log.Info("draining: not ready, still serving", "delay", o.DrainDelay)
+		select {
+		case <-time.After(o.DrainDelay):
+		case err := <-errc:
+			s.closeStore()
+			return err
+		}
 	}
 	s.log.Info("shutting down", "grace", grace)
 	graceCtx, cancel := context.WithTimeout(context.Background(), grace)

@@ -26,6 +26,7 @@ func serve(args []string) int {
 	logFormat := fs.String("log-format", "text", "log format: text or json")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	grace := fs.Duration("shutdown-grace", 10*time.Second, "how long running responses may finish after SIGINT/SIGTERM before they are cancelled")
+	drain := fs.Duration("drain-delay", 0, "how long to keep serving, not ready (/readyz 503), after SIGINT/SIGTERM before the shutdown starts")
 	folder, err := parseInterspersed(fs, args)
 	if err != nil {
 		if err != flag.ErrHelp {
@@ -77,8 +78,20 @@ func serve(args []string) int {
 		fmt.Fprintf(os.Stderr, "harnest serve: cannot listen: %v\n", err)
 		return 1
 	}
+	opts := server.ServeOptions{Grace: *grace, DrainDelay: *drain}
+	if t := f.Config.Server.TLS; t.Enabled() {
+		cert, err := loadCertificate(t, f.Dir, log)
+		if err != nil {
+			l.Close()
+			srv.Close()
+			fmt.Fprintln(os.Stderr, "harnest serve:", err)
+			return 1
+		}
+		defer cert.reloadOnHangup()()
+		opts.TLS = cert.config()
+	}
 	printBanner(os.Stdout, f, srv, l.Addr().(*net.TCPAddr))
-	if err := srv.Serve(ctx, l, *grace); err != nil {
+	if err := srv.ServeWith(ctx, l, opts); err != nil {
 		log.Error("server stopped", "err", err)
 		return 1
 	}
@@ -96,7 +109,11 @@ func printBanner(w io.Writer, f *config.Folder, srv *server.Server, addr *net.TC
 			ip = net.IPv6loopback
 		}
 	}
-	base := "http://" + net.JoinHostPort(ip.String(), strconv.Itoa(addr.Port))
+	scheme := "http://"
+	if f.Config.Server.TLS.Enabled() {
+		scheme = "https://"
+	}
+	base := scheme + net.JoinHostPort(ip.String(), strconv.Itoa(addr.Port))
 	cfg := f.Config
 	fmt.Fprintf(w, "harnest %s serving agent %q from %s\n", version, cfg.Metadata.Name, f.Dir)
 	fmt.Fprintf(w, "  API:        %s\n", base)
