@@ -1,9 +1,17 @@
 package mcpapi
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
+	"sync/atomic"
+	"time"
 
+	mcpauth "github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/harnest/harnest/internal/auth"
+	"github.com/harnest/harnest/internal/httpapi"
 	"github.com/harnest/harnest/runtime"
 )
 
@@ -14,12 +22,124 @@ type Options struct {
 	DisplayName string
 	Description string
 	Logger      *slog.Logger
+	// PublicBaseURL is where clients reach the server behind a proxy: its
+	// host is allowed besides loopback names on a loopback listener (the
+	// SDK's DNS rebinding protection refuses every other name there).
+	PublicBaseURL string
+	// MaxBodyBytes bounds one HTTP request body (default: the SDK's 4 MiB).
+	MaxBodyBytes int
+	// SessionIdleTimeout closes an MCP session that received no request
+	// for this long (default DefaultSessionIdleTimeout); its client starts
+	// a new one.
+	SessionIdleTimeout time.Duration
+}
+
+// DefaultSessionIdleTimeout is how long an idle MCP session is kept.
+const DefaultSessionIdleTimeout = time.Hour
+
+// door is the /mcp handler: the SDK's Streamable HTTP handler behind the
+// step that tells the SDK who the caller is.
+type door struct {
+	opts   Options
+	log    *slog.Logger
+	hosts  hostGuard
+	server *mcp.Server
+	closed atomic.Bool // Close was called: new requests are refused
+	// sdk serves requests that carry no bearer token (servers without
+	// auth: every caller is anonymous).
+	sdk http.Handler
+	// withUser serves requests with a bearer token: the SDK's own bearer
+	// middleware puts the caller's user in the request as its TokenInfo,
+	// which binds a new MCP session to that user, refuses the session to
+	// any other user, and reaches the tool handler as req.Extra.TokenInfo.
+	withUser http.Handler
 }
 
 // New returns the /mcp handler. Requests reach it through the auth
-// middleware: auth.From(r.Context()) is the caller.
+// middleware: auth.From(r.Context()) is the caller. The handler is also an
+// io.Closer: Close ends every MCP session (their open streams included), for
+// a server that shuts down.
 func New(o Options) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		http.Error(w, "not implemented yet", http.StatusNotImplemented)
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if o.SessionIdleTimeout <= 0 {
+		o.SessionIdleTimeout = DefaultSessionIdleTimeout
+	}
+	d := &door{opts: o, log: log, hosts: newHostGuard(o.PublicBaseURL)}
+	d.server = d.newServer()
+	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return d.server }, &mcp.StreamableHTTPOptions{
+		Logger:              log,
+		SessionTimeout:      o.SessionIdleTimeout,
+		MaxRequestBodyBytes: int64(o.MaxBodyBytes),
+		// The same protection, with the public host allowed: hostGuard.
+		DisableLocalhostProtection: true,
 	})
+	d.sdk = sdk
+	d.withUser = mcpauth.RequireBearerToken(callerToken, &mcpauth.RequireBearerTokenOptions{AllowMissingExpiration: true})(sdk)
+	return d
+}
+
+// ServeHTTP hands the request to the SDK with its caller attached.
+func (d *door) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if d.closed.Load() {
+		httpapi.Fail(w, http.StatusServiceUnavailable, "server_shutdown", "The server is shutting down; retry on another replica")
+		return
+	}
+	if !d.hosts.allows(r) {
+		httpapi.Fail(w, http.StatusForbidden, "invalid_host",
+			"The Host header names neither this machine nor server.publicBaseURL's host; MCP refuses it (DNS rebinding protection)")
+		return
+	}
+	p := auth.From(r.Context())
+	if p.UserID == "" {
+		// Not through the auth middleware: nobody, who may use nothing.
+		httpapi.Fail(w, http.StatusUnauthorized, "unauthorized", "Authentication required: send Authorization: Bearer <token>")
+		return
+	}
+	if _, has := auth.BearerToken(r); has {
+		d.withUser.ServeHTTP(w, r)
+		return
+	}
+	if p != runtime.Anonymous {
+		// The tool handler takes a request without a token for the
+		// anonymous user; any other caller must say who they are with one.
+		httpapi.Fail(w, http.StatusUnauthorized, "unauthorized", "Authentication required: send Authorization: Bearer <token>")
+		return
+	}
+	d.sdk.ServeHTTP(w, r)
+}
+
+// Close ends every MCP session: their streams (the standalone GET stream a
+// client keeps open included) end, so that an HTTP server's shutdown does
+// not wait for them. Requests that come later are refused with 503.
+func (d *door) Close() error {
+	d.closed.Store(true)
+	for session := range d.server.Sessions() {
+		_ = session.Close()
+	}
+	return nil
+}
+
+// callerToken is the SDK's token verifier. The auth middleware has already
+// checked the token and resolved the caller; this hands that user to the
+// SDK (a token the middleware let through stands for auth.From's user, or
+// for the anonymous user on a server without tokens).
+func callerToken(_ context.Context, _ string, r *http.Request) (*mcpauth.TokenInfo, error) {
+	p := auth.From(r.Context())
+	if p.UserID == "" {
+		return nil, mcpauth.ErrInvalidToken
+	}
+	return &mcpauth.TokenInfo{UserID: p.UserID}, nil
+}
+
+// callerOf is the user a tool call runs for: the user of the HTTP request
+// that carried the call, never the one that opened the session. A request
+// without a token reaches the SDK only for the anonymous user (ServeHTTP).
+func callerOf(req *mcp.CallToolRequest) runtime.Principal {
+	if req.Extra != nil && req.Extra.TokenInfo != nil && req.Extra.TokenInfo.UserID != "" {
+		return runtime.Principal{UserID: req.Extra.TokenInfo.UserID}
+	}
+	return runtime.Anonymous
 }

@@ -70,6 +70,7 @@ type Server struct {
 	log     *slog.Logger
 	agent   runtime.Agent
 	live    *live.Handler // nil unless server.live
+	mcp     http.Handler  // the /mcp door (an io.Closer: its sessions), nil unless server.mcp
 	relay   *relay.Relay
 	a2a     *a2a.Server
 	// ownStore: the server opened its store (and closes it).
@@ -208,8 +209,10 @@ func (s *Server) routes() (http.Handler, error) {
 		endpoints["agui"] = "/agui"
 	}
 	if cfg.Server.MCP {
-		mux.Handle("/mcp", mcpapi.New(mcpapi.Options{Service: s.Service, AgentName: cfg.Metadata.Name, DisplayName: s.agentName(),
-			Description: cardString(s.Folder.Card, "description"), Logger: s.log}))
+		s.mcp = mcpapi.New(mcpapi.Options{Service: s.Service, AgentName: cfg.Metadata.Name, DisplayName: s.agentName(),
+			Description: cardString(s.Folder.Card, "description"), Logger: s.log,
+			PublicBaseURL: cfg.Server.PublicBaseURL, MaxBodyBytes: int(cfg.Server.Limits.MaxRequestBytes)})
+		mux.Handle("/mcp", s.mcp)
 		endpoints["mcp"] = "/mcp"
 	}
 	if cfg.Server.OpenAICompat {
@@ -217,11 +220,12 @@ func (s *Server) routes() (http.Handler, error) {
 			MaxBodyBytes: int(cfg.Server.Limits.MaxRequestBytes), Logger: s.log}))
 		endpoints["openaiModels"], endpoints["openaiChatCompletions"] = "/v1/models", "/v1/chat/completions"
 	}
-	skills.Register(mux, skills.Options{Card: s.Folder.Card, PublicBaseURL: cfg.Server.PublicBaseURL, MCP: cfg.Server.MCP})
+	skills.Register(mux, skills.Options{Card: s.Folder.Card, PublicBaseURL: cfg.Server.PublicBaseURL, MCP: cfg.Server.MCP, AgentName: cfg.Metadata.Name})
 	endpoints["skills"] = "/skills"
 	var resources []neutral.Resource
 	if config.Enabled(cfg.Server.OpenAPI) {
-		docs, err := apidoc.HandlerFor(apidoc.Options{AgentName: s.agentName(), Description: cardString(s.Folder.Card, "description"), Live: cfg.Server.Live, AGUI: config.Enabled(cfg.Server.AGUI)})
+		docs, err := apidoc.HandlerFor(apidoc.Options{AgentName: s.agentName(), Description: cardString(s.Folder.Card, "description"), Live: cfg.Server.Live, AGUI: config.Enabled(cfg.Server.AGUI),
+			MCP: cfg.Server.MCP, OpenAICompat: cfg.Server.OpenAICompat})
 		if err != nil {
 			return nil, fmt.Errorf("build OpenAPI document: %w", err)
 		}
@@ -360,6 +364,7 @@ func (s *Server) ServeWith(ctx context.Context, l net.Listener, o ServeOptions) 
 		// http.Server.Shutdown does not see hijacked sockets.
 		go func() { _ = s.live.Shutdown(graceCtx) }()
 	}
+	s.closeMCP() // its open event streams would hold the shutdown for the whole grace
 	err := hs.Shutdown(graceCtx)
 	if errors.Is(err, context.DeadlineExceeded) {
 		// Grace is over: the service has cancelled what still ran; give
@@ -388,6 +393,7 @@ func (s *Server) Close() error {
 	if s.live != nil {
 		_ = s.live.Shutdown(ctx)
 	}
+	s.closeMCP()
 	_ = s.Service.Shutdown(ctx)
 	s.closeAgent()
 	return s.closeStore()
@@ -425,6 +431,13 @@ func tokensOf(cfg config.Config) []auth.Token {
 
 // closeAgent stops a backend that holds processes (exec workers) and the
 // relay.
+// closeMCP ends the /mcp door's sessions.
+func (s *Server) closeMCP() {
+	if c, ok := s.mcp.(io.Closer); ok {
+		_ = c.Close()
+	}
+}
+
 func (s *Server) closeAgent() {
 	if s.relay != nil {
 		s.relay.Close()

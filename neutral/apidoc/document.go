@@ -24,6 +24,11 @@ type Options struct {
 	Live bool
 	// AGUI reports that the POST /agui endpoint is enabled.
 	AGUI bool
+	// MCP reports that the /mcp endpoint (an MCP server) is enabled.
+	MCP bool
+	// OpenAICompat reports that /v1/models and /v1/chat/completions are
+	// enabled.
+	OpenAICompat bool
 }
 
 const (
@@ -132,6 +137,12 @@ const liveText = "**WebSocket.** This server also accepts live conversations at 
 const aguiText = "**AG-UI.** AG-UI clients can connect to `POST /agui`. That endpoint speaks the AG-UI event " +
 	"protocol and is not described in this document."
 
+const mcpText = "**MCP.** MCP clients can connect to `/mcp` (Streamable HTTP): its one tool, named after the agent, " +
+	"runs a turn with `{message, sessionId?}` and returns the answer and the session. It speaks MCP and is not described in this document."
+
+const openAIText = "**OpenAI-compatible.** OpenAI clients can use `GET /v1/models` and `POST /v1/chat/completions`; " +
+	"the `Harnest-Session-Id` header continues a session. Those routes follow OpenAI's API and are not described in this document."
+
 const authText = "**Authentication.** When the server has bearer tokens configured, send " +
 	"`Authorization: Bearer <token>` on every call except `GET /agent`. Without tokens no credentials are needed. " +
 	"Do not put credentials in `metadata`."
@@ -147,6 +158,12 @@ func description(o Options) string {
 	}
 	if o.AGUI {
 		parts = append(parts, aguiText)
+	}
+	if o.MCP {
+		parts = append(parts, mcpText)
+	}
+	if o.OpenAICompat {
+		parts = append(parts, openAIText)
 	}
 	parts = append(parts, authText)
 	return strings.Join(parts, "\n\n")
@@ -390,6 +407,9 @@ func agentExample(o Options) map[string]any {
 	}
 	if o.AGUI {
 		endpoints["agui"] = "/agui"
+	}
+	if o.MCP {
+		endpoints["mcp"] = "/mcp"
 	}
 	return map[string]any{
 		"id":          agentName(o.AgentName),

@@ -54,8 +54,8 @@ func TestDocumentInfo(t *testing.T) {
 		t.Errorf("description mentions disabled endpoints:\n%s", desc)
 	}
 
-	enabled := mustDocument(t, Options{AgentName: "demo", Live: true, AGUI: true}).Info.Description
-	if !strings.Contains(enabled, "/live") || !strings.Contains(enabled, "/agui") {
+	enabled := mustDocument(t, Options{AgentName: "demo", Live: true, AGUI: true, MCP: true, OpenAICompat: true}).Info.Description
+	if !strings.Contains(enabled, "/live") || !strings.Contains(enabled, "/agui") || !strings.Contains(enabled, "/mcp") || !strings.Contains(enabled, "/v1/chat/completions") {
 		t.Errorf("description does not mention enabled /live and /agui:\n%s", enabled)
 	}
 
