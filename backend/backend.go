@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 
 	"github.com/harnest/harnest/backend/a2aremote"
+	"github.com/harnest/harnest/backend/router"
 	"github.com/harnest/harnest/config"
 	"github.com/harnest/harnest/runtime"
+	"github.com/harnest/harnest/runtime/store"
 )
 
 // Both backends are agents; the build fails if one stops being one.
@@ -19,13 +22,38 @@ var (
 	_ runtime.Agent = (*Model)(nil)
 )
 
+// Parts are what the router backend needs from the composition root; the
+// other backends ignore them.
+type Parts struct {
+	// Store keeps the router's counters, breakers, overrides and receipts.
+	Store store.Router
+	// Relay builds relay harnesses, says who the owner is and takes
+	// hand-offs to a person.
+	Relay RelayParts
+}
+
+// RelayParts is the relay as the router uses it.
+type RelayParts interface {
+	router.Relay
+	// AgentWith is the relay backend with a section of its own.
+	AgentWith(b config.RelayBackend) runtime.Agent
+}
+
 // ForFolder builds the agent of a loaded agent folder: New for the
 // backends that need only their section, and the model backend, which also
 // needs the folder's instructions, tools and MCP servers (it implements
-// io.Closer and runtime.ReadyReporter: Close it when done).
-func ForFolder(ctx context.Context, f *config.Folder, logger *slog.Logger) (runtime.Agent, error) {
+// io.Closer and runtime.ReadyReporter: Close it when done). The router
+// (spec.backend.router) builds each harness from its own section the same
+// way, with parts.
+func ForFolder(ctx context.Context, f *config.Folder, logger *slog.Logger, parts Parts) (runtime.Agent, error) {
 	if logger == nil {
 		logger = slog.Default()
+	}
+	if r := f.Config.Spec.Backend.Router; r != nil {
+		if n := countBackends(f.Config.Spec.Backend); n > 1 {
+			return nil, fmt.Errorf("backend: %d backends are set under spec.backend; choose exactly one", n)
+		}
+		return newRouter(ctx, f, *r, logger, parts)
 	}
 	if f.Config.Spec.Backend.Model != nil {
 		if n := countBackends(f.Config.Spec.Backend); n > 1 {
@@ -48,6 +76,66 @@ func ForFolder(ctx context.Context, f *config.Folder, logger *slog.Logger) (runt
 		return remote, nil
 	}
 	return New(f.Config.Spec.Backend, f.Dir, logger)
+}
+
+// newRouter builds the router over its harnesses, each through the
+// builder of its kind.
+func newRouter(ctx context.Context, f *config.Folder, cfg config.RouterBackend, logger *slog.Logger, parts Parts) (runtime.Agent, error) {
+	if parts.Store == nil {
+		return nil, errors.New("backend: the router needs the store; pass it in Parts")
+	}
+	built := map[string]runtime.Agent{}
+	closeBuilt := func() {
+		for _, a := range built {
+			if c, ok := a.(io.Closer); ok {
+				_ = c.Close()
+			}
+		}
+	}
+	for name, h := range cfg.Harnesses {
+		agent, err := buildHarness(ctx, f, h, logger, parts)
+		if err != nil {
+			closeBuilt()
+			return nil, fmt.Errorf("backend: router harness %q: %w", name, err)
+		}
+		built[name] = agent
+	}
+	var rl router.Relay
+	if parts.Relay != nil {
+		rl = parts.Relay
+	}
+	r, err := router.New(router.Options{Config: cfg, Harnesses: built, Store: parts.Store, Relay: rl, Logger: logger})
+	if err != nil {
+		closeBuilt()
+		return nil, err
+	}
+	return r, nil
+}
+
+// buildHarness builds one router harness from its backend section.
+func buildHarness(ctx context.Context, f *config.Folder, h config.RouterHarness, logger *slog.Logger, parts Parts) (runtime.Agent, error) {
+	switch {
+	case h.Relay != nil:
+		if parts.Relay == nil {
+			return nil, errors.New("a relay harness needs the relay; pass it in Parts")
+		}
+		return parts.Relay.AgentWith(*h.Relay), nil
+	case h.Model != nil:
+		spec := f.Config.Spec
+		spec.Backend = config.Backend{Model: h.Model}
+		model, err := NewModel(ctx, spec, f.Instructions, f.Dir, logger)
+		if err != nil {
+			return nil, err // a plain nil, not a nil *Model inside the interface
+		}
+		return model, nil
+	case h.A2A != nil:
+		remote, err := a2aremote.New(a2aremote.Options{Config: *h.A2A, Logger: logger})
+		if err != nil {
+			return nil, err
+		}
+		return remote, nil
+	}
+	return New(h.Backend(), f.Dir, logger)
 }
 
 func countBackends(b config.Backend) int {

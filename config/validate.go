@@ -112,6 +112,9 @@ func (v *validator) backend(b Backend) {
 	if b.A2A != nil {
 		v.a2aBackend(b.A2A)
 	}
+	if b.Router != nil {
+		v.router(b.Router)
+	}
 	if r := b.Relay; r != nil {
 		if r.DeadlineSeconds < 0 || r.DeadlineSeconds > 60 {
 			v.problem("spec.backend.relay.deadlineSeconds", "must be between 1 and 60 (0 means 60)")

@@ -12,7 +12,7 @@ import (
 // assembles the transports.
 func TestLayers(t *testing.T) {
 	const mod = "github.com/harnest/harnest/"
-	transports := []string{"neutral", "neutral/apidoc", "live", "agui", "a2a", "relay"}
+	transports := []string{"neutral", "neutral/apidoc", "live", "agui", "a2a", "relay", "mcpapi", "openaiapi", "skills", "routerapi", "playground"}
 	forbidden := []string{"github.com/redis/go-redis", "github.com/alicebob/miniredis",
 		mod + "runtime/store/redisstore", mod + "runtime/store/memstore", mod + "runtime/store/stores", mod + "server"}
 	for _, pkg := range append([]string{"runtime", "runtime/store", "backend"}, transports...) {

@@ -20,6 +20,7 @@ import (
 	"github.com/harnest/harnest/a2a"
 	"github.com/harnest/harnest/agui"
 	"github.com/harnest/harnest/backend"
+	"github.com/harnest/harnest/backend/router"
 	"github.com/harnest/harnest/config"
 	"github.com/harnest/harnest/internal/auth"
 	"github.com/harnest/harnest/internal/httpapi"
@@ -31,6 +32,7 @@ import (
 	"github.com/harnest/harnest/openaiapi"
 	"github.com/harnest/harnest/playground"
 	"github.com/harnest/harnest/relay"
+	"github.com/harnest/harnest/routerapi"
 	"github.com/harnest/harnest/runtime"
 	"github.com/harnest/harnest/runtime/store"
 	"github.com/harnest/harnest/skills"
@@ -134,7 +136,7 @@ func New(ctx context.Context, f *config.Folder, o Options) (*Server, error) {
 	case cfg.Spec.Backend.Relay != nil:
 		agent = rl.Agent()
 	default:
-		if agent, err = backend.ForFolder(ctx, f, log); err != nil {
+		if agent, err = backend.ForFolder(ctx, f, log, backend.Parts{Store: st, Relay: rl}); err != nil {
 			rl.Close()
 			release()
 			return nil, err
@@ -187,6 +189,9 @@ func (s *Server) routes() (http.Handler, error) {
 			(cfg.Server.OpenAICompat && openaiapi.IsPath(r)) || skills.IsPublic(r)
 	})
 	s.relay.Register(mux)
+	if r, ok := s.agent.(*router.Router); ok {
+		routerapi.Register(mux, routerapi.Options{Router: r, IsOwner: s.relay.IsOwner})
+	}
 	endpoints := neutral.Endpoints()
 	if config.Enabled(cfg.Server.Playground.Enabled) {
 		page := playground.Handler()

@@ -28,6 +28,7 @@ type Store interface {
 	Tasks
 	Threads
 	Relay
+	Router
 
 	// Describe says which store this is, without credentials (for the
 	// start-up banner and logs).
@@ -174,4 +175,48 @@ type Hub interface {
 	// hub: an idle follower costs a channel.
 	ListenEvents(ctx context.Context, user, session, responseID string) (signal <-chan struct{}, stop func(), err error)
 	Close() error
+}
+
+// Router is the harness router's state, shared by every replica: daily
+// counters per UTC day, each harness's breaker, the owner's overrides of
+// the router's config and the text-free receipts of routed turns. It is
+// the agent's: one router per store (key prefix).
+type Router interface {
+	// TakeRouterCount adds by to the counter name of the UTC day of now
+	// when the sum stays at most limit (limit < 0: always), and returns
+	// the counter after the call and whether it added. Counters last two
+	// days.
+	TakeRouterCount(ctx context.Context, name string, by, limit int64, now time.Time) (count int64, ok bool, err error)
+	// RouterCounts reads every counter of the UTC day of now (name to
+	// value; missing counters are 0).
+	RouterCounts(ctx context.Context, now time.Time) (map[string]int64, error)
+
+	// AdmitRouterHarness asks the harness's breaker for a turn: closed
+	// admits; open refuses until its cool-down ends, then admits one
+	// trial turn at a time (half-open; a trial that never reports lapses
+	// after b.TrialTimeout). It returns the state it decided in.
+	AdmitRouterHarness(ctx context.Context, harness string, b RouterBreakerPolicy, now time.Time) (admitted bool, state string, err error)
+	// ReportRouterHarness records a turn's outcome: a failure counts in
+	// the window and opens the breaker at b.Failures (a failed trial
+	// opens it again at once); a successful trial closes it and forgets
+	// the failures. It returns the state after.
+	ReportRouterHarness(ctx context.Context, harness string, b RouterBreakerPolicy, ok bool, now time.Time) (state string, err error)
+	// RouterBreakerState reads a harness's breaker state without changing
+	// it.
+	RouterBreakerState(ctx context.Context, harness string, b RouterBreakerPolicy, now time.Time) (string, error)
+
+	// RouterOverrides reads the owner's overrides of the router's config.
+	RouterOverrides(ctx context.Context) (RouterOverrides, error)
+	// SetRouterOverrides writes the set fields of o (nil fields and a nil
+	// Paused are left as they are; Paused entries set or clear a pause).
+	SetRouterOverrides(ctx context.Context, o RouterOverrides) error
+
+	// AddRouterReceipt keeps a routed turn's receipt for the receipts'
+	// retention (receipts older than that are dropped; at most
+	// RouterReceiptsMax are kept).
+	AddRouterReceipt(ctx context.Context, r RouterReceipt) error
+	// ListRouterReceipts returns up to limit receipts (1..100) newest
+	// first, after the cursor (the Next of the previous page; "" from the
+	// newest).
+	ListRouterReceipts(ctx context.Context, cursor string, limit int, now time.Time) (RouterReceiptPage, error)
 }

@@ -160,3 +160,69 @@ var (
 	// died or it was cancelled).
 	ErrWaitUnavailable = errors.New("store: the waiting response is unavailable")
 )
+
+// Router breaker states.
+const (
+	RouterClosed   = "closed"
+	RouterOpen     = "open"
+	RouterHalfOpen = "half_open"
+)
+
+// RouterReceiptsMax bounds the router receipts a store keeps.
+const RouterReceiptsMax = 100_000
+
+// RouterBreakerPolicy is how a harness's breaker counts.
+type RouterBreakerPolicy struct {
+	Failures     int           // failures within Window that open it (at least 1)
+	Window       time.Duration // at least a millisecond
+	CoolDown     time.Duration // how long it stays open
+	TrialTimeout time.Duration // how long a half-open trial holds the harness
+}
+
+// RouterOverrides are the owner's changes to the router's config; nil
+// means "as configured".
+type RouterOverrides struct {
+	Choice     *string
+	OwnerTurns *string
+	// VisitorTurns is who answers visitors' turns.
+	VisitorTurns *string
+	Fallback     *string
+	// DailyTurns is the owner's daily cap of routed turns (narrowing the
+	// plan's).
+	DailyTurns *int
+	// Allowed are the harnesses the owner allows (nil: all).
+	Allowed *[]string
+	// Paused maps a harness to whether the owner paused it.
+	Paused map[string]bool
+}
+
+// RouterRung is one rung of the fallback ladder a turn tried, with the
+// reason it was skipped or failed ("" when it answered).
+type RouterRung struct {
+	Name   string `json:"name"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// RouterReceipt is one routed turn. It never holds text: no message,
+// argument, answer or secret.
+type RouterReceipt struct {
+	At         time.Time    `json:"at"`
+	ResponseID string       `json:"responseId"`
+	SessionID  string       `json:"sessionId"`
+	User       string       `json:"user"`
+	Visitor    bool         `json:"visitor"`
+	Choice     string       `json:"choice"`
+	AnsweredBy string       `json:"answeredBy"`
+	Reason     string       `json:"reason,omitempty"`
+	Rungs      []RouterRung `json:"rungs,omitempty"`
+	WaitMs     int64        `json:"waitMs"`
+	TotalMs    int64        `json:"totalMs"`
+	CostMicros int64        `json:"costMicros"`
+}
+
+// RouterReceiptPage is one page of router receipts.
+type RouterReceiptPage struct {
+	Receipts []RouterReceipt
+	// Next is the cursor of the next page; "" on the last one.
+	Next string
+}

@@ -51,6 +51,7 @@ type Store struct {
 	*tasksSpace
 	*threadsSpace
 	*relaySpace
+	*routerSpace
 
 	now        func() time.Time
 	receiptTTL time.Duration
@@ -88,6 +89,7 @@ func New(opts Options) *Store {
 	s.tasksSpace = newTasksSpace(s.now, s.receiptTTL, &s.closed)
 	s.threadsSpace = newThreadsSpace(s.now, s.receiptTTL, &s.closed)
 	s.relaySpace = newRelaySpace(s.now, &s.closed)
+	s.routerSpace = newRouterSpace(&s.closed, s.receiptTTL)
 	go s.expireEvery(expiryEvery)
 	return s
 }

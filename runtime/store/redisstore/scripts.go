@@ -19,6 +19,8 @@ var scripts = []*redis.Script{
 	renewScript, resolveWaitScript, finishWaitScript, reserveScript, putTaskScript,
 	// relay_participants.go, relay_items.go, relay_limits.go
 	exchangeScript, setStateScript, enqueueScript, replyScript, cancelScript, bucketScript, spacingScript,
+	// router.go
+	routerCountScript, routerAdmitScript, routerReportScript, routerReceiptScript,
 }
 
 func (s *Store) loadScripts(ctx context.Context) error {

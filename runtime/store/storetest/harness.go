@@ -40,4 +40,5 @@ func Run(t *testing.T, h Harness) {
 	t.Run("Tasks", func(t *testing.T) { testTasks(t, h) })
 	t.Run("Threads", func(t *testing.T) { testThreads(t, h) })
 	t.Run("Relay", func(t *testing.T) { testRelay(t, h) })
+	t.Run("Router", func(t *testing.T) { testRouter(t, h) })
 }

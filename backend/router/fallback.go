@@ -1,0 +1,230 @@
+package router
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/harnest/harnest/config"
+	"github.com/harnest/harnest/runtime"
+	"github.com/harnest/harnest/runtime/store"
+)
+
+// check says why a harness may not be asked now ("" when it may). On the
+// ladder, pauses and switches are switch_off and a spent ceiling is
+// no_ceiling.
+func (t *routed) check(ctx context.Context, name string, ladder bool) string {
+	if name == "" {
+		return ReasonNotAllowed // auto or expertise found no usable harness
+	}
+	h := t.r.cfg.Harnesses[name]
+	skip := func(reason, onLadder string) string {
+		if ladder {
+			return onLadder
+		}
+		return reason
+	}
+	switch {
+	case !t.s.isAllowed(name):
+		return skip(ReasonNotAllowed, SkipSwitchOff)
+	case t.s.paused[name]:
+		return skip(ReasonPaused, SkipSwitchOff)
+	case t.visitor && h.Relay != nil && (!t.r.cfg.Visitors.Enabled || t.r.cfg.Visitors.DailyTurns <= 0):
+		return skip(ReasonVisitorsOff, SkipSwitchOff)
+	case t.visitor && h.NeedsConsent && !t.consent:
+		return ReasonNoConsent
+	}
+	if h.Priced() {
+		counts, err := t.r.st.RouterCounts(ctx, t.r.now())
+		if err != nil {
+			return ReasonStoreUnavailable
+		}
+		if h.DailyCostCeilingMicros <= 0 || counts["cost:"+name] >= h.DailyCostCeilingMicros {
+			return skip(ReasonCostCeiling, SkipNoCeiling)
+		}
+	}
+	if t.visitor && h.Relay != nil {
+		_, ok, err := t.r.st.TakeRouterCount(ctx, "visitor_turns", 1, int64(t.r.cfg.Visitors.DailyTurns), t.r.now())
+		if err != nil {
+			return ReasonStoreUnavailable
+		}
+		if !ok {
+			return ReasonVisitorDailyCap
+		}
+	}
+	ok, _, err := t.r.st.AdmitRouterHarness(ctx, name, t.r.breakerPolicy(name), t.r.now())
+	switch {
+	case err != nil:
+		return ReasonStoreUnavailable
+	case !ok:
+		return ReasonCoolingDown
+	}
+	return ""
+}
+
+// try asks an admitted harness within its wait, counts its cost, tells
+// its breaker how it went and notes the rung. done: the turn is over
+// (answered, or failed after its answer started, or cancelled).
+func (t *routed) try(ctx context.Context, name, prefix string) (done bool, err error) {
+	wait := time.Duration(t.r.cfg.Harnesses[name].Wait()) * time.Millisecond
+	out := t.ask(ctx, name, wait, prefix)
+	t.account(ctx, name, out)
+	if ctx.Err() == nil || out.reason != "" {
+		sctx, cancel := storeCtx(ctx)
+		_, rerr := t.r.st.ReportRouterHarness(sctx, name, t.r.breakerPolicy(name), out.reason == "", t.r.now())
+		cancel()
+		if rerr != nil {
+			t.r.log.Warn("router: could not report to the breaker", "harness", name, "error", rerr)
+		}
+	}
+	t.rec.Rungs = append(t.rec.Rungs, store.RouterRung{Name: name, Reason: out.reason})
+	if out.started {
+		t.rec.AnsweredBy = name
+	}
+	if out.started || ctx.Err() != nil {
+		if out.err == nil && ctx.Err() != nil {
+			out.err = ctx.Err()
+		}
+		return true, out.err
+	}
+	return false, nil
+}
+
+// account adds the wait and the cost of one harness's usage.
+func (t *routed) account(ctx context.Context, name string, out outcome) {
+	if t.rec.AnsweredBy == "" {
+		t.waited += out.waited
+	}
+	p := t.r.cfg.Harnesses[name].Pricing
+	micros := (int64(out.usage.InputTokens)*p.InputPerMTokMicros + int64(out.usage.OutputTokens)*p.OutputPerMTokMicros + 999_999) / 1_000_000
+	if micros <= 0 {
+		return
+	}
+	t.rec.CostMicros += micros
+	sctx, cancel := storeCtx(ctx)
+	defer cancel()
+	if _, _, err := t.r.st.TakeRouterCount(sctx, "cost:"+name, micros, -1, t.r.now()); err != nil {
+		t.r.log.Warn("router: could not count a harness's cost", "harness", name, "error", err)
+	}
+}
+
+// fallBack answers after the chosen harness could not: the ladder when
+// there is one, else the fallback.
+func (t *routed) fallBack(ctx context.Context, failed string) error {
+	if t.r.ladder != nil {
+		for _, rung := range t.r.ladder {
+			if rung == failed {
+				continue
+			}
+			if rung == config.RouterPerson {
+				return t.person(ctx)
+			}
+			if reason := t.check(ctx, rung, true); reason != "" {
+				t.rec.Rungs = append(t.rec.Rungs, store.RouterRung{Name: rung, Reason: reason})
+				continue
+			}
+			if done, err := t.try(ctx, rung, t.line(rung)); done {
+				return err
+			}
+		}
+	}
+	switch t.s.fallback {
+	case config.RouterFallbackTellMe:
+		return t.tellMe(failed)
+	case config.RouterFallbackNextHarness:
+		if next := t.next(failed); next != "" {
+			if reason := t.check(ctx, next, false); reason != "" {
+				t.rec.Rungs = append(t.rec.Rungs, store.RouterRung{Name: next, Reason: reason})
+			} else if done, err := t.try(ctx, next, t.line(next)); done {
+				return err
+			}
+		}
+	}
+	if failed == t.r.cfg.House {
+		t.rec.AnsweredBy = AnsweredByNobody
+		return runtime.Errorf(runtime.ErrAgentFailed, "router_house_failed", "The house harness %q could not answer", failed)
+	}
+	return t.house(ctx, t.r.cfg.House)
+}
+
+// next is the harness after failed in the declared order that the owner
+// allows and did not pause, other than the house; "" when none.
+func (t *routed) next(failed string) string {
+	at := -1
+	for i, name := range t.r.order {
+		if name == failed {
+			at = i
+		}
+	}
+	for i := 1; i < len(t.r.order); i++ {
+		name := t.r.order[(at+i+len(t.r.order))%len(t.r.order)]
+		if name != failed && name != t.r.cfg.House && t.s.isAllowed(name) && !t.s.paused[name] {
+			return name
+		}
+	}
+	return ""
+}
+
+// line is the first line of an answer a fallback served.
+func (t *routed) line(answeredBy string) string {
+	tpl := t.r.cfg.FallbackLine
+	if tpl == "" {
+		tpl = config.DefaultRouterFallbackLine
+	}
+	return strings.ReplaceAll(tpl, "{harness}", answeredBy)
+}
+
+// house lets the house answer, without a wait of its own. prefixed names
+// the house in a fallback line ("" for none: a turn with no choice).
+func (t *routed) house(ctx context.Context, prefixed string) error {
+	name, prefix := t.r.cfg.House, ""
+	if prefixed != "" {
+		prefix = t.line(name)
+	}
+	out := t.ask(ctx, name, 0, prefix)
+	if prefixed == "" {
+		return out.cause
+	}
+	t.account(ctx, name, out)
+	t.rec.Rungs = append(t.rec.Rungs, store.RouterRung{Name: name, Reason: out.reason})
+	if out.started {
+		t.rec.AnsweredBy = name
+	} else {
+		t.rec.AnsweredBy = AnsweredByNobody
+	}
+	if out.err != nil {
+		return out.err
+	}
+	return out.cause
+}
+
+// tellMe says plainly, in one sentence, that the chosen harness could
+// not answer and why.
+func (t *routed) tellMe(failed string) error {
+	why := sentences[t.rec.Reason]
+	if why == "" {
+		why = "it could not be reached"
+	}
+	who := failed
+	if who == "" {
+		who = "The harness I would ask"
+	}
+	t.rec.AnsweredBy = AnsweredByTellMe
+	return t.emit(runtime.Event{Type: runtime.EventTextDelta, Delta: who + " could not answer this time: " + why + "."})
+}
+
+// person ends the turn with a hand-off: a person will follow up, and the
+// owner's feed gets the item.
+func (t *routed) person(ctx context.Context) error {
+	t.rec.Rungs = append(t.rec.Rungs, store.RouterRung{Name: config.RouterPerson})
+	t.rec.AnsweredBy = AnsweredByPerson
+	if t.r.relay != nil {
+		sctx, cancel := storeCtx(ctx)
+		err := t.r.relay.HandOff(sctx, t.turn.UserID, t.turn.ResponseID, t.turn.SessionID)
+		cancel()
+		if err != nil {
+			t.r.log.Warn("router: the hand-off did not reach the owner's feed", "response", t.turn.ResponseID, "error", err)
+		}
+	}
+	return t.emit(runtime.Event{Type: runtime.EventTextDelta, Delta: t.line(config.RouterPerson) + "\nA person will follow up on this soon."})
+}
