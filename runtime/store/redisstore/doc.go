@@ -16,11 +16,37 @@
 // relay under {relay}; the run registry under {runs}. IDs are escaped
 // (keys.go) so that no user or session ID can forge another key.
 //
+// On a Redis Cluster (Redis 7 or later) a deployment gets the whole store
+// contract, with the same meaning as on one node, its sessions spread over
+// the masters by user and session. What it does not get:
+//
+//   - The bookkeeping kept beside a session (the run registry, the user's
+//     session index and wait index) is written in steps of their own, not
+//     atomically with the session (cluster.go says in which order). After a
+//     crash between two steps a new session may be missing from its user's
+//     list, and a stale index entry or registered run may stay a while;
+//     nothing a reader trusts is ever wrong.
+//   - A turn costs a few more round trips than the single node's three:
+//     the register, index and forget steps each add one.
+//   - The run registry, the relay, the router and the control channels
+//     are one slot each, so one master carries each of them; event
+//     notifications are plain pub/sub, which a Cluster sends to every node.
+//   - A call that meets MOVED or ASK while slots move (resharding, a
+//     failover) fails once (store_unavailable) and the client reloads its
+//     slot map; go-redis does not follow the redirect (see newClient).
+//     When the control channels' slot moves, every replica subscribes
+//     again on its new master (hub_sharded.go); until then they miss
+//     control messages, and an answer meant for one is refused as if its
+//     replica had stopped.
+//   - Reads are served by masters only; replica nodes are not read from.
+//
 // Files, by concept: open.go (options, clients, timeouts), keys.go,
-// scripts.go (every Lua script, loaded at Open), session.go, response.go
-// (begin, commit, receipts, leases, transcripts), events.go, runs.go
-// (the sweeper's registry), waits.go, asset.go, secret.go, hub.go (pub/sub:
-// control messages and event wake-ups), ping.go, tasks.go, threads.go,
+// cluster.go (transactions that keep to one slot, and the bookkeeping
+// beside them), scripts.go (every Lua script, loaded at Open), session.go,
+// response.go (begin, commit, receipts, leases, transcripts), events.go,
+// runs.go (the sweeper's registry), waits.go, asset.go, secret.go, hub.go
+// (pub/sub: control messages and event wake-ups), hub_sharded.go (a
+// Cluster's sharded control channels), ping.go, tasks.go, threads.go,
 // relay.go (the relay's keys and wake-ups), relay_participants.go,
 // relay_items.go, relay_limits.go, relay_feed.go, and mempipe.go (the
 // embedded miniredis's connections).

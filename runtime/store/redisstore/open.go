@@ -18,8 +18,9 @@ import (
 type Options struct {
 	// URL of a real Redis: redis://, rediss:// or unix://. A query with
 	// master_name=... means Sentinel; extra addr=host:port parameters mean
-	// Cluster. Empty starts an embedded miniredis, for tests (the
-	// zero-setup default store is memstore).
+	// Cluster (Redis 7 or later: see the package doc for what it gets).
+	// Empty starts an embedded miniredis, for tests (the zero-setup
+	// default store is memstore).
 	URL string
 	// KeyPrefix starts every key; default "harnest:".
 	KeyPrefix string
@@ -45,6 +46,7 @@ type Store struct {
 	receiptTTL time.Duration
 	timeout    time.Duration // bounds Ping (see ping.go)
 	embedded   *miniredis.Miniredis
+	clustered  bool // a Redis Cluster: a transaction keeps to one slot (see cluster.go)
 	describe   string
 	relay      relayParts // relay.go
 }
@@ -87,6 +89,7 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 			return nil, err
 		}
 		s.rdb = rdb
+		_, s.clustered = rdb.(*redis.ClusterClient)
 		s.describe = "Redis at " + redactURL(opts.URL)
 	}
 	for _, h := range opts.Hooks {

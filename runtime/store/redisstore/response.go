@@ -19,12 +19,26 @@ import (
 // returns ErrSessionNotFound or ErrSessionBusy (another response holds the
 // session).
 //
+// On a Cluster the run registry and the user's session index are written
+// in steps of their own (see cluster.go): the run is registered before the
+// transaction, and a new session indexed after it.
+//
 // The turn path uses transactions rather than Lua so that the embedded
 // store (whose Lua costs a fresh interpreter per call) stays fast; the same
 // commands run on a real Redis.
 func (s *Store) BeginResponse(ctx context.Context, b store.Begin) (map[string]json.RawMessage, error) {
 	k := s.sessionKeys(b.User, b.Session)
 	receiptKey := k.receipt(b.ResponseID)
+	register := s.registerRun(ctx, b.User, b.Session, b.ResponseID, b.Replica, b.Lease)
+	var index bookkeeping
+	if b.CreateSession {
+		index = s.indexSession(ctx, b.User, b.Session)
+	}
+	// A crash right after this leaves a run whose receipt is missing: a
+	// sweep only forgets it.
+	if err := s.sendBookkeeping(ctx, register); err != nil {
+		return nil, fmt.Errorf("store: begin response: register the run: %w", err)
+	}
 	var existing *redis.IntCmd
 	var lease *redis.BoolCmd
 	var state *redis.MapStringStringCmd
@@ -33,7 +47,6 @@ func (s *Store) BeginResponse(ctx context.Context, b store.Begin) (map[string]js
 			// A new session has a fresh random ID: nothing to check, no
 			// state to read.
 			p.HSet(ctx, k.meta, "createdAt", b.Now, "updatedAt", b.Now, "msgs", 0)
-			p.ZAdd(ctx, s.indexKey(b.User), redis.Z{Member: b.Session})
 		} else {
 			existing = p.Exists(ctx, k.meta)
 			state = p.HGetAll(ctx, k.state)
@@ -41,10 +54,13 @@ func (s *Store) BeginResponse(ctx context.Context, b store.Begin) (map[string]js
 		lease = p.SetNX(ctx, k.lease, b.ResponseID, b.Lease)
 		p.Set(ctx, receiptKey, b.Receipt, s.receiptTTL)
 		p.SAdd(ctx, k.responses, escapeID(b.ResponseID))
-		s.registerRun(ctx, p, b.User, b.Session, b.ResponseID, b.Replica, b.Lease)
+		s.queueBookkeeping(p, register, index)
 		return nil
 	})
 	if err != nil {
+		// The transaction may have run all the same (its answer lost): the
+		// run stays registered, so a sweep fails its receipt once the lease
+		// lapses.
 		return nil, fmt.Errorf("store: begin response: %w", err)
 	}
 	var refusal error
@@ -55,8 +71,15 @@ func (s *Store) BeginResponse(ctx context.Context, b store.Begin) (map[string]js
 		refusal = store.ErrSessionBusy
 	}
 	if refusal != nil {
-		s.undoBegin(ctx, k, b, lease.Val())
+		if err := s.undoBegin(ctx, k, b, lease.Val()); err != nil {
+			return nil, fmt.Errorf("store: begin response: undo a begin refused with %q: %w", refusal, err)
+		}
 		return nil, refusal
+	}
+	// Indexed once it exists: a crash before leaves a session that is not
+	// listed, never a listed one that is missing.
+	if err := s.sendBookkeeping(ctx, index); err != nil {
+		return nil, fmt.Errorf("store: begin response: index the new session: %w", err)
 	}
 	if state == nil {
 		return map[string]json.RawMessage{}, nil
@@ -68,18 +91,33 @@ func (s *Store) BeginResponse(ctx context.Context, b store.Begin) (map[string]js
 	return out, nil
 }
 
+// indexSession is the bookkeeping step that adds a session to its user's
+// index.
+func (s *Store) indexSession(ctx context.Context, user, session string) bookkeeping {
+	return func(p redis.Pipeliner) { p.ZAdd(ctx, s.indexKey(user), redis.Z{Member: session}) }
+}
+
 // undoBegin removes what a refused BeginResponse wrote: the receipt, the
-// response's entry, and the lease if it took one for a missing session.
-func (s *Store) undoBegin(ctx context.Context, k sessionKeys, b store.Begin, tookLease bool) {
-	_, _ = s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+// response's entry, the lease if it took one for a missing session, and
+// the run. On a Cluster the run is forgotten after the receipt is gone: a
+// crash in between leaves a run whose receipt is missing, which a sweep
+// only forgets. If it fails, the receipt stays in_progress until a sweep
+// fails it (the run is still registered and nobody renews it).
+func (s *Store) undoBegin(ctx context.Context, k sessionKeys, b store.Begin, tookLease bool) error {
+	unregister := s.unregisterRun(ctx, b.User, b.Session, b.ResponseID, b.Replica)
+	_, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		p.Del(ctx, k.receipt(b.ResponseID))
 		p.SRem(ctx, k.responses, escapeID(b.ResponseID))
-		s.unregisterRun(ctx, p, b.User, b.Session, b.ResponseID, b.Replica)
 		if tookLease {
 			p.Del(ctx, k.lease)
 		}
+		s.queueBookkeeping(p, unregister)
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return s.sendBookkeeping(ctx, unregister)
 }
 
 // maxCommitTries bounds the tries of a commit whose watched keys changed
@@ -97,14 +135,35 @@ const maxCommitTries = 4
 // It returns ErrLeaseLost when another response holds the session, or when
 // the session is gone (deleted after the lease lapsed; nothing of it is
 // written again), and ErrReceiptFinal when the receipt is already final.
+//
+// On a Cluster the user's wait index and the run registry are written in
+// steps of their own (see cluster.go): a wait is indexed before the commit
+// writes it, and a released run forgotten after it.
 func (s *Store) CommitResponse(ctx context.Context, c store.Commit) error {
+	var indexWait, unregister bookkeeping
+	if c.Wait != nil {
+		indexWait = s.indexWait(ctx, c.User, c.Session, c.Wait)
+	}
+	if c.Release {
+		unregister = s.unregisterRun(ctx, c.User, c.Session, c.ResponseID, c.Replica)
+	}
+	// A crash (or a refused commit) after this leaves an index entry whose
+	// wait is missing, which reads as no wait; it expires with the wait.
+	if err := s.sendBookkeeping(ctx, indexWait); err != nil {
+		return fmt.Errorf("store: commit response: index the wait: %w", err)
+	}
 	for range maxCommitTries {
-		err := s.commitOnce(ctx, c)
+		err := s.commitOnce(ctx, c, indexWait, unregister)
 		switch {
 		case errors.Is(err, redis.TxFailedErr):
 			continue // the lease, the receipt or the session changed: read again
 		case err != nil && !errors.Is(err, store.ErrLeaseLost) && !errors.Is(err, store.ErrReceiptFinal):
 			return fmt.Errorf("store: commit response: %w", err)
+		}
+		if err == nil {
+			// The commit is done whatever this answers: a run left
+			// registered has a final receipt, which a sweep only forgets.
+			_ = s.sendBookkeeping(ctx, unregister)
 		}
 		return err
 	}
@@ -117,11 +176,12 @@ func (s *Store) CommitResponse(ctx context.Context, c store.Commit) error {
 }
 
 // commitOnce is one try of CommitResponse; redis.TxFailedErr means that a
-// watched key changed and nothing was written.
-func (s *Store) commitOnce(ctx context.Context, c store.Commit) error {
+// watched key changed and nothing was written. The bookkeeping steps go in
+// the transaction where the store is not a Cluster.
+func (s *Store) commitOnce(ctx context.Context, c store.Commit, steps ...bookkeeping) error {
 	k := s.sessionKeys(c.User, c.Session)
 	receiptKey := k.receipt(c.ResponseID)
-	return s.rdb.Watch(ctx, func(tx *redis.Tx) error {
+	return s.watchOn(ctx, k.lease, func(tx *redis.Tx) error {
 		// WATCH travels in the same round trip as the reads. go-redis does
 		// not know it is armed, so every path that skips EXEC unwatches.
 		var holder, length *redis.StringCmd
@@ -174,15 +234,16 @@ func (s *Store) commitOnce(ctx context.Context, c store.Commit) error {
 		offset, _ := strconv.ParseInt(length.Val(), 10, 64)
 		_, err = tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
 			s.queueCommit(ctx, p, k, c, offset, held)
+			s.queueBookkeeping(p, steps...)
 			return nil
 		})
 		return err
 	})
 }
 
-// queueCommit queues the writes of a step whose transcript continues at
-// offset; held says whether the response still holds its lease (a release
-// then deletes it).
+// queueCommit queues the writes of a step under the session's tag, whose
+// transcript continues at offset; held says whether the response still
+// holds its lease (a release then deletes it).
 func (s *Store) queueCommit(ctx context.Context, p redis.Pipeliner, k sessionKeys, c store.Commit, offset int64, held bool) {
 	if len(c.StateDelta) > 0 {
 		p.HSet(ctx, k.state, stateArgs(c.StateDelta)...)
@@ -203,13 +264,10 @@ func (s *Store) queueCommit(ctx context.Context, p redis.Pipeliner, k sessionKey
 	}
 	p.Set(ctx, k.receipt(c.ResponseID), c.Receipt, s.receiptTTL)
 	if c.Wait != nil {
-		s.addWait(ctx, p, c.User, c.Session, c.Wait)
+		s.addWait(ctx, p, k, c.Wait)
 	}
 	if c.Release && held {
 		p.Del(ctx, k.lease)
-	}
-	if c.Release {
-		s.unregisterRun(ctx, p, c.User, c.Session, c.ResponseID, c.Replica)
 	}
 	if len(c.Events) > 0 {
 		p.Publish(ctx, s.eventsChannel(c.User, c.Session, c.ResponseID), c.Events[len(c.Events)-1].Sequence)
@@ -280,7 +338,7 @@ func (s *Store) RenewLease(ctx context.Context, user, session, responseID, repli
 	// and a registration are the same the second time.
 	err := s.pipelined(ctx, func(p redis.Pipeliner) {
 		renewed = renewScript.Run(ctx, p, []string{k.lease, k.receipt(responseID), k.meta}, responseID, lease.Milliseconds())
-		s.registerRun(ctx, p, user, session, responseID, replica, lease)
+		s.registerRun(ctx, user, session, responseID, replica, lease)(p)
 	})
 	n, _ := renewed.Int()
 	return n == 1, err

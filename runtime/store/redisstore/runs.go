@@ -33,12 +33,24 @@ func runMember(user, session, responseID, replica string) string {
 	return string(b)
 }
 
-func (s *Store) registerRun(ctx context.Context, p redis.Pipeliner, user, session, responseID, replica string, lease time.Duration) {
-	p.ZAdd(ctx, s.runsKey(), redis.Z{Score: float64(time.Now().Add(lease).UnixMilli()), Member: runMember(user, session, responseID, replica)})
+// registerRun is the bookkeeping step that registers a run, or refreshes
+// its score when it is registered already.
+func (s *Store) registerRun(ctx context.Context, user, session, responseID, replica string, lease time.Duration) bookkeeping {
+	score := float64(time.Now().Add(lease).UnixMilli())
+	member := runMember(user, session, responseID, replica)
+	return func(p redis.Pipeliner) {
+		p.ZAdd(ctx, s.runsKey(), redis.Z{Score: score, Member: member})
+	}
 }
 
-func (s *Store) unregisterRun(ctx context.Context, p redis.Pipeliner, user, session, responseID, replica string) {
-	p.ZRem(ctx, s.runsKey(), runMember(user, session, responseID, replica))
+// unregisterRun is the bookkeeping step that forgets a run.
+func (s *Store) unregisterRun(ctx context.Context, user, session, responseID, replica string) bookkeeping {
+	return s.forgetRun(ctx, runMember(user, session, responseID, replica))
+}
+
+// forgetRun is the bookkeeping step that removes a member of the registry.
+func (s *Store) forgetRun(ctx context.Context, member string) bookkeeping {
+	return func(p redis.Pipeliner) { p.ZRem(ctx, s.runsKey(), member) }
 }
 
 // SweepLapsed finds up to limit runs whose lease lapsed before now. A run
@@ -68,20 +80,25 @@ func (s *Store) SweepLapsed(ctx context.Context, now time.Time, limit int, due f
 			continue
 		}
 		swept, err := s.sweepOne(ctx, run, m, failed)
-		if err != nil {
-			return out, err
-		}
 		if swept {
 			out = append(out, run)
+		}
+		if err != nil {
+			return out, err
 		}
 	}
 	return out, nil
 }
 
+// sweepOne fails one lapsed run, unless its lease is held again, and
+// forgets it. On a Cluster the run is forgotten after its receipt is
+// failed: a crash in between leaves it registered, and the next sweep
+// finds its receipt final and only forgets it.
 func (s *Store) sweepOne(ctx context.Context, run store.Lapsed, member string, failed func(store.Lapsed, []byte) []byte) (bool, error) {
 	k := s.sessionKeys(run.User, run.Session)
-	swept := false
-	err := s.rdb.Watch(ctx, func(tx *redis.Tx) error {
+	forget := s.forgetRun(ctx, member)
+	swept, done := false, false
+	err := s.watchOn(ctx, k.lease, func(tx *redis.Tx) error {
 		var holder, receipt *redis.StringCmd
 		_, err := tx.Pipelined(ctx, func(p redis.Pipeliner) error {
 			p.Do(ctx, "watch", k.lease, k.receipt(run.ResponseID))
@@ -104,19 +121,31 @@ func (s *Store) sweepOne(ctx context.Context, run store.Lapsed, member string, f
 		if receipt.Err() == nil && !store.IsFinalReceipt([]byte(receipt.Val())) {
 			replacement = failed(run, []byte(receipt.Val()))
 		}
+		if replacement == nil && s.clustered {
+			// Nothing to write under the session's slot: no transaction.
+			done = true
+			return tx.Unwatch(ctx).Err()
+		}
 		_, err = tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
 			if replacement != nil {
 				p.Set(ctx, k.receipt(run.ResponseID), replacement, s.receiptTTL)
 				p.Publish(ctx, s.eventsChannel(run.User, run.Session, run.ResponseID), -1)
 			}
-			p.ZRem(ctx, s.runsKey(), member)
+			s.queueBookkeeping(p, forget)
 			return nil
 		})
 		swept = err == nil && replacement != nil
+		done = err == nil
 		return err
 	})
 	if errors.Is(err, redis.TxFailedErr) {
 		return false, nil // changed meanwhile: the next sweep looks again
 	}
-	return swept, err
+	if err != nil || !done {
+		return false, err
+	}
+	if err := s.sendBookkeeping(ctx, forget); err != nil {
+		return swept, fmt.Errorf("store: sweep runs: forget a swept run: %w", err)
+	}
+	return swept, nil
 }
