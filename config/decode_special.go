@@ -24,6 +24,8 @@ func (d *decoder) special(n *yaml.Node, path string, v reflect.Value) bool {
 		d.jsonValue(n, path, v)
 	case toolApprovalType:
 		d.toolApproval(n, path, v)
+	case routerHarnessesType:
+		d.routerHarnesses(n, path, v)
 	default:
 		return false
 	}

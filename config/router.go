@@ -1,5 +1,12 @@
 package config
 
+import (
+	"cmp"
+	"maps"
+	"slices"
+	"strings"
+)
+
 // Defaults of the router backend.
 const (
 	DefaultRouterPlanDailyTurns    = 1000
@@ -31,10 +38,10 @@ const (
 type RouterBackend struct {
 	// Harnesses are the named harnesses, each exactly one backend section
 	// (echo, exec, model, a2a or relay) with the router's own settings.
-	Harnesses map[string]RouterHarness `yaml:"harnesses"`
-	// Order is the harnesses' order for "auto" ties and next_harness
-	// (default: by name). YAML mappings lose their order once decoded, so
-	// it is written out here.
+	// Decoding keeps the order they are declared in (see DeclaredOrder).
+	Harnesses RouterHarnesses `yaml:"harnesses"`
+	// Order, when set, overrides the declared order of the harnesses for
+	// "auto" ties and next_harness; it must name every harness once.
 	Order []string `yaml:"order"`
 	// House answers when nothing else should or can (required).
 	House string `yaml:"house"`
@@ -66,6 +73,30 @@ type RouterBackend struct {
 	FallbackLine string `yaml:"fallbackLine"`
 }
 
+// RouterHarnesses are a router's harnesses by name. The decoder of
+// config.yaml sets each harness's Place, so that the order of the
+// harnesses: mapping survives decoding.
+type RouterHarnesses map[string]RouterHarness
+
+// Names lists the harness names in their declared order: by Place, then
+// by name (harnesses built in Go have no Place, so they go by name).
+func (hs RouterHarnesses) Names() []string {
+	names := slices.Collect(maps.Keys(hs))
+	slices.SortFunc(names, func(a, b string) int {
+		return cmp.Or(cmp.Compare(hs[a].Place, hs[b].Place), strings.Compare(a, b))
+	})
+	return names
+}
+
+// DeclaredOrder is the harnesses' order for "auto" ties and next_harness:
+// Order when it is set, else the order of the harnesses: mapping.
+func (r RouterBackend) DeclaredOrder() []string {
+	if len(r.Order) > 0 {
+		return slices.Clone(r.Order)
+	}
+	return r.Harnesses.Names()
+}
+
 // RouterHarness is one harness: one backend section and how the router
 // treats it.
 type RouterHarness struct {
@@ -89,6 +120,9 @@ type RouterHarness struct {
 	// NeedsConsent makes a visitor's turn reach the harness only when the
 	// visitor consented (metadata "routerConsent": true).
 	NeedsConsent bool `yaml:"needsConsent"`
+	// Place is the harness's place under harnesses: (1 for the first), set
+	// when config.yaml is decoded; 0 for a harness built in Go.
+	Place int `yaml:"-"`
 }
 
 // RouterPricing is a harness's price per million tokens, in micro-dollars.

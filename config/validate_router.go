@@ -20,8 +20,8 @@ func (v *validator) router(r *RouterBackend) {
 		v.problem(at+".harnesses", "required; name at least one harness, such as `quick: {echo: {}}`")
 		return
 	}
-	for name, h := range r.Harnesses {
-		v.routerHarness(joinPath(at+".harnesses", name), name, h)
+	for _, name := range r.Harnesses.Names() {
+		v.routerHarness(joinPath(at+".harnesses", name), name, r.Harnesses[name])
 	}
 	known := func(name string) bool { _, ok := r.Harnesses[name]; return ok }
 	switch {

@@ -39,6 +39,9 @@ func TestOwnerViewReceivesTheRelayFeed(t *testing.T) {
 	tb.click("button", "Owner")
 	tb.find("button", "Create pairing code")
 	tb.waitFor("the empty participant list", `document.getElementById('participants').textContent.includes('No outside agents')`)
+	if !eval[bool](tb, `document.getElementById('router').hidden`) {
+		t.Errorf("the router's section shows on an agent without a router")
+	}
 	tb.click("button", "Create pairing code")
 	tb.waitFor("a pairing code", `document.querySelector('.pairing-code')`)
 	code := eval[string](tb, `document.querySelector('.pairing-code').textContent`)

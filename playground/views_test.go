@@ -107,8 +107,11 @@ func TestScreenshots(t *testing.T) {
 	tb2.find("button", "Approve")
 	shoot(tb2, "approval.png")
 
+	// The owner view of an agent with a router: outside agents and the
+	// harness router, with a few routed turns.
+	srv = startRouter(t, 3)
 	tb3 := openTab(t, srv, "/")
-	tb3.do(chromedp.EmulateViewport(1200, 760))
+	tb3.do(chromedp.EmulateViewport(1200, 1150))
 	tb3.click("button", "Owner")
 	tb3.click("button", "Create pairing code")
 	tb3.waitFor("a pairing code", `document.querySelector('.pairing-code')`)
@@ -122,5 +125,7 @@ func TestScreenshots(t *testing.T) {
 	participantPost(t, api+"notices", token, map[string]any{"item": map[string]any{"type": "progress", "step": 3, "total": 5, "label": "Tests"}})
 	participantPost(t, api+"notices", token, map[string]any{"item": map[string]any{"type": "card", "title": "Release notes", "lines": []string{"3 fixes", "1 feature"}}})
 	tb3.waitFor("the feed", `document.querySelectorAll('#feed li').length === 3 && document.getElementById('participants').textContent.includes('My CLI')`)
+	tb3.waitFor("the router", `document.querySelector('#router-harnesses tr[data-name=home] .state').textContent === 'ready' &&
+		document.querySelectorAll('#router-receipts tr.receipt').length === 3`)
 	shoot(tb3, "owner.png")
 }

@@ -99,7 +99,7 @@ func decode(w http.ResponseWriter, req *http.Request, v any) bool {
 }
 
 func (h *handler) status(w http.ResponseWriter, req *http.Request) {
-	s, err := h.r.Status(req.Context())
+	s, err := h.r.Status(req.Context(), auth.From(req.Context()).UserID)
 	if stored(w, err) {
 		return
 	}

@@ -47,6 +47,7 @@ type gate struct {
 	usage     runtime.Usage
 	begin     time.Time
 	startedAt time.Time
+	textAt    time.Time // the answer's first text, held back or not
 }
 
 // errTimedOut is what a harness's emit returns once its wait ran out.
@@ -64,8 +65,8 @@ func (g *gate) send(ev runtime.Event) error {
 		g.usage.OutputTokens += ev.Usage.OutputTokens
 		g.usage.TotalTokens += ev.Usage.TotalTokens
 	}
-	if ev.Type == runtime.EventTextDelta && ev.Delta != "" {
-		g.sawText = true
+	if ev.Type == runtime.EventTextDelta && ev.Delta != "" && !g.sawText {
+		g.sawText, g.textAt = true, time.Now()
 	}
 	if g.started {
 		return g.emit(ev)
@@ -96,11 +97,13 @@ func (g *gate) startLocked() error {
 	return nil
 }
 
-// expire ends the wait unless the answer started.
+// expire ends the wait unless the answer started. A visitor's answer is
+// held back until it is whole, but its text started in time: it is not
+// cut off.
 func (g *gate) expire() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if !g.started {
+	if !g.started && !g.sawText {
 		g.timedOut = true
 		g.cancel()
 	}
@@ -174,6 +177,9 @@ func (t *routed) ask(ctx context.Context, name string, wait time.Duration, prefi
 			out.err = e
 		}
 		out.started, out.waited = true, time.Since(g.begin)
+		if g.sawText {
+			out.waited = g.textAt.Sub(g.begin)
+		}
 	default:
 		out.started = true
 	}

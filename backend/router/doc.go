@@ -5,7 +5,10 @@
 // harness's cost ceiling, the owner's pauses and the harness's breaker;
 // the router waits at most the harness's waitMs for its answer to start
 // and falls back (house, next_harness, tell_me, or a ladder ending with a
-// person) when it times out, fails or answers nothing. Every routed turn
+// person) when it times out, fails or answers nothing. A relay harness
+// whose outside agent is not connected is skipped as offline without
+// counting as a failure; a reply that comes after the wait is discarded.
+// "auto" ties and next_harness follow the declared order of harnesses:. Every routed turn
 // leaves one receipt in the store that holds no text: who was chosen, who
 // answered, why, the rungs tried, the waits and the cost.
 //

@@ -34,6 +34,9 @@ func (t *routed) check(ctx context.Context, name string, ladder bool) string {
 	case t.visitor && h.NeedsConsent && !t.consent:
 		return ReasonNoConsent
 	}
+	if reason := t.offline(ctx, h); reason != "" {
+		return reason
+	}
 	if h.Priced() {
 		counts, err := t.r.st.RouterCounts(ctx, t.r.now())
 		if err != nil {
@@ -58,6 +61,23 @@ func (t *routed) check(ctx context.Context, name string, ladder bool) string {
 		return ReasonStoreUnavailable
 	case !ok:
 		return ReasonCoolingDown
+	}
+	return ""
+}
+
+// offline says harness_offline for a relay harness whose outside agent
+// is not connected: it is skipped before its visitor cap or its breaker
+// counts anything (offline is not a failure).
+func (t *routed) offline(ctx context.Context, h config.RouterHarness) string {
+	if h.Relay == nil || t.r.relay == nil {
+		return ""
+	}
+	connected, err := t.r.relay.Connected(ctx, *h.Relay, t.turn.UserID)
+	switch {
+	case err != nil:
+		return ReasonStoreUnavailable
+	case !connected:
+		return ReasonOffline
 	}
 	return ""
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/harnest/harnest/config"
 	"github.com/harnest/harnest/runtime/store"
@@ -14,6 +15,7 @@ const (
 	StateReady       = "ready"
 	StatePaused      = "paused"
 	StateCoolingDown = "cooling_down"
+	StateOffline     = "offline" // a relay harness whose outside agent is not connected
 )
 
 // ErrInvalid is a change the owner asked for that config would refuse;
@@ -47,23 +49,9 @@ type Status struct {
 	VisitorTurnsToday int64             `json:"visitorTurnsToday"`
 }
 
-// kind names a harness's backend.
-func kind(h config.RouterHarness) string {
-	switch {
-	case h.Echo != nil:
-		return "echo"
-	case h.Exec != nil:
-		return "exec"
-	case h.Model != nil:
-		return "model"
-	case h.A2A != nil:
-		return "a2a"
-	}
-	return "relay"
-}
-
-// Status reads the owner's page.
-func (r *Router) Status(ctx context.Context) (Status, error) {
+// Status reads the owner's page as user sees it: a relay harness is
+// offline when no outside agent of user's would take their turn.
+func (r *Router) Status(ctx context.Context, user string) (Status, error) {
 	ov, err := r.st.RouterOverrides(ctx)
 	if err != nil {
 		return Status{}, err
@@ -79,21 +67,40 @@ func (r *Router) Status(ctx context.Context) (Status, error) {
 		TurnsToday: counts["turns"], VisitorTurnsToday: counts["visitor_turns"], Harnesses: []HarnessStatus{}}
 	for _, name := range r.order {
 		h := r.cfg.Harnesses[name]
-		hs := HarnessStatus{Name: name, Kind: kind(h), Skills: append([]string{}, h.Skills...), State: StateReady,
+		hs := HarnessStatus{Name: name, Kind: h.Backend().Kind(), Skills: append([]string{}, h.Skills...),
 			Allowed: s.isAllowed(name), CostTodayMicros: counts["cost:"+name]}
-		st, err := r.st.RouterBreakerState(ctx, name, r.breakerPolicy(name), now)
-		if err != nil {
+		if hs.State, err = r.state(ctx, name, s, user, now); err != nil {
 			return Status{}, err
-		}
-		switch {
-		case s.paused[name]:
-			hs.State = StatePaused
-		case st != store.RouterClosed:
-			hs.State = StateCoolingDown
 		}
 		out.Harnesses = append(out.Harnesses, hs)
 	}
 	return out, nil
+}
+
+// state is a harness's state: paused by the owner, offline (a relay
+// harness without its outside agent), cooling down (its breaker is not
+// closed) or ready.
+func (r *Router) state(ctx context.Context, name string, s settings, user string, now time.Time) (string, error) {
+	if s.paused[name] {
+		return StatePaused, nil
+	}
+	if h := r.cfg.Harnesses[name]; h.Relay != nil && r.relay != nil {
+		connected, err := r.relay.Connected(ctx, *h.Relay, user)
+		if err != nil {
+			return "", err
+		}
+		if !connected {
+			return StateOffline, nil
+		}
+	}
+	st, err := r.st.RouterBreakerState(ctx, name, r.breakerPolicy(name), now)
+	switch {
+	case err != nil:
+		return "", err
+	case st != store.RouterClosed:
+		return StateCoolingDown, nil
+	}
+	return StateReady, nil
 }
 
 // SetChoice saves the harness choice ("" for none) for every replica.

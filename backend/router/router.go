@@ -14,14 +14,18 @@ import (
 	"github.com/harnest/harnest/runtime/store"
 )
 
-// Relay is what the router needs of the relay: who the owner is, and the
-// owner's feed for hand-offs to a person.
+// Relay is what the router needs of the relay: who the owner is, the
+// owner's feed for hand-offs to a person, and whether an outside agent is
+// connected.
 type Relay interface {
 	// IsOwner reports whether a user is the agent's owner.
 	IsOwner(user string) bool
 	// HandOff puts a hand-off item (no text of the turn) into the feed of
 	// the owner who answers user's turns.
 	HandOff(ctx context.Context, user, responseID, sessionID string) error
+	// Connected reports whether an outside agent would take user's turn
+	// through the relay section b now (paired, live, not paused).
+	Connected(ctx context.Context, b config.RelayBackend, user string) (bool, error)
 }
 
 // Options configure a Router.
@@ -43,7 +47,7 @@ type Options struct {
 type Router struct {
 	cfg       config.RouterBackend
 	harnesses map[string]runtime.Agent
-	order     []string // the declared order
+	order     []string // the declared order (config.RouterBackend.DeclaredOrder)
 	ladder    []string // with person last; nil without a ladder
 	st        store.Router
 	relay     Relay
@@ -65,13 +69,7 @@ func New(o Options) (*Router, error) {
 	if r.now == nil {
 		r.now = time.Now
 	}
-	r.order = slices.Clone(o.Config.Order)
-	if len(r.order) == 0 {
-		for name := range o.Config.Harnesses {
-			r.order = append(r.order, name)
-		}
-		slices.Sort(r.order)
-	}
+	r.order = o.Config.DeclaredOrder()
 	for _, name := range r.order {
 		if r.harnesses[name] == nil {
 			return nil, fmt.Errorf("router: the harness %q was not built", name)

@@ -69,6 +69,7 @@ type receipt struct {
 		Name   string `json:"name"`
 		Reason string `json:"reason"`
 	} `json:"rungs"`
+	WaitMs     int64 `json:"waitMs"`
 	CostMicros int64 `json:"costMicros"`
 }
 

@@ -1,12 +1,13 @@
 // main.js: wires the page together: discovery (GET /agent: the agent's
 // name, whether /live and AG-UI are served), the token field, the views
-// (Chat, Owner, Traces), the theme, and the ?session= deep link.
+// (Chat, Owner with the harness router, Traces), the theme, and the ?session= deep link.
 
 import { get, setToken } from "./api.js";
 import { Sessions } from "./sessions.js";
 import { Conversation } from "./conversation.js";
 import { Uploads } from "./uploads.js";
 import { OwnerView } from "./owner.js";
+import { RouterView } from "./router.js";
 import { TracesView } from "./traces.js";
 import { setupTheme } from "./theme.js";
 
@@ -38,6 +39,12 @@ conversation = new Conversation(
 const owner = new OwnerView({
   status: $("owner-status"), pairForm: $("pair-form"), pairName: $("pair-name"), pairKind: $("pair-kind"),
   code: $("pair-code"), participants: $("participants"), feed: $("feed"), refresh: $("owner-refresh"),
+  onParticipants: () => router.loadStatus().catch(() => {}),
+});
+const router = new RouterView({
+  section: $("router"), status: $("router-status"), choice: $("router-choice"), choiceForm: $("router-choice-form"),
+  summary: $("router-summary"), harnesses: $("router-harnesses"), receipts: $("router-receipts"),
+  more: $("router-more"), refresh: $("router-refresh"),
 });
 const traces = new TracesView($("traces"), $("traces-refresh"), $("traces-status"));
 
@@ -58,8 +65,10 @@ function showView(name) {
     tab.setAttribute("aria-pressed", tab.dataset.view === name ? "true" : "false");
   }
   for (const v of ["chat", "owner", "traces"]) $("view-" + v).hidden = v !== name;
-  if (name === "owner") owner.open();
-  else owner.close();
+  if (name === "owner") {
+    owner.open();
+    router.open();
+  } else owner.close();
   if (name === "traces") traces.refresh();
 }
 
@@ -105,7 +114,10 @@ async function start() {
 function applyToken() {
   setToken($("token").value);
   start();
-  if (currentView === "owner") owner.open();
+  if (currentView === "owner") {
+    owner.open();
+    router.open();
+  }
 }
 $("token").addEventListener("change", applyToken);
 $("token").addEventListener("keydown", (e) => {

@@ -15,7 +15,11 @@ const gestureWords = {
 
 /** OwnerView is the outside-agents panel. */
 export class OwnerView {
-  /** ui: status, pairForm, pairName, pairKind, code, participants, feed, refresh. */
+  /**
+   * ui: status, pairForm, pairName, pairKind, code, participants, feed,
+   * refresh; onParticipants (optional) is called after the participants
+   * were listed again (the router's relay harnesses may have come online).
+   */
   constructor(ui) {
     this.ui = ui;
     this.feedAbort = null;
@@ -97,6 +101,7 @@ export class OwnerView {
     list.replaceChildren();
     if (page.participants.length === 0) list.append(el("li", "empty", "No outside agents are paired yet."));
     for (const p of page.participants) list.append(this.participant(p));
+    if (this.ui.onParticipants) this.ui.onParticipants();
   }
 
   participant(p) {
