@@ -1,6 +1,7 @@
 package a2a
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -9,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 )
 
 // The served card is agent-card.yaml (the 1.0 shape) with what both
@@ -22,8 +24,12 @@ import (
 //   - capabilities.extensions with the alive extension checked, and
 //     dropped with a start-up warning when any part of it is invalid.
 //
-// It is served with an ETag and Cache-Control; a matching If-None-Match
-// gets 304.
+// It is served with an ETag, Last-Modified and Cache-Control; a matching
+// If-None-Match (or, without one, an If-Modified-Since not before
+// Last-Modified) gets 304. The extended card (extcard.go) is built the same
+// way from agent-card.extended.yaml; when there is one, the public card
+// declares it (capabilities.extendedAgentCard, and for 0.3
+// supportsAuthenticatedExtendedCard).
 
 // cardInfo is what the server learns from the card besides its mounts.
 type cardInfo struct {
@@ -33,6 +39,7 @@ type cardInfo struct {
 	required   []string        // ... of which clients must request these
 	warnings   []string
 	json, etag []byte
+	modified   time.Time // Last-Modified: when the card was built
 }
 
 // buildCard makes the served card. Capabilities harnest does not provide
@@ -56,8 +63,16 @@ func buildCard(ctx context.Context, o Options) (*cardInfo, error) {
 	if caps["pushNotifications"] == true {
 		return nil, fmt.Errorf("agent-card.yaml capabilities.pushNotifications: harnest does not send A2A push notifications; remove it or set it to false")
 	}
-	if caps["extendedAgentCard"] == true {
-		return nil, fmt.Errorf("agent-card.yaml capabilities.extendedAgentCard: harnest serves no extended agent card; remove it or set it to false")
+	if caps["extendedAgentCard"] == true && o.ExtendedCard == nil {
+		return nil, fmt.Errorf("agent-card.yaml capabilities.extendedAgentCard: the agent folder has no agent-card.extended.yaml; add one or remove the capability")
+	}
+	// The extended card is declared exactly when there is one, in both
+	// generations' spellings.
+	hasExtended := o.ExtendedCard != nil
+	delete(caps, "extendedAgentCard")
+	delete(card, "supportsAuthenticatedExtendedCard")
+	if hasExtended {
+		caps["extendedAgentCard"] = true
 	}
 	info.streaming = caps["streaming"] == true
 
@@ -100,6 +115,10 @@ func buildCard(ctx context.Context, o Options) (*cardInfo, error) {
 			continue
 		}
 		raw, _ := iface["url"].(string)
+		if b, _ := iface["protocolBinding"].(string); normalizeBinding(b) == bindingGRPC {
+			iface["url"] = servedGRPCURL(raw, base) // host:port, what gRPC clients dial (grpc.go)
+			continue
+		}
 		if base != nil {
 			if u, err := url.Parse(raw); err == nil {
 				u.Scheme, u.Host = base.Scheme, base.Host
@@ -120,14 +139,28 @@ func buildCard(ctx context.Context, o Options) (*cardInfo, error) {
 		card["url"] = first["url"]
 		card["preferredTransport"] = first["transport"]
 		card["additionalInterfaces"] = legacy
+		if hasExtended {
+			card["supportsAuthenticatedExtendedCard"] = true
+		}
 	}
 
 	if info.json, err = json.Marshal(card); err != nil {
 		return nil, fmt.Errorf("a2a: agent card cannot be encoded as JSON: %w", err)
 	}
-	sum := sha256.Sum256(info.json)
-	info.etag = []byte(`"` + hex.EncodeToString(sum[:16]) + `"`)
+	info.etag = etagOf(info.json)
+	now := time.Now
+	if o.Now != nil {
+		now = o.Now
+	}
+	info.modified = now().UTC().Truncate(time.Second)
 	return info, nil
+}
+
+// etagOf is the strong entity tag of a body: a hash of its bytes, the same
+// on every replica.
+func etagOf(body []byte) []byte {
+	sum := sha256.Sum256(body)
+	return []byte(`"` + hex.EncodeToString(sum[:16]) + `"`)
 }
 
 // Card returns the served agent card: serve it at
@@ -142,26 +175,27 @@ func (s *Server) CardJSON() []byte { return s.info.json }
 // logged): why the alive extension was left out, for instance.
 func (s *Server) Warnings() []string { return append([]string(nil), s.info.warnings...) }
 
-// CardHandler serves the card with an ETag and Cache-Control.
+// CardHandler serves the card with an ETag, Last-Modified and
+// Cache-Control, and answers conditional GETs with 304.
 func (s *Server) CardHandler() http.Handler {
-	etag := string(s.info.etag)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h := w.Header()
-		h.Set("Cache-Control", "public, max-age=300")
-		h.Set("ETag", etag)
-		h.Set("Access-Control-Allow-Origin", "*")
-		if match := r.Header.Get("If-None-Match"); match != "" && etagMatches(match, etag) {
-			w.WriteHeader(http.StatusNotModified)
-			return
-		}
-		h.Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusOK)
-		if r.Method != http.MethodHead {
-			_, _ = w.Write(s.info.json)
-		}
+		w.Header().Set("Access-Control-Allow-Origin", "*")
+		serveCard(w, r, s.info, "public, max-age=300")
 	})
 }
 
+// serveCard writes a built card with its validators (http.ServeContent
+// answers If-None-Match, If-Modified-Since and HEAD).
+func serveCard(w http.ResponseWriter, r *http.Request, info *cardInfo, cacheControl string) {
+	h := w.Header()
+	h.Set("Cache-Control", cacheControl)
+	h.Set("ETag", string(info.etag))
+	h.Set("Content-Type", "application/json")
+	http.ServeContent(w, r, "", info.modified, bytes.NewReader(info.json))
+}
+
+// etagMatches reports whether an If-None-Match header names etag (weak
+// comparison, as RFC 9110 asks for If-None-Match).
 func etagMatches(header, etag string) bool {
 	for _, t := range strings.Split(header, ",") {
 		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")

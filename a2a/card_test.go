@@ -11,7 +11,7 @@ func TestMountErrorsNameTheInterface(t *testing.T) {
 		iface map[string]any
 		want  string
 	}{
-		{map[string]any{"url": "http://h/a", "protocolBinding": "GRPC", "protocolVersion": "1.0"}, `supportedInterfaces[1]: protocolBinding "GRPC"`},
+		{map[string]any{"url": "http://h/a", "protocolBinding": "SLIMRPC", "protocolVersion": "1.0"}, `supportedInterfaces[1]: protocolBinding "SLIMRPC"`},
 		{map[string]any{"url": "http://h/a", "protocolBinding": "JSONRPC", "protocolVersion": "0.2"}, `supportedInterfaces[1]: protocolVersion "0.2"`},
 		{map[string]any{"url": "http://h/a{x}", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}, `supportedInterfaces[1]: url`},
 	} {
@@ -26,7 +26,7 @@ func TestMountErrorsNameTheInterface(t *testing.T) {
 	if err != nil || len(mounts) != 2 || len(mounts[0].versions) != 2 || mounts[1].binding != bindingREST {
 		t.Fatalf("mounts %+v %v", mounts, err)
 	}
-	for _, cap := range []string{"pushNotifications", "extendedAgentCard"} {
+	for _, cap := range []string{"pushNotifications", "extendedAgentCard"} { // extendedAgentCard: without the file
 		card := testCard("http://h", true)
 		card["capabilities"] = map[string]any{cap: true}
 		if _, err := buildCard(context.Background(), Options{Card: card}); err == nil || !strings.Contains(err.Error(), cap) {

@@ -56,7 +56,7 @@ func decodeStrict(raw json.RawMessage, v any, what string) error {
 	if isNull(raw) {
 		return invalidf("params are required: %s", what)
 	}
-	if err := json.Unmarshal(raw, v); err != nil {
+	if err := json.Unmarshal(camelKeys(raw), v); err != nil {
 		return invalidf("params must be %s: %s", what, jsonProblem(err))
 	}
 	return nil
@@ -205,7 +205,7 @@ func decodeList10(raw json.RawMessage) (listRequest, error) {
 		return listRequest{}, err
 	}
 	if !isNull(raw) {
-		if err := json.Unmarshal(raw, &p); err != nil {
+		if err := json.Unmarshal(camelKeys(raw), &p); err != nil {
 			return listRequest{}, invalidf("params must be a ListTasksRequest: %s", jsonProblem(err))
 		}
 	}

@@ -12,7 +12,9 @@
 // tools are input-required tasks, answered by a message on the same task.
 //
 // The served card (Card, CardHandler) carries the 1.0 fields and what 0.3
-// clients read, with the alive extension checked (alive.go).
+// clients read, with the alive extension checked (alive.go); the extended
+// card (agent-card.extended.yaml, extcard.go) goes to authenticated callers.
+// Requests may use proto field names as well as camelCase (protonames.go).
 //
 // Use:
 //

@@ -33,7 +33,7 @@ func errInvalidRequest(msg string) *Error {
 	return newError(-32600, "INVALID_REQUEST", http.StatusBadRequest, "INVALID_ARGUMENT", msg)
 }
 func errMethodNotFound(msg string) *Error {
-	return newError(-32601, "METHOD_NOT_FOUND", http.StatusNotFound, "UNIMPLEMENTED", msg)
+	return newError(-32601, "METHOD_NOT_FOUND", http.StatusNotImplemented, "UNIMPLEMENTED", msg)
 }
 func errInvalidParams(msg string) *Error {
 	return newError(-32602, "INVALID_PARAMS", http.StatusBadRequest, "INVALID_ARGUMENT", msg)
@@ -66,6 +66,13 @@ func errExtendedCard() *Error {
 }
 func errExtensionRequired(msg string) *Error {
 	return newError(-32008, "EXTENSION_SUPPORT_REQUIRED", http.StatusBadRequest, "FAILED_PRECONDITION", msg)
+}
+
+// errUnauthenticated is the auth error of every binding (A2A names none of
+// its own: HTTP 401, gRPC UNAUTHENTICATED, and in JSON-RPC the code a2a-go
+// and the TCK read as unauthenticated).
+func errUnauthenticated(msg string) *Error {
+	return newError(-31401, "UNAUTHENTICATED", http.StatusUnauthorized, "UNAUTHENTICATED", msg)
 }
 func errVersion(msg string) *Error {
 	return newError(-32009, "VERSION_NOT_SUPPORTED", http.StatusBadRequest, "FAILED_PRECONDITION", msg)

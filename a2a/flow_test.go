@@ -107,9 +107,9 @@ func TestStreamGetListCancel(t *testing.T) {
 		if dig(c, "error", "code") != float64(-32002) {
 			t.Fatalf("cancel of a completed task: %v", c)
 		}
-		sub := h.rpc("1.0", "SubscribeToTask", map[string]any{"id": taskID})
-		if sub.Header.Get("Content-Type") != "application/json" || dig(sub.JSON(t), "error", "code") != float64(-32004) {
-			t.Fatalf("subscribe to a finished task: %s %s", sub.Header.Get("Content-Type"), sub.Body)
+		_, ct, sub := h.sse("POST", "/a2a", `{"jsonrpc":"2.0","id":"s","method":"SubscribeToTask","params":{"id":"`+taskID+`"}}`, "A2A-Version", "1.0")
+		if ct != "text/event-stream" || len(sub) != 1 || dig(sub[0], "error", "code") != float64(-32004) {
+			t.Fatalf("subscribe to a finished task: %s %v", ct, sub)
 		}
 		u := h.rpc("1.0", "GetTask", map[string]any{"id": "nope"}).JSON(t)
 		if dig(u, "error", "code") != float64(-32001) || str(u, "error", "data", 0, "reason") != "TASK_NOT_FOUND" {
@@ -291,14 +291,14 @@ func TestRESTListCancelAndStreams03(t *testing.T) {
 		if dig(ev[0], "task") == nil || dig(ev[len(ev)-1], "statusUpdate", "final") != true || str(ev[len(ev)-1], "statusUpdate", "status", "state") != stateCompleted {
 			t.Fatalf("0.3 REST stream %v", ev)
 		}
-		// 0.3 JSON-RPC: a streaming call that fails answers a one-event
-		// stream; 1.0 answers a plain error.
+		// JSON-RPC: a streaming call that fails before its first event
+		// answers a one-event stream, in both versions.
 		code, ct, ev := h.sse("POST", "/a2a", `{"jsonrpc":"2.0","id":"r","method":"tasks/resubscribe","params":{"id":"nope"}}`)
 		if code != 200 || ct != "text/event-stream" || len(ev) != 1 || dig(ev[0], "error", "code") != float64(-32001) {
 			t.Fatalf("0.3 stream error: %d %s %v", code, ct, ev)
 		}
 		code, ct, ev = h.sse("POST", "/a2a", `{"jsonrpc":"2.0","id":"r","method":"SubscribeToTask","params":{"id":"nope"}}`, "A2A-Version", "1.0")
-		if code != 200 || ct != "application/json" || dig(ev[0], "error", "code") != float64(-32001) {
+		if code != 200 || ct != "text/event-stream" || len(ev) != 1 || dig(ev[0], "error", "code") != float64(-32001) {
 			t.Fatalf("1.0 stream error: %d %s %v", code, ct, ev)
 		}
 		if e := h.srv.Endpoints(); e["a2aJsonrpc"] != "/a2a" || e["a2aRest"] != "/rest" {

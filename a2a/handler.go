@@ -136,7 +136,8 @@ func (s *Server) start(ctx context.Context, p runtime.Principal, req sendRequest
 	if metadata == nil {
 		metadata = req.Metadata
 	}
-	rr := runtime.ResponseRequest{Input: input, SessionID: req.Message.ContextID, Stream: stream, Background: stream, Metadata: metadata}
+	rr := runtime.ResponseRequest{Input: input, SessionID: req.Message.ContextID, Stream: stream, Background: stream, Metadata: metadata,
+		Transport: runtime.TransportA2A}
 	resp, err := s.svc.StartResponse(ctx, p, rr)
 	if err != nil && rr.SessionID != "" && runtime.AsError(err).Code == "session_not_found" {
 		if _, cerr := s.svc.CreateSession(ctx, p, rr.SessionID, nil); cerr != nil && !errors.Is(cerr, runtime.ErrConflict) {

@@ -46,14 +46,18 @@ type harness struct {
 // the bindings of card (default testCard: JSON-RPC at /a2a, HTTP+JSON at
 // /rest, A2A 1.0 and 0.3, streaming).
 type setup struct {
-	echo  config.EchoBackend
-	agent runtime.Agent
-	card  map[string]any
+	echo     config.EchoBackend
+	agent    runtime.Agent
+	card     map[string]any
+	extended map[string]any // the extended card (Options.ExtendedCard)
 }
 
-// testUser is the caller: the X-Test-User header's user, else anonymous.
+// testUser is the caller: the X-Test-User header's user, else anonymous;
+// "-" is no user at all (a request the auth middleware did not resolve).
 func testUser(r *http.Request) runtime.Principal {
-	if u := r.Header.Get("X-Test-User"); u != "" {
+	if u := r.Header.Get("X-Test-User"); u == "-" {
+		return runtime.Principal{}
+	} else if u != "" {
 		return runtime.Principal{UserID: u}
 	}
 	return runtime.Anonymous
@@ -75,7 +79,7 @@ func (s setup) serverSetup() servertest.Setup {
 			c.Spec.Output.Thinking = true
 		},
 		Tune: func(o *runtime.Options) { o.FlushDelay, o.Lease = 5*time.Millisecond, 3*time.Second },
-		A2A:  func(o *a2a.Options) { o.Principal = testUser },
+		A2A:  func(o *a2a.Options) { o.Principal, o.ExtendedCard = testUser, s.extended },
 	}
 }
 

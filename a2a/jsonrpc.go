@@ -19,8 +19,8 @@ import (
 // header; message/send, message/stream, tasks/get, tasks/cancel,
 // tasks/resubscribe), each version with its own shapes and error codes.
 // Errors are JSON-RPC error objects with HTTP 200 (clients of both versions
-// expect that); a streaming call that fails before it starts gets one too,
-// never an event stream.
+// expect that); a streaming call that fails gets one as an event of its
+// stream, also before its first event.
 
 // rpcRequest is a JSON-RPC 2.0 request.
 type rpcRequest struct {
@@ -44,9 +44,9 @@ func parseRPC(body []byte) (rpcRequest, *Error) {
 		return req, errInvalidRequest("Batch requests are not supported")
 	}
 	var raw struct {
-		JSONRPC *string         `json:"jsonrpc"`
+		JSONRPC json.RawMessage `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`
-		Method  *string         `json:"method"`
+		Method  json.RawMessage `json:"method"`
 		Params  json.RawMessage `json:"params"`
 	}
 	if t[0] != '{' || json.Unmarshal(t, &raw) != nil {
@@ -60,13 +60,20 @@ func parseRPC(body []byte) (rpcRequest, *Error) {
 			return req, errInvalidRequest("id must be a string, a number or null")
 		}
 	}
-	if raw.JSONRPC == nil || *raw.JSONRPC != "2.0" {
+	if string(bytes.TrimSpace(raw.JSONRPC)) != `"2.0"` {
 		return req, errInvalidRequest(`jsonrpc must be "2.0"`)
 	}
-	if raw.Method == nil || *raw.Method == "" {
+	// A method of another JSON type is an invalid request, not a parse
+	// error: the JSON itself is fine.
+	if isNull(raw.Method) {
 		return req, errInvalidRequest("method is required")
 	}
-	req.Method = *raw.Method
+	if json.Unmarshal(raw.Method, &req.Method) != nil {
+		return req, errInvalidRequest("method must be a string")
+	}
+	if req.Method == "" {
+		return req, errInvalidRequest("method is required")
+	}
 	if p := bytes.TrimSpace(raw.Params); len(p) > 0 && string(p) != "null" && p[0] != '{' {
 		return req, errInvalidParams("params must be an object")
 	}
@@ -146,6 +153,11 @@ var methods03 = map[string]bool{
 	"agent/getAuthenticatedExtendedCard": true, "tasks/list": true,
 }
 
+// streamMethods answer with an event stream.
+var streamMethods = map[string]bool{
+	"SendStreamingMessage": true, "SubscribeToTask": true, "message/stream": true, "tasks/resubscribe": true,
+}
+
 // pickVersion decides a request's spec version: A2A-Version when sent,
 // otherwise the method's family (slash names are 0.3). The mount must
 // serve it.
@@ -179,9 +191,18 @@ func (s *Server) jsonrpcHandler(m mount) http.Handler {
 			writeRPCError(w, req.ID, perr, requestVersion(r))
 			return
 		}
+		// From here the method is known: a streaming method's errors go
+		// in a stream (see dispatchRPC).
+		refuse := func(err error, version string) {
+			if streamMethods[req.Method] {
+				writeRPCStreamError(w, req.ID, err, version)
+				return
+			}
+			writeRPCError(w, req.ID, err, version)
+		}
 		version, verr := pickVersion(r, req.Method, m)
 		if verr != nil {
-			writeRPCError(w, req.ID, verr, v10)
+			refuse(verr, v10)
 			return
 		}
 		if (version == v10 && !methods10[req.Method]) || (version == v03 && !methods03[req.Method]) {
@@ -193,7 +214,7 @@ func (s *Server) jsonrpcHandler(m mount) http.Handler {
 			return
 		}
 		if e := s.checkExtensions(w, r, version); e != nil {
-			writeRPCError(w, req.ID, e, version)
+			refuse(e, version)
 			return
 		}
 		var c codec = codec10{}
@@ -207,19 +228,15 @@ func (s *Server) jsonrpcHandler(m mount) http.Handler {
 func (s *Server) dispatchRPC(w http.ResponseWriter, r *http.Request, req rpcRequest, version string, c codec) {
 	ctx, p := r.Context(), s.principal(r)
 	fail := func(err error) { writeRPCError(w, req.ID, err, version) }
-	// A streaming call that fails before it starts answers a plain error;
-	// in 0.3 the error goes in a one-event stream instead, since 0.3
-	// clients read a streaming call's answer only as a stream (the JS 0.3
-	// client refuses anything else with HTTP 200).
-	failStream := fail
-	if version == v03 {
-		failStream = func(err error) {
-			e := rpcError(asA2A(err), version)
-			b, _ := json.Marshal(rpcResponse{JSONRPC: "2.0", ID: idOrNull(req.ID), Error: &e})
-			sw := sse.Start(w, 0)
-			_ = sw.Event("", -1, b)
-			sw.Close()
-		}
+	// A streaming call that fails before its first event answers with an
+	// event stream holding one JSON-RPC error, as a2a-go's own server does:
+	// streaming clients of both versions (a2a-go v2, @a2a-js/sdk) read the
+	// answer only as a stream, and a2a-go v2 takes a plain JSON body for an
+	// empty stream, reporting no error at all.
+	failStream := func(err error) {
+		sw := sse.Start(w, 0)
+		defer sw.Close()
+		writeRPCErrorEvent(sw, req.ID, err, version)
 	}
 	ok := func(v any) { writeRPC(w, rpcResponse{ID: req.ID, Result: v}) }
 	decodeSend := decodeSend10
@@ -308,17 +325,34 @@ func (s *Server) dispatchRPC(w http.ResponseWriter, r *http.Request, req rpcRequ
 		defer sw.Close()
 		err = s.follow(ctx, p, m, func(e StreamEvent) error { return s.rpcEvent(sw, req.ID, c, e) })
 		if err != nil && ctx.Err() == nil {
-			e := rpcError(asA2A(err), version)
-			b, _ := json.Marshal(rpcResponse{JSONRPC: "2.0", ID: idOrNull(req.ID), Error: &e})
-			_ = sw.Event("", -1, b)
+			writeRPCErrorEvent(sw, req.ID, err, version)
 		}
-	case "GetExtendedAgentCard":
-		fail(errUnsupported("This agent declares no extended agent card"))
-	case "agent/getAuthenticatedExtendedCard":
-		fail(errExtendedCard())
+	case "GetExtendedAgentCard", "agent/getAuthenticatedExtendedCard":
+		card, e := s.extendedCard(p, version)
+		if e != nil {
+			fail(e)
+			return
+		}
+		ok(card)
 	default: // the push notification config methods
 		fail(errPushNotSupported())
 	}
+}
+
+// writeRPCStreamError answers a streaming call that fails before its
+// first event: a stream of one JSON-RPC error.
+func writeRPCStreamError(w http.ResponseWriter, id json.RawMessage, err error, version string) {
+	sw := sse.Open(w, 0)
+	defer sw.Close()
+	writeRPCErrorEvent(sw, id, err, version)
+}
+
+// writeRPCErrorEvent writes an error as a JSON-RPC response frame of a
+// stream.
+func writeRPCErrorEvent(sw *sse.Writer, id json.RawMessage, err error, version string) {
+	e := rpcError(asA2A(err), version)
+	b, _ := json.Marshal(rpcResponse{JSONRPC: "2.0", ID: idOrNull(id), Error: &e})
+	_ = sw.Event("", -1, b)
 }
 
 // rpcEvent writes one stream item as a JSON-RPC response frame.

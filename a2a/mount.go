@@ -11,6 +11,7 @@ import (
 const (
 	bindingJSONRPC = "JSONRPC"
 	bindingREST    = "HTTP+JSON"
+	bindingGRPC    = "GRPC" // served beside the mux (grpc.go)
 )
 
 // Spec versions harnest serves, as A2A-Version and protocolVersion name
@@ -40,7 +41,7 @@ func (m mount) versionList() string {
 }
 
 // normalizeBinding reads a protocolBinding: JSONRPC; HTTP+JSON (also
-// HTTPJSON, REST); "" for anything else.
+// HTTPJSON, REST); GRPC; "" for anything else.
 func normalizeBinding(b string) string {
 	n := strings.NewReplacer("-", "", "_", "", " ", "").Replace(strings.ToUpper(strings.TrimSpace(b)))
 	switch n {
@@ -48,6 +49,8 @@ func normalizeBinding(b string) string {
 		return bindingJSONRPC
 	case "HTTP+JSON", "HTTPJSON", "REST":
 		return bindingREST
+	case "GRPC":
+		return bindingGRPC
 	}
 	return ""
 }
@@ -67,13 +70,23 @@ func parseMounts(card map[string]any) ([]mount, error) {
 		rawBinding, _ := iface["protocolBinding"].(string)
 		binding := normalizeBinding(rawBinding)
 		if binding == "" {
-			return nil, fmt.Errorf("%s: protocolBinding %q is not served by harnest; use JSONRPC or HTTP+JSON", where, clip(rawBinding))
+			return nil, fmt.Errorf("%s: protocolBinding %q is not served by harnest; use JSONRPC, HTTP+JSON or GRPC", where, clip(rawBinding))
 		}
 		version, _ := iface["protocolVersion"].(string)
 		if version != v10 && version != v03 {
 			return nil, fmt.Errorf("%s: protocolVersion %q is not served by harnest; use \"1.0\" or \"0.3\"", where, clip(version))
 		}
 		rawURL, _ := iface["url"].(string)
+		if binding == bindingGRPC {
+			if err := checkGRPCInterface(rawURL, version); err != nil {
+				return nil, fmt.Errorf("%s: %w", where, err)
+			}
+			if _, ok := index[bindingGRPC]; !ok {
+				index[bindingGRPC] = len(mounts)
+				mounts = append(mounts, mount{binding: bindingGRPC, path: "/", versions: map[string]bool{version: true}})
+			}
+			continue
+		}
 		u, err := url.Parse(rawURL)
 		if err != nil || u.Scheme == "" || u.Host == "" {
 			return nil, fmt.Errorf("%s: url %q must be an absolute URL", where, clip(rawURL))

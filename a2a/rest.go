@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/harnest/harnest/internal/sse"
 )
@@ -54,13 +55,7 @@ func (s *Server) registerREST(mux *http.ServeMux, m mount) {
 		if g.version == v03 {
 			card = "/card"
 		}
-		mux.Handle("GET "+p+card, s.rest(rv, func(w http.ResponseWriter, r *http.Request, rv restVersion) {
-			if rv.version == v03 {
-				s.restError(w, rv, errExtendedCard())
-				return
-			}
-			s.restError(w, rv, errUnsupported("This agent declares no extended agent card"))
-		}))
+		mux.Handle("GET "+p+card, s.rest(rv, s.restExtendedCard))
 	}
 }
 
@@ -106,6 +101,9 @@ func restErrorBody(rv restVersion, e *Error) []byte {
 func (s *Server) restError(w http.ResponseWriter, rv restVersion, err error) {
 	e := asA2A(err)
 	w.Header().Set("Content-Type", "application/json")
+	if e.HTTP == http.StatusUnauthorized {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="harnest"`)
+	}
 	w.WriteHeader(e.HTTP)
 	_, _ = w.Write(restErrorBody(rv, e))
 }
@@ -225,7 +223,33 @@ func (s *Server) restTaskGET(w http.ResponseWriter, r *http.Request, rv restVers
 		s.restError(w, rv, err)
 		return
 	}
-	restJSON(w, rv.codec.task(t))
+	restRead(w, r, rv.codec.task(t), t.Status.Timestamp)
+}
+
+// restRead writes the answer of a read (GET /tasks/{id}) with validators:
+// an ETag of the body (the same on every replica) and Last-Modified, the
+// time of the task's status. A matching If-None-Match gets 304. The answer
+// is the caller's own: private, revalidated on every use.
+func restRead(w http.ResponseWriter, r *http.Request, v any, modified string) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		restJSON(w, v)
+		return
+	}
+	etag := string(etagOf(b))
+	h := w.Header()
+	h.Set("ETag", etag)
+	h.Set("Cache-Control", "private, no-cache")
+	if t, err := time.Parse(time.RFC3339Nano, modified); err == nil {
+		h.Set("Last-Modified", t.UTC().Format(http.TimeFormat))
+	}
+	if match := r.Header.Get("If-None-Match"); match != "" && etagMatches(match, etag) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	h.Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(b)
 }
 
 func (s *Server) restTaskPOST(w http.ResponseWriter, r *http.Request, rv restVersion) {
@@ -288,23 +312,23 @@ func decodeListQuery(v url.Values) (listRequest, error) {
 	if err != nil {
 		return listRequest{}, err
 	}
-	after := v.Get("statusTimestampAfter")
+	after := queryValue(v, "statusTimestampAfter")
 	if after == "" {
-		after = v.Get("lastUpdatedAfter")
+		after = queryValue(v, "lastUpdatedAfter")
 	}
 	artifacts := false
-	switch strings.ToLower(v.Get("includeArtifacts")) {
+	switch strings.ToLower(queryValue(v, "includeArtifacts")) {
 	case "", "false":
 	case "true":
 		artifacts = true
 	default:
 		return listRequest{}, invalidf("includeArtifacts must be true or false")
 	}
-	return listFrom(v.Get("contextId"), v.Get("status"), size, v.Get("pageToken"), history, after, artifacts)
+	return listFrom(queryValue(v, "contextId"), v.Get("status"), size, queryValue(v, "pageToken"), history, after, artifacts)
 }
 
 func intQuery(v url.Values, name string) (*int, error) {
-	raw := v.Get(name)
+	raw := queryValue(v, name)
 	if raw == "" {
 		return nil, nil
 	}

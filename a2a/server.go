@@ -21,6 +21,11 @@ type Options struct {
 	// Card is agent-card.yaml as decoded (config.Folder.Card): its
 	// supportedInterfaces decide what is mounted.
 	Card map[string]any
+	// ExtendedCard is agent-card.extended.yaml as the folder loader
+	// completes it (config.Folder.ExtendedCard: the public card with the
+	// file's fields on top), served to authenticated callers; nil when the
+	// folder has none.
+	ExtendedCard map[string]any
 	// PublicBaseURL, when set, replaces the scheme and host of every
 	// interface URL in the served card (and prefixes its path), for
 	// deployments behind a proxy: "https://agents.example.com".
@@ -52,6 +57,7 @@ type Server struct {
 	now           func() time.Time
 	mounts        []mount
 	info          *cardInfo
+	extended      *cardInfo // nil without agent-card.extended.yaml
 	streaming     bool
 }
 
@@ -75,13 +81,20 @@ func New(o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	extended, err := buildExtendedCard(context.Background(), o)
+	if err != nil {
+		return nil, err
+	}
+	if extended != nil {
+		info.warnings = append(info.warnings, extended.warnings...)
+	}
 	for _, w := range info.warnings {
 		log.Warn(w)
 	}
 	s := &Server{
 		svc: o.Service, tasks: &taskStore{st: o.Store, svc: o.Service}, log: log, maxBody: int64(o.MaxBodyBytes), keepAlive: o.KeepAlive,
 		followTimeout: 30 * time.Minute, principal: o.Principal, now: o.Now, mounts: mounts, info: info,
-		streaming: info.streaming,
+		extended: extended, streaming: info.streaming,
 	}
 	if s.maxBody <= 0 {
 		s.maxBody = 1 << 20
@@ -118,14 +131,19 @@ func (s *Server) Register(mux *http.ServeMux) {
 	}
 }
 
-// Endpoints lists the mounted interfaces for discovery: "a2aJsonrpc" and
-// "a2aRest" (with a numeric suffix when a binding is mounted twice).
+// Endpoints lists the mounted interfaces for discovery: "a2aJsonrpc",
+// "a2aRest" (with a numeric suffix when a binding is mounted twice) and
+// "a2aGrpc" (the gRPC service's path prefix).
 func (s *Server) Endpoints() map[string]string {
 	out := map[string]string{}
 	for _, m := range s.mounts {
 		name := "a2aJsonrpc"
-		if m.binding == bindingREST {
+		switch m.binding {
+		case bindingREST:
 			name = "a2aRest"
+		case bindingGRPC:
+			out["a2aGrpc"] = grpcServicePath
+			continue
 		}
 		key := name
 		for i := 2; out[key] != ""; i++ {

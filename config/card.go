@@ -19,11 +19,44 @@ var protocolVersionPattern = regexp.MustCompile(`^\d+\.\d+$`)
 // keys, slices, strings, numbers, booleans and nil. It does not resolve
 // environment references: the card is served as written.
 func decodeCard(data []byte, probs *Problems) (map[string]any, bool) {
-	root, ok := parseDocument(cardFile, data, probs)
+	card, ok := decodeCardFile(cardFile, data, probs)
 	if !ok {
 		return nil, false
 	}
-	d := &cardDecoder{probs: probs, active: map[*yaml.Node]bool{}}
+	before := probs.Len()
+	validateCard(cardFile, card, probs)
+	return card, probs.Len() == before
+}
+
+// decodeExtendedCard reads agent-card.extended.yaml, the extended agent card
+// A2A serves to authenticated callers: its top-level fields replace those of
+// the public card (more skills, other security schemes), and the result is
+// checked like agent-card.yaml.
+func decodeExtendedCard(data []byte, public map[string]any, probs *Problems) (map[string]any, bool) {
+	overlay, ok := decodeCardFile(extendedCardFile, data, probs)
+	if !ok {
+		return nil, false
+	}
+	card := make(map[string]any, len(public)+len(overlay))
+	for k, v := range public {
+		card[k] = v
+	}
+	for k, v := range overlay {
+		card[k] = v
+	}
+	before := probs.Len()
+	validateCard(extendedCardFile, card, probs)
+	return card, probs.Len() == before
+}
+
+// decodeCardFile decodes a card file into a mapping, without checking its
+// fields.
+func decodeCardFile(file string, data []byte, probs *Problems) (map[string]any, bool) {
+	root, ok := parseDocument(file, data, probs)
+	if !ok {
+		return nil, false
+	}
+	d := &cardDecoder{file: file, probs: probs, active: map[*yaml.Node]bool{}}
 	before := probs.Len()
 	value := d.value(root, "")
 	if probs.Len() > before {
@@ -31,21 +64,21 @@ func decodeCard(data []byte, probs *Problems) (map[string]any, bool) {
 	}
 	card, isMap := value.(map[string]any)
 	if !isMap {
-		probs.add(cardFile, "", fmt.Sprintf("expected a mapping with name, description, version and the other agent card fields, got %s", describeNode(root, false)))
+		probs.add(file, "", fmt.Sprintf("expected a mapping with name, description, version and the other agent card fields, got %s", describeNode(root, false)))
 		return nil, false
 	}
-	validateCard(card, probs)
-	return card, probs.Len() == before
+	return card, true
 }
 
 type cardDecoder struct {
+	file   string // the card file, for problems
 	probs  *Problems
 	nodes  int
 	active map[*yaml.Node]bool // anchors being expanded, to stop recursive aliases
 }
 
 func (d *cardDecoder) problem(path, format string, args ...any) {
-	d.probs.add(cardFile, path, fmt.Sprintf(format, args...))
+	d.probs.add(d.file, path, fmt.Sprintf(format, args...))
 }
 
 func (d *cardDecoder) value(n *yaml.Node, path string) any {
@@ -112,15 +145,16 @@ func (d *cardDecoder) value(n *yaml.Node, path string) any {
 // cardChecker validates the decoded card against the A2A 1.0 subset harnest
 // serves.
 type cardChecker struct {
+	file  string // the card file, for problems
 	probs *Problems
 }
 
 func (c cardChecker) problem(path, format string, args ...any) {
-	c.probs.add(cardFile, path, fmt.Sprintf(format, args...))
+	c.probs.add(c.file, path, fmt.Sprintf(format, args...))
 }
 
-func validateCard(card map[string]any, probs *Problems) {
-	c := cardChecker{probs: probs}
+func validateCard(file string, card map[string]any, probs *Problems) {
+	c := cardChecker{file: file, probs: probs}
 	c.requiredString(card, "", "name")
 	c.requiredString(card, "", "description")
 	c.requiredString(card, "", "version")

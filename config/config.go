@@ -32,6 +32,7 @@ type Folder struct {
 	Dir          string
 	Config       Config
 	Card         map[string]any // agent-card.yaml as a JSON-ready value
+	ExtendedCard map[string]any // agent-card.extended.yaml laid over Card; nil without the file
 	Instructions string
 }
 
@@ -177,6 +178,10 @@ type Server struct {
 	// OpenAICompat serves the agent as an OpenAI-compatible model at
 	// /v1/models and /v1/chat/completions (default false).
 	OpenAICompat bool `yaml:"openaiCompat"`
+	// Metrics serves Prometheus metrics at GET /metrics (default true; use
+	// Enabled): to the owners only when auth is on, unless MetricsPublic.
+	Metrics       *bool `yaml:"metrics"`
+	MetricsPublic bool  `yaml:"metricsPublic"` // anyone may read /metrics, also with auth on (default false)
 }
 
 // HTTP is the listener and per-request policy.

@@ -63,6 +63,7 @@ func (c *Config) ApplyDefaults() {
 	c.Server.Playground.Enabled = defaultTrue(c.Server.Playground.Enabled)
 	c.Server.OpenAPI = defaultTrue(c.Server.OpenAPI)
 	c.Server.AGUI = defaultTrue(c.Server.AGUI)
+	c.Server.Metrics = defaultTrue(c.Server.Metrics)
 	if c.Store.KeyPrefix == "" {
 		c.Store.KeyPrefix = DefaultKeyPrefix
 	}

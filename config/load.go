@@ -16,6 +16,7 @@ import (
 const (
 	configFile       = "config.yaml"
 	cardFile         = "agent-card.yaml"
+	extendedCardFile = "agent-card.extended.yaml" // optional
 	instructionsFile = "instructions.md"
 
 	maxConfigBytes       = 64 << 10
@@ -64,6 +65,11 @@ func LoadWithEnv(dir string, lookup func(string) (string, bool)) (*Folder, error
 	if data, ok := readFolderFile(abs, cardFile, maxCardBytes, probs); ok {
 		if card, ok := decodeCard(data, probs); ok {
 			folder.Card = card
+		}
+	}
+	if folder.Card != nil && folderHasFile(abs, extendedCardFile) {
+		if data, ok := readFolderFile(abs, extendedCardFile, maxCardBytes, probs); ok {
+			folder.ExtendedCard, _ = decodeExtendedCard(data, folder.Card, probs)
 		}
 	}
 	instructions := instructionsFile
@@ -142,6 +148,13 @@ func readFolderFile(dir, name string, limit int64, probs *Problems) ([]byte, boo
 		return nil, false
 	}
 	return data, true
+}
+
+// folderHasFile reports whether an optional file of the folder exists (as
+// anything: readFolderFile then says what is wrong with it).
+func folderHasFile(dir, name string) bool {
+	_, err := os.Lstat(filepath.Join(dir, name))
+	return !errors.Is(err, fs.ErrNotExist)
 }
 
 // localFileName reports a path inside the folder: relative, without "..".

@@ -37,6 +37,7 @@ func (c *call) run(ctx context.Context, in toolInput) (*mcp.CallToolResult, tool
 	}
 	resp, err := c.svc.StartResponse(ctx, c.caller, runtime.ResponseRequest{
 		Input: in.Message, SessionID: in.SessionID, Stream: c.progress != nil,
+		Transport: runtime.TransportMCP,
 	})
 	if err != nil {
 		return toolError(err)

@@ -41,7 +41,8 @@ func parseResponseRequest(obj map[string]json.RawMessage) (runtime.ResponseReque
 	if err != nil {
 		return req, err
 	}
-	return runtime.ResponseRequest{Input: input, Parts: parts, SessionID: sessionID, Stream: stream, Background: background, Metadata: compact(metadata)}, nil
+	return runtime.ResponseRequest{Input: input, Parts: parts, SessionID: sessionID, Stream: stream, Background: background, Metadata: compact(metadata),
+		Transport: runtime.NeutralTransport(stream)}, nil
 }
 
 // inputField reads "input": a non-blank string, or a non-empty array of

@@ -60,6 +60,7 @@ func (d *door) chatCompletions(w http.ResponseWriter, r *http.Request, p runtime
 	}
 	resp, err := d.svc.StartResponse(r.Context(), p, runtime.ResponseRequest{
 		Input: req.Input, SessionID: r.Header.Get(SessionHeader), Stream: req.Stream,
+		Transport: runtime.TransportOpenAI,
 	})
 	if err != nil {
 		writeError(w, err)

@@ -194,6 +194,8 @@ func (r *Relay) handleInbox(w http.ResponseWriter, req *http.Request) {
 		}
 		defer stop()
 		wake = ch
+		openPolls.Add(1)
+		defer openPolls.Add(-1)
 	}
 	timer := time.NewTimer(wait)
 	defer timer.Stop()

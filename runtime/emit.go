@@ -29,6 +29,7 @@ func (r *Response) emitFromAgent(e Event) error {
 	if !r.svc.policy.filter(&e) {
 		return nil
 	}
+	r.watch.agentEmitted()
 	return r.emit(e)
 }
 
@@ -123,6 +124,7 @@ func (r *Response) flush() {
 		// Keep them for the next flush or the final step, in order: the log
 		// must not have a gap.
 		r.svc.log.Warn("cannot log events; keeping them for the next write", "responseId", r.ID, "err", err)
+		r.svc.observer.StoreFailed()
 		r.mu.Lock()
 		r.pending = append(events, r.pending...)
 		r.mu.Unlock()

@@ -26,6 +26,9 @@ type ResponseRequest struct {
 	// Background runs the response independently of the caller's context:
 	// a caller that goes away does not cancel it.
 	Background bool
+	// Transport names the transport that started it (TransportJSON, ...),
+	// for metrics.
+	Transport string
 	// ClientTools are tools the client offers for this response (AG-UI
 	// frontend tools): a JSON array of {name, description?, parameters}.
 	ClientTools json.RawMessage
@@ -56,7 +59,9 @@ type Response struct {
 	metadata json.RawMessage
 	ctx      context.Context // the response's life: ends when it is cancelled
 	cancel   context.CancelCauseFunc
-	done     chan struct{} // closed when the response is over and recorded
+	done     chan struct{}    // closed when the response is over and recorded
+	watch    *turnWatch       // measures the turn for the service's Observer
+	endTrace func(TurnReport) // ends the turn's trace span (trace.go)
 
 	// detachCaller stops the caller's context from cancelling the response.
 	detachCaller func() bool
@@ -143,7 +148,7 @@ func (s *Service) StartResponse(ctx context.Context, p Principal, req ResponseRe
 	}
 	r := &Response{
 		ID: NewResponseID(), SessionID: sessionID, Background: req.Background, svc: s, metadata: metadata,
-		done: make(chan struct{}), boundary: make(chan struct{}),
+		done: make(chan struct{}), boundary: make(chan struct{}), watch: newTurnWatch(req.Transport),
 	}
 	if req.Stream {
 		r.stream = make(chan Event, streamQueue)
@@ -197,6 +202,7 @@ func (s *Service) StartResponse(ctx context.Context, p Principal, req ResponseRe
 		RequestApproval:   r.requestApproval,
 		RequestClientTool: r.requestClientTool,
 	}
+	r.startTrace(s.tracer)
 	s.runners.run(func() { r.run(place) })
 	return r, nil
 }
@@ -338,9 +344,11 @@ func (r *Response) enterSegment(ctx context.Context, t *ticket) error {
 		r.deadline.Reset(r.svc.timeout)
 	}
 	r.mu.Unlock()
+	queuedAt := time.Now()
 	if err := t.acquire(ctx); err != nil {
 		return err
 	}
+	r.svc.observer.AdmissionWaited(time.Since(queuedAt))
 	r.mu.Lock()
 	r.slot = t
 	r.mu.Unlock()
@@ -486,6 +494,7 @@ func (r *Response) finish(runErr error) {
 			fail = s.storeFailure(err).(*Error)
 		}
 	}
+	r.reportEnd(env, fail) // before the caller has its answer, so metrics already count it
 	r.detachStream()
 	r.reachBoundary(Outcome{Envelope: env, Body: body, Err: fail})
 }

@@ -45,6 +45,10 @@ type Options struct {
 	Logger     *slog.Logger
 	// Now is the clock (tests); default time.Now.
 	Now func() time.Time
+	// Observer is told how turns end, for metrics (observe.go); optional.
+	Observer Observer
+	// Tracer opens a trace span for each turn (trace.go); optional.
+	Tracer TurnTracer
 }
 
 // Service is the core every transport drives.
@@ -58,6 +62,8 @@ type Service struct {
 	lease     time.Duration
 	log       *slog.Logger
 	now       func() time.Time
+	observer  Observer
+	tracer    TurnTracer // nil: turns are not traced
 
 	approvalTTL, clientToolTTL, sweepEvery, flushDelay time.Duration
 	hub                                                store.Hub
@@ -97,7 +103,10 @@ func New(o Options) *Service {
 		approvalTTL: o.ApprovalTTL, clientToolTTL: o.ClientToolTTL, sweepEvery: o.SweepInterval, flushDelay: o.FlushDelay,
 		runs: map[*Response]struct{}{}, byID: map[string]*Response{},
 		replica: "replica_" + newHex(), halt: make(chan struct{}), lapsedSeen: map[string]time.Time{},
-		runners: newRunners(maxIdleRunners),
+		runners: newRunners(maxIdleRunners), observer: o.Observer, tracer: o.Tracer,
+	}
+	if s.observer == nil {
+		s.observer = noObserver{}
 	}
 	if st := o.Store; st != nil {
 		s.tokens = NewTokenSealer(func(ctx context.Context) ([]byte, error) { return st.SharedSecret(ctx, TokenSecret) })

@@ -217,5 +217,6 @@ func sessionOut(s store.Session) Session {
 // tells the caller to retry, without internal details.
 func (s *Service) storeFailure(err error) error {
 	s.log.Error("store failure", "err", err)
+	s.observer.StoreFailed()
 	return Errorf(ErrUnavailable, CodeStoreUnavailable, "The state store is unavailable; retry shortly")
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/harnest/harnest/internal/auth"
 	"github.com/harnest/harnest/internal/httpapi"
 	"github.com/harnest/harnest/internal/httplog"
+	"github.com/harnest/harnest/internal/metrics"
 	"github.com/harnest/harnest/live"
 	"github.com/harnest/harnest/mcpapi"
 	"github.com/harnest/harnest/neutral"
@@ -75,6 +76,7 @@ type Server struct {
 	mcp     http.Handler  // the /mcp door (an io.Closer: its sessions), nil unless server.mcp
 	relay   *relay.Relay
 	a2a     *a2a.Server
+	metrics *metrics.Metrics // nil unless server.metrics
 	// ownStore: the server opened its store (and closes it).
 	ownStore bool
 	tuneLive func(*live.Options)
@@ -142,8 +144,9 @@ func New(ctx context.Context, f *config.Folder, o Options) (*Server, error) {
 			return nil, err
 		}
 	}
+	met := metrics.ForConfig(cfg)
 	ro := runtime.Options{
-		Store: st, Agent: agent, Logger: log,
+		Store: st, Agent: agent, Logger: log, Observer: met.Observer(),
 		MaxConcurrent: cfg.Server.HTTP.MaxConcurrentRequests,
 		MaxQueued:     cfg.Server.HTTP.MaxQueuedRequests,
 		MaxPerUser:    cfg.Server.Limits.MaxTurnsPerUser,
@@ -161,7 +164,7 @@ func New(ctx context.Context, f *config.Folder, o Options) (*Server, error) {
 	}
 	svc := runtime.New(ro)
 	s := &Server{Folder: f, Store: st, Service: svc, log: log, agent: agent, relay: rl, ownStore: o.Store == nil,
-		tuneLive: o.Live, tuneAGUI: o.AGUI, tuneA2A: o.A2A}
+		tuneLive: o.Live, tuneAGUI: o.AGUI, tuneA2A: o.A2A, metrics: met}
 	if err := svc.Start(ctx); err != nil {
 		s.closeAgent() // the relay, worker processes, MCP servers
 		release()
@@ -186,7 +189,7 @@ func (s *Server) routes() (http.Handler, error) {
 	authn := auth.New(tokensOf(cfg), func(r *http.Request) bool {
 		return neutral.IsPublic(r) || (r.Method == http.MethodGet && r.URL.Path == "/live") || s.relay.IsPublic(r) ||
 			(config.Enabled(cfg.Server.Playground.Enabled) && playground.IsPublic(r)) ||
-			(cfg.Server.OpenAICompat && openaiapi.IsPath(r)) || skills.IsPublic(r)
+			(cfg.Server.OpenAICompat && openaiapi.IsPath(r)) || skills.IsPublic(r) || metrics.IsPublic(cfg, r)
 	})
 	s.relay.Register(mux)
 	if r, ok := s.agent.(*router.Router); ok {
@@ -247,7 +250,7 @@ func (s *Server) routes() (http.Handler, error) {
 	// A2A generations read (A2A routes are found through the card, not
 	// /agent, as in the reference).
 	ao := a2a.Options{
-		Service: s.Service, Store: s.Store, Card: s.Folder.Card,
+		Service: s.Service, Store: s.Store, Card: s.Folder.Card, ExtendedCard: s.Folder.ExtendedCard,
 		PublicBaseURL: cfg.Server.PublicBaseURL, Logger: s.log,
 		MaxBodyBytes: int(cfg.Server.Limits.MaxRequestBytes),
 	}
@@ -287,9 +290,16 @@ func (s *Server) routes() (http.Handler, error) {
 		// with its own 405 ({detail, code}, Allow: POST).
 		mux.Handle("/agui", agui.New(uo))
 	}
+	s.metrics.Mount(mux, metrics.Sources{Service: s.Service, Live: s.live, IsOwner: s.relay.IsOwner, Public: cfg.Server.MetricsPublic})
 	// The body guard sits inside the request log (its 408s are logged) and
-	// outside auth (a refused request's body is drained as well).
-	return httplog.Middleware(s.log, httpapi.BodyGuard(cfg.Server.HTTP.BodyTimeout(), authn.Middleware(mux))), nil
+	// outside auth (a refused request's body is drained as well); metrics
+	// count what the body guard and auth answer too. gRPC calls (A2A's
+	// GRPC binding) go to their own server in front of all of it, which
+	// authenticates them with the same tokens: grpc needs a ResponseWriter
+	// that is an http.Flusher, which the middleware's writers are not, so
+	// gRPC calls are not logged or counted yet.
+	chain := httplog.Middleware(s.log, s.metrics.Middleware(mux, httpapi.BodyGuard(cfg.Server.HTTP.BodyTimeout(), authn.Middleware(mux))))
+	return s.a2a.WithGRPC(chain, authn), nil
 }
 
 func (s *Server) agentName() string {
@@ -336,6 +346,13 @@ func (s *Server) ServeWith(ctx context.Context, l net.Listener, o ServeOptions) 
 		IdleTimeout:       120 * time.Second,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 		TLSConfig:         o.TLS,
+	}
+	if s.a2a.ServesGRPC() {
+		// gRPC over cleartext HTTP/2 (h2c, prior knowledge) on the same port.
+		hs.Protocols = new(http.Protocols)
+		hs.Protocols.SetHTTP1(true)
+		hs.Protocols.SetHTTP2(true)
+		hs.Protocols.SetUnencryptedHTTP2(true)
 	}
 	errc := make(chan error, 1)
 	go func() {

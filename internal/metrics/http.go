@@ -1,0 +1,123 @@
+package metrics
+
+import (
+	"bufio"
+	"errors"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// unmatchedRoute is the route label of a request no pattern matched.
+const unmatchedRoute = "unmatched"
+
+// standardMethods bound the method label: a client may send any method.
+var standardMethods = map[string]bool{
+	http.MethodGet: true, http.MethodHead: true, http.MethodPost: true, http.MethodPut: true,
+	http.MethodPatch: true, http.MethodDelete: true, http.MethodOptions: true,
+	http.MethodConnect: true, http.MethodTrace: true,
+}
+
+// Middleware counts and times every request next answers, by the route
+// pattern of mux that serves it (found with mux.Handler, as routing finds
+// it, so that a request refused before the mux, a 401 or a 408, still has
+// its route), and counts the Server-Sent Events streams open now. It keeps
+// the response writer transparent: flushing, deadlines (Unwrap, for
+// http.ResponseController) and hijacking (WebSockets) pass through. With a
+// nil m it returns next.
+func (m *Metrics) Middleware(mux *http.ServeMux, next http.Handler) http.Handler {
+	if m == nil {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		route := unmatchedRoute
+		if _, pattern := mux.Handler(r); pattern != "" {
+			route = pattern
+		}
+		method := r.Method
+		if !standardMethods[method] {
+			method = "other"
+		}
+		rec := &recorder{ResponseWriter: w, m: m}
+		defer func() {
+			rec.endStream()
+			status := rec.status
+			if status == 0 {
+				status = http.StatusOK // nothing written: net/http answers 200
+			}
+			m.httpRequests.WithLabelValues(route, method, strconv.Itoa(status)).Inc()
+			m.httpDuration.WithLabelValues(route, method).Observe(time.Since(start).Seconds())
+		}()
+		next.ServeHTTP(rec, r)
+	})
+}
+
+// recorder remembers the status a handler answered with, and counts an
+// event stream (a text/event-stream answer) while it is open.
+type recorder struct {
+	http.ResponseWriter
+	m      *Metrics
+	status int
+	stream bool // counted in m.sseStreams
+}
+
+// answered notes the status when the header goes out.
+func (r *recorder) answered(status int) {
+	if r.status != 0 {
+		return
+	}
+	r.status = status
+	if status == http.StatusOK && strings.HasPrefix(r.Header().Get("Content-Type"), "text/event-stream") {
+		r.stream = true
+		r.m.sseStreams.Inc()
+	}
+}
+
+// endStream stops counting the stream once the handler returned.
+func (r *recorder) endStream() {
+	if r.stream {
+		r.stream = false
+		r.m.sseStreams.Dec()
+	}
+}
+
+func (r *recorder) WriteHeader(code int) {
+	if code >= 200 { // 1xx answers (103 Early Hints) come before the real one
+		r.answered(code)
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *recorder) Write(b []byte) (int, error) {
+	r.answered(http.StatusOK)
+	return r.ResponseWriter.Write(b)
+}
+
+// FlushError flushes (http.ResponseController calls it first).
+func (r *recorder) FlushError() error {
+	r.answered(http.StatusOK)
+	return http.NewResponseController(r.ResponseWriter).Flush()
+}
+
+// Flush is http.Flusher, for code that asserts it rather than using
+// http.ResponseController.
+func (r *recorder) Flush() { _ = r.FlushError() }
+
+// Unwrap lets http.ResponseController reach deadlines and the rest.
+func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+// Hijack passes a WebSocket upgrade through; it is counted as 101.
+func (r *recorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	h, ok := r.ResponseWriter.(http.Hijacker)
+	if !ok {
+		return nil, nil, errors.New("metrics: the response writer cannot be hijacked")
+	}
+	conn, rw, err := h.Hijack()
+	if err == nil && r.status == 0 {
+		r.status = http.StatusSwitchingProtocols
+	}
+	return conn, rw, err
+}
