@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/harnest/harnest/config"
+	"github.com/harnest/harnest/internal/tracing"
 	"github.com/harnest/harnest/runtime"
 )
 
@@ -69,7 +70,7 @@ func (e *Exec) Run(ctx context.Context, turn *runtime.Turn, emit runtime.Emit) e
 		defer cancel()
 	}
 
-	p, err := e.start(turn)
+	p, err := e.start(turn, tracing.TraceParent(ctx))
 	if err != nil {
 		return err
 	}
@@ -175,13 +176,14 @@ type execProcess struct {
 
 // start starts the program for turn, with goroutines that feed its stdin
 // and read its stdout and stderr.
-func (e *Exec) start(turn *runtime.Turn) (*execProcess, error) {
-	// The turn's ids come last, so that configured variables cannot hide
-	// them.
-	proc, err := startProcess(e.spec, "exec backend", "agent program",
-		"HARNEST_SESSION_ID="+turn.SessionID,
-		"HARNEST_RESPONSE_ID="+turn.ResponseID,
-	)
+func (e *Exec) start(turn *runtime.Turn, traceParent string) (*execProcess, error) {
+	// The turn's ids and trace context come last, so that configured
+	// variables cannot hide them.
+	env := []string{"HARNEST_SESSION_ID=" + turn.SessionID, "HARNEST_RESPONSE_ID=" + turn.ResponseID}
+	if traceParent != "" { // the turn's W3C trace context, when it is traced
+		env = append(env, "TRACEPARENT="+traceParent)
+	}
+	proc, err := startProcess(e.spec, "exec backend", "agent program", env...)
 	if err != nil {
 		return nil, err
 	}

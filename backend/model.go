@@ -82,7 +82,7 @@ func (m *Model) Run(ctx context.Context, turn *runtime.Turn, emit runtime.Emit) 
 		},
 	}
 	for step := 0; step < m.maxSteps; step++ {
-		res, err := m.client.Complete(ctx, chat.Request{Messages: messages, Tools: offered.specs}, handlers)
+		res, err := m.complete(ctx, chat.Request{Messages: messages, Tools: offered.specs}, handlers)
 		if err != nil {
 			return err
 		}

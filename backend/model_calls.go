@@ -179,7 +179,7 @@ func (m *Model) runAll(ctx context.Context, batch []*toolCall) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c.result, errs[i] = m.tools.Call(ctx, c.Function.Name, c.args)
+			c.result, errs[i] = m.callTool(ctx, c)
 		}()
 	}
 	wg.Wait()

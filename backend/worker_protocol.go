@@ -305,6 +305,9 @@ type turnLine struct {
 	State     map[string]json.RawMessage `json:"state"`
 	Metadata  json.RawMessage            `json:"metadata"`
 	History   []runtime.Message          `json:"history"`
+	// TraceParent is the turn's W3C trace context; left out when the turn
+	// is not traced.
+	TraceParent string `json:"traceparent,omitempty"`
 }
 
 // approvalLine answers an approval_request.

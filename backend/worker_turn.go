@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/harnest/harnest/internal/tracing"
 	"github.com/harnest/harnest/runtime"
 )
 
@@ -54,6 +55,7 @@ func (w *Workers) turnLine(ctx context.Context, id string, turn *runtime.Turn) (
 	line, err := encodeLine(turnLine{
 		Type: "turn", ID: id, SessionID: turn.SessionID, UserID: turn.UserID,
 		Input: turn.Input, Content: content, State: state, Metadata: metadata, History: history,
+		TraceParent: tracing.TraceParent(ctx),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("exec worker: encode the turn: %w", err)

@@ -228,7 +228,8 @@ type Playground struct {
 
 // Auth maps bearer tokens to users.
 type Auth struct {
-	Tokens []Token `yaml:"tokens"`
+	Tokens []Token  `yaml:"tokens"`
+	JWT    *JWTAuth `yaml:"jwt"` // JWTs of an identity provider, beside the tokens (auth_jwt.go)
 }
 
 // Token is one bearer token and the user it stands for.

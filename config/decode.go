@@ -329,7 +329,7 @@ func isSecretPath(path string) bool {
 	switch {
 	case strings.HasPrefix(path, "auth.tokens[") && strings.HasSuffix(path, "].token"):
 		return true
-	case path == "store.redis.url":
+	case path == "store.redis.url", path == "auth.jwt.hs256Secret":
 		return true
 	case strings.HasPrefix(path, "spec.backend.exec.env."):
 		return true

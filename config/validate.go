@@ -202,6 +202,7 @@ func (v *validator) server(s Server) {
 }
 
 func (v *validator) auth(a Auth) {
+	v.authJWT(a.JWT)
 	first := map[string]int{} // token -> index of its first use
 	for i, t := range a.Tokens {
 		path := indexPath("auth.tokens", i)

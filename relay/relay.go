@@ -193,12 +193,13 @@ func (r *Relay) IsPublic(req *http.Request) bool {
 }
 
 // IsOwner reports whether a user is the agent's owner: a user of a token
-// with owner: true, or the anonymous user when auth has no tokens.
+// with owner: true, a user whose JWT carried the owner claim, or the
+// anonymous user when auth has no tokens.
 func (r *Relay) IsOwner(userID string) bool {
 	if userID == "" {
 		return false
 	}
-	if r.owners[userID] {
+	if r.owners[userID] || (r.auth != nil && r.auth.IsOwner(userID)) { // IsOwner: a JWT's owner claim
 		return true
 	}
 	return userID == runtime.AnonymousUser && len(r.owners) == 0 && (r.auth == nil || !r.auth.Enabled())

@@ -26,6 +26,7 @@ import (
 	"github.com/harnest/harnest/internal/httpapi"
 	"github.com/harnest/harnest/internal/httplog"
 	"github.com/harnest/harnest/internal/metrics"
+	"github.com/harnest/harnest/internal/tracing"
 	"github.com/harnest/harnest/live"
 	"github.com/harnest/harnest/mcpapi"
 	"github.com/harnest/harnest/neutral"
@@ -77,6 +78,8 @@ type Server struct {
 	relay   *relay.Relay
 	a2a     *a2a.Server
 	metrics *metrics.Metrics // nil unless server.metrics
+	tracing *tracing.Tracing // nil unless OTEL_EXPORTER_OTLP_ENDPOINT is set
+	jwt     *auth.JWT        // nil unless auth.jwt
 	// ownStore: the server opened its store (and closes it).
 	ownStore bool
 	tuneLive func(*live.Options)
@@ -121,8 +124,13 @@ func New(ctx context.Context, f *config.Folder, o Options) (*Server, error) {
 			}
 		}
 	}
+	jwt, err := auth.JWTFromConfig(cfg.Auth.JWT) // shared by both authenticators: one JWKS cache, one owner record
+	if err != nil {
+		release()
+		return nil, err
+	}
 	rlo := relay.Options{Store: st,
-		Auth: auth.New(tokensOf(cfg), nil), Owners: owners, FirstOwner: firstOwner,
+		Auth: auth.New(tokensOf(cfg), nil, auth.WithJWT(jwt)), Owners: owners, FirstOwner: firstOwner,
 		Backend: cfg.Spec.Backend.Relay, Logger: log}
 	if o.Relay != nil {
 		o.Relay(&rlo)
@@ -145,8 +153,14 @@ func New(ctx context.Context, f *config.Folder, o Options) (*Server, error) {
 		}
 	}
 	met := metrics.ForConfig(cfg)
+	tr, err := tracing.FromEnv(ctx)
+	if err != nil {
+		rl.Close()
+		release()
+		return nil, err
+	}
 	ro := runtime.Options{
-		Store: st, Agent: agent, Logger: log, Observer: met.Observer(),
+		Store: st, Agent: agent, Logger: log, Observer: met.Observer(), Tracer: tr.TurnTracer(),
 		MaxConcurrent: cfg.Server.HTTP.MaxConcurrentRequests,
 		MaxQueued:     cfg.Server.HTTP.MaxQueuedRequests,
 		MaxPerUser:    cfg.Server.Limits.MaxTurnsPerUser,
@@ -163,16 +177,18 @@ func New(ctx context.Context, f *config.Folder, o Options) (*Server, error) {
 		o.Tune(&ro)
 	}
 	svc := runtime.New(ro)
-	s := &Server{Folder: f, Store: st, Service: svc, log: log, agent: agent, relay: rl, ownStore: o.Store == nil,
-		tuneLive: o.Live, tuneAGUI: o.AGUI, tuneA2A: o.A2A, metrics: met}
+	s := &Server{Folder: f, Store: st, Service: svc, log: log, agent: agent, relay: rl, ownStore: o.Store == nil, jwt: jwt,
+		tuneLive: o.Live, tuneAGUI: o.AGUI, tuneA2A: o.A2A, metrics: met, tracing: tr}
 	if err := svc.Start(ctx); err != nil {
 		s.closeAgent() // the relay, worker processes, MCP servers
+		s.flushTraces()
 		release()
 		return nil, err
 	}
 	if s.Handler, err = s.routes(); err != nil {
 		_ = svc.Shutdown(ctx)
 		s.closeAgent()
+		s.flushTraces()
 		release()
 		return nil, err
 	}
@@ -190,7 +206,7 @@ func (s *Server) routes() (http.Handler, error) {
 		return neutral.IsPublic(r) || (r.Method == http.MethodGet && r.URL.Path == "/live") || s.relay.IsPublic(r) ||
 			(config.Enabled(cfg.Server.Playground.Enabled) && playground.IsPublic(r)) ||
 			(cfg.Server.OpenAICompat && openaiapi.IsPath(r)) || skills.IsPublic(r) || metrics.IsPublic(cfg, r)
-	})
+	}, auth.WithJWT(s.jwt))
 	s.relay.Register(mux)
 	if r, ok := s.agent.(*router.Router); ok {
 		routerapi.Register(mux, routerapi.Options{Router: r, IsOwner: s.relay.IsOwner})
@@ -298,7 +314,9 @@ func (s *Server) routes() (http.Handler, error) {
 	// authenticates them with the same tokens: grpc needs a ResponseWriter
 	// that is an http.Flusher, which the middleware's writers are not, so
 	// gRPC calls are not logged or counted yet.
-	chain := httplog.Middleware(s.log, s.metrics.Middleware(mux, httpapi.BodyGuard(cfg.Server.HTTP.BodyTimeout(), authn.Middleware(mux))))
+	// Each request's trace span (when traces are on) covers the same.
+	chain := httplog.Middleware(s.log, s.tracing.Middleware(mux,
+		s.metrics.Middleware(mux, httpapi.BodyGuard(cfg.Server.HTTP.BodyTimeout(), authn.Middleware(mux)))))
 	return s.a2a.WithGRPC(chain, authn), nil
 }
 
@@ -365,6 +383,7 @@ func (s *Server) ServeWith(ctx context.Context, l net.Listener, o ServeOptions) 
 	select {
 	case err := <-errc:
 		s.closeStore()
+		s.flushTraces()
 		return err
 	case <-ctx.Done():
 	}
@@ -375,6 +394,7 @@ func (s *Server) ServeWith(ctx context.Context, l net.Listener, o ServeOptions) 
 		case <-time.After(o.DrainDelay):
 		case err := <-errc:
 			s.closeStore()
+			s.flushTraces()
 			return err
 		}
 	}
@@ -401,6 +421,7 @@ func (s *Server) ServeWith(ctx context.Context, l net.Listener, o ServeOptions) 
 	_ = s.Service.Shutdown(context.Background())
 	s.closeAgent()
 	s.closeStore()
+	s.flushTraces()
 	if serveErr := <-errc; !errors.Is(serveErr, http.ErrServerClosed) {
 		return serveErr
 	}
@@ -418,7 +439,17 @@ func (s *Server) Close() error {
 	s.closeMCP()
 	_ = s.Service.Shutdown(ctx)
 	s.closeAgent()
+	defer s.flushTraces()
 	return s.closeStore()
+}
+
+// flushTraces exports the last spans (within 5 s) and stops the exporter.
+func (s *Server) flushTraces() {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := s.tracing.Shutdown(ctx); err != nil {
+		s.log.Warn("traces", "err", err)
+	}
 }
 
 // openStore returns the given store, or opens the one the config names

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/harnest/harnest/internal/netguard"
+	"github.com/harnest/harnest/internal/tracing"
 )
 
 const (
@@ -40,7 +41,7 @@ func policy(o Options) netguard.Policy {
 // size and HTTP statuses noted for the error mapping.
 func httpClient(p netguard.Policy, timeout time.Duration) *http.Client {
 	c := netguard.Client(p, timeout)
-	c.Transport = &boundedTransport{base: c.Transport}
+	c.Transport = &boundedTransport{base: tracing.Transport(c.Transport)} // traceparent on every request
 	return c
 }
 

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+
+	"github.com/harnest/harnest/internal/tracing"
 )
 
 // Request is one model call: the conversation so far and the tools the
@@ -67,6 +69,7 @@ func (c *Client) newHTTPRequest(ctx context.Context, body []byte) (*http.Request
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "text/event-stream")
 	req.Header.Set("User-Agent", "harnest")
+	tracing.Inject(ctx, req.Header) // the W3C traceparent of the model call's span
 	if c.opts.APIKey != "" {
 		req.Header.Set("Authorization", "Bearer "+c.opts.APIKey)
 	}

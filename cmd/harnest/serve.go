@@ -126,10 +126,13 @@ func printBanner(w io.Writer, f *config.Folder, srv *server.Server, addr *net.TC
 		fmt.Fprintf(w, "              %s/openapi.yaml\n", base)
 	}
 	fmt.Fprintf(w, "  Store:      %s\n", srv.Store.Describe())
-	if len(cfg.Auth.Tokens) == 0 {
+	switch {
+	case len(cfg.Auth.Tokens) == 0 && cfg.Auth.JWT == nil:
 		fmt.Fprintf(w, "  Auth:       none (every caller is the anonymous user)\n")
-	} else {
+	case cfg.Auth.JWT == nil:
 		fmt.Fprintf(w, "  Auth:       bearer tokens (%d configured)\n", len(cfg.Auth.Tokens))
+	default:
+		fmt.Fprintf(w, "  Auth:       JWTs (issuer %q) and %d static bearer tokens\n", cfg.Auth.JWT.Issuer, len(cfg.Auth.Tokens))
 	}
 }
 

@@ -1,6 +1,6 @@
 // Package auth resolves every HTTP request to a principal before it touches
-// state: bearer tokens from config mapped to users, or the anonymous user
-// when no tokens are configured. Every transport reads the principal with
+// state: bearer tokens from config mapped to users, JWTs of an identity
+// provider (jwt.go), or the anonymous user when neither is configured. Every transport reads the principal with
 // From; none checks credentials itself.
 package auth
 
@@ -8,6 +8,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/json"
 	"net/http"
 	"strings"
 
@@ -20,11 +21,20 @@ type Token struct {
 	User  string
 }
 
-// Authenticator checks bearer tokens in constant time.
+// Authenticator checks bearer tokens in constant time, and JWTs when a
+// verifier is given.
 type Authenticator struct {
 	tokens []hashedToken
 	public func(*http.Request) bool
+	jwt    *JWT // nil without auth.jwt
 }
+
+// Option adds to an Authenticator.
+type Option func(*Authenticator)
+
+// WithJWT accepts the JWTs j verifies beside the static tokens; nil adds
+// nothing.
+func WithJWT(j *JWT) Option { return func(a *Authenticator) { a.jwt = j } }
 
 type hashedToken struct {
 	sum  [32]byte
@@ -34,24 +44,54 @@ type hashedToken struct {
 // New returns an Authenticator. With no tokens, every caller is anonymous.
 // public reports requests that need no credentials (health, discovery, the
 // playground shell).
-func New(tokens []Token, public func(*http.Request) bool) *Authenticator {
+func New(tokens []Token, public func(*http.Request) bool, opts ...Option) *Authenticator {
 	a := &Authenticator{public: public}
+	for _, o := range opts {
+		o(a)
+	}
 	for _, t := range tokens {
 		a.tokens = append(a.tokens, hashedToken{sum: sha256.Sum256([]byte(t.Token)), user: t.User})
 	}
 	return a
 }
 
-// Enabled reports whether tokens are configured.
-func (a *Authenticator) Enabled() bool { return len(a.tokens) > 0 }
+// Enabled reports whether tokens or JWTs are configured.
+func (a *Authenticator) Enabled() bool { return len(a.tokens) > 0 || a.jwt != nil }
+
+// IsOwner reports whether user proved with a JWT's owner claim to be the
+// agent's owner (owners of static tokens are the relay's to know).
+func (a *Authenticator) IsOwner(user string) bool { return a.jwt != nil && a.jwt.IsOwner(user) }
 
 // Resolve returns the principal for a bearer token; false when the token is
-// unknown. Every configured token is compared, so timing does not reveal
-// which one matched or how much of it.
+// unknown or refused.
 func (a *Authenticator) Resolve(token string) (runtime.Principal, bool) {
+	p, err := a.Check(context.Background(), token)
+	return p, err == nil
+}
+
+// Check returns the principal for a bearer token: a configured token, or
+// a JWT when a verifier is set. A refusal is a *TokenError whose text says
+// why, for the caller.
+func (a *Authenticator) Check(ctx context.Context, token string) (runtime.Principal, error) {
 	if !a.Enabled() {
-		return runtime.Anonymous, true
+		return runtime.Anonymous, nil
 	}
+	if p, ok := a.static(token); ok {
+		return p, nil
+	}
+	if a.jwt != nil && looksLikeJWT(token) {
+		return a.jwt.Verify(ctx, token)
+	}
+	return runtime.Principal{}, errUnknownToken
+}
+
+// errUnknownToken is a token that is neither configured nor a JWT.
+var errUnknownToken = &TokenError{Reason: "the bearer token is not one of the configured tokens"}
+
+// static looks a token up among the configured ones. Every configured
+// token is compared, so timing does not reveal which one matched or how
+// much of it.
+func (a *Authenticator) static(token string) (runtime.Principal, bool) {
 	sum := sha256.Sum256([]byte(token))
 	user := ""
 	for _, t := range a.tokens {
@@ -83,8 +123,12 @@ func (a *Authenticator) Middleware(next http.Handler) http.Handler {
 			return
 		}
 		token, has := BearerToken(r)
-		p, ok := a.Resolve(token)
-		if has && ok {
+		var p runtime.Principal
+		err := error(errUnknownToken)
+		if has {
+			p, err = a.Check(r.Context(), token)
+		}
+		if err == nil {
 			next.ServeHTTP(w, r.WithContext(With(r.Context(), p)))
 			return
 		}
@@ -96,7 +140,12 @@ func (a *Authenticator) Middleware(next http.Handler) http.Handler {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusUnauthorized)
 		if has {
-			_, _ = w.Write([]byte(`{"detail":"The bearer token is not valid","code":"invalid_token"}`))
+			detail := "The bearer token is not valid"
+			if err != errUnknownToken {
+				detail += ": " + err.Error()
+			}
+			body, _ := json.Marshal(map[string]string{"detail": detail, "code": "invalid_token"})
+			_, _ = w.Write(body)
 			return
 		}
 		_, _ = w.Write([]byte(`{"detail":"Authentication required: send Authorization: Bearer <token>","code":"unauthorized"}`))
