@@ -166,7 +166,7 @@ type Server struct {
 	PublicBaseURL string `yaml:"publicBaseURL"`
 	// AllowedOrigins are browser origins (scheme://host[:port]) besides the
 	// server's own that may open /live.
-	AllowedOrigins []string `yaml:"allowedOrigins"` // serve WS /live; default false
+	AllowedOrigins []string `yaml:"allowedOrigins"` // may open /live and call the HTTP API (CORS)
 	OpenAPI        *bool    `yaml:"openapi"`        // serve /openapi.json, /openapi.yaml, /docs; default true (use Enabled)
 	AGUI           *bool    `yaml:"agui"`           // serve POST /agui; default true (use Enabled)
 	// TLS serves HTTPS (and HTTP/2) with this certificate; the files are

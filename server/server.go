@@ -315,8 +315,9 @@ func (s *Server) routes() (http.Handler, error) {
 	// that is an http.Flusher, which the middleware's writers are not, so
 	// gRPC calls are not logged or counted yet.
 	// Each request's trace span (when traces are on) covers the same.
-	chain := httplog.Middleware(s.log, s.tracing.Middleware(mux,
-		s.metrics.Middleware(mux, httpapi.BodyGuard(cfg.Server.HTTP.BodyTimeout(), authn.Middleware(mux)))))
+	// CORS answers browsers' preflights before auth (they carry no token).
+	chain := httplog.Middleware(s.log, httpapi.CORS(cfg.Server.AllowedOrigins, s.tracing.Middleware(mux,
+		s.metrics.Middleware(mux, httpapi.BodyGuard(cfg.Server.HTTP.BodyTimeout(), authn.Middleware(mux))))))
 	return s.a2a.WithGRPC(chain, authn), nil
 }
 
