@@ -6,7 +6,10 @@ package servertest
 import (
 	"context"
 	"log/slog"
+	"net"
 	"net/http/httptest"
+	"net/url"
+	"os"
 	"path/filepath"
 	goruntime "runtime"
 	"testing"
@@ -121,6 +124,7 @@ func Shared(t testing.TB, redisURL string, s Setup) Setup {
 // and stops it when the test ends.
 func Start(t testing.TB, redisURL string, s Setup) *Server {
 	t.Helper()
+	mustTraceToLoopback(t)
 	folder := s.Folder
 	if folder == "" {
 		folder = filepath.Join(repoRoot(), "examples", "hello")
@@ -179,4 +183,29 @@ func Start(t testing.TB, redisURL string, s Setup) *Server {
 func repoRoot() string {
 	_, file, _, _ := goruntime.Caller(0)
 	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+// mustTraceToLoopback fails a test whose environment would make the server
+// export traces off this machine (a developer's OTEL_EXPORTER_OTLP_*
+// variables): tests reach loopback only.
+func mustTraceToLoopback(t testing.TB) {
+	t.Helper()
+	for _, name := range []string{"OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"} {
+		v := os.Getenv(name)
+		if v == "" || os.Getenv("OTEL_SDK_DISABLED") == "true" {
+			continue
+		}
+		u, err := url.Parse(v)
+		if err != nil || !loopbackHost(u.Hostname()) {
+			t.Fatalf("%s=%q would export the test server's traces off this machine; unset it (tests trace only to loopback)", name, v)
+		}
+	}
+}
+
+func loopbackHost(h string) bool {
+	if h == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
 }
