@@ -165,10 +165,10 @@ type Server struct {
 	// served agent card's interface URLs use it.
 	PublicBaseURL string `yaml:"publicBaseURL"`
 	// AllowedOrigins are browser origins (scheme://host[:port]) besides the
-	// server's own that may open /live.
-	AllowedOrigins []string `yaml:"allowedOrigins"` // may open /live and call the HTTP API (CORS)
-	OpenAPI        *bool    `yaml:"openapi"`        // serve /openapi.json, /openapi.yaml, /docs; default true (use Enabled)
-	AGUI           *bool    `yaml:"agui"`           // serve POST /agui; default true (use Enabled)
+	// server's own that may open /live and call the HTTP API (CORS).
+	AllowedOrigins []string `yaml:"allowedOrigins"`
+	OpenAPI        *bool    `yaml:"openapi"` // serve /openapi.json, /openapi.yaml, /docs; default true (use Enabled)
+	AGUI           *bool    `yaml:"agui"`    // serve POST /agui; default true (use Enabled)
 	// TLS serves HTTPS (and HTTP/2) with this certificate; the files are
 	// read again on SIGHUP.
 	TLS TLS `yaml:"tls"`
@@ -209,6 +209,16 @@ type Limits struct {
 	// (1..100000, default 64); past it the user's next turn is refused with
 	// 429 and Retry-After, so no user can take every run slot and queue.
 	MaxTurnsPerUser int `yaml:"maxTurnsPerUser"`
+	// RequestsPerMinute bounds one user's HTTP requests per minute, counted
+	// by every replica that shares the store (0..1000000, 0: no limit);
+	// past it the user's requests get 429 and Retry-After.
+	RequestsPerMinute int `yaml:"requestsPerMinute"`
+	// TurnsPerDay bounds one user's new turns per UTC day on every
+	// transport and replica (0..100000000, 0: no limit).
+	TurnsPerDay int `yaml:"turnsPerDay"`
+	// ConcurrentResponses bounds one user's responses in progress at once
+	// on every transport and replica (0..100000, 0: no limit).
+	ConcurrentResponses int `yaml:"concurrentResponses"`
 }
 
 // TLS names a certificate and its key, PEM files (relative paths resolve

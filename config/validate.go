@@ -196,8 +196,23 @@ func (v *validator) server(s Server) {
 	if v.d.set["server.limits.maxTurnsPerUser"] && (s.Limits.MaxTurnsPerUser < 1 || s.Limits.MaxTurnsPerUser > maxConcurrentRequests) {
 		v.problem("server.limits.maxTurnsPerUser", "must be between 1 and %d", maxConcurrentRequests)
 	}
+	v.userLimits(s.Limits)
 	if size := s.Limits.MaxRequestBytes; v.d.set["server.limits.maxRequestBytes"] && (size < minRequestBytes || size > maxRequestBytes) {
 		v.problem("server.limits.maxRequestBytes", "must be between %s and %s", minRequestBytes, maxRequestBytes)
+	}
+}
+
+// userLimits checks the per-user rate limits shared by replicas (0: no
+// limit).
+func (v *validator) userLimits(l Limits) {
+	if l.RequestsPerMinute < 0 || l.RequestsPerMinute > 1_000_000 {
+		v.problem("server.limits.requestsPerMinute", "must be between 0 (no limit) and 1000000")
+	}
+	if l.TurnsPerDay < 0 || l.TurnsPerDay > 100_000_000 {
+		v.problem("server.limits.turnsPerDay", "must be between 0 (no limit) and 100000000")
+	}
+	if l.ConcurrentResponses < 0 || l.ConcurrentResponses > maxConcurrentRequests {
+		v.problem("server.limits.concurrentResponses", "must be between 0 (no limit) and %d", maxConcurrentRequests)
 	}
 }
 

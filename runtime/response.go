@@ -91,6 +91,8 @@ type Response struct {
 	// slot and deadline of the agent's current segment.
 	slot     *ticket
 	deadline *time.Timer
+	// limits is what the response took of its user's limits (limits.go).
+	limits *userHold
 }
 
 // Outcome is how a response reached a boundary.
@@ -168,7 +170,13 @@ func (s *Service) StartResponse(ctx context.Context, p Principal, req ResponseRe
 		r.cancel(nil)
 		return nil, err
 	}
+	if r.limits, err = s.takeUserLimits(ctx, p.UserID, r.ID); err != nil {
+		place.release()
+		r.cancel(nil)
+		return nil, err
+	}
 	if !s.track(r) {
+		r.limits.giveBack()
 		place.release()
 		r.cancel(nil)
 		return nil, errShuttingDown
@@ -180,6 +188,7 @@ func (s *Service) StartResponse(ctx context.Context, p Principal, req ResponseRe
 		Receipt: receipt, Lease: s.lease, Replica: s.replica, Now: s.timestamp(),
 	})
 	if err != nil {
+		r.limits.giveBack()
 		place.release()
 		r.cancel(nil)
 		s.untrack(r)
@@ -495,6 +504,7 @@ func (r *Response) finish(runErr error) {
 		}
 	}
 	r.reportEnd(env, fail) // before the caller has its answer, so metrics already count it
+	r.limits.release()     // before the caller has its answer, so its next turn may start at once
 	r.detachStream()
 	r.reachBoundary(Outcome{Envelope: env, Body: body, Err: fail})
 }

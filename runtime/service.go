@@ -23,6 +23,9 @@ type Options struct {
 	// MaxPerUser bounds one user's running and queued runs (default 64);
 	// past it that user's StartResponse refuses with ErrRateLimited.
 	MaxPerUser int
+	// Limits are the per-user limits every replica enforces together
+	// (limits.go); the zero value limits nothing.
+	Limits UserLimits
 	// Timeout is the deadline of one run (default 300 s).
 	Timeout time.Duration
 	// MaxInputBytes bounds a text input (default 1 MiB).
@@ -56,6 +59,7 @@ type Service struct {
 	store     store.Store
 	agent     Agent
 	admission *admission
+	limits    UserLimits
 	timeout   time.Duration
 	maxIn     int
 	policy    OutputPolicy
@@ -103,7 +107,7 @@ func New(o Options) *Service {
 		approvalTTL: o.ApprovalTTL, clientToolTTL: o.ClientToolTTL, sweepEvery: o.SweepInterval, flushDelay: o.FlushDelay,
 		runs: map[*Response]struct{}{}, byID: map[string]*Response{},
 		replica: "replica_" + newHex(), halt: make(chan struct{}), lapsedSeen: map[string]time.Time{},
-		runners: newRunners(maxIdleRunners), observer: o.Observer, tracer: o.Tracer,
+		runners: newRunners(maxIdleRunners), observer: o.Observer, tracer: o.Tracer, limits: o.Limits,
 	}
 	if s.observer == nil {
 		s.observer = noObserver{}

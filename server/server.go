@@ -164,6 +164,7 @@ func New(ctx context.Context, f *config.Folder, o Options) (*Server, error) {
 		MaxConcurrent: cfg.Server.HTTP.MaxConcurrentRequests,
 		MaxQueued:     cfg.Server.HTTP.MaxQueuedRequests,
 		MaxPerUser:    cfg.Server.Limits.MaxTurnsPerUser,
+		Limits:        runtime.UserLimits{TurnsPerDay: cfg.Server.Limits.TurnsPerDay, ConcurrentResponses: cfg.Server.Limits.ConcurrentResponses},
 		Timeout:       cfg.Server.HTTP.RequestTimeout(),
 		MaxInputBytes: int(cfg.Server.Limits.MaxRequestBytes),
 		Lease:         time.Duration(cfg.Store.LeaseSeconds) * time.Second,
@@ -315,9 +316,11 @@ func (s *Server) routes() (http.Handler, error) {
 	// that is an http.Flusher, which the middleware's writers are not, so
 	// gRPC calls are not logged or counted yet.
 	// Each request's trace span (when traces are on) covers the same.
+	// Requests per minute are counted inside auth, where the user is known.
 	// CORS answers browsers' preflights before auth (they carry no token).
 	chain := httplog.Middleware(s.log, httpapi.CORS(cfg.Server.AllowedOrigins, s.tracing.Middleware(mux,
-		s.metrics.Middleware(mux, httpapi.BodyGuard(cfg.Server.HTTP.BodyTimeout(), authn.Middleware(mux))))))
+		s.metrics.Middleware(mux, httpapi.BodyGuard(cfg.Server.HTTP.BodyTimeout(), authn.Middleware(
+			httpapi.RateLimit(httpapi.RateLimitOptions{Store: s.Store, PerMinute: cfg.Server.Limits.RequestsPerMinute, LimitAnonymous: !authn.Enabled(), Logger: s.log}, mux)))))))
 	return s.a2a.WithGRPC(chain, authn), nil
 }
 

@@ -29,6 +29,7 @@ type Store interface {
 	Threads
 	Relay
 	Router
+	Limits
 
 	// Describe says which store this is, without credentials (for the
 	// start-up banner and logs).
@@ -219,4 +220,35 @@ type Router interface {
 	// first, after the cursor (the Next of the previous page; "" from the
 	// newest).
 	ListRouterReceipts(ctx context.Context, cursor string, limit int, now time.Time) (RouterReceiptPage, error)
+}
+
+// Limits are the per-user rate limits every replica shares: requests in a
+// fixed window, turns per UTC day, and slots for the responses in progress
+// at once, each held under a lease so that the slots of a replica that died
+// come back by themselves.
+type Limits interface {
+	// TakeUserWindow counts one request of w.User in the fixed window of
+	// length w.Window that holds now. Windows start at whole multiples of
+	// w.Window since the Unix epoch. When the window already counted
+	// w.Limit requests it counts nothing and returns false and the time
+	// until the window ends. Windows last two of their lengths.
+	TakeUserWindow(ctx context.Context, w UserWindow, now time.Time) (ok bool, retryAfter time.Duration, err error)
+	// AddUserDayCount adds by (negative: gives back) to user's counter
+	// name of the UTC day of now when the sum stays at most limit (limit
+	// < 0: always), and returns the counter after the call and whether it
+	// added. Counters last two days.
+	AddUserDayCount(ctx context.Context, user, name string, by, limit int64, now time.Time) (count int64, ok bool, err error)
+	// TakeUserSlot gives holder one of user's slots until now+lease when
+	// fewer than limit live slots are held (a slot whose lease ended
+	// before or at now is not held). It returns the live slots held after
+	// the call and whether holder got one; a holder that already holds a
+	// slot keeps it and has it renewed.
+	TakeUserSlot(ctx context.Context, user, holder string, limit int, lease time.Duration, now time.Time) (held int, ok bool, err error)
+	// RenewUserSlot holds holder's slot until now+lease, taking it again
+	// whatever the limit when it lapsed or was never taken (the response
+	// it stands for is running: it counts).
+	RenewUserSlot(ctx context.Context, user, holder string, lease time.Duration, now time.Time) error
+	// ReleaseUserSlot gives holder's slot back; without one it does
+	// nothing.
+	ReleaseUserSlot(ctx context.Context, user, holder string) error
 }

@@ -226,3 +226,11 @@ type RouterReceiptPage struct {
 	// Next is the cursor of the next page; "" on the last one.
 	Next string
 }
+
+// UserWindow names one user's fixed-window rate counter: Name for what it
+// counts (such as "requests"), at most Limit in each Window.
+type UserWindow struct {
+	User, Name string
+	Limit      int
+	Window     time.Duration
+}

@@ -52,6 +52,7 @@ type Store struct {
 	*threadsSpace
 	*relaySpace
 	*routerSpace
+	*limitsSpace
 
 	now        func() time.Time
 	receiptTTL time.Duration
@@ -90,6 +91,7 @@ func New(opts Options) *Store {
 	s.threadsSpace = newThreadsSpace(s.now, s.receiptTTL, &s.closed)
 	s.relaySpace = newRelaySpace(s.now, &s.closed)
 	s.routerSpace = newRouterSpace(&s.closed, s.receiptTTL)
+	s.limitsSpace = newLimitsSpace(&s.closed)
 	go s.expireEvery(expiryEvery)
 	return s
 }

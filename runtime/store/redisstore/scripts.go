@@ -21,6 +21,7 @@ var scripts = []*redis.Script{
 	exchangeScript, setStateScript, enqueueScript, replyScript, cancelScript, bucketScript, spacingScript,
 	// router.go
 	routerCountScript, routerAdmitScript, routerReportScript, routerReceiptScript,
+	windowScript, slotScript, // limits.go
 }
 
 func (s *Store) loadScripts(ctx context.Context) error {

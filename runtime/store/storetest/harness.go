@@ -41,4 +41,5 @@ func Run(t *testing.T, h Harness) {
 	t.Run("Threads", func(t *testing.T) { testThreads(t, h) })
 	t.Run("Relay", func(t *testing.T) { testRelay(t, h) })
 	t.Run("Router", func(t *testing.T) { testRouter(t, h) })
+	t.Run("Limits", func(t *testing.T) { testLimits(t, h) })
 }
