@@ -1,0 +1,240 @@
+// The LangGraph JS adapter: serveGraph turns a compiled LangGraph graph into
+// a worker of docs/worker-protocol.md.
+//
+//   import { serveGraph } from "@harnest/adapters/langgraph";
+//   serveGraph(builder.compile({ checkpointer: new MemorySaver() }));
+//
+// Per turn it runs the graph on the thread of the session
+// (configurable.thread_id = the session id) and maps what the graph does to
+// protocol lines:
+//   - chat model tokens ("messages" stream mode)   -> text deltas
+//   - AI tool calls and ToolMessages ("updates")    -> tool_call / tool_result
+//   - interrupt(value) in a node                    -> approval_request, whose
+//     answer resumes the graph with new Command({ resume: decision })
+//   - the state keys the graph declares (except messages): read from the
+//     session state when the turn starts, written back as state deltas.
+// When the checkpointer has nothing for the thread (a new process, another
+// replica), the session transcript the server sends is the history.
+
+import { AIMessage, HumanMessage, RemoveMessage } from "@langchain/core/messages";
+import { Command, MemorySaver, REMOVE_ALL_MESSAGES } from "@langchain/langgraph";
+
+import { log, serve } from "./worker.js";
+
+// The LangChain packages, for code that cannot resolve them itself (the
+// examples in this repository import them from here). Elsewhere, import the
+// packages directly: these are the very same modules.
+export * as langgraph from "@langchain/langgraph";
+export * as prebuilt from "@langchain/langgraph/prebuilt";
+export * as messages from "@langchain/core/messages";
+export * as tools from "@langchain/core/tools";
+export * as chatModels from "@langchain/core/language_models/chat_models";
+export * as outputs from "@langchain/core/outputs";
+export * as functionCalling from "@langchain/core/utils/function_calling";
+
+/** How many interrupts one turn may answer before it fails (a loop guard). */
+const maxInterrupts = 20;
+
+/**
+ * serveGraph serves graph as a worker until stdin ends. Options:
+ *   framework   the metadata framework name ("langgraph")
+ *   stateKeys   the state keys shared with the session (default: the graph's
+ *               declared channels, except messages and internal ones)
+ *   approval(value) -> {action, message, arguments}: reads an interrupt value
+ *               (default: its action/message/arguments or args fields)
+ *   resume(decision, value) -> the Command resume value (default: decision,
+ *               "approve" | "deny" | "expired")
+ *   input, write  passed to serve (tests).
+ * A graph compiled without a checkpointer gets a MemorySaver.
+ */
+export function serveGraph(graph, options = {}) {
+  if (!graph.checkpointer) graph.checkpointer = new MemorySaver();
+  const keys = options.stateKeys || declaredStateKeys(graph);
+  const framework = options.framework || "langgraph";
+  const approvalOf = options.approval || defaultApproval;
+  const resumeOf = options.resume || ((decision) => decision);
+  return serve((turn, out) => runTurn(graph, turn, out, { keys, framework, approvalOf, resumeOf }), options);
+}
+
+/** declaredStateKeys lists the graph's state channels but messages and internal ones. */
+export function declaredStateKeys(graph) {
+  const channels = (graph.builder && graph.builder.channels) || graph.channels || {};
+  return Object.keys(channels).filter((key) => key !== "messages" && !key.startsWith("__") && !key.includes(":"));
+}
+
+async function runTurn(graph, turn, out, how) {
+  const config = { configurable: { thread_id: turn.sessionId || turn.id }, signal: out.signal };
+  out.metadata({ framework: how.framework });
+  const input = { messages: await turnMessages(graph, config, turn) };
+  // Until this turn completes, the checkpoint may hold what the transcript
+  // never will (a cancelled or failed run): the next turn then rebuilds.
+  ranHere.delete(config.configurable.thread_id);
+  for (const key of how.keys) {
+    if (key in turn.state) input[key] = turn.state[key];
+  }
+
+  const seen = { refused: false, usage: { inputTokens: 0, outputTokens: 0 } };
+  let next = input;
+  for (let round = 0; ; round++) {
+    const interrupts = await streamOnce(graph, next, config, out, seen);
+    if (interrupts.length === 0) break;
+    if (seen.refused) return; // a second interrupt after a refusal: leave the thread there
+    if (round >= maxInterrupts) throw new Error(`the graph interrupted more than ${maxInterrupts} times in one turn`);
+    const value = interrupts[0].value;
+    const decision = await out.approval(how.approvalOf(value));
+    // After a refusal the protocol wants no more output: the graph still
+    // runs to its end with the decision, so its checkpoint stays whole,
+    // but nothing more is written.
+    if (decision !== "approve") {
+      log(`langgraph adapter: approval ${decision}; the graph resumes with it, silently`);
+      out = silent(out);
+      seen.refused = true;
+    }
+    next = new Command({ resume: how.resumeOf(decision, value) });
+  }
+
+  ranHere.set(config.configurable.thread_id, lastHistoryId(turn.history));
+  const final = await graph.getState(config);
+  out.state(changedKeys(how.keys, turn.state, (final && final.values) || {}));
+  const { inputTokens, outputTokens } = seen.usage;
+  if (inputTokens + outputTokens > 0) out.metadata({ framework: how.framework, usage: seen.usage });
+}
+
+// silent is out with every output line dropped.
+function silent(out) {
+  const drop = () => {};
+  return { ...out, text: drop, thinking: drop, activity: drop, metadata: drop, toolCall: drop, toolResult: drop, state: drop, result: drop };
+}
+
+// streamOnce runs the graph once (a new input or a resume), writes its
+// output and returns the interrupts it stopped at.
+async function streamOnce(graph, input, config, out, seen) {
+  const interrupts = [];
+  const stream = await graph.stream(input, { ...config, streamMode: ["messages", "updates"] });
+  for await (const [mode, chunk] of stream) {
+    if (mode === "messages") {
+      const [message] = chunk;
+      if (isAI(message) && typeof message.content === "string" && message.content !== "") {
+        out.text(message.content);
+      }
+      continue;
+    }
+    for (const [node, update] of Object.entries(chunk || {})) {
+      if (node === "__interrupt__") {
+        interrupts.push(...update);
+        continue;
+      }
+      for (const message of updateMessages(update)) writeToolLines(message, out, seen);
+    }
+  }
+  return interrupts;
+}
+
+// writeToolLines writes tool calls of AI messages and results of tool
+// messages, and counts the usage the model reported.
+function writeToolLines(message, out, seen) {
+  if (isAI(message)) {
+    for (const call of message.tool_calls || []) out.toolCall({ id: call.id || call.name, name: call.name, arguments: call.args });
+    const usage = message.usage_metadata;
+    if (usage) {
+      seen.usage.inputTokens += usage.input_tokens || 0;
+      seen.usage.outputTokens += usage.output_tokens || 0;
+    }
+    return;
+  }
+  if (messageType(message) === "tool") {
+    out.toolResult({ callId: message.tool_call_id, name: message.name || "tool", output: toolOutput(message.content) });
+  }
+}
+
+function updateMessages(update) {
+  if (!update || typeof update !== "object") return [];
+  const messages = update.messages;
+  if (Array.isArray(messages)) return messages;
+  return messages ? [messages] : [];
+}
+
+function messageType(message) {
+  if (!message) return "";
+  if (typeof message._getType === "function") return message._getType();
+  return message.type || "";
+}
+
+function isAI(message) {
+  return messageType(message) === "ai";
+}
+
+// toolOutput parses JSON tool output back to a value, else keeps the text.
+function toolOutput(content) {
+  if (typeof content !== "string") return content ?? null;
+  try {
+    return JSON.parse(content);
+  } catch {
+    return content;
+  }
+}
+
+// ranHere maps a thread to the id of the newest transcript message of the
+// last turn this process completed on it.
+const ranHere = new Map();
+
+function lastHistoryId(history) {
+  return history.length > 0 ? String(history[history.length - 1].id) : "";
+}
+
+// turnMessages is the messages input of a turn: the user's message, after
+// the session transcript when the thread's checkpoint is missing or stale
+// (another worker or replica served the turns since, or this one restarted).
+// The transcript then replaces the checkpoint's messages.
+async function turnMessages(graph, config, turn) {
+  const current = new HumanMessage(turn.input);
+  const thread = config.configurable.thread_id;
+  const saved = await graph.getState(config);
+  const values = (saved && saved.values) || {};
+  const hasMessages = Array.isArray(values.messages) && values.messages.length > 0;
+  if (hasMessages && ranHere.has(thread) && followsOwnTurn(turn.history, ranHere.get(thread))) return [current];
+  if (!hasMessages && turn.history.length === 0) return [current];
+  return [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...historyMessages(turn.history), current];
+}
+
+// followsOwnTurn reports whether the transcript's newest two messages are
+// this process's previous turn: the message before them is the one that
+// was newest then.
+function followsOwnTurn(history, previousId) {
+  const n = history.length;
+  if (n < 2) return false;
+  if (previousId === "") return n === 2;
+  return n >= 3 && String(history[n - 3].id) === previousId;
+}
+
+// historyMessages turns the session transcript into LangChain messages.
+function historyMessages(history) {
+  const messages = [];
+  for (const entry of history) {
+    const text = typeof entry.content === "string" ? entry.content : JSON.stringify(entry.content);
+    if (entry.role === "user") messages.push(new HumanMessage(text));
+    else if (entry.role === "assistant") messages.push(new AIMessage(text));
+  }
+  return messages;
+}
+
+function defaultApproval(value) {
+  if (typeof value === "string") return { action: "approve", message: value };
+  const v = value && typeof value === "object" ? value : {};
+  const args = v.arguments || v.args;
+  return {
+    action: typeof v.action === "string" && v.action ? v.action : "continue",
+    message: typeof v.message === "string" ? v.message : undefined,
+    arguments: args && typeof args === "object" && !Array.isArray(args) ? args : undefined,
+  };
+}
+
+// changedKeys returns the keys whose value differs from the session's.
+function changedKeys(keys, before, after) {
+  const delta = {};
+  for (const key of keys) {
+    if (!(key in after) || after[key] === undefined) continue;
+    if (JSON.stringify(after[key]) !== JSON.stringify(before[key])) delta[key] = after[key];
+  }
+  return delta;
+}
