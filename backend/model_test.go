@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -286,23 +285,8 @@ func equalJSON(a, b any) bool {
 	return bytes.Equal(x, y)
 }
 
-// lockedBuffer is a log sink several goroutines write.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
+// lockedBuffer is a log sink the test reads while the server writes.
+type lockedBuffer = testutil.SyncBuffer
 
 // AG-UI frontend tools are offered to the model; when it calls one, the
 // run ends with the call, and the next run's tool message answers it.

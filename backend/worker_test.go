@@ -20,27 +20,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/harnest/harnest/internal/testutil"
+
 	"github.com/harnest/harnest/config"
 	"github.com/harnest/harnest/runtime"
 )
 
-// syncBuffer is an io.Writer that tests may read while a logger writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer is a log sink the test reads while the server writes.
+type syncBuffer = testutil.SyncBuffer
 
 // testLogger logs everything, Debug included, into a buffer.
 func testLogger() (*slog.Logger, *syncBuffer) {

@@ -1,7 +1,6 @@
 package a2aremote_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
@@ -17,23 +16,8 @@ import (
 	"github.com/harnest/harnest/server/servertest"
 )
 
-// syncBuffer is a log sink the server writes from several goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer is a log sink the test reads while the server writes.
+type syncBuffer = testutil.SyncBuffer
 
 // front is a harnest server (testdata/remote) whose backend is the remote
 // A2A agent at url, with 127.0.0.1 in allowHosts; edit changes the

@@ -1,13 +1,14 @@
 package chat_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"log/slog"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/harnest/harnest/internal/testutil"
 
 	"github.com/harnest/harnest/backend/chat"
 	"github.com/harnest/harnest/internal/testutil/fakemodel"
@@ -85,22 +86,7 @@ func wantCode(t *testing.T, err error, code string) *runtime.Error {
 	return e
 }
 
-// syncBuffer is a bytes.Buffer safe for a logger and a test at once.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
+// syncBuffer is a log sink the test reads while the server writes.
+type syncBuffer = testutil.SyncBuffer
 
 func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }

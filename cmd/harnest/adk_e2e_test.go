@@ -9,10 +9,6 @@ package main
 
 import (
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -22,53 +18,12 @@ import (
 // adkExample is the example folder the test serves.
 const adkExample = "../../examples/adk-js"
 
-// needADK skips the test when node or the adapters' npm packages are
-// missing, or fails it under HARNEST_REQUIRE_NODE=1.
-func needADK(t *testing.T) {
-	t.Helper()
-	missing := ""
-	if _, err := exec.LookPath("node"); err != nil {
-		missing = "node is not on PATH"
-	} else if _, err := os.Stat("../../adapters/node/node_modules/@google/adk/package.json"); err != nil {
-		missing = "@google/adk is not installed (run npm ci in adapters/node)"
-	}
-	if missing == "" {
-		return
-	}
-	if os.Getenv("HARNEST_REQUIRE_NODE") == "1" {
-		t.Fatalf("HARNEST_REQUIRE_NODE=1 but %s", missing)
-	}
-	t.Skip(missing)
-}
+func needADK(t *testing.T) { t.Helper(); needAdapterPackage(t, "@google/adk") }
 
-// adkFolder copies the example's files into a temp folder whose config runs
-// the example's agent.js where it is (its imports are relative), shows
-// thinking, and keeps the test's own store prefix.
+// adkFolder is the example with thinking shown.
 func adkFolder(t *testing.T) string {
 	t.Helper()
-	dir := copyFolder(t, adkExample)
-	agentJS, err := filepath.Abs(filepath.Join(adkExample, "agent.js"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, "config.yaml")
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := string(b)
-	for _, want := range []string{`["node", "agent.js"]`, "\nspec:\n"} {
-		if !strings.Contains(cfg, want) {
-			t.Fatalf("examples/adk-js/config.yaml has no %q to adapt:\n%s", want, cfg)
-		}
-	}
-	cfg = strings.Replace(cfg, `["node", "agent.js"]`, `["node", "`+agentJS+`"]`, 1)
-	cfg = strings.Replace(cfg, "\nspec:\n", "\nspec:\n  output:\n    thinking: true\n", 1)
-	cfg += prefixed(t)
-	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return dir
+	return adapterFolder(t, adkExample, "  output:\n    thinking: true\n")
 }
 
 // adkRun is the two replicas the ADK conversations run on.

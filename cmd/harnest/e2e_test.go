@@ -53,23 +53,8 @@ func TestMain(m *testing.M) {
 // ---------------------------------------------------------------------------
 // Child processes
 
-// lockedBuffer collects a child's output while it runs.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
+// lockedBuffer is a log sink the test reads while the server writes.
+type lockedBuffer = testutil.SyncBuffer
 
 // harnest is one running "harnest serve".
 type harnest struct {

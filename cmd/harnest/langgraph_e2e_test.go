@@ -11,10 +11,7 @@ package main
 import (
 	"context"
 	"net/http"
-	"os"
 	"os/exec"
-	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -24,50 +21,9 @@ import (
 // graphExample is the example folder the test serves.
 const graphExample = "../../examples/langgraph-js"
 
-// needLangGraph skips the test when node or the adapters' npm packages are
-// missing, or fails it under HARNEST_REQUIRE_NODE=1.
-func needLangGraph(t *testing.T) {
-	t.Helper()
-	missing := ""
-	if _, err := exec.LookPath("node"); err != nil {
-		missing = "node is not on PATH"
-	} else if _, err := os.Stat("../../adapters/node/node_modules/@langchain/langgraph/package.json"); err != nil {
-		missing = "@langchain/langgraph is not installed (run npm ci in adapters/node)"
-	}
-	if missing == "" {
-		return
-	}
-	if os.Getenv("HARNEST_REQUIRE_NODE") == "1" {
-		t.Fatalf("HARNEST_REQUIRE_NODE=1 but %s", missing)
-	}
-	t.Skip(missing)
-}
+func needLangGraph(t *testing.T) { t.Helper(); needAdapterPackage(t, "@langchain/langgraph") }
 
-// graphFolder copies the example's files into a temp folder whose config
-// runs the example's agent.js where it is (its imports are relative) and
-// keeps the test's own store prefix.
-func graphFolder(t *testing.T) string {
-	t.Helper()
-	dir := copyFolder(t, graphExample)
-	agentJS, err := filepath.Abs(filepath.Join(graphExample, "agent.js"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, "config.yaml")
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := string(b)
-	if !strings.Contains(cfg, `["node", "agent.js"]`) {
-		t.Fatalf("examples/langgraph-js/config.yaml has no %q to adapt:\n%s", `["node", "agent.js"]`, cfg)
-	}
-	cfg = strings.Replace(cfg, `["node", "agent.js"]`, `["node", "`+agentJS+`"]`, 1) + prefixed(t)
-	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
+func graphFolder(t *testing.T) string { t.Helper(); return adapterFolder(t, graphExample, "") }
 
 // TestNodeAdapterTests runs the adapters' own node tests
 // (adapters/node/test: the protocol core and the LangGraph adapter), so CI

@@ -2,7 +2,6 @@ package httplog
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -11,28 +10,14 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/harnest/harnest/internal/testutil"
 )
 
-// syncBuffer is a log sink safe for a server goroutine and the test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer is a log sink the test reads while the server writes.
+type syncBuffer = testutil.SyncBuffer
 
 func newLogger() (*slog.Logger, *syncBuffer) {
 	buf := &syncBuffer{}

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// What the framework adapters' end-to-end tests share (langgraph_e2e_test.go,
+// adk_e2e_test.go): their npm packages, and an example folder adapted to
+// run where it is.
+
+// needAdapterPackage skips the test when node or the adapters' npm package
+// pkg (as "@google/adk") is missing, or fails it under HARNEST_REQUIRE_NODE=1.
+func needAdapterPackage(t *testing.T, pkg string) {
+	t.Helper()
+	missing := ""
+	if _, err := exec.LookPath("node"); err != nil {
+		missing = "node is not on PATH"
+	} else if _, err := os.Stat(filepath.Join("../../adapters/node/node_modules", pkg, "package.json")); err != nil {
+		missing = pkg + " is not installed (run npm ci in adapters/node)"
+	}
+	if missing == "" {
+		return
+	}
+	if os.Getenv("HARNEST_REQUIRE_NODE") == "1" {
+		t.Fatalf("HARNEST_REQUIRE_NODE=1 but %s", missing)
+	}
+	t.Skip(missing)
+}
+
+// adapterFolder copies an example's files into a temp folder whose config
+// runs the example's agent.js where it is (its imports are relative), with
+// spec lines added (such as the output policy) and the test's own store
+// prefix.
+func adapterFolder(t *testing.T, example, specLines string) string {
+	t.Helper()
+	dir := copyFolder(t, example)
+	agentJS, err := filepath.Abs(filepath.Join(example, "agent.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "config.yaml")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := string(b)
+	for _, want := range []string{`["node", "agent.js"]`, "\nspec:\n"} {
+		if !strings.Contains(cfg, want) {
+			t.Fatalf("%s/config.yaml has no %q to adapt:\n%s", example, want, cfg)
+		}
+	}
+	cfg = strings.Replace(cfg, `["node", "agent.js"]`, `["node", "`+agentJS+`"]`, 1)
+	cfg = strings.Replace(cfg, "\nspec:\n", "\nspec:\n"+specLines, 1)
+	if err := os.WriteFile(path, []byte(cfg+prefixed(t)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
