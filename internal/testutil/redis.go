@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -74,6 +75,9 @@ func startRealRedis() {
 	}
 	cmd := exec.Command(bin, "--bind", "127.0.0.1", "--port", strconv.Itoa(port),
 		"--save", "", "--appendonly", "no", "--protected-mode", "yes")
+	// It dies with the test binary, also in packages whose TestMain does
+	// not call StopRealRedis.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	stdout, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
 		realErr = fmt.Errorf("start redis-server: %w", err)
