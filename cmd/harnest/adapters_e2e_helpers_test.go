@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // What the framework adapters' end-to-end tests share (langgraph_e2e_test.go,
@@ -59,4 +60,31 @@ func adapterFolder(t *testing.T, example, specLines string) string {
 		t.Fatal(err)
 	}
 	return dir
+}
+
+// adapterReplicas are the two replicas of one real Redis that an adapter's
+// conversations run on, with the example's fake model.
+type adapterReplicas struct{ a, b *harnest }
+
+func startAdapterReplicas(t *testing.T, dir string) adapterReplicas {
+	t.Helper()
+	redisURL := realRedis(t)
+	env := []string{"HARNEST_FAKE_MODEL=1"}
+	return adapterReplicas{
+		a: startHarnest(t, dir, env, "--redis-url", redisURL),
+		b: startHarnest(t, dir, env, "--redis-url", redisURL),
+	}
+}
+
+// streamTurn streams input on h (in session sid, if any) and returns the
+// frames, which must end with response.completed of the given status.
+func streamTurn(t *testing.T, h *harnest, input, sid, status string) []sseFrame {
+	t.Helper()
+	body := map[string]any{"input": input, "stream": true}
+	if sid != "" {
+		body["sessionId"] = sid
+	}
+	frames := h.openStream(t, js(body)).rest(t, 20*time.Second)
+	mustEndCompleted(t, frames, status)
+	return frames
 }

@@ -27,18 +27,12 @@ func adkFolder(t *testing.T) string {
 }
 
 // adkRun is the two replicas the ADK conversations run on.
-type adkRun struct{ a, b *harnest }
+type adkRun struct{ adapterReplicas }
 
 func TestADKAgentAcrossReplicas(t *testing.T) {
 	t.Parallel()
 	needADK(t)
-	redisURL := realRedis(t)
-	dir := adkFolder(t)
-	env := []string{"HARNEST_FAKE_MODEL=1"}
-	m := &adkRun{
-		a: startHarnest(t, dir, env, "--redis-url", redisURL),
-		b: startHarnest(t, dir, env, "--redis-url", redisURL),
-	}
+	m := &adkRun{startAdapterReplicas(t, adkFolder(t))}
 	// One transport at a time: a turn that waits for a confirmation holds
 	// one of a replica's two workers.
 	t.Run("responses SSE", m.viaSSE)
@@ -47,19 +41,6 @@ func TestADKAgentAcrossReplicas(t *testing.T) {
 	t.Run("a2a", m.viaA2A)
 	m.a.mustStop(t)
 	m.b.mustStop(t)
-}
-
-// adkStream streams input on h (in session sid, if any) and returns the
-// frames, which must end with a response.completed of status.
-func adkStream(t *testing.T, h *harnest, input, sid, status string) []sseFrame {
-	t.Helper()
-	body := map[string]any{"input": input, "stream": true}
-	if sid != "" {
-		body["sessionId"] = sid
-	}
-	frames := h.openStream(t, js(body)).rest(t, 20*time.Second)
-	mustEndCompleted(t, frames, status)
-	return frames
 }
 
 // mustHaveState checks that the session's state on h has key = want (as JSON).
@@ -75,7 +56,7 @@ func mustHaveState(t *testing.T, h *harnest, sid, key, want string) {
 
 func (m *adkRun) viaSSE(t *testing.T) {
 	// Streaming: thinking, several text deltas, the adapter's metadata.
-	frames := adkStream(t, m.a, "hi there", "", "completed")
+	frames := streamTurn(t, m.a, "hi there", "", "completed")
 	text, n := textOf(frames)
 	if n < 2 || text != "Hello! You said: hi there" {
 		t.Fatalf("%d text deltas making %q, want several making %q: %v", n, text, "Hello! You said: hi there", eventNames(frames))
@@ -93,7 +74,7 @@ func (m *adkRun) viaSSE(t *testing.T) {
 	// A tool call on B, then another on A: the lookup count in the session
 	// state goes on from where the other replica's worker left it.
 	for i, h := range []*harnest{m.b, m.a} {
-		frames = adkStream(t, h, "look up harnest", sid, "completed")
+		frames = streamTurn(t, h, "look up harnest", sid, "completed")
 		calls, results := framesOf(frames, "response.tool_call"), framesOf(frames, "response.tool_result")
 		if len(calls) != 1 || len(results) != 1 || calls[0].Data["name"] != "lookup" ||
 			js(calls[0].Data["arguments"]) != `{"query":"harnest"}` || results[0].Data["callId"] != calls[0].Data["id"] ||
@@ -106,7 +87,7 @@ func (m *adkRun) viaSSE(t *testing.T) {
 	}
 
 	// The confirmation, asked on A, approved on B.
-	frames = adkStream(t, m.a, "send a reply to bob", sid, "requires_action")
+	frames = streamTurn(t, m.a, "send a reply to bob", sid, "requires_action")
 	approvals := framesOf(frames, "approval.requested")
 	if len(approvals) != 1 || indexOf(frames, "response.tool_call") > indexOf(frames, "approval.requested") {
 		t.Fatalf("frames %v, want send_reply's tool_call then approval.requested", eventNames(frames))

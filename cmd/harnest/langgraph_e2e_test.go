@@ -41,18 +41,12 @@ func TestNodeAdapterTests(t *testing.T) {
 }
 
 // graphRun is the two replicas the LangGraph conversations run on.
-type graphRun struct{ a, b *harnest }
+type graphRun struct{ adapterReplicas }
 
 func TestLangGraphAgentAcrossReplicas(t *testing.T) {
 	t.Parallel()
 	needLangGraph(t)
-	redisURL := realRedis(t)
-	dir := graphFolder(t)
-	env := []string{"HARNEST_FAKE_MODEL=1"}
-	m := &graphRun{
-		a: startHarnest(t, dir, env, "--redis-url", redisURL),
-		b: startHarnest(t, dir, env, "--redis-url", redisURL),
-	}
+	m := &graphRun{startAdapterReplicas(t, graphFolder(t))}
 	// One transport at a time: a turn that waits for an approval holds one
 	// of a replica's two workers.
 	t.Run("responses SSE", m.viaSSE)
@@ -61,19 +55,6 @@ func TestLangGraphAgentAcrossReplicas(t *testing.T) {
 	t.Run("a2a", m.viaA2A)
 	m.a.mustStop(t)
 	m.b.mustStop(t)
-}
-
-// graphStream streams input on h (in session sid, if any) and returns the
-// frames, which must end with a response.completed of status.
-func graphStream(t *testing.T, h *harnest, input, sid, status string) []sseFrame {
-	t.Helper()
-	body := map[string]any{"input": input, "stream": true}
-	if sid != "" {
-		body["sessionId"] = sid
-	}
-	frames := h.openStream(t, js(body)).rest(t, 20*time.Second)
-	mustEndCompleted(t, frames, status)
-	return frames
 }
 
 // graphTurns checks that the session's state on h counts want turns.
@@ -94,7 +75,7 @@ func greetingFor(n int) string {
 
 func (m *graphRun) viaSSE(t *testing.T) {
 	// Streaming: several text deltas, the adapter's metadata, the state.
-	frames := graphStream(t, m.a, "hi there", "", "completed")
+	frames := streamTurn(t, m.a, "hi there", "", "completed")
 	text, n := textOf(frames)
 	if n < 2 || text != greetingFor(1) {
 		t.Fatalf("%d text deltas making %q, want several making %q: %v", n, text, greetingFor(1), eventNames(frames))
@@ -107,7 +88,7 @@ func (m *graphRun) viaSSE(t *testing.T) {
 	graphTurns(t, m.a, sid, 1)
 
 	// A tool call on B: the turn count goes on from A's worker.
-	frames = graphStream(t, m.b, "Please look up oslo", sid, "completed")
+	frames = streamTurn(t, m.b, "Please look up oslo", sid, "completed")
 	calls, results := framesOf(frames, "response.tool_call"), framesOf(frames, "response.tool_result")
 	if len(calls) != 1 || len(results) != 1 || calls[0].Data["name"] != "lookup" ||
 		js(calls[0].Data["arguments"]) != `{"query":"oslo"}` || results[0].Data["callId"] != calls[0].Data["id"] ||
@@ -119,7 +100,7 @@ func (m *graphRun) viaSSE(t *testing.T) {
 	graphTurns(t, m.b, sid, 2)
 
 	// The interrupt, asked on A, approved on B.
-	frames = graphStream(t, m.a, "send a note to bob", sid, "requires_action")
+	frames = streamTurn(t, m.a, "send a note to bob", sid, "requires_action")
 	approvals := framesOf(frames, "approval.requested")
 	if len(approvals) != 1 {
 		t.Fatalf("frames %v, want one approval.requested", eventNames(frames))
@@ -131,7 +112,7 @@ func (m *graphRun) viaSSE(t *testing.T) {
 	mustText(t, "the answer after the approval", final["outputText"], "Sent to bob.")
 
 	// State carried: the fourth turn, on B, knows it is the fourth.
-	frames = graphStream(t, m.b, "hello again", sid, "completed")
+	frames = streamTurn(t, m.b, "hello again", sid, "completed")
 	text, _ = textOf(frames)
 	mustText(t, "turn 4", text, greetingFor(4))
 	graphTurns(t, m.a, sid, 4)
