@@ -12,13 +12,8 @@ const maxCompletionBytes = 16 << 20
 type wireCompletion struct {
 	Model   string `json:"model"`
 	Choices []struct {
-		Message struct {
-			Content          json.RawMessage `json:"content"`
-			ReasoningContent json.RawMessage `json:"reasoning_content"`
-			Reasoning        json.RawMessage `json:"reasoning"`
-			ToolCalls        []wireToolCall  `json:"tool_calls"`
-		} `json:"message"`
-		FinishReason string `json:"finish_reason"`
+		Message      wireMessage `json:"message"`
+		FinishReason string      `json:"finish_reason"`
 	} `json:"choices"`
 	Usage json.RawMessage `json:"usage"`
 	Error json.RawMessage `json:"error"`
@@ -51,21 +46,15 @@ func (c *Client) readCompletion(body io.Reader, a *assembly) error {
 	a.model = completion.Model
 	a.setUsage(completion.Usage)
 	choice := completion.Choices[0]
-	content, ok := contentText(choice.Message.Content)
-	if !ok {
+	for i := range choice.Message.ToolCalls {
+		index := i // each is a whole call, whatever index it carries
+		choice.Message.ToolCalls[i].Index = &index
+	}
+	if ok, err := a.addMessage(choice.Message); err != nil {
+		return err
+	} else if !ok {
 		c.warn("the model endpoint sent a message whose content is neither text nor parts", "body", c.redactor.bounded(b, false))
 		return malformedError()
-	}
-	if err := a.addReasoning(reasoningText(choice.Message.ReasoningContent, choice.Message.Reasoning)); err != nil {
-		return err
-	}
-	if err := a.addText(content); err != nil {
-		return err
-	}
-	for i, call := range choice.Message.ToolCalls {
-		index := i // each is a whole call, whatever index it carries
-		call.Index = &index
-		a.addToolCall(call)
 	}
 	a.finish = choice.FinishReason
 	return nil

@@ -11,17 +11,21 @@ import (
 // maxEventBytes bounds one line, and one event's data, of a stream.
 const maxEventBytes = 4 << 20
 
+// wireMessage is what a chunk's delta and a completion's message carry:
+// text, reasoning under either provider's name, and tool calls.
+type wireMessage struct {
+	Content          json.RawMessage `json:"content"`
+	ReasoningContent json.RawMessage `json:"reasoning_content"`
+	Reasoning        json.RawMessage `json:"reasoning"`
+	ToolCalls        []wireToolCall  `json:"tool_calls"`
+}
+
 // wireChunk is one chat.completion.chunk event.
 type wireChunk struct {
 	Model   string `json:"model"`
 	Choices []struct {
-		Delta struct {
-			Content          json.RawMessage `json:"content"`
-			ReasoningContent json.RawMessage `json:"reasoning_content"`
-			Reasoning        json.RawMessage `json:"reasoning"`
-			ToolCalls        []wireToolCall  `json:"tool_calls"`
-		} `json:"delta"`
-		FinishReason string `json:"finish_reason"`
+		Delta        wireMessage `json:"delta"`
+		FinishReason string      `json:"finish_reason"`
 	} `json:"choices"`
 	Usage json.RawMessage `json:"usage"`
 	Error json.RawMessage `json:"error"`
@@ -133,24 +137,36 @@ func (c *Client) applyChunk(data []byte, a *assembly) error {
 		return nil
 	}
 	choice := chunk.Choices[0]
-	content, ok := contentText(choice.Delta.Content)
-	if !ok {
+	if ok, err := a.addMessage(choice.Delta); err != nil {
+		return err
+	} else if !ok {
 		c.warn("the model endpoint sent a delta whose content is neither text nor parts", "chunk", c.redactor.bounded(data, false))
 		return malformedError()
-	}
-	if err := a.addReasoning(reasoningText(choice.Delta.ReasoningContent, choice.Delta.Reasoning)); err != nil {
-		return err
-	}
-	if err := a.addText(content); err != nil {
-		return err
-	}
-	for _, fragment := range choice.Delta.ToolCalls {
-		a.addToolCall(fragment)
 	}
 	if choice.FinishReason != "" {
 		a.finish = choice.FinishReason
 	}
 	return nil
+}
+
+// addMessage hands a delta's (or a whole message's) reasoning and text to
+// the handlers and gathers its tool calls. ok is false, and nothing is
+// added, when its content is neither text nor parts.
+func (a *assembly) addMessage(m wireMessage) (ok bool, err error) {
+	content, ok := contentText(m.Content)
+	if !ok {
+		return false, nil
+	}
+	if err := a.addReasoning(reasoningText(m.ReasoningContent, m.Reasoning)); err != nil {
+		return true, err
+	}
+	if err := a.addText(content); err != nil {
+		return true, err
+	}
+	for _, call := range m.ToolCalls {
+		a.addToolCall(call)
+	}
+	return true, nil
 }
 
 // isPresent reports whether a JSON field was sent and is not null.
