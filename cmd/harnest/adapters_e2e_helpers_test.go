@@ -35,7 +35,7 @@ func needAdapterPackage(t *testing.T, pkg string) {
 // adapterFolder copies an example's files into a temp folder whose config
 // runs the example's agent.js where it is (its imports are relative), with
 // spec lines added (such as the output policy) and the test's own store
-// prefix.
+// prefix; /live is on.
 func adapterFolder(t *testing.T, example, specLines string) string {
 	t.Helper()
 	dir := copyFolder(t, example)
@@ -56,7 +56,7 @@ func adapterFolder(t *testing.T, example, specLines string) string {
 	}
 	cfg = strings.Replace(cfg, `["node", "agent.js"]`, `["node", "`+agentJS+`"]`, 1)
 	cfg = strings.Replace(cfg, "\nspec:\n", "\nspec:\n"+specLines, 1)
-	if err := os.WriteFile(path, []byte(cfg+prefixed(t)), 0o600); err != nil {
+	if err := os.WriteFile(path, []byte(cfg+"server:\n  live: true\n"+prefixed(t)), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -87,4 +87,33 @@ func streamTurn(t *testing.T, h *harnest, input, sid, status string) []sseFrame 
 	frames := h.openStream(t, js(body)).rest(t, 20*time.Second)
 	mustEndCompleted(t, frames, status)
 	return frames
+}
+
+// liveConversation holds two turns on a /live socket to A: a streamed
+// answer to hello, then send, whose approval is answered over HTTP on B;
+// the socket sees the approval resolved and the resumed answer.
+func (r adapterReplicas) liveConversation(t *testing.T, hello, send string) {
+	onA, _ := dialLive(t, r.a, "")
+	onA.send(map[string]any{"type": "response.create", "input": hello, "requestId": "live-1"})
+	frames := onA.until("response.completed")
+	deltas := 0
+	for _, f := range frames {
+		if f["type"] == "response.text.delta" {
+			deltas++
+		}
+	}
+	if end := frames[len(frames)-1]; end["status"] != "completed" || deltas == 0 || end["outputText"] == "" {
+		t.Fatalf("turn 1 on the socket: %s", js(frames))
+	}
+	onA.send(map[string]any{"type": "response.create", "input": send, "requestId": "live-2"})
+	frames = onA.until("response.completed")
+	approval, _ := liveFrame(t, frames, "approval.requested")["approval"].(map[string]any)
+	if frames[len(frames)-1]["status"] != "requires_action" || approval["id"] == nil {
+		t.Fatalf("turn 2 on the socket: %s", js(frames))
+	}
+	completed(t, r.b.post(t, "/approvals/"+approval["id"].(string), `{"decision":"approve"}`))
+	frames = onA.until("response.completed")
+	if frames[0]["type"] != "approval.resolved" || frames[len(frames)-1]["status"] != "completed" || frames[len(frames)-1]["requestId"] != "live-2" {
+		t.Fatalf("after the approval on B the socket got %s", js(frames))
+	}
 }

@@ -39,6 +39,7 @@ func TestADKAgentAcrossReplicas(t *testing.T) {
 	t.Run("responses JSON", m.viaJSON)
 	t.Run("agui", m.viaAGUI)
 	t.Run("a2a", m.viaA2A)
+	t.Run("live", func(t *testing.T) { m.liveConversation(t, "hi there", "send a reply to bob") })
 	m.a.mustStop(t)
 	m.b.mustStop(t)
 }

@@ -53,6 +53,7 @@ func TestLangGraphAgentAcrossReplicas(t *testing.T) {
 	t.Run("responses JSON", m.viaJSON)
 	t.Run("agui", m.viaAGUI)
 	t.Run("a2a", m.viaA2A)
+	t.Run("live", func(t *testing.T) { m.liveConversation(t, "hi there", "send a note to bob") })
 	m.a.mustStop(t)
 	m.b.mustStop(t)
 }
