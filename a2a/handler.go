@@ -181,6 +181,7 @@ func (s *Server) fold(p runtime.Principal, m *mapper, f *feed, fr frame, settled
 			end = true
 		}
 		f.push(e)
+		s.taskUpdated(p, m, e)
 	}
 	return end
 }

@@ -183,6 +183,8 @@ func (r *Relay) Register(mux *http.ServeMux) {
 	mux.HandleFunc("DELETE "+OwnerPrefix+"participants/{id}", r.owner(r.handleDisconnect))
 	mux.HandleFunc("GET "+OwnerPrefix+"feed", r.owner(r.handleFeed))
 	mux.HandleFunc("GET "+OwnerPrefix+"feed/stream", r.owner(r.handleFeedStream))
+	r.registerTools(mux)
+	r.registerRecipes(mux)
 }
 
 // IsPublic reports the relay endpoints, which authenticate with the

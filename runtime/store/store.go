@@ -30,6 +30,9 @@ type Store interface {
 	Relay
 	Router
 	Limits
+	Outbox
+	PushConfigs
+	RelayTools
 
 	// Describe says which store this is, without credentials (for the
 	// start-up banner and logs).

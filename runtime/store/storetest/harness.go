@@ -42,4 +42,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("Relay", func(t *testing.T) { testRelay(t, h) })
 	t.Run("Router", func(t *testing.T) { testRouter(t, h) })
 	t.Run("Limits", func(t *testing.T) { testLimits(t, h) })
+	t.Run("Outbox", func(t *testing.T) { testOutbox(t, h) })
+	t.Run("PushConfigs", func(t *testing.T) { testPushConfigs(t, h) })
+	t.Run("RelayTools", func(t *testing.T) { testRelayTools(t, h) })
 }

@@ -1,0 +1,7 @@
+package storetest
+
+import "testing"
+
+func testPushConfigs(t *testing.T, h Harness) {
+	t.Skip("not written yet")
+}
