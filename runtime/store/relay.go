@@ -158,7 +158,10 @@ type Pairing struct {
 	Name, Kind, Description string
 	ParticipantID           string // the new participant's ID
 	TokenHash               string // the caller's hash of the new session token
-	Now                     time.Time
+	// Look is the look the card's alive extension gave, already
+	// validated by the caller; zero when it had none (or an invalid one).
+	Look RelayLook
+	Now  time.Time
 	// TTL is how long the participant and its session token last.
 	TTL time.Duration
 }
@@ -174,6 +177,19 @@ type RelayParticipant struct {
 	PairedAt    time.Time
 	ExpiresAt   time.Time
 	TokenHash   string // the hash of its session token
+	// Look is how it shows itself (its card's alive extension); zero for
+	// the standard outside-agent face.
+	Look RelayLook
+}
+
+// RelayLook is the look of a participant, from the alive extension of the
+// card it paired with: a house look, two colors (#rgb or #rrggbb) and a
+// display name. Any field may be empty.
+type RelayLook struct {
+	Look        string
+	Line        string
+	Background  string
+	DisplayName string
 }
 
 // RelayItem is one question in a participant's inbox, and its reply.

@@ -62,6 +62,7 @@ func (s *Store) sweepParts(now time.Time) {
 	s.tasksSpace.sweep(now)
 	s.threadsSpace.sweep(now)
 	s.relaySpace.sweep(now)
+	s.relayToolsSpace.sweep(now)
 }
 
 // expireSpace drops what expired in one space. The caller holds its

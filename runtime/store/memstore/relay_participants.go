@@ -55,7 +55,7 @@ func (p *relaySpace) ExchangePairingCode(_ context.Context, x store.Pairing) (st
 	drop := p.now().Add(x.TTL)
 	part := &relayParticipant{RelayParticipant: store.RelayParticipant{ID: x.ParticipantID, Owner: c.Owner,
 		Name: x.Name, Kind: x.Kind, Description: x.Description, State: store.RelayActive,
-		PairedAt: relayMS(x.Now), ExpiresAt: relayMS(x.Now.Add(x.TTL)), TokenHash: x.TokenHash},
+		PairedAt: relayMS(x.Now), ExpiresAt: relayMS(x.Now.Add(x.TTL)), TokenHash: x.TokenHash, Look: x.Look},
 		dropAt: drop, inbox: map[string]bool{}}
 	p.owner(c.Owner).participants[x.ParticipantID] = part
 	p.sessions[x.TokenHash] = &relaySession{owner: c.Owner, participant: x.ParticipantID, dropAt: drop}

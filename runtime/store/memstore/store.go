@@ -53,6 +53,9 @@ type Store struct {
 	*relaySpace
 	*routerSpace
 	*limitsSpace
+	*relayToolsSpace
+	*outboxSpace
+	*pushSpace
 
 	now        func() time.Time
 	receiptTTL time.Duration
@@ -92,6 +95,9 @@ func New(opts Options) *Store {
 	s.relaySpace = newRelaySpace(s.now, &s.closed)
 	s.routerSpace = newRouterSpace(&s.closed, s.receiptTTL)
 	s.limitsSpace = newLimitsSpace(&s.closed)
+	s.relayToolsSpace = newRelayToolsSpace(s.now, &s.closed)
+	s.outboxSpace = newOutboxSpace(s.now, s.receiptTTL, &s.closed)
+	s.pushSpace = newPushSpace(s.now, s.receiptTTL, &s.closed)
 	go s.expireEvery(expiryEvery)
 	return s
 }
@@ -125,6 +131,9 @@ func (s *Store) Close() error {
 		s.tasksSpace.close()
 		s.threadsSpace.close()
 		s.relaySpace.close()
+		s.relayToolsSpace.close()
+		s.outboxSpace.close()
+		s.pushSpace.close()
 	})
 	return nil
 }

@@ -34,6 +34,9 @@ type Options struct {
 	// Hooks observe every command and pipeline sent to Redis (tests count
 	// round trips with one).
 	Hooks []redis.Hook
+	// Observer, when set, is told of every command the store sends (see
+	// ObserveCommands), from the first one on.
+	Observer store.CommandObserver
 }
 
 // DefaultTimeout bounds a call to a real Redis when Options.Timeout is 0.
@@ -95,6 +98,7 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	for _, h := range opts.Hooks {
 		s.rdb.AddHook(h)
 	}
+	s.ObserveCommands(opts.Observer)
 	if err := s.rdb.Ping(ctx).Err(); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("store: cannot reach %s: %w (is redis-server running?)", s.describe, err)

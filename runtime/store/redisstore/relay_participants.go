@@ -28,7 +28,8 @@ func (s *Store) CreatePairingCode(ctx context.Context, c store.PairingCode, now 
 }
 
 // exchangeScript consumes a live code whose owner is ARGV[9] and whose
-// name and kind match, and writes the session and the participant.
+// name and kind match, and writes the session and the participant (its
+// look in ARGV[10..13]).
 var exchangeScript = redis.NewScript(`
 local c = redis.call('HMGET', KEYS[1], 'name', 'kind', 'expires', 'owner')
 if not c[1] or c[4] ~= ARGV[9] then return 'invalid' end
@@ -41,7 +42,8 @@ redis.call('DEL', KEYS[1])
 redis.call('HSET', KEYS[2], 'owner', ARGV[9], 'pid', ARGV[4])
 redis.call('PEXPIRE', KEYS[2], ARGV[8])
 redis.call('HSET', KEYS[3], 'id', ARGV[4], 'owner', ARGV[9], 'name', ARGV[1], 'kind', ARGV[2], 'description', ARGV[7],
-  'state', 'active', 'paired', ARGV[3], 'expires', ARGV[6], 'token', ARGV[5])
+  'state', 'active', 'paired', ARGV[3], 'expires', ARGV[6], 'token', ARGV[5],
+  'look', ARGV[10], 'look_line', ARGV[11], 'look_background', ARGV[12], 'display_name', ARGV[13])
 redis.call('PEXPIRE', KEYS[3], ARGV[8])
 redis.call('ZADD', KEYS[4], ARGV[6], ARGV[4])
 return 'ok'
@@ -67,7 +69,7 @@ func (s *Store) ExchangePairingCode(ctx context.Context, p store.Pairing) (store
 	res, err := exchangeScript.Run(ctx, s.rdb,
 		[]string{codeKey, s.relaySessionKey(p.TokenHash), s.relayPartKey(owner, p.ParticipantID), s.relayPartsKey(owner)},
 		p.Name, p.Kind, relayMS(p.Now), p.ParticipantID, p.TokenHash, relayMS(expires), p.Description,
-		p.TTL.Milliseconds(), owner).Text()
+		p.TTL.Milliseconds(), owner, p.Look.Look, p.Look.Line, p.Look.Background, p.Look.DisplayName).Text()
 	if err != nil {
 		return store.RelayParticipant{}, err
 	}
@@ -79,7 +81,7 @@ func (s *Store) ExchangePairingCode(ctx context.Context, p store.Pairing) (store
 	}
 	return store.RelayParticipant{ID: p.ParticipantID, Owner: owner, Name: p.Name, Kind: p.Kind,
 		Description: p.Description, State: store.RelayActive, PairedAt: time.UnixMilli(relayMS(p.Now)).UTC(),
-		ExpiresAt: time.UnixMilli(relayMS(expires)).UTC(), TokenHash: p.TokenHash}, nil
+		ExpiresAt: time.UnixMilli(relayMS(expires)).UTC(), TokenHash: p.TokenHash, Look: p.Look}, nil
 }
 
 // participantFrom reads a participant's hash; false when it is not one.
@@ -89,7 +91,8 @@ func participantFrom(m map[string]string) (store.RelayParticipant, bool) {
 	}
 	return store.RelayParticipant{ID: m["id"], Owner: m["owner"], Name: m["name"], Kind: m["kind"],
 		Description: m["description"], State: m["state"], PairedAt: relayTime(m["paired"]),
-		ExpiresAt: relayTime(m["expires"]), TokenHash: m["token"]}, true
+		ExpiresAt: relayTime(m["expires"]), TokenHash: m["token"],
+		Look: store.RelayLook{Look: m["look"], Line: m["look_line"], Background: m["look_background"], DisplayName: m["display_name"]}}, true
 }
 
 // ParticipantByToken finds the live participant a session token belongs

@@ -22,6 +22,8 @@ var scripts = []*redis.Script{
 	// router.go
 	routerCountScript, routerAdmitScript, routerReportScript, routerReceiptScript,
 	windowScript, slotScript, // limits.go
+	outboxEnqueueScript, outboxClaimScript, outboxCompleteScript, outboxRetryScript, putPushScript, // outbox.go, pushconfigs.go
+	beginCallScript, decideScript, claimScript, finishScript, // relay_tools_calls.go
 }
 
 func (s *Store) loadScripts(ctx context.Context) error {

@@ -20,14 +20,27 @@ func testRelayPairingOnce(t *testing.T, h Harness) {
 	_, err := st.ExchangePairingCode(ctx, x)
 	relayIs(t, "a card of another kind", err, store.ErrPairingMismatch)
 	x.Kind, x.Description = "cli", "Local assistant"
+	x.Look = store.RelayLook{Look: "dots-purple", Line: "#a774e2", Background: "#f4ecfd", DisplayName: "Plum ✨"}
 	p, err := st.ExchangePairingCode(ctx, x) // a mismatch keeps the code
 	relayOK(t, "ExchangePairingCode", err)
 	want := store.RelayParticipant{ID: "p1", Owner: relayOwnerA, Name: "My CLI", Kind: "cli", Description: "Local assistant",
 		State: store.RelayActive, PairedAt: time.UnixMilli(now.UnixMilli()).UTC(),
-		ExpiresAt: time.UnixMilli(now.Add(8 * time.Hour).UnixMilli()).UTC(), TokenHash: "t1"}
+		ExpiresAt: time.UnixMilli(now.Add(8 * time.Hour).UnixMilli()).UTC(), TokenHash: "t1", Look: x.Look}
 	if !relaySameParticipant(p, want) {
 		t.Fatalf("participant %+v, want %+v", p, want)
 	}
+	// The look is kept with the participant: every read returns it, and
+	// pausing does not lose it.
+	if ps, err := st.ListParticipants(ctx, relayOwnerA, now); err != nil || len(ps) != 1 || !relaySameParticipant(ps[0], want) {
+		t.Fatalf("ListParticipants: %+v %v, want the participant with its look", ps, err)
+	}
+	if ok, err := st.SetParticipantState(ctx, relayOwnerA, "p1", store.RelayPaused, now); err != nil || !ok {
+		t.Fatalf("pause: %v %v", ok, err)
+	}
+	if got, _, _ := st.GetParticipant(ctx, relayOwnerA, "p1", now); got.Look != want.Look {
+		t.Fatalf("look after a pause %+v, want %+v", got.Look, want.Look)
+	}
+	relayOK(t, "resume", relayErr(st.SetParticipantState(ctx, relayOwnerA, "p1", store.RelayActive, now)))
 	x.ParticipantID, x.TokenHash = "p2", "t2"
 	_, err = st.ExchangePairingCode(ctx, x)
 	relayIs(t, "a used code", err, store.ErrPairingInvalid)
@@ -55,8 +68,12 @@ func testRelayPairingOnce(t *testing.T, h Harness) {
 // instants.
 func relaySameParticipant(a, b store.RelayParticipant) bool {
 	return a.ID == b.ID && a.Owner == b.Owner && a.Name == b.Name && a.Kind == b.Kind && a.Description == b.Description &&
-		a.State == b.State && a.PairedAt.Equal(b.PairedAt) && a.ExpiresAt.Equal(b.ExpiresAt) && a.TokenHash == b.TokenHash
+		a.State == b.State && a.PairedAt.Equal(b.PairedAt) && a.ExpiresAt.Equal(b.ExpiresAt) && a.TokenHash == b.TokenHash &&
+		a.Look == b.Look
 }
+
+// relayErr keeps the error of a (found, error) result.
+func relayErr(_ bool, err error) error { return err }
 
 func testRelayExpiry(t *testing.T, h Harness) {
 	st, ctx := h.Open(t, 0), context.Background()
