@@ -35,6 +35,7 @@ import (
 type cardInfo struct {
 	card       map[string]any
 	streaming  bool
+	push       bool            // capabilities.pushNotifications is served (push.go)
 	declared   map[string]bool // extension URIs the card declares
 	required   []string        // ... of which clients must request these
 	warnings   []string
@@ -60,8 +61,14 @@ func buildCard(ctx context.Context, o Options) (*cardInfo, error) {
 		caps = map[string]any{}
 		card["capabilities"] = caps
 	}
-	if caps["pushNotifications"] == true {
-		return nil, fmt.Errorf("agent-card.yaml capabilities.pushNotifications: harnest does not send A2A push notifications; remove it or set it to false")
+	if caps["pushNotifications"] == true && o.Outbox == nil {
+		return nil, fmt.Errorf("agent-card.yaml capabilities.pushNotifications: this server has no outbox to send A2A push notifications; remove it or set it to false")
+	}
+	// Push notifications are offered whenever there is an outbox, unless
+	// the card turns them off.
+	info.push = o.Outbox != nil && caps["pushNotifications"] != false
+	if info.push {
+		caps["pushNotifications"] = true
 	}
 	if caps["extendedAgentCard"] == true && o.ExtendedCard == nil {
 		return nil, fmt.Errorf("agent-card.yaml capabilities.extendedAgentCard: the agent folder has no agent-card.extended.yaml; add one or remove the capability")

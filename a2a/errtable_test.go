@@ -37,7 +37,8 @@ var errorPaths = []errorPath{
 	// A2A errors over JSON-RPC 1.0.
 	{name: "task not found", method: "POST", path: "/a2a", body: rpcBody("GetTask", `{"id":"nope"}`), headers: []string{"A2A-Version", "1.0"}, code: -32001, reason: "TASK_NOT_FOUND"},
 	{name: "task not cancelable", method: "POST", path: "/a2a", body: rpcBody("CancelTask", `{"id":"DONE"}`), headers: []string{"A2A-Version", "1.0"}, code: -32002, reason: "TASK_NOT_CANCELABLE"},
-	{name: "push not supported", method: "POST", path: "/a2a", body: rpcBody("CreateTaskPushNotificationConfig", `{"taskId":"DONE","url":"https://example.com/hook"}`), headers: []string{"A2A-Version", "1.0"}, code: -32003, reason: "PUSH_NOTIFICATION_NOT_SUPPORTED"},
+	{name: "push config of a missing task", method: "POST", path: "/a2a", body: rpcBody("CreateTaskPushNotificationConfig", `{"taskId":"nope","url":"https://example.com/hook"}`), headers: []string{"A2A-Version", "1.0"}, code: -32001, reason: "TASK_NOT_FOUND"},
+	{name: "push config to a refused URL", method: "POST", path: "/a2a", body: rpcBody("CreateTaskPushNotificationConfig", `{"taskId":"DONE","url":"http://10.0.0.1/hook"}`), headers: []string{"A2A-Version", "1.0"}, code: -32602, reason: "INVALID_PARAMS"},
 	{name: "subscribe to a finished task", method: "POST", path: "/a2a", body: rpcBody("SubscribeToTask", `{"id":"DONE"}`), headers: []string{"A2A-Version", "1.0"}, stream: true, code: -32004, reason: "UNSUPPORTED_OPERATION"},
 	{name: "message to a finished task", method: "POST", path: "/a2a", body: rpcBody("SendMessage", `{"message":{"messageId":"z","role":"ROLE_USER","taskId":"DONE","parts":[{"text":"z"}]}}`), headers: []string{"A2A-Version", "1.0"}, code: -32004, reason: "UNSUPPORTED_OPERATION"},
 	{name: "extended card not declared", method: "POST", path: "/a2a", body: rpcBody("GetExtendedAgentCard", `{}`), headers: []string{"A2A-Version", "1.0"}, code: -32004, reason: "UNSUPPORTED_OPERATION"},
@@ -47,14 +48,14 @@ var errorPaths = []errorPath{
 	// A2A errors over JSON-RPC 0.3 (no ErrorInfo: 0.3 leaves data free).
 	{name: "0.3 task not found", method: "POST", path: "/a2a", body: rpcBody("tasks/get", `{"id":"nope"}`), code: -32001},
 	{name: "0.3 task not cancelable", method: "POST", path: "/a2a", body: rpcBody("tasks/cancel", `{"id":"DONE"}`), code: -32002},
-	{name: "0.3 push not supported", method: "POST", path: "/a2a", body: rpcBody("tasks/pushNotificationConfig/get", `{"id":"DONE"}`), code: -32003},
+	{name: "0.3 push config of a missing task", method: "POST", path: "/a2a", body: rpcBody("tasks/pushNotificationConfig/get", `{"id":"nope"}`), code: -32001},
 	{name: "0.3 resubscribe to a finished task", method: "POST", path: "/a2a", body: rpcBody("tasks/resubscribe", `{"id":"DONE"}`), stream: true, code: -32004},
 	{name: "0.3 extended card not configured", method: "POST", path: "/a2a", body: rpcBody("agent/getAuthenticatedExtendedCard", `{}`), code: -32007},
 	{name: "0.3 unknown method", method: "POST", path: "/a2a", body: rpcBody("tasks/frob", `{}`), code: -32601},
 	// HTTP+JSON 1.0: google.rpc.Status.
 	{name: "REST task not found", method: "GET", path: "/rest/tasks/nope", http: 404, status: "NOT_FOUND", reason: "TASK_NOT_FOUND"},
 	{name: "REST task not cancelable", method: "POST", path: "/rest/tasks/DONE:cancel", http: 400, status: "FAILED_PRECONDITION", reason: "TASK_NOT_CANCELABLE"},
-	{name: "REST push not supported", method: "POST", path: "/rest/tasks/DONE/pushNotificationConfigs", body: `{"url":"https://example.com/hook"}`, http: 400, status: "FAILED_PRECONDITION", reason: "PUSH_NOTIFICATION_NOT_SUPPORTED"},
+	{name: "REST push config of a missing task", method: "POST", path: "/rest/tasks/nope/pushNotificationConfigs", body: `{"url":"https://example.com/hook"}`, http: 404, status: "NOT_FOUND", reason: "TASK_NOT_FOUND"},
 	{name: "REST subscribe to a finished task", method: "POST", path: "/rest/tasks/DONE:subscribe", http: 400, status: "FAILED_PRECONDITION", reason: "UNSUPPORTED_OPERATION"},
 	{name: "REST message to a finished task", method: "POST", path: "/rest/message:send", body: `{"message":{"messageId":"z","role":"ROLE_USER","taskId":"DONE","parts":[{"text":"z"}]}}`, http: 400, status: "FAILED_PRECONDITION", reason: "UNSUPPORTED_OPERATION"},
 	{name: "REST extended card not declared", method: "GET", path: "/rest/extendedAgentCard", http: 400, status: "FAILED_PRECONDITION", reason: "UNSUPPORTED_OPERATION"},

@@ -148,7 +148,7 @@ func (s *Server) WithGRPC(next http.Handler, authn *auth.Authenticator) http.Han
 		}
 		r = r.WithContext(context.WithValue(ctx, grpcCallKey{}, call))
 		call.r = r
-		gs.ServeHTTP(w, r)
+		s.serveGRPC(gs, w, r) // grpc_observe.go: the request log and metrics learn the call
 	})
 }
 

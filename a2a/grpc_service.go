@@ -5,6 +5,9 @@ import (
 
 	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/types/known/emptypb"
 )
 
@@ -12,8 +15,8 @@ import (
 // turns its request into the ProtoJSON the 1.0 decoders read, calls the
 // same operation as the JSON-RPC and HTTP+JSON bindings, and turns the
 // model back into the generated types (grpc_convert.go). The push
-// notification config methods answer PushNotificationNotSupported, and
-// the extended card UnsupportedOperation, as the other bindings do.
+// notification config methods are push_rpc.go's, as on the other
+// bindings; the extended card is the one the other bindings serve.
 type grpcService struct {
 	a2apb.UnimplementedA2AServiceServer
 	s *Server
@@ -21,11 +24,11 @@ type grpcService struct {
 
 // SendMessage implements A2AService.SendMessage.
 func (g *grpcService) SendMessage(ctx context.Context, req *a2apb.SendMessageRequest) (*a2apb.SendMessageResponse, error) {
-	sr, err := decodeProto(req, decodeSend10)
+	sr, err := decodeProto(req, g.s.decodeSend10WithPush)
 	if err != nil {
 		return nil, grpcError(err)
 	}
-	res, err := g.s.send(ctx, g.s.principalOf(ctx), sr)
+	res, err := g.s.sendWithPush(ctx, g.s.principalOf(ctx), sr)
 	if err != nil {
 		return nil, grpcError(err)
 	}
@@ -38,11 +41,11 @@ func (g *grpcService) SendMessage(ctx context.Context, req *a2apb.SendMessageReq
 // error before the first event is the call's status.
 func (g *grpcService) SendStreamingMessage(req *a2apb.SendMessageRequest, stream grpc.ServerStreamingServer[a2apb.StreamResponse]) error {
 	ctx := stream.Context()
-	sr, err := decodeProto(req, decodeSend10)
+	sr, err := decodeProto(req, g.s.decodeSend10WithPush)
 	if err != nil {
 		return grpcError(err)
 	}
-	f, err := g.s.openStream(ctx, g.s.principalOf(ctx), sr)
+	f, err := g.s.openStreamWithPush(ctx, g.s.principalOf(ctx), sr)
 	if err != nil {
 		return grpcError(err)
 	}
@@ -112,33 +115,79 @@ func (g *grpcService) SubscribeToTask(req *a2apb.SubscribeToTaskRequest, stream 
 }
 
 // CreateTaskPushNotificationConfig implements
-// A2AService.CreateTaskPushNotificationConfig: not supported yet.
-func (g *grpcService) CreateTaskPushNotificationConfig(context.Context, *a2apb.TaskPushNotificationConfig) (*a2apb.TaskPushNotificationConfig, error) {
-	return nil, grpcError(errPushNotSupported())
+// A2AService.CreateTaskPushNotificationConfig.
+func (g *grpcService) CreateTaskPushNotificationConfig(ctx context.Context, req *a2apb.TaskPushNotificationConfig) (*a2apb.TaskPushNotificationConfig, error) {
+	r, err := decodeProto(req, decodePushProto)
+	if err != nil {
+		return nil, grpcError(err)
+	}
+	if err := g.s.pushEnabled(); err != nil {
+		return nil, grpcError(err)
+	}
+	c, err := g.s.createPushFrom(ctx, g.s.principalOf(ctx), r, v10)
+	if err != nil {
+		return nil, grpcError(err)
+	}
+	out := &a2apb.TaskPushNotificationConfig{}
+	return out, encodeProto(push10Of(r.TaskID, c), out)
 }
 
 // GetTaskPushNotificationConfig implements
-// A2AService.GetTaskPushNotificationConfig: not supported yet.
-func (g *grpcService) GetTaskPushNotificationConfig(context.Context, *a2apb.GetTaskPushNotificationConfigRequest) (*a2apb.TaskPushNotificationConfig, error) {
-	return nil, grpcError(errPushNotSupported())
+// A2AService.GetTaskPushNotificationConfig.
+func (g *grpcService) GetTaskPushNotificationConfig(ctx context.Context, req *a2apb.GetTaskPushNotificationConfigRequest) (*a2apb.TaskPushNotificationConfig, error) {
+	r, err := decodeProto(req, decodePushProto)
+	if err != nil {
+		return nil, grpcError(err)
+	}
+	c, err := g.s.getPush(ctx, g.s.principalOf(ctx), r.TaskID, r.Config.ID)
+	if err != nil {
+		return nil, grpcError(err)
+	}
+	out := &a2apb.TaskPushNotificationConfig{}
+	return out, encodeProto(push10Of(r.TaskID, c), out)
 }
 
 // ListTaskPushNotificationConfigs implements
-// A2AService.ListTaskPushNotificationConfigs: not supported yet.
-func (g *grpcService) ListTaskPushNotificationConfigs(context.Context, *a2apb.ListTaskPushNotificationConfigsRequest) (*a2apb.ListTaskPushNotificationConfigsResponse, error) {
-	return nil, grpcError(errPushNotSupported())
+// A2AService.ListTaskPushNotificationConfigs.
+func (g *grpcService) ListTaskPushNotificationConfigs(ctx context.Context, req *a2apb.ListTaskPushNotificationConfigsRequest) (*a2apb.ListTaskPushNotificationConfigsResponse, error) {
+	r, err := decodeProto(req, decodePushProto)
+	if err != nil {
+		return nil, grpcError(err)
+	}
+	cs, next, err := g.s.listPush(ctx, g.s.principalOf(ctx), r.TaskID, r.PageSize, r.PageToken)
+	if err != nil {
+		return nil, grpcError(err)
+	}
+	out := &a2apb.ListTaskPushNotificationConfigsResponse{}
+	return out, encodeProto(pushListAnswer(v10, false, r.TaskID, cs, next), out)
 }
 
 // DeleteTaskPushNotificationConfig implements
-// A2AService.DeleteTaskPushNotificationConfig: not supported yet.
-func (g *grpcService) DeleteTaskPushNotificationConfig(context.Context, *a2apb.DeleteTaskPushNotificationConfigRequest) (*emptypb.Empty, error) {
-	return nil, grpcError(errPushNotSupported())
+// A2AService.DeleteTaskPushNotificationConfig.
+func (g *grpcService) DeleteTaskPushNotificationConfig(ctx context.Context, req *a2apb.DeleteTaskPushNotificationConfigRequest) (*emptypb.Empty, error) {
+	r, err := decodeProto(req, decodePushProto)
+	if err != nil {
+		return nil, grpcError(err)
+	}
+	if err := g.s.deletePush(ctx, g.s.principalOf(ctx), r.TaskID, r.Config.ID); err != nil {
+		return nil, grpcError(err)
+	}
+	return &emptypb.Empty{}, nil
 }
 
-// GetExtendedAgentCard implements A2AService.GetExtendedAgentCard: this
-// binding declares no extended card yet.
-func (g *grpcService) GetExtendedAgentCard(context.Context, *a2apb.GetExtendedAgentCardRequest) (*a2apb.AgentCard, error) {
-	return nil, grpcError(errUnsupported("This agent declares no extended agent card"))
+// GetExtendedAgentCard implements A2AService.GetExtendedAgentCard: the
+// extended card for an authenticated caller, as the other bindings serve
+// it (fields of 0.3 that the 1.0 message has not are left out).
+func (g *grpcService) GetExtendedAgentCard(ctx context.Context, _ *a2apb.GetExtendedAgentCardRequest) (*a2apb.AgentCard, error) {
+	card, e := g.s.extendedCard(g.s.principalOf(ctx), v10)
+	if e != nil {
+		return nil, grpcError(e)
+	}
+	out := &a2apb.AgentCard{}
+	if err := (protojson.UnmarshalOptions{DiscardUnknown: true}).Unmarshal(card, out); err != nil {
+		return nil, status.Error(codes.Internal, "The extended agent card could not be encoded as lf.a2a.v1 protobuf")
+	}
+	return out, nil
 }
 
 // sendEvent writes one stream item.

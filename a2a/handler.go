@@ -107,28 +107,20 @@ func (f *feed) wait(ctx context.Context) (Task, error) {
 	}
 }
 
-// inputOf turns a message into the runtime's text input: its text parts
-// joined with newlines. This agent takes text; anything else is refused.
-func inputOf(m Message) (string, error) {
-	var texts []string
-	for _, p := range m.Parts {
-		if p.Text == nil {
-			return "", errContentType("This agent accepts text parts only")
-		}
-		if strings.TrimSpace(*p.Text) != "" {
-			texts = append(texts, *p.Text)
-		}
-	}
-	if len(texts) == 0 {
-		return "", errInvalidParams("message needs non-blank text")
-	}
-	return strings.Join(texts, "\n"), nil
-}
-
-// start starts a response for a new task or message. A contextId the user
-// has no session for becomes a new session with that ID.
+// start starts a response for a new task or message, the whole message
+// handed to the agent (mapping_input.go). A contextId the user has no
+// session for becomes a new session with that ID.
 func (s *Server) start(ctx context.Context, p runtime.Principal, req sendRequest, stream bool) (*runtime.Response, error) {
-	input, err := inputOf(req.Message)
+	sessionID := req.Message.ContextID
+	if hasFileBytes(req.Message) {
+		// A file with bytes becomes an asset of the session, which must
+		// exist before the turn does.
+		var err error
+		if sessionID, err = s.ensureSession(ctx, p, sessionID); err != nil {
+			return nil, err
+		}
+	}
+	input, parts, err := s.inputOf(ctx, p, sessionID, req.Message)
 	if err != nil {
 		return nil, err
 	}
@@ -136,8 +128,8 @@ func (s *Server) start(ctx context.Context, p runtime.Principal, req sendRequest
 	if metadata == nil {
 		metadata = req.Metadata
 	}
-	rr := runtime.ResponseRequest{Input: input, SessionID: req.Message.ContextID, Stream: stream, Background: stream, Metadata: metadata,
-		Transport: runtime.TransportA2A}
+	rr := runtime.ResponseRequest{Input: input, Parts: parts, SessionID: sessionID, Stream: stream, Background: stream, Metadata: metadata,
+		Transport: runtime.TransportA2A, Message: turnMessageOf(req.Message)}
 	resp, err := s.svc.StartResponse(ctx, p, rr)
 	if err != nil && rr.SessionID != "" && runtime.AsError(err).Code == "session_not_found" {
 		if _, cerr := s.svc.CreateSession(ctx, p, rr.SessionID, nil); cerr != nil && !errors.Is(cerr, runtime.ErrConflict) {
@@ -214,10 +206,11 @@ func (s *Server) send(ctx context.Context, p runtime.Principal, req sendRequest)
 		return StreamEvent{}, err
 	}
 	out := resp.Outcome()
-	if out.Err == nil && out.Envelope.Status == runtime.StatusCompleted {
+	if out.Err == nil && out.Envelope.Status == runtime.StatusCompleted && !wantsTask(out.Envelope) {
 		return StreamEvent{Message: directMessage(resp, out.Envelope)}, nil
 	}
-	// It became a task after all: it waits for input, or it failed.
+	// It became a task after all: it waits for input, it failed, or the
+	// agent's answer is one (artifacts, a rejection, ...).
 	m := newMapper(s.newTask(resp, req.Message), s.now)
 	bg := context.WithoutCancel(ctx)
 	if _, err := s.refresh(bg, p, m, out.Body); err != nil {
@@ -272,6 +265,7 @@ func (s *Server) startTask(ctx context.Context, p runtime.Principal, req sendReq
 		go resp.Each(func(runtime.Event) error { return nil })
 		return nil, errUnavailable("The state store is unavailable; retry shortly")
 	}
+	s.storeSendPush(ctx, p, m, req)
 	f := newFeed(m.task)
 	go func() {
 		resp.Each(func(e runtime.Event) error {

@@ -246,11 +246,14 @@ func (s *Server) dispatchRPC(w http.ResponseWriter, r *http.Request, req rpcRequ
 	switch req.Method {
 	case "SendMessage", "message/send":
 		sr, err := decodeSend(req.Params)
+		if err == nil {
+			err = s.withSendPush(&sr, req.Params, version)
+		}
 		if err != nil {
 			fail(err)
 			return
 		}
-		res, err := s.send(ctx, p, sr)
+		res, err := s.sendWithPush(ctx, p, sr)
 		if err != nil {
 			fail(err)
 			return
@@ -258,11 +261,14 @@ func (s *Server) dispatchRPC(w http.ResponseWriter, r *http.Request, req rpcRequ
 		ok(c.result(res))
 	case "SendStreamingMessage", "message/stream":
 		sr, err := decodeSend(req.Params)
+		if err == nil {
+			err = s.withSendPush(&sr, req.Params, version)
+		}
 		if err != nil {
 			failStream(err)
 			return
 		}
-		f, err := s.openStream(ctx, p, sr)
+		f, err := s.openStreamWithPush(ctx, p, sr)
 		if err != nil {
 			failStream(err)
 			return
@@ -334,8 +340,13 @@ func (s *Server) dispatchRPC(w http.ResponseWriter, r *http.Request, req rpcRequ
 			return
 		}
 		ok(card)
-	default: // the push notification config methods
-		fail(errPushNotSupported())
+	default: // the push notification config methods (push_rpc.go)
+		res, err := s.rpcPush(ctx, p, req.Method, req.Params, version)
+		if err != nil {
+			fail(err)
+			return
+		}
+		ok(res)
 	}
 }
 

@@ -21,9 +21,13 @@ import (
 //	response.thinking.delta       -> status WORKING, an agent message, metadata.harnest
 //	response.agent_activity       -> status WORKING, metadata.harnest
 //	response.agent_metadata       -> status WORKING, metadata.harnest
+//	response.artifact             -> the artifact update of its chunk (append,
+//	                                 lastChunk as the agent said; mapping_artifact.go)
 //	response.completed            -> last chunk of the artifact, then COMPLETED,
-//	                                 or INPUT_REQUIRED (approval, client tool),
-//	                                 CANCELED, REJECTED (denied) or FAILED
+//	                                 REJECTED or AUTH_REQUIRED (the agent's
+//	                                 agent_activity said so), or INPUT_REQUIRED
+//	                                 (approval, client tool), CANCELED,
+//	                                 REJECTED (denied) or FAILED
 //	error                         -> FAILED
 //
 // Tool calls and results, state deltas and decision results are never
@@ -64,15 +68,19 @@ type frame struct {
 	ErrorCode    string // response.completed: error.code
 	ErrorText    string // error: the sentence
 	Action       *runtime.RequiredAction
+	Artifact     *runtime.ArtifactInfo // response.artifact
+	OutputText   string                // response.completed: the answer's text
+	Outcome      string                // response.completed: runtime.ActivityRejected, ActivityAuthRequired or ""
 }
 
 // frameOf reads an event of this replica's stream without decoding JSON.
 func frameOf(e runtime.Event) frame {
 	f := frame{Type: e.Type, Seq: e.Sequence, Delta: e.Delta, Agent: e.Agent, Activity: e.Activity,
 		Target: e.Target, Code: e.Code, Framework: e.Framework, Model: e.Model, Provider: e.Provider,
-		FinishReason: e.FinishReason, Usage: e.Usage, ErrorText: e.Error}
+		FinishReason: e.FinishReason, Usage: e.Usage, ErrorText: e.Error, Artifact: e.Artifact}
 	if env := e.Envelope; env != nil {
 		f.Status, f.Result, f.Action = env.Status, env.Result, env.RequiredAction
+		f.OutputText, f.Outcome = env.OutputText, outcomeOf(env.Output)
 		if env.Usage != nil {
 			f.Usage = env.Usage
 		}
@@ -100,11 +108,18 @@ func frameFromJSON(typ string, seq int, data []byte) frame {
 		Result         json.RawMessage         `json:"result"`
 		Error          json.RawMessage         `json:"error"`
 		RequiredAction *runtime.RequiredAction `json:"requiredAction"`
+		Artifact       *runtime.ArtifactInfo   `json:"artifact"`
+		OutputText     string                  `json:"outputText"`
+		Output         json.RawMessage         `json:"output"`
 	}
 	_ = json.Unmarshal(data, &w)
 	f := frame{Type: typ, Seq: seq, Agent: w.Agent, Activity: w.Activity, Target: w.Target, Code: w.Code,
 		Framework: w.Framework, Model: w.Model, Provider: w.Provider, FinishReason: w.FinishReason,
-		Usage: w.Usage, Status: w.Status, Result: w.Result, Action: w.RequiredAction}
+		Usage: w.Usage, Status: w.Status, Result: w.Result, Action: w.RequiredAction, Artifact: w.Artifact,
+		OutputText: w.OutputText}
+	if typ == runtime.EventCompleted {
+		f.Outcome = outcomeFromJSON(w.Output)
+	}
 	_ = json.Unmarshal(w.Delta, &f.Delta) // a state delta's object is ignored
 	if len(w.Error) > 0 {
 		if w.Error[0] == '"' {
@@ -128,7 +143,8 @@ func newMapper(t Task, now func() time.Time) *mapper {
 // resume recorded after an event wins over that event's snapshot.
 func (m *mapper) version() int64 { return int64(m.seq+1)*2 + int64(m.sub) }
 
-// artifactID is the ID of the task's one text artifact.
+// artifactID is the ID of the task's text artifact (the answer's text;
+// the agent's own artifacts have the IDs it gave them).
 func (m *mapper) artifactID() string { return m.task.ID + "-response" }
 
 func (m *mapper) status(state string, msg *Message, meta json.RawMessage) StreamEvent {
@@ -199,6 +215,12 @@ func (m *mapper) apply(f frame) []StreamEvent {
 		out = append(out, m.status(stateWorking, nil, harnestMeta(map[string]any{"type": "agent_metadata",
 			"agent": f.Agent, "framework": f.Framework, "usage": f.Usage, "model": f.Model,
 			"provider": f.Provider, "finishReason": f.FinishReason})))
+	case runtime.EventArtifact:
+		if f.Artifact == nil {
+			return nil
+		}
+		out = m.working(out)
+		out = append(out, m.applyArtifact(f.Artifact))
 	case runtime.EventCompleted:
 		out = m.completed(f, out)
 	case runtime.EventError:
@@ -236,14 +258,7 @@ func (m *mapper) appendText(f frame) StreamEvent {
 		Artifact: chunk, Append: a != nil}}
 }
 
-func (m *mapper) artifact() *Artifact {
-	for i := range m.task.Artifacts {
-		if m.task.Artifacts[i].ArtifactID == m.artifactID() {
-			return &m.task.Artifacts[i]
-		}
-	}
-	return nil
-}
+func (m *mapper) artifact() *Artifact { return m.artifactByID(m.artifactID()) }
 
 // completed maps response.completed: a boundary of the response.
 func (m *mapper) completed(f frame, out []StreamEvent) []StreamEvent {
@@ -281,6 +296,9 @@ func (m *mapper) completed(f frame, out []StreamEvent) []StreamEvent {
 				Artifact: chunk, Append: a != nil, LastChunk: true}})
 		}
 		m.wait = nil
+		if f.Outcome != "" {
+			return m.endAsOutcome(f, out)
+		}
 		return append(out, m.status(stateCompleted, nil, nil))
 	case runtime.StatusCancelled:
 		return append(out, m.end(stateCanceled, f.Seq, "Task canceled"))
@@ -352,11 +370,14 @@ func (m *mapper) applyReceipt(receipt []byte) []StreamEvent {
 	if json.Unmarshal(receipt, &env) != nil {
 		return nil
 	}
-	switch env.Status {
-	case runtime.StatusInProgress, runtime.StatusRequiresAction:
+	switch {
+	case env.Status == runtime.StatusInProgress, env.Status == runtime.StatusRequiresAction:
 		return nil
+	case m.task.Status.State == stateAuthRequired:
+		return nil // ended so by its response.completed: nothing comes after
 	}
-	f := frame{Type: runtime.EventCompleted, Seq: m.seq + 1, Status: env.Status, Result: env.Result, Usage: env.Usage}
+	f := frame{Type: runtime.EventCompleted, Seq: m.seq + 1, Status: env.Status, Result: env.Result, Usage: env.Usage,
+		OutputText: env.OutputText, Outcome: outcomeOf(env.Output)}
 	if env.Error != nil {
 		f.ErrorCode = env.Error.Code
 	}

@@ -156,6 +156,7 @@ type sendRequest struct {
 	ReturnImmediately bool
 	HistoryLength     *int
 	Metadata          json.RawMessage
+	Push              *sendPush // a push config for the task (push_send.go)
 }
 
 // listRequest is a ListTasks query.

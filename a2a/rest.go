@@ -46,9 +46,7 @@ func (s *Server) registerREST(mux *http.ServeMux, m mount) {
 		mux.Handle("GET "+p+"/tasks", s.rest(rv, s.restList))
 		mux.Handle("GET "+p+"/tasks/{id}", s.rest(rv, s.restTaskGET))
 		mux.Handle("POST "+p+"/tasks/{id}", s.rest(rv, s.restTaskPOST))
-		push := s.rest(rv, func(w http.ResponseWriter, r *http.Request, rv restVersion) {
-			s.restError(w, rv, errPushNotSupported())
-		})
+		push := s.rest(rv, s.restPush) // push_rest.go
 		mux.Handle(p+"/tasks/{id}/pushNotificationConfigs", push)
 		mux.Handle(p+"/tasks/{id}/pushNotificationConfigs/{config}", push)
 		card := "/extendedAgentCard"
@@ -139,7 +137,9 @@ func (s *Server) restRequest(w http.ResponseWriter, r *http.Request, rv restVers
 	if err == nil {
 		var req sendRequest
 		if req, err = rv.decode(body); err == nil {
-			return req, true
+			if err = s.withSendPush(&req, body, rv.version); err == nil {
+				return req, true
+			}
 		}
 	}
 	s.restError(w, rv, err)
@@ -151,7 +151,7 @@ func (s *Server) restSend(w http.ResponseWriter, r *http.Request, rv restVersion
 	if !ok {
 		return
 	}
-	res, err := s.send(r.Context(), s.principal(r), req)
+	res, err := s.sendWithPush(r.Context(), s.principal(r), req)
 	if err != nil {
 		s.restError(w, rv, err)
 		return
@@ -164,7 +164,7 @@ func (s *Server) restStream(w http.ResponseWriter, r *http.Request, rv restVersi
 	if !ok {
 		return
 	}
-	f, err := s.openStream(r.Context(), s.principal(r), req)
+	f, err := s.openStreamWithPush(r.Context(), s.principal(r), req)
 	if err != nil {
 		s.restError(w, rv, err)
 		return

@@ -76,8 +76,8 @@ func TestJSONRPCEnvelopeErrors(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":3,"method":"GetTask","params":[1]}`, -32602, float64(3)},
 		{`{"jsonrpc":"2.0","id":4,"method":"GetTask","params":{}}`, -32602, float64(4)},
 		{`{"jsonrpc":"2.0","id":5,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"a","url":"b"}]}}}`, -32602, float64(5)},
-		{`{"jsonrpc":"2.0","id":6,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"url":"https://x/y.png"}]}}}`, -32005, float64(6)},
-		{`{"jsonrpc":"2.0","id":7,"method":"CreateTaskPushNotificationConfig","params":{}}`, -32003, float64(7)},
+		{`{"jsonrpc":"2.0","id":6,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"raw":"iVBORw0KGgoAAAAA","mediaType":"image/png"}]}}}`, -32005, float64(6)}, // a PNG that is not one
+		{`{"jsonrpc":"2.0","id":7,"method":"CreateTaskPushNotificationConfig","params":{}}`, -32602, float64(7)},
 		{`{"jsonrpc":"2.0","id":8,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_AGENT","parts":[{"text":"a"}]}}}`, -32602, float64(8)},
 	} {
 		r := h.do("POST", "/a2a/", c.body, "A2A-Version", "1.0")

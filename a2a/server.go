@@ -43,6 +43,9 @@ type Options struct {
 	Alive AliveOptions
 	// Now is the clock of status timestamps (tests); default time.Now.
 	Now func() time.Time
+	// Outbox sends push notifications (push.go); without one they are
+	// not offered (capabilities.pushNotifications stays false).
+	Outbox *runtime.Dispatcher
 }
 
 // Server serves the A2A bindings the card declares.
@@ -59,6 +62,7 @@ type Server struct {
 	info          *cardInfo
 	extended      *cardInfo // nil without agent-card.extended.yaml
 	streaming     bool
+	push          *pushState // nil without Options.Outbox (push.go)
 }
 
 // New checks the card and builds the server. An interface harnest cannot
@@ -94,7 +98,7 @@ func New(o Options) (*Server, error) {
 	s := &Server{
 		svc: o.Service, tasks: &taskStore{st: o.Store, svc: o.Service}, log: log, maxBody: int64(o.MaxBodyBytes), keepAlive: o.KeepAlive,
 		followTimeout: 30 * time.Minute, principal: o.Principal, now: o.Now, mounts: mounts, info: info,
-		extended: extended, streaming: info.streaming,
+		extended: extended, streaming: info.streaming, push: newPushState(o.Outbox, o.Store, info.push),
 	}
 	if s.maxBody <= 0 {
 		s.maxBody = 1 << 20
@@ -115,6 +119,7 @@ func New(o Options) (*Server, error) {
 // serve the card: mount CardHandler (or Card) at
 // /.well-known/agent-card.json.
 func (s *Server) Register(mux *http.ServeMux) {
+	s.registerJWKS(mux)
 	for _, m := range s.mounts {
 		switch m.binding {
 		case bindingJSONRPC:

@@ -25,7 +25,8 @@ var errEchoFail = errors.New("echo backend configured to fail")
 // can be tested without a model. Its options add a thinking delta, a tool
 // call with its result, a pause between events, a failure after the first
 // text delta, a human approval before answering, or a client tool whose
-// output goes into the answer.
+// output goes into the answer. Data parts and files of the input come back
+// as artifacts, and the answer names them (echo_parts.go).
 type Echo struct {
 	thinking   bool
 	toolCall   bool
@@ -58,10 +59,13 @@ func NewEcho(cfg config.EchoBackend) *Echo {
 // or runtime.ErrApprovalExpired) if there is no approval; then, with
 // clientTool set, it asks the client to run the tool. The events, in
 // order: a thinking delta (if thinking), a tool call and its result (if
-// toolCall), then the text deltas. With delayMs the agent pauses between
+// toolCall), an artifact per data part or file, then the text deltas. With delayMs the agent pauses between
 // events and returns ctx.Err() as soon as ctx is done.
 func (e *Echo) Run(ctx context.Context, turn *runtime.Turn, emit runtime.Emit) error {
 	answer := "Echo: " + turn.Input
+	if label := echoPartsLabel(turn.Content); label != "" {
+		answer = strings.TrimSuffix(answer, " ") + label
+	}
 	if e.approval != "" || e.clientTool != "" {
 		// Both requests carry the input as their only argument.
 		args, err := json.Marshal(map[string]string{"input": turn.Input})
@@ -118,6 +122,16 @@ func (e *Echo) Run(ctx context.Context, turn *runtime.Turn, emit runtime.Emit) e
 			return err
 		}
 		if err := send(runtime.Event{Type: runtime.EventToolResult, CallID: callID, Name: "echo", Output: output}); err != nil {
+			return err
+		}
+	}
+
+	artifacts, err := echoArtifacts(ctx, turn.Content)
+	if err != nil {
+		return err
+	}
+	for _, artifact := range artifacts {
+		if err := send(artifact); err != nil {
 			return err
 		}
 	}

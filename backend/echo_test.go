@@ -322,3 +322,33 @@ func TestEchoRequestsWithoutRuntimeSupport(t *testing.T) {
 		}
 	}
 }
+
+func TestEchoEchoesDataAndFilesAsArtifacts(t *testing.T) {
+	var events []runtime.Event
+	turn := &runtime.Turn{ResponseID: "resp_1", Input: "look", Content: []runtime.ContentInput{
+		{Type: "text", Text: "look"},
+		{Type: "data", Value: json.RawMessage(`{"n":1}`)},
+		{Type: "file", AssetID: "asset_1", MediaType: "application/pdf", SizeBytes: 3, Name: "r.pdf",
+			Data: func(context.Context) ([]byte, error) { return []byte("%PD"), nil }},
+		{Type: "file", URL: "https://x.example/a.png", MediaType: "image/png"},
+	}}
+	if err := NewEcho(config.EchoBackend{}).Run(context.Background(), turn, collect(&events)); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := textOf(events), "Echo: look [data] [file r.pdf] [file image/png]"; got != want {
+		t.Errorf("answer %q, want %q", got, want)
+	}
+	var parts []runtime.ArtifactPart
+	for _, e := range events {
+		if e.Type == runtime.EventArtifact {
+			if !e.Artifact.LastChunk || len(e.Artifact.Parts) != 1 {
+				t.Errorf("artifact %+v", e.Artifact)
+			}
+			parts = append(parts, e.Artifact.Parts...)
+		}
+	}
+	if len(parts) != 3 || string(parts[0].Data) != `{"n":1}` || parts[1].Type != "text" || !strings.Contains(parts[1].Text, "application/pdf, 3 bytes") ||
+		parts[2].URL != "https://x.example/a.png" {
+		t.Fatalf("artifact parts %+v", parts)
+	}
+}

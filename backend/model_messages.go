@@ -128,8 +128,9 @@ func argumentsText(args json.RawMessage) string {
 	return string(args)
 }
 
-// inputMessage is the turn's input as the user's message: its text, and
-// its images as data URLs; other media are named, not sent.
+// inputMessage is the turn's input as the user's message: its text, data
+// parts as their JSON text, and its images as data URLs; other media and
+// files by URL are named, not sent.
 func inputMessage(ctx context.Context, turn *runtime.Turn) (chat.Message, error) {
 	if len(turn.Content) <= 1 && (len(turn.Content) == 0 || turn.Content[0].Type == "text") {
 		return chat.Message{Role: "user", Content: chat.Content{Text: turn.Input}}, nil
@@ -146,6 +147,11 @@ func inputMessage(ctx context.Context, turn *runtime.Turn) (chat.Message, error)
 			}
 			url := "data:" + c.MediaType + ";base64," + base64.StdEncoding.EncodeToString(data)
 			parts = append(parts, chat.Part{Type: "image_url", ImageURL: &chat.ImageURL{URL: url}})
+		case c.Type == "data":
+			parts = append(parts, chat.Part{Type: "text", Text: string(c.Value)})
+		case c.URL != "":
+			parts = append(parts, chat.Part{Type: "text",
+				Text: fmt.Sprintf("[file at %s (%s); this model is not sent its content]", c.URL, c.MediaType)})
 		default:
 			parts = append(parts, chat.Part{Type: "text",
 				Text: fmt.Sprintf("[%s attached (%s, %d bytes); this model is not sent its content]", c.Type, c.MediaType, c.SizeBytes)})

@@ -52,6 +52,8 @@ type workerMessage struct {
 	Output    json.RawMessage // tool_result: any JSON value
 	Value     json.RawMessage // result: any JSON value
 
+	Artifact *runtime.ArtifactInfo // artifact
+
 	RequestID string // approval_request, client_tool_request
 	Action    string // approval_request
 	Message   string // approval_request, error
@@ -167,6 +169,11 @@ func decodeWorkerLine(b []byte) (workerMessage, error) {
 		m.Name = str("name", true)
 		m.Arguments = obj("arguments", false)
 		m.CallID = str("callId", false)
+	case wArtifact:
+		m.Agent = str("agent", false)
+		if first == nil {
+			m.Artifact, first = decodeArtifact(d)
+		}
 	case wError:
 		m.Message = str("message", false)
 	case wDone:
@@ -270,7 +277,7 @@ func quoteShort(s string) string {
 }
 
 // event is the runtime event of an output line (text, thinking, tool_call,
-// tool_result, activity, metadata, state). ok is false for the other types.
+// tool_result, activity, metadata, state, artifact). ok is false for the other types.
 func (m workerMessage) event() (runtime.Event, bool) {
 	switch m.Type {
 	case wText:
@@ -288,6 +295,8 @@ func (m workerMessage) event() (runtime.Event, bool) {
 			Provider: m.Provider, FinishReason: m.FinishReason, Usage: m.Usage, Raw: m.Raw}, true
 	case wState:
 		return runtime.Event{Type: runtime.EventStateDelta, StateDelta: m.StateDelta, Agent: m.Agent}, true
+	case wArtifact:
+		return runtime.Event{Type: runtime.EventArtifact, Artifact: m.Artifact, Agent: m.Agent}, true
 	}
 	return runtime.Event{}, false
 }
@@ -301,14 +310,29 @@ type turnLine struct {
 	SessionID string                     `json:"sessionId"`
 	UserID    string                     `json:"userId"`
 	Input     string                     `json:"input"`
-	Content   []runtime.ContentInput     `json:"content"`
+	Content   []workerContent            `json:"content"`
 	State     map[string]json.RawMessage `json:"state"`
 	Metadata  json.RawMessage            `json:"metadata"`
 	History   []runtime.Message          `json:"history"`
+	// Message is what the protocol message carried beside its parts
+	// (A2A: messageId, contextId, taskId, referenceTaskIds, extensions,
+	// metadata); left out when the transport had none.
+	Message *runtime.TurnMessage `json:"message,omitempty"`
 	// TraceParent is the turn's W3C trace context; left out when the turn
 	// is not traced.
 	TraceParent string `json:"traceparent,omitempty"`
 }
+
+// workerContent is one content part of a turn line: the runtime's part,
+// and for media held as an asset of at most workerInlineBytes, its bytes
+// (base64 in JSON), so that a worker can read a file the client sent.
+type workerContent struct {
+	runtime.ContentInput
+	Bytes []byte `json:"bytes,omitempty"`
+}
+
+// workerInlineBytes is the largest asset whose bytes a turn line carries.
+const workerInlineBytes = 1 << 20
 
 // approvalLine answers an approval_request.
 type approvalLine struct {

@@ -136,7 +136,7 @@ func TestDecodeWorkerLineRejects(t *testing.T) {
 
 func TestServerLinesAreSingleLines(t *testing.T) {
 	for _, v := range []any{
-		turnLine{Type: "turn", ID: "r", Input: "a\nb\u2028c\rd", Content: []runtime.ContentInput{{Type: "text", Text: "a\nb"}}},
+		turnLine{Type: "turn", ID: "r", Input: "a\nb\u2028c\rd", Content: []workerContent{{ContentInput: runtime.ContentInput{Type: "text", Text: "a\nb"}}}},
 		approvalLine{Type: "approval", ID: "r", RequestID: "q", Decision: "deny"},
 		clientToolLine{Type: "client_tool", ID: "r", RequestID: "q", Output: json.RawMessage("{\n\"a\": 1\n}")},
 		clientToolLine{Type: "client_tool", ID: "r", RequestID: "q", Error: "client tool did not return"},
@@ -164,6 +164,7 @@ func FuzzWorkerLine(f *testing.F) {
 		`{"type":"activity","id":"r","activity":"a","target":"t","code":"c"}`,
 		`{"type":"metadata","id":"r","framework":"f","usage":{"inputTokens":1,"outputTokens":2,"totalTokens":3},"raw":{}}`,
 		`{"type":"state","id":"r","delta":{"k":1}}`,
+		`{"type":"artifact","id":"r","artifactId":"a","append":true,"parts":[{"type":"data","data":[1]},{"type":"file","bytes":"YQ==","name":"n"}]}`,
 		`{"type":"result","id":"r","value":{"a":1}}`,
 		`{"type":"approval_request","id":"r","requestId":"q","action":"a","message":"m","arguments":{}}`,
 		`{"type":"client_tool_request","id":"r","requestId":"q","name":"n","arguments":{},"callId":"c"}`,
@@ -179,7 +180,7 @@ func FuzzWorkerLine(f *testing.F) {
 	}
 	known := map[string]bool{
 		wText: true, wThinking: true, wToolCall: true, wToolResult: true, wActivity: true, wMetadata: true,
-		wState: true, wResult: true, wApprovalRequest: true, wClientToolRequest: true, wError: true, wDone: true,
+		wState: true, wResult: true, wApprovalRequest: true, wClientToolRequest: true, wError: true, wDone: true, wArtifact: true,
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
 		m, err := decodeWorkerLine(line)

@@ -776,7 +776,7 @@ func TestWorkerTurnLine(t *testing.T) {
 		"type": "turn", "id": "resp_line", "sessionId": "sess_9", "userId": "user_9", "input": "echo",
 		"content": []any{
 			map[string]any{"type": "text", "text": "echo"},
-			map[string]any{"type": "image", "assetId": "asset_1", "mediaType": "image/png", "sizeBytes": float64(42)},
+			map[string]any{"type": "image", "assetId": "asset_1", "mediaType": "image/png", "sizeBytes": float64(42), "bytes": "UE5HIGJ5dGVz"},
 		},
 		"state":    map[string]any{"turns": float64(7)},
 		"metadata": map[string]any{"channel": "test"},

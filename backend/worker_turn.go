@@ -27,12 +27,9 @@ const (
 
 // turnLine is the line that starts a turn.
 func (w *Workers) turnLine(ctx context.Context, id string, turn *runtime.Turn) ([]byte, error) {
-	content := turn.Content
-	if content == nil {
-		content = []runtime.ContentInput{}
-		if turn.Input != "" {
-			content = append(content, runtime.ContentInput{Type: "text", Text: turn.Input})
-		}
+	content, err := workerContentOf(ctx, turn)
+	if err != nil {
+		return nil, err
 	}
 	state := turn.State
 	if state == nil {
@@ -54,13 +51,37 @@ func (w *Workers) turnLine(ctx context.Context, id string, turn *runtime.Turn) (
 	}
 	line, err := encodeLine(turnLine{
 		Type: "turn", ID: id, SessionID: turn.SessionID, UserID: turn.UserID,
-		Input: turn.Input, Content: content, State: state, Metadata: metadata, History: history,
+		Input: turn.Input, Content: content, State: state, Metadata: metadata, History: history, Message: turn.Message,
 		TraceParent: tracing.TraceParent(ctx),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("exec worker: encode the turn: %w", err)
 	}
 	return line, nil
+}
+
+// workerContentOf is the turn's content as the turn line carries it:
+// media of at most workerInlineBytes with its bytes.
+func workerContentOf(ctx context.Context, turn *runtime.Turn) ([]workerContent, error) {
+	if turn.Content == nil {
+		if turn.Input == "" {
+			return []workerContent{}, nil
+		}
+		return []workerContent{{ContentInput: runtime.ContentInput{Type: "text", Text: turn.Input}}}, nil
+	}
+	out := make([]workerContent, len(turn.Content))
+	for i, c := range turn.Content {
+		out[i].ContentInput = c
+		if c.Data == nil || c.SizeBytes > workerInlineBytes {
+			continue
+		}
+		b, err := c.Data(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("exec worker: read the input's asset %s: %w", c.AssetID, err)
+		}
+		out[i].Bytes = b
+	}
+	return out, nil
 }
 
 // workerAnswer is the outcome of a request a worker made: the line that

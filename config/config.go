@@ -65,6 +65,8 @@ type Spec struct {
 	Tools       []Tool       `yaml:"tools"`
 	MCPServers  []MCPServer  `yaml:"mcpServers"`
 	ClientTools []ClientTool `yaml:"clientTools"`
+	// Relay is what the relay offers paired outside agents (tools at home).
+	Relay RelaySpec `yaml:"relay"`
 }
 
 // Output is the output policy, applied once before any transport sees an
@@ -182,6 +184,9 @@ type Server struct {
 	// Enabled): to the owners only when auth is on, unless MetricsPublic.
 	Metrics       *bool `yaml:"metrics"`
 	MetricsPublic bool  `yaml:"metricsPublic"` // anyone may read /metrics, also with auth on (default false)
+	// Outbound is where push notifications and webhooks may be sent
+	// (outbound.go).
+	Outbound Outbound `yaml:"outbound"`
 }
 
 // HTTP is the listener and per-request policy.

@@ -61,6 +61,7 @@ func validateConfig(c *Config, d *decoder) {
 	v.header(c)
 	v.backend(c.Spec.Backend)
 	v.tools(c.Spec)
+	v.relaySpec(c.Spec)
 	if c.Spec.Instructions != "" && !localFileName(c.Spec.Instructions) {
 		v.problem("spec.instructions", "must name a file in the agent folder, such as instructions.md (no absolute path, no ..)")
 	}
@@ -197,6 +198,7 @@ func (v *validator) server(s Server) {
 		v.problem("server.limits.maxTurnsPerUser", "must be between 1 and %d", maxConcurrentRequests)
 	}
 	v.userLimits(s.Limits)
+	v.outbound(s.Outbound)
 	if size := s.Limits.MaxRequestBytes; v.d.set["server.limits.maxRequestBytes"] && (size < minRequestBytes || size > maxRequestBytes) {
 		v.problem("server.limits.maxRequestBytes", "must be between %s and %s", minRequestBytes, maxRequestBytes)
 	}

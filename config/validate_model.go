@@ -70,7 +70,7 @@ func (v *validator) model(m *ModelBackend) {
 // tools checks spec.tools, spec.mcpServers and spec.clientTools: only a
 // model backend calls tools, and every name the model sees is unique.
 func (v *validator) tools(s Spec) {
-	if s.Backend.Model == nil {
+	if s.Backend.Model == nil && !s.Relay.ToolsAtHome { // tools at home: outside agents call them
 		for _, f := range []struct {
 			path string
 			n    int

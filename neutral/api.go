@@ -118,6 +118,7 @@ func (a *API) Register(mux *http.ServeMux) {
 	mux.HandleFunc("DELETE /sessions/{sessionId}", a.deleteSession)
 	mux.HandleFunc("GET /sessions/{sessionId}/messages", a.messages)
 	mux.HandleFunc("POST /responses", a.createResponse)
+	mux.HandleFunc("GET /webhook-key", a.webhookKey) // webhook.go
 	mux.HandleFunc("GET /responses/{responseId}", a.getResponse)
 	mux.HandleFunc("GET /responses/{responseId}/events", a.getEvents)
 	mux.HandleFunc("POST /responses/{responseId}/cancel", a.cancelResponse)

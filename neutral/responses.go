@@ -15,7 +15,7 @@ import (
 // {"input": string, "sessionId"?: string, "stream"?: bool, "metadata"?: object}.
 func parseResponseRequest(obj map[string]json.RawMessage) (runtime.ResponseRequest, error) {
 	var req runtime.ResponseRequest
-	if err := onlyKeys(obj, "input", "sessionId", "stream", "metadata", "background"); err != nil {
+	if err := onlyKeys(obj, "input", "sessionId", "stream", "metadata", "background", "webhook"); err != nil {
 		return req, err
 	}
 	input, parts, err := inputField(obj)
@@ -41,8 +41,12 @@ func parseResponseRequest(obj map[string]json.RawMessage) (runtime.ResponseReque
 	if err != nil {
 		return req, err
 	}
+	webhook, err := webhookField(obj) // webhook.go
+	if err != nil {
+		return req, err
+	}
 	return runtime.ResponseRequest{Input: input, Parts: parts, SessionID: sessionID, Stream: stream, Background: background, Metadata: compact(metadata),
-		Transport: runtime.NeutralTransport(stream)}, nil
+		Transport: runtime.NeutralTransport(stream), Webhook: webhook}, nil
 }
 
 // inputField reads "input": a non-blank string, or a non-empty array of

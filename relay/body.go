@@ -155,6 +155,9 @@ type exchangeRequest struct {
 	Name        string
 	Kind        string
 	Description string
+	// Alive is the card's alive extension, not yet checked (look.go); nil
+	// when it has none.
+	Alive map[string]any
 }
 
 func decodeExchange(body []byte) (exchangeRequest, *bodyError) {
@@ -201,6 +204,7 @@ func decodeExchange(body []byte) (exchangeRequest, *bodyError) {
 			return req, invalid(code, "The card's skills must be a list of at most 100 objects.")
 		}
 	}
+	req.Alive = cardAlive(card)
 	return req, nil
 }
 
@@ -414,26 +418,4 @@ func integer(obj map[string]json.RawMessage, key, code string) (int, *bodyError)
 		return 0, invalid(code, "The field %q must be a whole number.", key)
 	}
 	return n, nil
-}
-
-// pairingRequest is the body of the owner's POST pairings.
-type pairingRequest struct {
-	Name string
-	Kind string
-}
-
-func decodePairing(body []byte) (pairingRequest, *bodyError) {
-	const code = "invalid_request"
-	obj, err := object(body, code, "name", "kind")
-	if err != nil {
-		return pairingRequest{}, err
-	}
-	var req pairingRequest
-	if req.Name, err = str(obj, "name", code, true); err != nil {
-		return req, err
-	}
-	if req.Kind, err = str(obj, "kind", code, true); err != nil {
-		return req, err
-	}
-	return req, checkName(req.Name, req.Kind, code)
 }

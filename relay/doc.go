@@ -25,6 +25,19 @@
 // text, or longer than MaxQuestionChars) is the caller's bad input (HTTP
 // 400, code relay_invalid_question).
 //
+// A card sent to the exchange may carry the alive extension: checked as an
+// A2A card's is (internal/alive), an invalid one ignored whole, a valid
+// one kept as the participant's look (look.go) and shown in the owner's
+// participant list and feed.
+//
+// Recipes (recipe.go, recipes.go) are reviewed connection metadata for
+// known harness kinds, schema RecipeSchema: the built-in ones embedded from
+// recipes/*.json, with the agent folder's recipes/*.json laid over them
+// (LoadRecipes; CheckRecipes for harnest check). The owner lists them
+// (GET /owner/outside-agents/recipes) and creates pairing codes for one
+// ({"name", "recipe"}): the code's kind is the recipe's id, which the
+// exchanged card's kind must match.
+//
 // The relay's state lives in the store (store.Relay), which owns its
 // schema: pairing codes and session tokens (kept only as hashes),
 // participants, inboxes, items, replies, the owner's feed and the rate

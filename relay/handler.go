@@ -120,9 +120,10 @@ func (r *Relay) handleExchange(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	token := newToken()
+	look := r.cardLook(req.Context(), ex.Alive) // an invalid look is ignored: the pairing goes on
 	p, err := r.st.ExchangePairingCode(req.Context(), store.Pairing{CodeHash: codeHash(ex.Code), Name: ex.Name,
 		Kind: ex.Kind, Description: ex.Description, ParticipantID: newUUID(), TokenHash: hashSecret(token),
-		Now: r.now(), TTL: SessionTTL})
+		Look: look, Now: r.now(), TTL: SessionTTL})
 	switch {
 	case errors.Is(err, store.ErrPairingInvalid):
 		fail(w, http.StatusUnauthorized, "invalid_code", "The pairing code is unknown, already used or expired; ask the owner for a new one.")
@@ -135,9 +136,17 @@ func (r *Relay) handleExchange(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	r.log.Info("relay participant paired", "participant", p.ID, "kind", p.Kind, "owner", p.Owner)
-	writeJSON(w, http.StatusCreated, map[string]string{
+	answer := map[string]string{
 		"token": token, "participant_id": p.ID, "expires_at": stamp(p.ExpiresAt),
-	})
+	}
+	// Tools at home (tools_note.go): the callback token, shown once.
+	if cb, err := r.issueCallback(req.Context(), p); err != nil {
+		r.internal(w, err)
+		return
+	} else if cb != "" {
+		answer["callback_token"] = cb
+	}
+	writeJSON(w, http.StatusCreated, answer)
 }
 
 // GET session/status
@@ -156,6 +165,8 @@ type inboxItem struct {
 	Text       string `json:"text"`
 	AskedAt    string `json:"asked_at"`
 	DeadlineAt string `json:"deadline_at"`
+	// Callback carries the run note of tools at home; absent when off.
+	Callback *itemCallback `json:"callback,omitempty"`
 }
 
 // parseWait reads ?wait= in seconds, clamped to 0–limit.
@@ -246,6 +257,9 @@ func (r *Relay) inboxItems(ctx context.Context, p store.RelayParticipant) ([]inb
 	out := make([]inboxItem, len(pending))
 	for i, it := range pending {
 		out[i] = inboxItem{RelayID: it.ID, Text: it.Text, AskedAt: stamp(it.AskedAt), DeadlineAt: stamp(it.DeadlineAt)}
+		if out[i].Callback, err = r.itemCallbackFor(ctx, p, it); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }

@@ -35,8 +35,9 @@ func participantNotFound(w http.ResponseWriter) {
 	fail(w, http.StatusNotFound, "participant_not_found", "You have no participant with that ID; list yours with GET /owner/outside-agents/participants.")
 }
 
-// POST /owner/outside-agents/pairings {name, kind}: the code pairs a
-// participant of the calling owner.
+// POST /owner/outside-agents/pairings {name, kind} or {name, recipe}: the
+// code pairs a participant of the calling owner; for a recipe, the code's
+// kind is the recipe's id.
 func (r *Relay) handleCreatePairing(w http.ResponseWriter, req *http.Request, owner string) {
 	body, berr := readBody(w, req)
 	if berr != nil {
@@ -44,6 +45,9 @@ func (r *Relay) handleCreatePairing(w http.ResponseWriter, req *http.Request, ow
 		return
 	}
 	p, berr := decodePairing(body)
+	if berr == nil && p.Recipe != "" {
+		berr = r.checkPairingRecipe(p)
+	}
 	if berr != nil {
 		failBody(w, berr)
 		return
@@ -56,9 +60,11 @@ func (r *Relay) handleCreatePairing(w http.ResponseWriter, req *http.Request, ow
 		r.internal(w, err)
 		return
 	}
-	writeJSON(w, http.StatusCreated, map[string]string{
-		"code": code, "name": p.Name, "kind": p.Kind, "expires_at": stamp(now.Add(CodeTTL)),
-	})
+	out := map[string]string{"code": code, "name": p.Name, "kind": p.Kind, "expires_at": stamp(now.Add(CodeTTL))}
+	if p.Recipe != "" {
+		out["recipe"] = p.Recipe
+	}
+	writeJSON(w, http.StatusCreated, out)
 }
 
 type participantJSON struct {
@@ -69,11 +75,14 @@ type participantJSON struct {
 	State       string `json:"state"`
 	PairedAt    string `json:"paired_at"`
 	ExpiresAt   string `json:"expires_at"`
+	// Look is the look of its card's alive extension (look.go); absent
+	// for the standard outside-agent face.
+	Look *lookJSON `json:"look,omitempty"`
 }
 
 func participantOut(p store.RelayParticipant) participantJSON {
 	return participantJSON{ID: p.ID, Name: p.Name, Kind: p.Kind, Description: p.Description,
-		State: p.State, PairedAt: stamp(p.PairedAt), ExpiresAt: stamp(p.ExpiresAt)}
+		State: p.State, PairedAt: stamp(p.PairedAt), ExpiresAt: stamp(p.ExpiresAt), Look: lookOut(p.Look)}
 }
 
 // GET /owner/outside-agents/participants: the calling owner's.
@@ -103,6 +112,12 @@ func (r *Relay) handleSetState(state string) ownerHandler {
 			participantNotFound(w)
 			return
 		}
+		if state == store.RelayPaused { // a pause ends the callback token of tools at home at once
+			if err := r.EndCallback(req.Context(), owner, id); err != nil {
+				r.internal(w, err)
+				return
+			}
+		}
 		p, found, err := r.st.GetParticipant(req.Context(), owner, id, r.now())
 		if err != nil {
 			r.internal(w, err)
@@ -118,13 +133,18 @@ func (r *Relay) handleSetState(state string) ownerHandler {
 
 // POST /owner/outside-agents/participants/{id}/disconnect (or DELETE)
 func (r *Relay) handleDisconnect(w http.ResponseWriter, req *http.Request, owner string) {
-	ok, err := r.st.DisconnectParticipant(req.Context(), owner, req.PathValue("id"), r.now())
+	id := req.PathValue("id")
+	ok, err := r.st.DisconnectParticipant(req.Context(), owner, id, r.now())
 	if err != nil {
 		r.internal(w, err)
 		return
 	}
 	if !ok {
 		participantNotFound(w)
+		return
+	}
+	if err := r.EndCallback(req.Context(), owner, id); err != nil { // the participant is gone: so is its callback token
+		r.internal(w, err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -147,9 +167,14 @@ func (r *Relay) handleFeed(w http.ResponseWriter, req *http.Request, owner strin
 		r.internal(w, err)
 		return
 	}
+	looks, err := r.participantLooks(req.Context(), owner)
+	if err != nil {
+		r.internal(w, err)
+		return
+	}
 	items := make([]feedEntryJSON, len(entries))
 	for i, e := range entries {
-		items[i] = feedOut(e)
+		items[i] = feedOut(e, looks)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"items": items})
 }
@@ -164,11 +189,16 @@ type feedEntryJSON struct {
 	Text          string          `json:"text,omitempty"`
 	Item          json.RawMessage `json:"item,omitempty"`
 	At            string          `json:"at"`
+	// Look is the sender's look while it is paired (look.go); absent for
+	// the standard face.
+	Look *lookJSON `json:"look,omitempty"`
 }
 
-func feedOut(e store.RelayFeedEntry) feedEntryJSON {
+// feedOut is an entry as the owner sees it, with its sender's look from
+// looks (participant ID → look).
+func feedOut(e store.RelayFeedEntry, looks map[string]store.RelayLook) feedEntryJSON {
 	return feedEntryJSON{ID: e.ID, ParticipantID: e.Participant, Name: e.Name, Kind: e.Kind, Type: e.Type,
-		Text: e.Text, Item: e.Item, At: e.At}
+		Text: e.Text, Item: e.Item, At: e.At, Look: lookOut(looks[e.Participant])}
 }
 
 // validStreamID accepts a feed ID "ms-seq".
@@ -227,8 +257,14 @@ func (r *Relay) handleFeedStream(w http.ResponseWriter, req *http.Request, owner
 		if err != nil {
 			return
 		}
+		var looks map[string]store.RelayLook
+		if len(entries) > 0 {
+			if looks, err = r.participantLooks(ctx, owner); err != nil {
+				return
+			}
+		}
 		for _, e := range entries {
-			b, _ := json.Marshal(feedOut(e))
+			b, _ := json.Marshal(feedOut(e, looks))
 			if _, err := fmt.Fprintf(w, "event: %s\nid: %s\ndata: %s\n\n", e.Type, e.ID, b); err != nil {
 				return
 			}

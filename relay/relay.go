@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/harnest/harnest/config"
+	"github.com/harnest/harnest/internal/alive"
 	"github.com/harnest/harnest/internal/auth"
 	"github.com/harnest/harnest/runtime"
 	"github.com/harnest/harnest/runtime/store"
@@ -65,7 +66,13 @@ type Options struct {
 	// Backend is spec.backend.relay; nil when the relay only serves
 	// pairing (Agent then still works with the defaults).
 	Backend *config.RelayBackend
-	Logger  *slog.Logger
+	// Recipes are the recipes the relay lists and pairs codes for
+	// (LoadRecipes of the agent folder); nil: the built-in ones.
+	Recipes *Recipes
+	// Alive configures how an exchanged card's alive_json is fetched
+	// (the zero value is production's: public https hosts only).
+	Alive  alive.Options
+	Logger *slog.Logger
 	// Now replaces the clock (tests). A clock given here may jump, so a
 	// turn waiting for its reply then also checks its deadline every
 	// testClockTick; with the real clock it waits on timers and wake-ups
@@ -94,6 +101,12 @@ type Relay struct {
 	tick time.Duration
 	// maxWait bounds an inbox poll's wait: MaxWait (tests lengthen it).
 	maxWait time.Duration
+	// home is tools at home (tools.go); nil while they are off.
+	home *toolsAtHome
+	// recipeSet is what the relay lists and pairs codes for.
+	recipeSet *Recipes
+	// alive fetches exchanged cards' alive_json.
+	alive alive.Options
 }
 
 // New builds a Relay.
@@ -108,6 +121,10 @@ func New(o Options) (*Relay, error) {
 		log:     o.Logger,
 		now:     o.Now,
 		maxWait: MaxWait,
+		alive:   o.Alive,
+	}
+	if r.recipeSet = o.Recipes; r.recipeSet == nil {
+		r.recipeSet = builtinOnly()
 	}
 	if r.log == nil {
 		r.log = slog.New(slog.DiscardHandler)
@@ -163,9 +180,12 @@ func firstOwner(o Options) (string, error) {
 // "" when there is none.
 func (r *Relay) visitorOwner() string { return r.first }
 
-// Close releases nothing today: the store holds the relay's one
-// subscription and ends it when the store is closed.
-func (r *Relay) Close() error { return nil }
+// Close stops the tools at home's MCP servers; the store holds the
+// relay's one subscription and ends it when the store is closed.
+func (r *Relay) Close() error {
+	r.closeToolsAtHome()
+	return nil
+}
 
 // Register mounts the relay and owner endpoints.
 func (r *Relay) Register(mux *http.ServeMux) {

@@ -25,6 +25,19 @@ var registered = []string{
 	"POST /owner/outside-agents/participants/{id}/pause", "POST /owner/outside-agents/participants/{id}/resume",
 	"POST /owner/outside-agents/participants/{id}/disconnect", "DELETE /owner/outside-agents/participants/{id}",
 	"GET /owner/outside-agents/feed", "GET /owner/outside-agents/feed/stream",
+	// tools.go and recipes.go
+	"POST /api/outside-agents/v1/tools/call",
+	"GET /owner/outside-agents/participants/{id}/grants", "POST /owner/outside-agents/participants/{id}/grants",
+	"DELETE /owner/outside-agents/participants/{id}/grants", "GET /owner/outside-agents/participants/{id}/tool-calls",
+	"POST /owner/outside-agents/tool-approvals/{id}", "GET /owner/outside-agents/recipes",
+}
+
+// routeOf is a documented path as the route relay.Register mounts it, and
+// as a URL to probe it with.
+func routeOf(path string) (route, url string) {
+	r := strings.NewReplacer("{participantId}", "{id}", "{approvalId}", "{id}")
+	u := strings.NewReplacer("{participantId}", "p1", "{approvalId}", "tool_approval_x")
+	return r.Replace(path), u.Replace(path)
 }
 
 // TestDocumentMatchesRoutes checks every relay operation of the OpenAPI
@@ -46,10 +59,10 @@ func TestDocumentMatchesRoutes(t *testing.T) {
 		if !strings.HasPrefix(path, relay.APIPrefix) && !strings.HasPrefix(path, relay.OwnerPrefix) {
 			continue
 		}
-		route := strings.ReplaceAll(path, "{participantId}", "{id}")
+		route, url := routeOf(path)
 		for method, op := range item.Operations() {
 			documented[method+" "+route] = true
-			status, answered := probe(t, ts, method, strings.ReplaceAll(path, "{participantId}", "p1"))
+			status, answered := probe(t, ts, method, url)
 			if !answered {
 				t.Errorf("%s %s is documented but not routed to the relay (%d from the router)", method, path, status)
 				continue

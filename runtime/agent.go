@@ -37,6 +37,10 @@ type Turn struct {
 	State map[string]json.RawMessage
 	// Metadata is the caller's metadata object (never identity).
 	Metadata json.RawMessage
+	// Message is what the protocol message of this turn carried beside
+	// its parts (A2A: IDs, references, extensions, metadata). Nil when
+	// the transport has no such message.
+	Message *TurnMessage
 	// History reads the newest messages of the session transcript, oldest
 	// first, at most limit of them. It costs a store round trip, so agents
 	// that need no history never pay for it.
@@ -61,14 +65,24 @@ type Turn struct {
 	RequestClientTool func(ctx context.Context, req ClientToolRequest) (json.RawMessage, error)
 }
 
-// ContentInput is one part of a turn's input.
+// ContentInput is one part of a turn's input: text, structured data, media
+// held as a session asset, or a file by URL.
+//
+//	{"type":"text","text":"..."}
+//	{"type":"data","data":<any JSON>}
+//	{"type":"image"|"audio"|"video"|"file","assetId":...,"mediaType":...,"sizeBytes":...,"name"?:...}
+//	{"type":"file","url":...,"mediaType"?:...,"name"?:...}   (never fetched by the server)
 type ContentInput struct {
-	Type      string `json:"type"`                // "text", or a media kind: "image", "audio", "video", "file"
-	Text      string `json:"text,omitempty"`      // for text
-	AssetID   string `json:"assetId,omitempty"`   // for media: the session asset
-	MediaType string `json:"mediaType,omitempty"` // for media: as inspected, e.g. "image/png"
-	SizeBytes int64  `json:"sizeBytes,omitempty"` // for media
-	// Data reads the asset's bytes (media only); nil for text.
+	Type      string          `json:"type"`                // "text", "data", or a media kind: "image", "audio", "video", "file"
+	Text      string          `json:"text,omitempty"`      // for text
+	Value     json.RawMessage `json:"data,omitempty"`      // for data: the JSON value
+	AssetID   string          `json:"assetId,omitempty"`   // for media: the session asset
+	URL       string          `json:"url,omitempty"`       // for a file by URL
+	MediaType string          `json:"mediaType,omitempty"` // for media: as inspected, e.g. "image/png"; for a URL: as the client said
+	SizeBytes int64           `json:"sizeBytes,omitempty"` // for media
+	Name      string          `json:"name,omitempty"`      // for media and URLs: the file name the client gave, if any
+	// Data reads the asset's bytes (media held as an asset only); nil
+	// otherwise.
 	Data func(ctx context.Context) ([]byte, error) `json:"-"`
 }
 

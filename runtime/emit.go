@@ -128,7 +128,9 @@ func (r *Response) flush() {
 		r.mu.Lock()
 		r.pending = append(events, r.pending...)
 		r.mu.Unlock()
+		return
 	}
+	r.sendWebhookEvents(events)
 }
 
 // commit writes a step with every event not yet in Redis, after any flush

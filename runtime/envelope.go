@@ -103,6 +103,12 @@ type OutputItem struct {
 	Arguments json.RawMessage `json:"arguments,omitempty"`
 	CallID    string          `json:"callId,omitempty"`
 	Output    json.RawMessage `json:"output,omitempty"`
+
+	// artifact (its chunks folded into one item; Name above)
+	ArtifactID       string          `json:"artifactId,omitempty"`
+	Description      string          `json:"description,omitempty"`
+	Parts            []ArtifactPart  `json:"parts,omitempty"`
+	ArtifactMetadata json.RawMessage `json:"metadata,omitempty"`
 }
 
 // ContentPart is a piece of a message or thinking item.
@@ -139,6 +145,8 @@ func (b *outputBuilder) add(e Event) {
 		b.items = append(b.items, OutputItem{Type: "tool_call", ID: e.ID, Name: e.Name, Arguments: e.Arguments, Agent: e.Agent})
 	case EventToolResult:
 		b.items = append(b.items, OutputItem{Type: "tool_result", CallID: e.CallID, Name: e.Name, Output: e.Output, Agent: e.Agent})
+	case EventArtifact:
+		b.addArtifact(e.Artifact)
 	}
 }
 

@@ -126,5 +126,13 @@ func (it *OutputItem) appendJSON(b []byte) ([]byte, error) {
 	err = firstError(err, o.rawOmit("arguments", it.Arguments))
 	o.strOmit("callId", it.CallID)
 	err = firstError(err, o.rawOmit("output", it.Output))
+	if it.Type == OutputArtifact {
+		o.str("artifactId", it.ArtifactID)
+		o.strOmit("description", it.Description)
+		o.key("parts")
+		var pe error
+		o.b, pe = appendArtifactParts(o.b, it.Parts)
+		err = firstError(err, pe, o.rawOmit("metadata", it.ArtifactMetadata))
+	}
 	return o.end(), err
 }

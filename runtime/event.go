@@ -14,6 +14,7 @@ const (
 	EventToolCall       = "response.tool_call"
 	EventToolResult     = "response.tool_result"
 	EventStateDelta     = "response.state_delta"
+	EventArtifact       = "response.artifact"
 	EventApproval       = "approval.requested"
 	EventClientTool     = "client_tool.requested"
 	EventInProgress     = "response.in_progress"
@@ -66,6 +67,9 @@ type Event struct {
 	// error
 	Error string `json:"error,omitempty"`
 
+	// response.artifact: one chunk of an artifact (artifact.go)
+	Artifact *ArtifactInfo `json:"artifact,omitempty"`
+
 	// approval.requested and client_tool.requested
 	Approval   *ApprovalInfo   `json:"approval,omitempty"`
 	ClientTool *ClientToolInfo `json:"clientTool,omitempty"`
@@ -77,6 +81,24 @@ type Event struct {
 	encoded []byte // the JSON, once the runtime has numbered the event
 	members []byte // response.completed: the envelope body's members, when already encoded
 }
+
+// Activities of response.agent_activity that say how the turn's answer is
+// to be taken, for every transport. The receipt of such a turn is still
+// completed (its text says what the agent means); transports with an
+// equivalent state use it: A2A answers with a Task (ActivityTask), or ends
+// the task as rejected or auth-required with the answer's text as the
+// status message.
+const (
+	// ActivityTask asks for the answer as a task the client can follow,
+	// not a direct message (any artifact implies it too).
+	ActivityTask = "task"
+	// ActivityRejected: the agent refuses the request; the answer's text
+	// says why.
+	ActivityRejected = "rejected"
+	// ActivityAuthRequired: the agent needs credentials from the caller
+	// before it can go on; the answer's text says which.
+	ActivityAuthRequired = "auth_required"
+)
 
 // ApprovalInfo is the payload of approval.requested.
 type ApprovalInfo struct {

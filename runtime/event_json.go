@@ -73,6 +73,12 @@ func (e *Event) appendJSON(b []byte) ([]byte, error) {
 		p.str("expiresAt", c.ExpiresAt)
 		o.b = p.end()
 	}
+	if a := e.Artifact; a != nil {
+		o.key("artifact")
+		var ae error
+		o.b, ae = appendArtifactJSON(o.b, a)
+		err = firstError(err, ae)
+	}
 	if e.Type == EventStateDelta {
 		o.key("delta")
 		o.b, err = appendRawMap(o.b, e.StateDelta, err)

@@ -29,6 +29,8 @@ func (s *Service) Follow(ctx context.Context, p Principal, sessionID, responseID
 	if _, err := s.GetResponse(ctx, p, sessionID, responseID); err != nil {
 		return err
 	}
+	s.observer.FollowStarted()
+	defer s.observer.FollowEnded()
 	notify, unlisten, err := s.listen(ctx, p.UserID, sessionID, responseID)
 	if err != nil {
 		return s.storeFailure(err)

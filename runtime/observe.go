@@ -42,6 +42,12 @@ type Observer interface {
 	// runtime met (answered as store_unavailable, or an event log write it
 	// had to retry).
 	StoreFailed()
+	// FollowStarted is called when a follower of a response's events
+	// (Service.Follow: GET /responses/{id}/events, a /live follow, an A2A
+	// resubscribe, ...) starts reading, and FollowEnded when it leaves:
+	// exactly once each, so that their difference is the followers now.
+	FollowStarted()
+	FollowEnded()
 }
 
 // TurnReport is what Observer.TurnEnded learns of a response.
@@ -70,6 +76,8 @@ type noObserver struct{}
 func (noObserver) TurnEnded(TurnReport)          {}
 func (noObserver) AdmissionWaited(time.Duration) {}
 func (noObserver) StoreFailed()                  {}
+func (noObserver) FollowStarted()                {}
+func (noObserver) FollowEnded()                  {}
 
 // turnWatch measures one response for its TurnReport.
 type turnWatch struct {

@@ -34,14 +34,29 @@ type ResponseRequest struct {
 	ClientTools json.RawMessage
 	// Context is extra context from the client (AG-UI): a JSON array.
 	Context json.RawMessage
+	// Message is what the protocol message carried beside its parts
+	// (A2A); the agent sees it as Turn.Message. Nil for none.
+	Message *TurnMessage
+	// Webhook, on a background response, posts its final receipt there
+	// (webhook.go). Nil for none.
+	Webhook *Webhook
 }
 
-// InputPart is one content part of an input: {"type":"text","text":...}
-// or {"type":"image"|"audio"|"video"|"file","assetId":...}.
+// InputPart is one content part of an input: {"type":"text","text":...},
+// {"type":"image"|"audio"|"video"|"file","assetId":...}, {"type":"data",
+// "data":...} or {"type":"file","url":...} (see content.go).
 type InputPart struct {
 	Type    string
 	Text    string
 	AssetID string
+	// Data is a data part's JSON value.
+	Data json.RawMessage
+	// URL is a file part's address (never fetched by the server).
+	URL string
+	// MediaType and Name are what the client said of a file by URL, and
+	// the name of a file held as an asset.
+	MediaType string
+	Name      string
 }
 
 // Response is a running response. A streaming caller reads Events until the
@@ -93,6 +108,8 @@ type Response struct {
 	deadline *time.Timer
 	// limits is what the response took of its user's limits (limits.go).
 	limits *userHold
+	// webhook is where the final receipt is posted (webhook.go); nil for none.
+	webhook *Webhook
 }
 
 // Outcome is how a response reached a boundary.
@@ -136,6 +153,9 @@ func (s *Service) StartResponse(ctx context.Context, p Principal, req ResponseRe
 	if len(metadata) == 0 || string(metadata) == "null" {
 		metadata = json.RawMessage("{}")
 	}
+	if err := s.checkWebhook(req); err != nil {
+		return nil, err
+	}
 	content, err := s.resolveContent(ctx, p, req)
 	if err != nil {
 		return nil, err
@@ -150,7 +170,7 @@ func (s *Service) StartResponse(ctx context.Context, p Principal, req ResponseRe
 	}
 	r := &Response{
 		ID: NewResponseID(), SessionID: sessionID, Background: req.Background, svc: s, metadata: metadata,
-		done: make(chan struct{}), boundary: make(chan struct{}), watch: newTurnWatch(req.Transport),
+		done: make(chan struct{}), boundary: make(chan struct{}), watch: newTurnWatch(req.Transport), webhook: req.Webhook,
 	}
 	if req.Stream {
 		r.stream = make(chan Event, streamQueue)
@@ -207,7 +227,7 @@ func (s *Service) StartResponse(ctx context.Context, p Principal, req ResponseRe
 		History: func(ctx context.Context, limit int) ([]Message, error) {
 			return s.history(ctx, p.UserID, sessionID, limit)
 		},
-		ClientTools: req.ClientTools, Context: req.Context,
+		ClientTools: req.ClientTools, Context: req.Context, Message: req.Message,
 		RequestApproval:   r.requestApproval,
 		RequestClientTool: r.requestClientTool,
 	}
@@ -427,8 +447,8 @@ func (r *Response) finish(runErr error) {
 
 	var fail *Error
 	switch {
-	case runErr == nil && strings.TrimSpace(env.OutputText) == "" && len(env.Result) == 0:
-		fail = errNoOutput
+	case runErr == nil && strings.TrimSpace(env.OutputText) == "" && len(env.Result) == 0 && !hasArtifact(env.Output):
+		fail = errNoOutput // an answer of artifacts alone is an answer
 	case runErr == nil:
 	case errors.Is(runErr, errDeadline), errors.Is(runErr, ErrTimeout) && r.ctx.Err() == nil:
 		fail = errTimedOut // the response's deadline, or a backend's own time limit
@@ -503,6 +523,7 @@ func (r *Response) finish(runErr error) {
 			fail = s.storeFailure(err).(*Error)
 		}
 	}
+	r.sendWebhook(commit.Events, body, err)
 	r.reportEnd(env, fail) // before the caller has its answer, so metrics already count it
 	r.limits.release()     // before the caller has its answer, so its next turn may start at once
 	r.detachStream()

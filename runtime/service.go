@@ -15,6 +15,9 @@ import (
 type Options struct {
 	Store store.Store
 	Agent Agent
+	// Approvals answers approvals that are not a response's waits (the
+	// relay's tool calls at home) through Decide; nil: none.
+	Approvals ApprovalDesk
 	// MaxConcurrent runs at once, shared by every transport (default 8).
 	MaxConcurrent int
 	// MaxQueued bounds the runs waiting for a slot, across all users
@@ -58,6 +61,7 @@ type Options struct {
 type Service struct {
 	store     store.Store
 	agent     Agent
+	approvals ApprovalDesk
 	admission *admission
 	limits    UserLimits
 	timeout   time.Duration
@@ -67,7 +71,8 @@ type Service struct {
 	log       *slog.Logger
 	now       func() time.Time
 	observer  Observer
-	tracer    TurnTracer // nil: turns are not traced
+	tracer    TurnTracer  // nil: turns are not traced
+	outbox    *Dispatcher // sends webhooks (webhook.go); nil: none
 
 	approvalTTL, clientToolTTL, sweepEvery, flushDelay time.Duration
 	hub                                                store.Hub
@@ -101,7 +106,7 @@ type Service struct {
 // New builds a Service.
 func New(o Options) *Service {
 	s := &Service{
-		store: o.Store, agent: o.Agent, admission: newAdmission(o.MaxConcurrent, o.MaxQueued, o.MaxPerUser),
+		store: o.Store, agent: o.Agent, approvals: o.Approvals, admission: newAdmission(o.MaxConcurrent, o.MaxQueued, o.MaxPerUser),
 		timeout: o.Timeout, maxIn: o.MaxInputBytes, policy: o.Policy,
 		lease: o.Lease, log: o.Logger, now: o.Now,
 		approvalTTL: o.ApprovalTTL, clientToolTTL: o.ClientToolTTL, sweepEvery: o.SweepInterval, flushDelay: o.FlushDelay,

@@ -219,6 +219,10 @@ type Resumption struct {
 // and returns {"id": <approvalId>, "status": "denied"} when that ended the
 // response (as it does for most agents), else the next boundary.
 func (s *Service) Decide(ctx context.Context, p Principal, approvalID string, approve bool) (Answer, error) {
+	if s.approvals != nil && s.approvals.Owns(approvalID) {
+		body, err := s.approvals.Decide(ctx, p, approvalID, approve)
+		return Answer{Body: body}, err
+	}
 	res, err := s.AnswerApproval(ctx, p, approvalID, approve)
 	if err != nil {
 		return Answer{}, err

@@ -26,6 +26,7 @@ import (
 	"github.com/harnest/harnest/internal/httpapi"
 	"github.com/harnest/harnest/internal/httplog"
 	"github.com/harnest/harnest/internal/metrics"
+	"github.com/harnest/harnest/internal/netguard"
 	"github.com/harnest/harnest/internal/tracing"
 	"github.com/harnest/harnest/live"
 	"github.com/harnest/harnest/mcpapi"
@@ -63,6 +64,9 @@ type Options struct {
 	// Store replaces the configured store (tests: replicas that share one
 	// in-process store). The server does not close a store it was given.
 	Store store.Store
+	// Outbox adjusts the outbox dispatcher's options (tests: the poll
+	// interval, lease and backoff).
+	Outbox func(*runtime.DispatcherOptions)
 }
 
 // Server is one harnest replica.
@@ -85,6 +89,7 @@ type Server struct {
 	tuneLive func(*live.Options)
 	tuneAGUI func(*agui.Options)
 	tuneA2A  func(*a2a.Options)
+	outbox   *runtime.Dispatcher // push notifications and webhooks
 }
 
 // Live is the /live handler, nil unless server.live is on.
@@ -129,7 +134,12 @@ func New(ctx context.Context, f *config.Folder, o Options) (*Server, error) {
 		release()
 		return nil, err
 	}
-	rlo := relay.Options{Store: st,
+	recipes, err := relay.LoadRecipes(f.Dir) // the built-in recipes and the folder's recipes/*.json
+	if err != nil {
+		release()
+		return nil, err
+	}
+	rlo := relay.Options{Store: st, Recipes: recipes,
 		Auth: auth.New(tokensOf(cfg), nil, auth.WithJWT(jwt)), Owners: owners, FirstOwner: firstOwner,
 		Backend: cfg.Spec.Backend.Relay, Logger: log}
 	if o.Relay != nil {
@@ -137,6 +147,10 @@ func New(ctx context.Context, f *config.Folder, o Options) (*Server, error) {
 	}
 	rl, err := relay.New(rlo)
 	if err != nil {
+		release()
+		return nil, err
+	}
+	if err := rl.OpenToolsAtHome(ctx, cfg.Spec, f.Dir, log); err != nil { // spec.relay.toolsAtHome
 		release()
 		return nil, err
 	}
@@ -153,6 +167,9 @@ func New(ctx context.Context, f *config.Folder, o Options) (*Server, error) {
 		}
 	}
 	met := metrics.ForConfig(cfg)
+	if o.Store == nil { // a given store may be shared: its commands are not all this replica's
+		store.ObserveCommands(st, met.StoreObserver())
+	}
 	tr, err := tracing.FromEnv(ctx)
 	if err != nil {
 		rl.Close()
@@ -160,7 +177,7 @@ func New(ctx context.Context, f *config.Folder, o Options) (*Server, error) {
 		return nil, err
 	}
 	ro := runtime.Options{
-		Store: st, Agent: agent, Logger: log, Observer: met.Observer(), Tracer: tr.TurnTracer(),
+		Store: st, Agent: agent, Approvals: rl.ApprovalDesk(), Logger: log, Observer: met.Observer(), Tracer: tr.TurnTracer(),
 		MaxConcurrent: cfg.Server.HTTP.MaxConcurrentRequests,
 		MaxQueued:     cfg.Server.HTTP.MaxQueuedRequests,
 		MaxPerUser:    cfg.Server.Limits.MaxTurnsPerUser,
@@ -178,8 +195,15 @@ func New(ctx context.Context, f *config.Folder, o Options) (*Server, error) {
 		o.Tune(&ro)
 	}
 	svc := runtime.New(ro)
+	do := runtime.DispatcherOptions{Store: st, Logger: log,
+		Policy: netguard.Policy{AllowHosts: cfg.Server.Outbound.AllowHosts, AllowHTTPLoopback: true}}
+	if o.Outbox != nil {
+		o.Outbox(&do)
+	}
+	outbox := runtime.NewDispatcher(do)
+	svc.UseDispatcher(outbox)
 	s := &Server{Folder: f, Store: st, Service: svc, log: log, agent: agent, relay: rl, ownStore: o.Store == nil, jwt: jwt,
-		tuneLive: o.Live, tuneAGUI: o.AGUI, tuneA2A: o.A2A, metrics: met, tracing: tr}
+		tuneLive: o.Live, tuneAGUI: o.AGUI, tuneA2A: o.A2A, metrics: met, tracing: tr, outbox: outbox}
 	if err := svc.Start(ctx); err != nil {
 		s.closeAgent() // the relay, worker processes, MCP servers
 		s.flushTraces()
@@ -193,6 +217,7 @@ func New(ctx context.Context, f *config.Folder, o Options) (*Server, error) {
 		release()
 		return nil, err
 	}
+	outbox.Start()
 	return s, nil
 }
 
@@ -204,7 +229,7 @@ func (s *Server) routes() (http.Handler, error) {
 	// a WebSocket handshake) and the relay its participants' session tokens,
 	// so the HTTP middleware lets them through.
 	authn := auth.New(tokensOf(cfg), func(r *http.Request) bool {
-		return neutral.IsPublic(r) || (r.Method == http.MethodGet && r.URL.Path == "/live") || s.relay.IsPublic(r) ||
+		return neutral.IsPublic(r) || a2a.IsPublic(r) || (r.Method == http.MethodGet && r.URL.Path == "/live") || s.relay.IsPublic(r) ||
 			(config.Enabled(cfg.Server.Playground.Enabled) && playground.IsPublic(r)) ||
 			(cfg.Server.OpenAICompat && openaiapi.IsPath(r)) || skills.IsPublic(r) || metrics.IsPublic(cfg, r)
 	}, auth.WithJWT(s.jwt))
@@ -269,7 +294,7 @@ func (s *Server) routes() (http.Handler, error) {
 	ao := a2a.Options{
 		Service: s.Service, Store: s.Store, Card: s.Folder.Card, ExtendedCard: s.Folder.ExtendedCard,
 		PublicBaseURL: cfg.Server.PublicBaseURL, Logger: s.log,
-		MaxBodyBytes: int(cfg.Server.Limits.MaxRequestBytes),
+		MaxBodyBytes: int(cfg.Server.Limits.MaxRequestBytes), Outbox: s.outbox,
 	}
 	if s.tuneA2A != nil {
 		s.tuneA2A(&ao)
@@ -311,17 +336,16 @@ func (s *Server) routes() (http.Handler, error) {
 	// The body guard sits inside the request log (its 408s are logged) and
 	// outside auth (a refused request's body is drained as well); metrics
 	// count what the body guard and auth answer too. gRPC calls (A2A's
-	// GRPC binding) go to their own server in front of all of it, which
-	// authenticates them with the same tokens: grpc needs a ResponseWriter
-	// that is an http.Flusher, which the middleware's writers are not, so
-	// gRPC calls are not logged or counted yet.
-	// Each request's trace span (when traces are on) covers the same.
+	// GRPC binding) are logged and counted, then go to their own server in
+	// front of the rest, which authenticates them with the same tokens.
+	// Each request's trace span (when traces are on) covers the rest.
 	// Requests per minute are counted inside auth, where the user is known.
 	// CORS answers browsers' preflights before auth (they carry no token).
-	chain := httplog.Middleware(s.log, httpapi.CORS(cfg.Server.AllowedOrigins, s.tracing.Middleware(mux,
-		s.metrics.Middleware(mux, httpapi.BodyGuard(cfg.Server.HTTP.BodyTimeout(), authn.Middleware(
-			httpapi.RateLimit(httpapi.RateLimitOptions{Store: s.Store, PerMinute: cfg.Server.Limits.RequestsPerMinute, LimitAnonymous: !authn.Enabled(), Logger: s.log}, mux)))))))
-	return s.a2a.WithGRPC(chain, authn), nil
+	// The route is matched once, by the mux (httplog.Routes), and shared.
+	chain := httpapi.CORS(cfg.Server.AllowedOrigins, s.tracing.Middleware(mux,
+		httpapi.BodyGuard(cfg.Server.HTTP.BodyTimeout(), authn.Middleware(
+			httpapi.RateLimit(httpapi.RateLimitOptions{Store: s.Store, PerMinute: cfg.Server.Limits.RequestsPerMinute, LimitAnonymous: !authn.Enabled(), Logger: s.log}, httplog.Routes(mux))))))
+	return httplog.Middleware(s.log, s.metrics.Middleware(mux, s.a2a.WithGRPC(chain, authn))), nil
 }
 
 func (s *Server) agentName() string {
@@ -471,6 +495,7 @@ func openStore(ctx context.Context, cfg config.Config, url string, given store.S
 
 // closeStore closes the store if the server opened it.
 func (s *Server) closeStore() error {
+	s.outbox.Close() // before the store it reads
 	if !s.ownStore {
 		return nil
 	}

@@ -207,6 +207,9 @@ function newOutput(run) {
       if (isObject(delta) && Object.keys(delta).length > 0) run.send("state", { delta });
     },
     result: (value) => run.send("result", { value: value === undefined ? null : value }),
+    /** One chunk of an artifact (docs/worker-protocol.md); turn.message carries the A2A message's IDs. */
+    artifact: ({ artifactId, name, description, parts, append, lastChunk, metadata }) =>
+      run.send("artifact", compact({ artifactId: String(artifactId), name, description, parts: Array.isArray(parts) ? parts : [], append, lastChunk, metadata })),
     approval: async ({ action, message, arguments: args }) => {
       const answer = await run.request("approval_request", "approval", compact({ action: String(action), message, arguments: isObject(args) ? args : undefined }));
       return ["approve", "deny", "expired"].includes(answer.decision) ? answer.decision : "deny";

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/harnest/harnest/config"
+	"github.com/harnest/harnest/relay"
 )
 
 // check validates a folder and prints every problem with its field path.
@@ -16,6 +17,9 @@ func check(args []string) int {
 		return 2
 	}
 	f, err := config.Load(folder)
+	// The outside agents' recipes (recipes/*.json): one line per problem,
+	// naming the file and the field.
+	recipeProblems := relay.CheckRecipes(folder)
 	if err != nil {
 		var problems *config.Problems
 		if errors.As(err, &problems) {
@@ -25,6 +29,11 @@ func check(args []string) int {
 		} else {
 			fmt.Println(err)
 		}
+	}
+	for _, p := range recipeProblems {
+		fmt.Println(p)
+	}
+	if err != nil || len(recipeProblems) > 0 {
 		return 1
 	}
 	fmt.Printf("%s: agent %q is valid\n", folder, f.Config.Metadata.Name)

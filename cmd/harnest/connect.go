@@ -2,9 +2,7 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -13,13 +11,22 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
-	"unicode"
 	"unicode/utf8"
 )
+
+// "harnest connect" is the outside agent's side of relay-poll-v1: it pairs
+// with a code, long-polls the inbox and replies to each item with the
+// answer of a local answerer. The files of this command:
+//
+//	connect.go          flags, the connector, the pairing code, self-test
+//	connect_relay.go    the relay's HTTP calls and the poll loop
+//	connect_exec.go     --exec and --preset: a local command per question
+//	connect_presets.go  the fixed commands of --preset
+//	connect_a2a.go      --a2a: the bridge to a local A2A agent
+//	connect_a2a_answer.go  the text of an A2A Message or Task
 
 // Limits the connector checks before it replies, as the relay does.
 const (
@@ -37,68 +44,142 @@ func connect(args []string) int {
 	return runConnect(ctx, args, os.Getenv, os.Stdout, os.Stderr)
 }
 
-type connector struct {
-	base       string
-	name, kind string
-	argv       []string
-	wait       int
-	cmdTimeout time.Duration
-	client     *http.Client
-	token      string // the session token: kept in memory, never printed
-	stdout     io.Writer
-	stderr     io.Writer
-	seen       map[string]time.Time // relay ID → deadline, so a repeated item runs once
-	sleep      func(ctx context.Context, d time.Duration) bool
+// job is one question to answer, with what a child program may need to
+// call tools at home for it.
+type job struct {
+	text          string
+	relayID       string // "" in a self-test
+	runNote       string // the item's callback.run_note, when the server sends one
+	callbackToken string // the pairing's callback_token, when the server sends one
+	server        string // the relay server's base URL
 }
 
-func runConnect(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("connect", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	server := fs.String("server", "", "harnest server URL, e.g. http://127.0.0.1:1907")
-	name := fs.String("name", "", "participant name the owner chose")
-	kind := fs.String("kind", "", "participant kind the owner chose, e.g. cli")
-	execLine := fs.String("exec", "", `command run for each question (argv split without a shell), e.g. "python3 answer.py"`)
-	wait := fs.Int("wait", 20, "long-poll wait in seconds (0-20)")
-	timeout := fs.Duration("timeout", 60*time.Second, "longest run of the command (the item's deadline also applies)")
-	selfTest := fs.Bool("self-test", false, "run the command once on a sample question locally and check the answer")
-	notice := fs.String("notice", "", "send this notice to the owner and exit")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, `Usage:
+// answerer answers questions: a local command (--exec, --preset) or a
+// local A2A agent (--a2a).
+type answerer interface {
+	// answer returns the answer text, or an error that says why there is
+	// none. ctx carries the item's deadline.
+	answer(ctx context.Context, j job) (string, error)
+	// what names the answerer in messages: `the command "claude"`.
+	what() string
+}
+
+// connector is one running "harnest connect".
+type connector struct {
+	base          string
+	name, kind    string
+	answerer      answerer
+	wait          int
+	cmdTimeout    time.Duration
+	client        *http.Client // the relay's: one keep-alive connection
+	token         string       // the session token: kept in memory, never printed
+	callbackToken string       // tools at home: kept in memory, handed to --exec children only
+	stdout        io.Writer
+	stderr        io.Writer
+	seen          map[string]time.Time // relay ID → deadline, so a repeated item runs once
+	sleep         func(ctx context.Context, d time.Duration) bool
+}
+
+// connectFlags are the command line of "harnest connect".
+type connectFlags struct {
+	server, name, kind string
+	execLine, preset   string
+	a2aURL             string
+	wait               int
+	timeout            time.Duration
+	selfTest           bool
+	notice             string
+}
+
+const connectUsage = `Usage:
   harnest connect --server URL --name N --kind K --exec "cmd args"
-  harnest connect --self-test --exec "cmd args"
+  harnest connect --server URL --name N --kind K --preset claude|codex|deepseek|gemini|openclaw
+  harnest connect --server URL --name N --kind K --a2a http://127.0.0.1:8001/
+  harnest connect --self-test (--exec "cmd args" | --preset NAME | --a2a URL)
   harnest connect --server URL --name N --kind K --notice "text"
 
-The pairing code is read from HARNEST_PAIRING_CODE, else asked for without echo.
-`)
+Each question is answered by exactly one of:
+  --exec    a command run once per question: the question on its standard
+            input, the answer on its standard output; split into words
+            without a shell.
+  --preset  the fixed command of a known harness, the question on standard
+            input, never through a shell:
+%s
+  --a2a     a local A2A agent: one blocking SendMessage (A2A 1.0 JSON-RPC;
+            message/send for an agent whose card says 0.3 or that does not
+            know SendMessage). The answer is the text of the returned
+            Message or completed Task; a task still working, or waiting
+            for input, is no answer. Plain http only to 127.0.0.1,
+            localhost or ::1, https otherwise. The agent's own credential
+            comes from A2A_TOKEN (sent as Bearer), never from a flag.
+
+The pairing code is read from HARNEST_PAIRING_CODE, else asked for without
+echo. --self-test asks the answerer one sample question locally and checks
+the answer against the reply rules, without any server. When the server
+has tools at home on, --exec and --preset children also get
+HARNEST_TOOLS_URL, HARNEST_CALLBACK_TOKEN and HARNEST_RUN_NOTE.
+
+Flags:
+`
+
+// parseConnectFlags reads the command line; flag.ErrHelp for -h.
+func parseConnectFlags(args []string, stderr io.Writer) (*connectFlags, error) {
+	f := &connectFlags{}
+	fs := flag.NewFlagSet("connect", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&f.server, "server", "", "harnest server URL, e.g. http://127.0.0.1:1907")
+	fs.StringVar(&f.name, "name", "", "participant name the owner chose")
+	fs.StringVar(&f.kind, "kind", "", "participant kind the owner chose, e.g. cli")
+	fs.StringVar(&f.execLine, "exec", "", `command run for each question (argv split without a shell), e.g. "python3 answer.py"`)
+	fs.StringVar(&f.preset, "preset", "", "fixed command of a known harness: "+strings.Join(presetNames(), ", "))
+	fs.StringVar(&f.a2aURL, "a2a", "", "URL of a local A2A agent's JSON-RPC endpoint (credential in A2A_TOKEN)")
+	fs.IntVar(&f.wait, "wait", 20, "long-poll wait in seconds (0-20)")
+	fs.DurationVar(&f.timeout, "timeout", 60*time.Second, "longest time for one answer (the item's deadline also applies)")
+	fs.BoolVar(&f.selfTest, "self-test", false, "ask the answerer one sample question locally and check the answer")
+	fs.StringVar(&f.notice, "notice", "", "send this notice to the owner and exit")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, connectUsage, presetList())
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return nil, err // already printed
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "harnest connect: unexpected argument %q (the pairing code is never a flag or argument)\n", fs.Arg(0))
+		err := fmt.Errorf("unexpected argument %q (the pairing code is never a flag or argument)", fs.Arg(0))
+		fmt.Fprintln(stderr, "harnest connect:", err)
+		return nil, err
+	}
+	return f, nil
+}
+
+// runConnect is "harnest connect" with its environment and output given,
+// so that tests run it in-process; it returns the exit code.
+func runConnect(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	f, err := parseConnectFlags(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
 		return 2
 	}
-	c := &connector{base: strings.TrimRight(*server, "/"), name: *name, kind: *kind, wait: min(max(*wait, 0), 20),
-		cmdTimeout: *timeout, stdout: stdout, stderr: stderr, seen: map[string]time.Time{}, sleep: sleepCtx}
-	c.client = &http.Client{Timeout: time.Duration(c.wait)*time.Second + 15*time.Second}
-	if *execLine != "" {
-		argv, err := splitArgs(*execLine)
-		if err != nil || len(argv) == 0 {
-			fmt.Fprintln(stderr, "harnest connect: --exec:", errOr(err, "empty command"))
-			return 2
-		}
-		c.argv = argv
+	c := &connector{base: strings.TrimRight(f.server, "/"), name: f.name, kind: f.kind, wait: min(max(f.wait, 0), 20),
+		cmdTimeout: f.timeout, stdout: stdout, stderr: stderr, seen: map[string]time.Time{}, sleep: sleepCtx}
+	c.client = newRelayClient(c.wait)
+	ans, err := newAnswerer(f, getenv, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "harnest connect:", err)
+		return 2
 	}
-	if *selfTest {
-		if c.argv == nil {
-			fmt.Fprintln(stderr, "harnest connect: --self-test needs --exec")
+	c.answerer = ans
+	if f.selfTest {
+		if ans == nil {
+			fmt.Fprintln(stderr, "harnest connect: --self-test needs --exec, --preset or --a2a")
 			return 2
 		}
 		return c.selfTest(ctx)
 	}
-	if c.base == "" || c.name == "" || c.kind == "" || (c.argv == nil && *notice == "") {
-		fs.Usage()
+	if c.base == "" || c.name == "" || c.kind == "" || (ans == nil && f.notice == "") {
+		fmt.Fprintln(stderr, "harnest connect: needs --server, --name, --kind and one of --exec, --preset, --a2a (or --notice); see harnest connect -h")
 		return 2
 	}
 	code, err := readPairingCode(getenv, stderr)
@@ -109,11 +190,74 @@ The pairing code is read from HARNEST_PAIRING_CODE, else asked for without echo.
 	if code := c.exchange(ctx, code); code != 0 {
 		return code
 	}
-	if *notice != "" {
-		return c.sendNotice(ctx, *notice)
+	if f.notice != "" {
+		return c.sendNotice(ctx, f.notice)
 	}
-	fmt.Fprintf(stderr, "Connected as %q (%s); waiting for questions.\n", c.name, c.kind)
+	fmt.Fprintf(stderr, "Connected as %q (%s); %s answers; waiting for questions.\n", c.name, c.kind, ans.what())
 	return c.loop(ctx)
+}
+
+// newAnswerer builds the one answerer the flags name (nil when none is
+// named), refusing more than one.
+func newAnswerer(f *connectFlags, getenv func(string) string, stderr io.Writer) (answerer, error) {
+	named := 0
+	for _, s := range []string{f.execLine, f.preset, f.a2aURL} {
+		if s != "" {
+			named++
+		}
+	}
+	switch {
+	case named > 1:
+		return nil, errors.New("give only one of --exec, --preset and --a2a")
+	case f.execLine != "":
+		argv, err := splitArgs(f.execLine)
+		if err != nil || len(argv) == 0 {
+			return nil, fmt.Errorf("--exec: %s", errOr(err, "empty command"))
+		}
+		return &commandAnswerer{argv: argv, stderr: stderr}, nil
+	case f.preset != "":
+		p, err := presetAnswerer(f.preset, stderr)
+		if err != nil {
+			return nil, err
+		}
+		return p, nil
+	case f.a2aURL != "":
+		b, err := newA2ABridge(f.a2aURL, getenv("A2A_TOKEN"), nil)
+		if err != nil {
+			return nil, err
+		}
+		return b, nil
+	}
+	return nil, nil
+}
+
+// run asks the answerer within budget and checks the answer against the
+// reply rules. An error, a timeout or an answer that breaks a rule is no
+// answer.
+func (c *connector) run(ctx context.Context, j job, budget time.Duration) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, budget)
+	defer cancel()
+	answer, err := c.answerer.answer(ctx, j)
+	if ctx.Err() == context.DeadlineExceeded {
+		return "", fmt.Errorf("%s ran out of time (%s)", c.answerer.what(), budget.Round(time.Millisecond))
+	}
+	if err != nil {
+		return "", err
+	}
+	answer = strings.TrimRight(answer, "\r\n")
+	return answer, checkAnswer(answer)
+}
+
+// selfTest asks the answerer the sample question and prints the answer.
+func (c *connector) selfTest(ctx context.Context) int {
+	answer, err := c.run(ctx, job{text: connectSelfTestQ, server: c.base}, c.cmdTimeout)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "Self-test failed: %v.\n", err)
+		return 1
+	}
+	fmt.Fprintf(c.stdout, "Self-test passed: %s answered %d characters within the reply rules:\n%s\n",
+		c.answerer.what(), utf8.RuneCountInString(answer), answer)
+	return 0
 }
 
 func errOr(err error, s string) string {
@@ -155,346 +299,11 @@ func readPairingCode(getenv func(string) string, stderr io.Writer) (string, erro
 	}
 	defer func() { _ = stty("echo") }()
 	fmt.Fprint(tty, "Pairing code (not shown): ")
-	line, err := bufio.NewReader(tty).ReadString('\n')
+	line, _ := bufio.NewReader(tty).ReadString('\n')
 	fmt.Fprintln(tty)
 	code := strings.TrimSpace(line)
 	if code == "" {
 		return "", errors.New("no pairing code given")
 	}
-	_ = err
 	return code, nil
-}
-
-// splitArgs splits a command line into argv like a shell would split
-// words, without running a shell: spaces separate, single and double
-// quotes group, a backslash escapes the next character (outside single
-// quotes).
-func splitArgs(s string) ([]string, error) {
-	var out []string
-	var cur strings.Builder
-	inWord := false
-	var quote rune
-	escaped := false
-	for _, r := range s {
-		switch {
-		case escaped:
-			cur.WriteRune(r)
-			escaped = false
-		case quote == '\'':
-			if r == '\'' {
-				quote = 0
-			} else {
-				cur.WriteRune(r)
-			}
-		case quote == '"':
-			switch r {
-			case '"':
-				quote = 0
-			case '\\':
-				escaped = true
-			default:
-				cur.WriteRune(r)
-			}
-		case r == '\\':
-			escaped, inWord = true, true
-		case r == '\'' || r == '"':
-			quote, inWord = r, true
-		case unicode.IsSpace(r):
-			if inWord {
-				out = append(out, cur.String())
-				cur.Reset()
-				inWord = false
-			}
-		default:
-			cur.WriteRune(r)
-			inWord = true
-		}
-	}
-	if quote != 0 || escaped {
-		return nil, errors.New("unterminated quote or escape")
-	}
-	if inWord {
-		out = append(out, cur.String())
-	}
-	return out, nil
-}
-
-// call sends one request to the relay and decodes a JSON answer.
-func (c *connector) call(ctx context.Context, method, path string, body any, out any) (int, http.Header, []byte, error) {
-	var rd io.Reader
-	if body != nil {
-		b, _ := json.Marshal(body)
-		rd = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
-	if err != nil {
-		return 0, nil, nil, err
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	if c.token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.token)
-	}
-	resp, err := c.client.Do(req)
-	if err != nil {
-		return 0, nil, nil, err
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, connectMaxOutput))
-	if err != nil {
-		return 0, nil, nil, err
-	}
-	if out != nil && resp.StatusCode < 300 {
-		if err := json.Unmarshal(raw, out); err != nil {
-			return resp.StatusCode, resp.Header, raw, fmt.Errorf("unreadable answer from the server: %w", err)
-		}
-	}
-	return resp.StatusCode, resp.Header, raw, nil
-}
-
-func (c *connector) exchange(ctx context.Context, code string) int {
-	var v struct {
-		Token         string `json:"token"`
-		ParticipantID string `json:"participant_id"`
-		ExpiresAt     string `json:"expires_at"`
-	}
-	card := map[string]any{"name": c.name, "kind": c.kind, "description": "harnest connect"}
-	status, _, raw, err := c.call(ctx, "POST", "/api/outside-agents/v1/pairings/exchange", map[string]any{"code": code, "card": card}, &v)
-	if err != nil {
-		fmt.Fprintln(c.stderr, "harnest connect: pairing failed:", err)
-		return 1
-	}
-	if status != http.StatusCreated || v.Token == "" {
-		fmt.Fprintf(c.stderr, "harnest connect: pairing failed (%d): %s\n", status, detailOf(raw))
-		return 1
-	}
-	c.token = v.Token
-	fmt.Fprintf(c.stderr, "Paired as participant %s; the session lasts until %s.\n", v.ParticipantID, v.ExpiresAt)
-	return 0
-}
-
-func (c *connector) sendNotice(ctx context.Context, text string) int {
-	status, _, raw, err := c.call(ctx, "POST", "/api/outside-agents/v1/notices", map[string]string{"text": text}, nil)
-	if err != nil {
-		fmt.Fprintln(c.stderr, "harnest connect: notice failed:", err)
-		return 1
-	}
-	if status != http.StatusAccepted {
-		fmt.Fprintf(c.stderr, "harnest connect: notice not sent (%d): %s\n", status, detailOf(raw))
-		return 1
-	}
-	fmt.Fprintln(c.stdout, "Notice sent.")
-	return 0
-}
-
-type relayItem struct {
-	RelayID    string `json:"relay_id"`
-	Text       string `json:"text"`
-	AskedAt    string `json:"asked_at"`
-	DeadlineAt string `json:"deadline_at"`
-}
-
-// retryAfter reads Retry-After in seconds (at least one second).
-func retryAfter(h http.Header) time.Duration {
-	n, err := strconv.Atoi(strings.TrimSpace(h.Get("Retry-After")))
-	if err != nil || n < 1 {
-		n = 5
-	}
-	return time.Duration(n) * time.Second
-}
-
-// loop polls the inbox, answers each new item once and replies before its
-// deadline, until ctx ends or the session is no longer valid.
-func (c *connector) loop(ctx context.Context) int {
-	backoff := time.Second
-	for ctx.Err() == nil {
-		var inbox struct {
-			Items []relayItem `json:"items"`
-		}
-		status, h, raw, err := c.call(ctx, "GET", "/api/outside-agents/v1/inbox?wait="+strconv.Itoa(c.wait), nil, &inbox)
-		switch {
-		case ctx.Err() != nil:
-			return 0
-		case err != nil || status >= 500 || status == 0:
-			fmt.Fprintf(c.stderr, "Polling failed (%s); retrying in %s.\n", errOr(err, strconv.Itoa(status)), backoff)
-			if !c.sleep(ctx, backoff) {
-				return 0
-			}
-			backoff = min(backoff*2, connectMaxBackoff)
-			continue
-		case status == http.StatusUnauthorized:
-			fmt.Fprintln(c.stderr, connectPairAgain)
-			return 1
-		case status == http.StatusTooManyRequests:
-			if !c.sleep(ctx, retryAfter(h)) {
-				return 0
-			}
-			continue
-		case status != http.StatusOK:
-			fmt.Fprintf(c.stderr, "Polling failed (%d): %s; retrying in %s.\n", status, detailOf(raw), backoff)
-			if !c.sleep(ctx, backoff) {
-				return 0
-			}
-			backoff = min(backoff*2, connectMaxBackoff)
-			continue
-		}
-		backoff = time.Second
-		c.prune()
-		for _, it := range inbox.Items {
-			if code, stop := c.handle(ctx, it); stop {
-				return code
-			}
-		}
-	}
-	return 0
-}
-
-// prune forgets relay IDs whose deadline passed long ago.
-func (c *connector) prune() {
-	now := time.Now()
-	for id, d := range c.seen {
-		if now.Sub(d) > 5*time.Minute {
-			delete(c.seen, id)
-		}
-	}
-}
-
-// handle runs the command for one item (once per relay ID) and replies.
-func (c *connector) handle(ctx context.Context, it relayItem) (int, bool) {
-	if it.RelayID == "" {
-		return 0, false
-	}
-	if _, done := c.seen[it.RelayID]; done {
-		return 0, false
-	}
-	deadline, err := time.Parse(time.RFC3339, it.DeadlineAt)
-	if err != nil {
-		deadline = time.Now().Add(60 * time.Second)
-	}
-	c.seen[it.RelayID] = deadline
-	budget := time.Until(deadline) - 500*time.Millisecond
-	if budget > c.cmdTimeout {
-		budget = c.cmdTimeout
-	}
-	if budget <= 0 {
-		fmt.Fprintf(c.stderr, "Skipped %s: its deadline has passed.\n", it.RelayID)
-		return 0, false
-	}
-	answer, err := c.run(ctx, it.Text, budget)
-	if err != nil {
-		fmt.Fprintf(c.stderr, "No answer for %s: %v.\n", it.RelayID, err)
-		return 0, false
-	}
-	for attempt := 0; attempt < 3 && time.Now().Before(deadline); attempt++ {
-		status, h, raw, err := c.call(ctx, "POST", "/api/outside-agents/v1/replies", map[string]string{"relay_id": it.RelayID, "text": answer}, nil)
-		switch {
-		case ctx.Err() != nil:
-			return 0, true
-		case err != nil || status >= 500:
-			if !c.sleep(ctx, time.Second) {
-				return 0, true
-			}
-			continue
-		case status == http.StatusOK:
-			fmt.Fprintf(c.stderr, "Answered %s.\n", it.RelayID)
-		case status == http.StatusUnauthorized:
-			fmt.Fprintln(c.stderr, connectPairAgain)
-			return 1, true
-		case status == http.StatusTooManyRequests:
-			if !c.sleep(ctx, min(retryAfter(h), time.Until(deadline))) {
-				return 0, true
-			}
-			continue
-		default:
-			fmt.Fprintf(c.stderr, "Reply to %s not accepted (%d): %s\n", it.RelayID, status, detailOf(raw))
-		}
-		return 0, false
-	}
-	return 0, false
-}
-
-// run runs the command once with the question on standard input and
-// returns its standard output as the answer, checked against the reply
-// rules. A non-zero exit, a timeout or an answer that breaks a rule is no
-// answer.
-func (c *connector) run(ctx context.Context, question string, budget time.Duration) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, budget)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, c.argv[0], c.argv[1:]...)
-	cmd.Stdin = strings.NewReader(question)
-	var out limitedBuffer
-	out.max = connectMaxOutput
-	cmd.Stdout = &out
-	cmd.Stderr = c.stderr
-	cmd.WaitDelay = time.Second
-	cmd.Env = connectChildEnv()
-	err := cmd.Run()
-	if ctx.Err() == context.DeadlineExceeded {
-		return "", fmt.Errorf("the command ran out of time (%s)", budget.Round(time.Millisecond))
-	}
-	if err != nil {
-		return "", fmt.Errorf("the command failed: %v", err)
-	}
-	answer := strings.TrimRight(out.String(), "\r\n")
-	return answer, checkAnswer(answer)
-}
-
-// connectChildEnv is this process's environment without the connector's secrets.
-func connectChildEnv() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "HARNEST_PAIRING_CODE=") || strings.HasPrefix(kv, "HARNEST_TOKEN=") {
-			continue
-		}
-		env = append(env, kv)
-	}
-	return env
-}
-
-// checkAnswer applies the relay's reply rules.
-func checkAnswer(s string) error {
-	if !utf8.ValidString(s) {
-		return errors.New("the answer is not valid UTF-8")
-	}
-	if strings.TrimSpace(s) == "" {
-		return errors.New("the answer is blank")
-	}
-	if n := utf8.RuneCountInString(s); n > connectMaxAnswer {
-		return fmt.Errorf("the answer has %d characters; at most %d are allowed", n, connectMaxAnswer)
-	}
-	for _, r := range s {
-		if unicode.IsControl(r) && r != '\n' && r != '\r' && r != '\t' {
-			return errors.New("the answer contains control characters")
-		}
-	}
-	return nil
-}
-
-func (c *connector) selfTest(ctx context.Context) int {
-	answer, err := c.run(ctx, connectSelfTestQ, c.cmdTimeout)
-	if err != nil {
-		fmt.Fprintf(c.stderr, "Self-test failed: %v.\n", err)
-		return 1
-	}
-	fmt.Fprintf(c.stdout, "Self-test passed: the command answered %d characters within the reply rules.\n", utf8.RuneCountInString(answer))
-	return 0
-}
-
-// limitedBuffer keeps at most max bytes and drops the rest.
-type limitedBuffer struct {
-	bytes.Buffer
-	max int
-}
-
-func (b *limitedBuffer) Write(p []byte) (int, error) {
-	if room := b.max - b.Len(); room > 0 {
-		if len(p) > room {
-			b.Buffer.Write(p[:room])
-		} else {
-			b.Buffer.Write(p)
-		}
-	}
-	return len(p), nil
 }

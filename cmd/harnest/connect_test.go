@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -249,6 +250,34 @@ func TestSplitArgs(t *testing.T) {
 	for _, bad := range []string{`'open`, `"open`, `trailing\`} {
 		if _, err := splitArgs(bad); err == nil {
 			t.Fatalf("splitArgs(%q) accepted", bad)
+		}
+	}
+}
+
+func TestCommandChildEnv(t *testing.T) {
+	t.Setenv("HARNEST_TOKEN", "owner-secret")
+	t.Setenv("HARNEST_PAIRING_CODE", "ABCD-EFGH")
+	t.Setenv("HARNEST_RUN_NOTE", "inherited-note")
+	t.Setenv("GEMINI_API_KEY", "gemini-key")
+	t.Setenv("HARNEST_CHILD_ENV_TEST", "kept")
+	a := &commandAnswerer{argv: []string{"x"}, dropEnv: []string{"GEMINI_API_KEY"}}
+	env := a.env(job{text: "q", server: "http://127.0.0.1:1/"})
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		switch name {
+		case "HARNEST_TOKEN", "HARNEST_PAIRING_CODE", "HARNEST_RUN_NOTE", "GEMINI_API_KEY", "HARNEST_CALLBACK_TOKEN":
+			t.Errorf("the child sees %s", kv)
+		}
+	}
+	if !slices.Contains(env, "HARNEST_CHILD_ENV_TEST=kept") {
+		t.Error("the child lost an ordinary variable")
+	}
+	// With tools at home, the item's note and the pairing's token.
+	env = a.env(job{text: "q", server: "http://127.0.0.1:1/", runNote: "note-1", callbackToken: "hrn_cb_x"})
+	for _, kv := range []string{"HARNEST_RUN_NOTE=note-1", "HARNEST_CALLBACK_TOKEN=hrn_cb_x",
+		"HARNEST_TOOLS_URL=http://127.0.0.1:1/api/outside-agents/v1/tools/call"} {
+		if !slices.Contains(env, kv) {
+			t.Errorf("the child does not see %s", kv)
 		}
 	}
 }

@@ -584,6 +584,37 @@ func TestServeBannerAndCurlQuickStart(t *testing.T) {
 		}
 	})
 
+	t.Run("check recipes", func(t *testing.T) {
+		dir := agentFolder(t, "", "")
+		if err := os.MkdirAll(filepath.Join(dir, "recipes"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		good := `{"schema":"harnest-recipe-1","id":"my-cli","revision":2,"label":"My CLI","transport":"relay-poll-v1",
+"connector":"harness-connector-echo","pairing":{"instruction_id":"private-code-in-connector"},
+"card":{"mapping":{"name":"owner_choice","kind":"recipe_id","skills":"declared_skills"}},
+"stage_words":{"connected":"Home. Connected.","unavailable":"Run harnest connect to bring it home."},
+"evidence":{"checked_on":"2026-12-01","status":"ready"},
+"contract":{"version":1,"operations":["answer"],"cancellation":false,"resume":false}}`
+		mustWrite(t, filepath.Join(dir, "recipes", "my-cli.json"), good)
+		if code, out, errOut := runCmd(t, "check", dir); code != 0 {
+			t.Fatalf("a valid folder recipe: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+		}
+		bad := strings.Replace(strings.Replace(good, `"revision":2`, `"revision":0`, 1), `"id":"my-cli"`, `"id":"x"`, 1)
+		mustWrite(t, filepath.Join(dir, "recipes", "x.json"), strings.Replace(bad, `"label":"My CLI"`, `"label":"My CLI","extra":1`, 1))
+		code, out, errOut := runCmd(t, "check", dir)
+		if code != 1 {
+			t.Fatalf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+		}
+		for _, want := range []string{"recipes/x.json: revision: ", "recipes/x.json: extra: "} {
+			if !strings.Contains(out, "\n"+want) && !strings.HasPrefix(out, want) {
+				t.Errorf("no line starting %q in:\n%s", want, out)
+			}
+		}
+		if strings.Contains(out, "my-cli.json") {
+			t.Errorf("the valid recipe is reported:\n%s", out)
+		}
+	})
+
 	t.Run("unknown command", func(t *testing.T) {
 		code, _, errOut := runCmd(t, "frobnicate")
 		if code != 2 || !strings.Contains(errOut, `unknown command "frobnicate"`) {
@@ -861,5 +892,13 @@ func TestLogsNeverContainSecrets(t *testing.T) {
 		if rec["method"] != req.method || rec["path"] != req.path || rec["status"] != float64(req.status) {
 			t.Errorf("log line %v, want method %s path %s status %d", rec, req.method, req.path, req.status)
 		}
+	}
+}
+
+// mustWrite writes a test file.
+func mustWrite(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

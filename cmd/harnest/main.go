@@ -56,8 +56,9 @@ func usage() {
                                    write a working agent folder from a template
   harnest pair --server URL --name N --kind K
                                    create a pairing code for an outside agent (owner token in HARNEST_TOKEN)
-  harnest connect --server URL --name N --kind K --exec "cmd args"
-                                   answer this agent's turns with a local command (pairing code in HARNEST_PAIRING_CODE)
+  harnest connect --server URL --name N --kind K (--exec "cmd args" | --preset NAME | --a2a URL)
+                                   answer this agent's turns with a local command, a known harness or a local
+                                   A2A agent (pairing code in HARNEST_PAIRING_CODE; "harnest connect -h" for more)
   harnest version                  print the version
 
 Run "harnest serve -h" for the serve flags.

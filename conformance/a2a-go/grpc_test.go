@@ -30,6 +30,13 @@ const grpcCardToken = "tok-conformance-grpc-0123456789"
 // the card's URLs name a listener made before the server.
 func startGRPCHarnest(t *testing.T, echo string) (base string) {
 	t.Helper()
+	return startGRPCHarnestWith(t, echo, "")
+}
+
+// startGRPCHarnestWith is startGRPCHarnest with agent-card.extended.yaml
+// (none when extended is "").
+func startGRPCHarnestWith(t *testing.T, echo, extended string) (base string) {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -44,7 +51,11 @@ func startGRPCHarnest(t *testing.T, echo string) (base string) {
 		"spec:\n  backend:\n    echo: " + echo + "\n" +
 		"auth:\n  tokens:\n    - {token: " + grpcCardToken + ", user: alice}\n"
 	dir := t.TempDir()
-	for name, body := range map[string]string{"config.yaml": cfg, "agent-card.yaml": card, "instructions.md": "Echo.\n"} {
+	files := map[string]string{"config.yaml": cfg, "agent-card.yaml": card, "instructions.md": "Echo.\n"}
+	if extended != "" {
+		files["agent-card.extended.yaml"] = extended
+	}
+	for name, body := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -126,7 +137,8 @@ func TestGRPCSendStreamGetListCancel(t *testing.T) {
 		}
 		break
 	}
-	if _, err := c.GetTaskPushConfig(ctx, &a2a.GetTaskPushConfigRequest{TaskID: task.ID, ID: "x"}); !errors.Is(err, a2a.ErrPushNotificationNotSupported) {
+	// Push notifications are offered (push_test.go): an unknown config is not found.
+	if _, err := c.GetTaskPushConfig(ctx, &a2a.GetTaskPushConfigRequest{TaskID: task.ID, ID: "x"}); !errors.Is(err, a2a.ErrTaskNotFound) {
 		t.Errorf("GetTaskPushConfig: %v", err)
 	}
 }
@@ -174,5 +186,26 @@ func TestGRPCRefusedWithoutToken(t *testing.T) {
 	c, ctx := grpcClient(t, base, ""), ctxT(t)
 	if _, err := c.SendMessage(ctx, &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("hi"))}); !errors.Is(err, a2a.ErrUnauthenticated) {
 		t.Errorf("without a token: %v", err)
+	}
+}
+
+// TestGRPCExtendedCard: the gRPC binding serves the extended card to an
+// authenticated caller, refuses a wrong token, and says there is none
+// when the folder has no agent-card.extended.yaml.
+func TestGRPCExtendedCard(t *testing.T) {
+	base := startGRPCHarnestWith(t, "{}", extendedCardYAML)
+	card, err := grpcClient(t, base, grpcCardToken).GetExtendedAgentCard(ctxT(t), &a2a.GetExtendedAgentCardRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(card.Skills) != 2 || card.Skills[1].ID != "premium" || card.Name != "Conformance Echo" {
+		t.Fatalf("extended card %q with skills %+v", card.Name, card.Skills)
+	}
+	if _, err := grpcClient(t, base, "not-the-token").GetExtendedAgentCard(ctxT(t), &a2a.GetExtendedAgentCardRequest{}); err == nil {
+		t.Fatal("extended card with a wrong token")
+	}
+	plain := startGRPCHarnest(t, "{}")
+	if _, err := grpcClient(t, plain, grpcCardToken).GetExtendedAgentCard(ctxT(t), &a2a.GetExtendedAgentCardRequest{}); !errors.Is(err, a2a.ErrExtendedCardNotConfigured) && !errors.Is(err, a2a.ErrUnsupportedOperation) {
+		t.Fatalf("without an extended card: %v", err)
 	}
 }

@@ -1,8 +1,11 @@
 // Package httplog writes one structured log line per HTTP request: method,
-// path, status, duration, bytes and a request ID. It never logs headers,
-// query strings, bodies or tokens, and it bounds what the client chose (the
-// method, the path, the request ID), so that one request cannot write a
-// long line: anyone can send a 900 KB path and get a 401 for it.
+// path, status, duration, bytes and a request ID, and for a gRPC call its
+// method, status code and user. It never logs headers, query strings,
+// bodies or tokens, and it bounds what the client chose (the method, the
+// path, the request ID), so that one request cannot write a long line:
+// anyone can send a 900 KB path and get a 401 for it. Its Record is what
+// the middlewares of one request share (the route, matched once; the gRPC
+// call).
 package httplog
 
 import (
@@ -28,7 +31,10 @@ const (
 )
 
 // Middleware logs each request and sets the X-Request-Id response header
-// (taken from the request when it is a short token, else generated).
+// (taken from the request when it is a short token, else generated). It
+// is the outermost middleware: the request's Record lives in its writer
+// (see RecordOf), and a request that was a gRPC call (NoteGRPC) is logged
+// with its method, status code and user as well.
 func Middleware(log *slog.Logger, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -43,13 +49,22 @@ func Middleware(log *slog.Logger, next http.Handler) http.Handler {
 			if status == 0 {
 				status = http.StatusOK
 			}
-			log.LogAttrs(r.Context(), slog.LevelInfo, "request",
+			attrs := [9]slog.Attr{
 				slog.String("method", clip(r.Method, maxMethodBytes)),
 				slog.String("path", clip(r.URL.Path, maxPathBytes)),
 				slog.Int("status", status),
 				slog.Duration("duration", time.Since(start)),
 				slog.Int64("bytes", rec.bytes),
-				slog.String("requestId", id))
+				slog.String("requestId", id),
+			}
+			n := 6
+			if call, ok := rec.record.GRPC(); ok {
+				attrs[6] = slog.String("grpcMethod", call.Method)
+				attrs[7] = slog.String("grpcCode", call.Code)
+				attrs[8] = slog.String("user", clip(call.User, maxPathBytes))
+				n = 9
+			}
+			log.LogAttrs(r.Context(), slog.LevelInfo, "request", attrs[:n]...)
 		}()
 		next.ServeHTTP(rec, r)
 	})
@@ -89,12 +104,13 @@ func newID() string {
 	return hex.EncodeToString(b[:])
 }
 
-// recorder remembers the status and size; it keeps flushing and hijacking
-// (WebSockets) working through Unwrap and Hijack.
+// recorder remembers the status and size; it keeps flushing (Flush),
+// deadlines (Unwrap) and hijacking (WebSockets) working.
 type recorder struct {
 	http.ResponseWriter
 	status int
 	bytes  int64
+	record Record // what the middlewares share (record.go)
 }
 
 func (r *recorder) WriteHeader(code int) {
@@ -113,7 +129,19 @@ func (r *recorder) Write(b []byte) (int, error) {
 	return n, err
 }
 
-// Unwrap lets http.ResponseController reach Flush and deadlines.
+// FlushError flushes (http.ResponseController calls it first).
+func (r *recorder) FlushError() error {
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	return http.NewResponseController(r.ResponseWriter).Flush()
+}
+
+// Flush is http.Flusher, which gRPC's HTTP handler requires of its
+// response writer.
+func (r *recorder) Flush() { _ = r.FlushError() }
+
+// Unwrap lets http.ResponseController reach deadlines and the rest.
 func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
 
 // Hijack passes a WebSocket upgrade through.

@@ -91,16 +91,20 @@ func waitFor(t *testing.T, ts *servertest.Server, name string, want float64) {
 }
 
 // TestStoreErrors: a turn refused because Redis is gone is counted as a
-// store failure.
+// store failure of the runtime, and its failed commands as store errors.
 func TestStoreErrors(t *testing.T) {
 	redis := testutil.StartOwnRedis(t)
 	ts := servertest.Start(t, redis.URL, servertest.Setup{})
 	servertest.MustStatus(t, ts.Post("/responses", `{"input":"hi"}`), 200)
-	expect(t, settled(t, ts), map[string]float64{"harnest_store_errors_total": 0})
+	expect(t, settled(t, ts), map[string]float64{"harnest_store_errors_total": 0, "harnest_store_failures_total": 0})
 
 	redis.Kill()
 	servertest.MustStatus(t, ts.Post("/responses", `{"input":"hi"}`), 503)
-	if got := value(scrape(t, ts), "harnest_store_errors_total", nil); got < 1 {
-		t.Fatalf("harnest_store_errors_total = %v after a 503 store_unavailable", got)
+	families := scrape(t, ts)
+	if got := value(families, "harnest_store_failures_total", nil); got < 1 {
+		t.Errorf("harnest_store_failures_total = %v after a 503 store_unavailable", got)
+	}
+	if got := value(families, "harnest_store_errors_total", map[string]string{"store": "redis"}); got < 1 {
+		t.Errorf("harnest_store_errors_total = %v after a 503 store_unavailable", got)
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/harnest/harnest/internal/httplog"
 )
 
 // unmatchedRoute is the route label of a request no pattern matched.
@@ -21,9 +23,12 @@ var standardMethods = map[string]bool{
 }
 
 // Middleware counts and times every request next answers, by the route
-// pattern of mux that serves it (found with mux.Handler, as routing finds
-// it, so that a request refused before the mux, a 401 or a 408, still has
-// its route), and counts the Server-Sent Events streams open now. It keeps
+// pattern of mux that serves it, and counts the Server-Sent Events streams
+// open now. The route is matched once per request and shared with the
+// request log and traces (httplog.Record: noted by httplog.Routes around
+// the mux, or found with mux.Handler for a request refused before the mux,
+// a 401 or a 408). A request that was a gRPC call (httplog.NoteGRPC) is
+// counted as that call (harnest_grpc_*), not as an HTTP request. It keeps
 // the response writer transparent: flushing, deadlines (Unwrap, for
 // http.ResponseController) and hijacking (WebSockets) pass through. With a
 // nil m it returns next.
@@ -33,23 +38,30 @@ func (m *Metrics) Middleware(mux *http.ServeMux, next http.Handler) http.Handler
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		route := unmatchedRoute
-		if _, pattern := mux.Handler(r); pattern != "" {
-			route = pattern
-		}
-		method := r.Method
-		if !standardMethods[method] {
-			method = "other"
-		}
+		record := httplog.RecordOf(w)
 		rec := &recorder{ResponseWriter: w, m: m}
 		defer func() {
 			rec.endStream()
+			took := time.Since(start).Seconds()
+			if call, ok := record.GRPC(); ok {
+				m.grpc.requests.WithLabelValues(call.Method, call.Code).Inc()
+				m.grpc.duration.WithLabelValues(call.Method).Observe(took)
+				return
+			}
+			route := record.Route(mux, r)
+			if route == "" {
+				route = unmatchedRoute
+			}
+			method := r.Method
+			if !standardMethods[method] {
+				method = "other"
+			}
 			status := rec.status
 			if status == 0 {
 				status = http.StatusOK // nothing written: net/http answers 200
 			}
 			m.httpRequests.WithLabelValues(route, method, strconv.Itoa(status)).Inc()
-			m.httpDuration.WithLabelValues(route, method).Observe(time.Since(start).Seconds())
+			m.httpDuration.WithLabelValues(route, method).Observe(took)
 		}()
 		next.ServeHTTP(rec, r)
 	})

@@ -20,8 +20,12 @@ type Metrics struct {
 	turnDuration   *prometheus.HistogramVec
 	turnFirstEvent *prometheus.HistogramVec
 	admissionWait  prometheus.Histogram
-	storeErrors    prometheus.Counter
+	storeFailures  prometheus.Counter
 	modelTokens    *prometheus.CounterVec
+	followers      prometheus.Gauge
+
+	store storeMetrics // store.go
+	grpc  grpcMetrics  // grpc.go
 }
 
 // Options configure Metrics.
@@ -77,21 +81,29 @@ func New(o Options) *Metrics {
 			Name: "harnest_admission_wait_seconds", Buckets: waitBuckets,
 			Help: "Time runs waited for a run slot (server.http.maxConcurrentRequests).",
 		}),
-		storeErrors: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "harnest_store_errors_total",
-			Help: "State store failures the runtime met.",
+		storeFailures: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "harnest_store_failures_total",
+			Help: "State store failures the runtime met (answered as store_unavailable, or an event log write it retried).",
 		}),
 		modelTokens: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "harnest_model_tokens_total",
 			Help: "Model tokens the turns reported, by direction (input or output).",
 		}, []string{"direction"}),
+		followers: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "harnest_followers",
+			Help: "Followers of responses' event streams now (GET /responses/{id}/events, /live and A2A resubscribes, ...).",
+		}),
+		store: newStoreMetrics(),
+		grpc:  newGRPCMetrics(),
 	}
 	m.registry.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m.httpRequests, m.httpDuration, m.sseStreams,
-		m.turns, m.turnDuration, m.turnFirstEvent, m.admissionWait, m.storeErrors, m.modelTokens,
+		m.turns, m.turnDuration, m.turnFirstEvent, m.admissionWait, m.storeFailures, m.modelTokens, m.followers,
 	)
+	m.registry.MustRegister(m.store.collectors()...)
+	m.registry.MustRegister(m.grpc.collectors()...)
 	return m
 }
 

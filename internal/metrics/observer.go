@@ -15,7 +15,8 @@ func (m *Metrics) Observer() runtime.Observer {
 	return turnObserver{m}
 }
 
-// turnObserver counts turns, admission waits and store failures.
+// turnObserver counts turns, admission waits, store failures and
+// followers.
 type turnObserver struct{ m *Metrics }
 
 // knownTransports bounds the transport label; anything else is "other".
@@ -51,7 +52,10 @@ func (o turnObserver) AdmissionWaited(wait time.Duration) {
 	o.m.admissionWait.Observe(wait.Seconds())
 }
 
-func (o turnObserver) StoreFailed() { o.m.storeErrors.Inc() }
+func (o turnObserver) StoreFailed() { o.m.storeFailures.Inc() }
+
+func (o turnObserver) FollowStarted() { o.m.followers.Inc() }
+func (o turnObserver) FollowEnded()   { o.m.followers.Dec() }
 
 // oneOf is v when known holds it, else "other".
 func oneOf(v string, known map[string]bool) string {

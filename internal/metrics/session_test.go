@@ -54,14 +54,16 @@ func TestScriptedSession(t *testing.T) {
 			"harnest_http_requests_total|route=GET /responses/{responseId}|method=GET|status=200": 1,
 			"harnest_http_requests_total|route=GET /live|method=GET|status=101":                   1,
 			"harnest_http_request_duration_seconds|route=POST /responses|method=POST":             jsonTurns + sseTurns,
-			"harnest_live_sockets":       1,
-			"harnest_sse_streams":        0,
-			"harnest_responses_active":   0,
-			"harnest_admission_queued":   0,
-			"harnest_store_errors_total": 0,
-			"harnest_model_tokens_total": 0,
+			"harnest_live_sockets":         1,
+			"harnest_sse_streams":          0,
+			"harnest_responses_active":     0,
+			"harnest_admission_queued":     0,
+			"harnest_store_errors_total":   0,
+			"harnest_store_failures_total": 0,
+			"harnest_followers":            0,
+			"harnest_model_tokens_total":   0,
 		})
-		for _, name := range []string{"go_goroutines", "process_cpu_seconds_total", "harnest_store_errors_total", "harnest_sse_streams"} {
+		for _, name := range []string{"go_goroutines", "process_cpu_seconds_total", "harnest_store_failures_total", "harnest_sse_streams", "harnest_followers"} {
 			if families[name] == nil {
 				t.Errorf("%s is not exported", name)
 			}

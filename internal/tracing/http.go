@@ -11,35 +11,41 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/harnest/harnest/internal/httplog"
 )
 
 // traceContext reads and writes W3C traceparent and tracestate headers.
 var traceContext = propagation.TraceContext{}
 
 // Middleware makes one server span per request next answers, named by the
-// route pattern of mux that serves it (found with mux.Handler before
-// routing, so that a request refused before the mux, a 401 or a 408,
-// still has its route). A W3C traceparent on the request makes the span
-// part of the caller's trace. The span holds the method, the route and
-// the status, never the path's values, the query or a header. The
-// response writer stays transparent: flushing, deadlines (Unwrap) and
-// hijacking pass through. With a nil t it returns next.
+// route pattern of mux that serves it. The route is matched once per
+// request and shared with the request log and metrics (httplog.Record:
+// noted by httplog.Routes around the mux, or found with mux.Handler for a
+// request refused before the mux, a 401 or a 408), so the span gets its
+// final name and http.route when the answer is over. A W3C traceparent on
+// the request makes the span part of the caller's trace. The span holds
+// the method, the route and the status, never the path's values, the
+// query or a header. The response writer stays transparent: flushing,
+// deadlines (Unwrap) and hijacking pass through. With a nil t it returns
+// next.
 func (t *Tracing) Middleware(mux *http.ServeMux, next http.Handler) http.Handler {
 	if t == nil {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, pattern := mux.Handler(r)
+		record := httplog.RecordOf(w)
 		ctx := traceContext.Extract(r.Context(), propagation.HeaderCarrier(r.Header))
-		attrs := []attribute.KeyValue{attribute.String("http.request.method", methodOf(r))}
-		if route := routeOf(pattern); route != "" {
-			attrs = append(attrs, attribute.String("http.route", route))
-		}
-		ctx, span := t.tracer.Start(ctx, spanName(r, pattern),
-			trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(attrs...))
+		ctx, span := t.tracer.Start(ctx, methodOf(r), trace.WithSpanKind(trace.SpanKindServer),
+			trace.WithAttributes(attribute.String("http.request.method", methodOf(r))))
 		defer span.End()
 		sw := &statusWriter{ResponseWriter: w}
 		next.ServeHTTP(sw, r.WithContext(ctx))
+		pattern := record.Route(mux, r)
+		span.SetName(spanName(r, pattern))
+		if route := routeOf(pattern); route != "" {
+			span.SetAttributes(attribute.String("http.route", route))
+		}
 		status := sw.status
 		if status == 0 {
 			status = http.StatusOK // nothing written: net/http answers 200

@@ -87,6 +87,12 @@ func Document(o Options) (*openapi3.T, error) {
 					Description: "An outside agent's session token (relay-poll-v1), from `POST /api/outside-agents/v1/pairings/exchange`, " +
 						"sent as `Authorization: Bearer <token>`.",
 				}},
+				relayCallback: &openapi3.SecuritySchemeRef{Value: &openapi3.SecurityScheme{
+					Type:   "http",
+					Scheme: "bearer",
+					Description: "An outside agent's callback token for tools at home (`hrn_cb_...`), the `callback_token` of " +
+						"`POST /api/outside-agents/v1/pairings/exchange`, sent as `Authorization: Bearer <callback_token>`.",
+				}},
 			},
 		},
 		Paths: openapi3.NewPaths(),
@@ -124,7 +130,8 @@ const workflowText = "**Talking to the agent.** Send the user's message as `inpu
 	"**Long runs** (harnest extensions). Add `\"background\": true` and the run no longer depends on the request: " +
 	"a JSON call returns at once with the `in_progress` receipt, and a dropped stream does not cancel it. " +
 	"Follow its events with `GET /responses/{id}/events?sessionId=...&after=N` from any replica, " +
-	"and stop it with `POST /responses/{id}/cancel?sessionId=...`.\n\n" +
+	"and stop it with `POST /responses/{id}/cancel?sessionId=...`. Add `\"webhook\": {\"url\": ...}` and the final " +
+	"receipt is POSTed to you when the run ends, signed with the key of `GET /webhook-key`.\n\n" +
 	"**Waiting for the caller.** A `requires_action` reply names what the agent waits for in `requiredAction`: " +
 	"answer a `human_approval` with `POST /approvals/{id}` and a `client_tool` with `POST /client-tools/{id}`; " +
 	"each returns the response's next boundary.\n\n" +
@@ -207,7 +214,7 @@ var assetMediaTypes = []string{
 
 var outputItemTypes = []string{
 	"message", "thinking", "agent_activity", "agent_metadata",
-	"decision_result", "tool_call", "tool_result", "output",
+	"decision_result", "tool_call", "tool_result", "output", "artifact",
 }
 
 func (b *builder) defineSchemas() {
@@ -253,12 +260,14 @@ func (b *builder) defineSchemas() {
 		opt("totalTokens", integer("All tokens; input plus output when the provider gives no total.")),
 	))
 
+	b.defineArtifactSchemas() // artifact.go
 	b.define("OutputItem", openObject("One piece of activity from a response. Which other fields are present depends on `type`.",
 		req("type", enumStr("The kind of item.", outputItemTypes...)),
 		opt("role", str("`message`: the speaker, `assistant` by default.")),
 		opt("content", anyValue("`message` and `thinking`: a list of text parts.")),
 		opt("agent", str("The agent or graph node that produced the item.")),
-		opt("activity", str("`agent_activity`: the lifecycle step, such as `started` or `completed`.")),
+		opt("activity", str("`agent_activity`: the lifecycle step, such as `started` or `completed`; `task`, `rejected` "+
+			"or `auth_required` say how the answer is to be taken (the receipt is still `completed`, with the agent's text).")),
 		opt("target", str("`agent_activity`: the agent handed off to, when relevant.")),
 		opt("code", str("`agent_activity`: a code describing the step, when relevant.")),
 		opt("framework", str("`agent_metadata`: the framework that ran the model call.")),
@@ -268,10 +277,14 @@ func (b *builder) defineSchemas() {
 		opt("finishReason", str("`agent_metadata`: why the model stopped, in the provider's words.")),
 		opt("id", str("`tool_call`: the call ID.")),
 		opt("callId", str("`tool_result`: the ID of the call this result answers.")),
-		opt("name", str("`tool_call` and `tool_result`: the tool name.")),
+		opt("name", str("`tool_call` and `tool_result`: the tool name; `artifact`: the artifact's name, when it has one.")),
 		opt("arguments", freeObject("`tool_call`: the arguments passed to the tool.")),
 		opt("output", anyValue("`tool_result`: what the tool returned.")),
 		opt("value", anyValue("`output` and `decision_result`: the structured value.")),
+		opt("artifactId", str(artifactItemText+": the artifact's ID.")),
+		opt("description", str("`artifact`: what the artifact is, when given.")),
+		opt("parts", arrayOf("`artifact`: its parts, in order.", b.ref("ArtifactPart"))),
+		opt("metadata", freeObject("`artifact`: the artifact's own metadata, when given.")),
 	))
 
 	b.define("ResponseEnvelope", object("The result of one call to the agent. `status` tells whether the work has finished.",
@@ -530,6 +543,7 @@ const streamDescription = "Sent when the request has `\"stream\": true`. Each fr
 	"- `response.tool_call`: the agent called a tool.\n" +
 	"- `response.tool_result`: a tool returned.\n" +
 	"- `response.state_delta`: the session state changed.\n" +
+	artifactEventText +
 	"- `response.completed`: the final envelope (as in the JSON reply, with `responseId` instead of `id`); ends the stream.\n" +
 	"- `error`: the run failed, with the reason in `error`; ends the stream.\n\n" +
 	"When the agent needs approval or a client-side tool, `approval.requested` or `client_tool.requested` " +
@@ -631,6 +645,7 @@ func (b *builder) addResponses(doc *openapi3.T) {
 			"`GET /responses/{responseId}/events`. With `stream` the events still arrive, but a dropped connection "+
 			"does not cancel the run. Stop it with `POST /responses/{responseId}/cancel`.", false)),
 		opt("metadata", freeObject("Caller metadata, echoed in the reply. Not used for identity or authentication.")),
+		opt("webhook", webhookSchema()), // webhook.go
 	)
 	body := jsonBody("The message and how to deliver the reply.", request)
 	body.Value.Content.Get(mediaJSON).Examples = openapi3.Examples{
@@ -661,12 +676,15 @@ func (b *builder) addResponses(doc *openapi3.T) {
 		Summary:     "Send a message to the agent",
 		Description: "Runs the agent on `input` and returns its reply. Without `sessionId` a new session is created. " +
 			"A session runs one response at a time. `input` is a string or a list of content parts that may name " +
-			"the session's assets. With `background` (a harnest extension) the run goes on without the request.",
+			"the session's assets. With `background` (a harnest extension) the run goes on without the request, and a " +
+			"`webhook` then receives its final receipt (the `completionWebhook` callback).",
 		RequestBody: body,
+		Callbacks:   b.webhookCallbacks(),
 		Responses: replies(
 			ok,
 			b.failure(400, "The body does not match the request schema (`Invalid response request`), or its content is invalid, "+
-				"for example a media part naming an asset the session does not have."),
+				"for example a media part naming an asset the session does not have, or a `webhook` that cannot be delivered "+
+				"or comes without `background` (`invalid_request`)."),
 			b.failure(404, "Session not found: `sessionId` does not name one of the caller's sessions."),
 			b.failure(408, "The request body did not arrive within `server.http.bodyTimeoutSeconds` (`request_timeout`)."),
 			b.failure(409, "The session is busy with another response."),
@@ -701,6 +719,7 @@ func (b *builder) addResponses(doc *openapi3.T) {
 
 	b.addResponseControl(doc)
 	b.addWaits(doc)
+	b.addWebhookKey(doc) // webhook.go
 }
 
 func responsePathParam() *openapi3.ParameterRef {

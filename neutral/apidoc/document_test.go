@@ -87,6 +87,7 @@ var wantOperations = []struct {
 	{"/sessions/{sessionId}", http.MethodDelete, "deleteSession", "Sessions"},
 	{"/sessions/{sessionId}/messages", http.MethodGet, "listSessionMessages", "Sessions"},
 	{"/responses", http.MethodPost, "createAgentResponse", "Responses"},
+	{"/webhook-key", http.MethodGet, "getWebhookKey", "Responses"},
 	{"/responses/{responseId}", http.MethodGet, "getAgentResponse", "Responses"},
 	{"/responses/{responseId}/events", http.MethodGet, "followAgentResponseEvents", "Responses"},
 	{"/responses/{responseId}/cancel", http.MethodPost, "cancelAgentResponse", "Responses"},
@@ -121,7 +122,13 @@ func TestDocumentPaths(t *testing.T) {
 			t.Errorf("%s %s has no summary", w.method, w.path)
 		}
 	}
-	if got, want := doc.Paths.Len(), 13+len(relayPaths); got != want {
+	// The neutral paths (wantOperations, one path per distinct entry) and
+	// the relay's.
+	neutralPaths := map[string]bool{}
+	for _, w := range wantOperations {
+		neutralPaths[w.path] = true
+	}
+	if got, want := doc.Paths.Len(), len(neutralPaths)+len(relayPaths); got != want {
 		t.Errorf("document has %d paths, want %d: %v", got, want, doc.Paths.InMatchingOrder())
 	}
 }
@@ -276,8 +283,13 @@ func TestResponseEnvelopeSchema(t *testing.T) {
 	if item.AdditionalProperties.Has == nil || !*item.AdditionalProperties.Has {
 		t.Errorf("OutputItem must allow additional properties")
 	}
-	if got := len(item.Properties["type"].Value.Enum); got != 8 {
-		t.Errorf("OutputItem type enum has %d values, want 8", got)
+	if got := len(item.Properties["type"].Value.Enum); got != 9 {
+		t.Errorf("OutputItem type enum has %d values, want 9", got)
+	}
+	for _, name := range []string{"artifactId", "description", "parts", "metadata"} {
+		if item.Properties[name] == nil {
+			t.Errorf("OutputItem lacks the artifact field %s", name)
+		}
 	}
 	session := doc.Components.Schemas["Session"].Value
 	if created := session.Properties["createdAt"].Value; !created.Nullable || created.Format != "date-time" {

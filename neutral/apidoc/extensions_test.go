@@ -31,6 +31,7 @@ var newOperations = []struct {
 	{"/sessions/{sessionId}/assets/{assetId}", http.MethodGet, []int{200, 206, 404, 416}, "application/octet-stream", false},
 	{"/sessions/{sessionId}/assets/{assetId}", http.MethodHead, []int{200, 206, 404, 416}, "", false},
 	{"/sessions/{sessionId}/assets/{assetId}", http.MethodDelete, []int{204, 404}, "", false},
+	{"/webhook-key", http.MethodGet, []int{200, 503}, "application/json", true},
 }
 
 func mustOperation(t *testing.T, doc *openapi3.T, path, method string) *openapi3.Operation {
@@ -146,7 +147,7 @@ func TestApprovalOperation(t *testing.T) {
 	for _, s := range ok.Schema.Value.OneOf {
 		refs = append(refs, s.Ref)
 	}
-	if want := []string{schemaPrefix + "ResponseEnvelope", schemaPrefix + "ApprovalDenial"}; !reflect.DeepEqual(refs, want) {
+	if want := []string{schemaPrefix + "ResponseEnvelope", schemaPrefix + "ApprovalDenial", schemaPrefix + "RelayToolCall"}; !reflect.DeepEqual(refs, want) {
 		t.Errorf("200 oneOf = %v, want %v", refs, want)
 	}
 	if ok.Examples["approved"].Value.Value.(map[string]any)["approvalId"] == nil {

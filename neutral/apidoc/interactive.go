@@ -91,10 +91,12 @@ func (b *builder) addWaits(doc *openapi3.T) {
 
 	approved := completedExample()
 	approved["approvalId"] = "approval_9a8b7c6d5e4f40312a1b2c3d4e5f6071"
-	answer := &openapi3.Schema{OneOf: openapi3.SchemaRefs{b.ref("ResponseEnvelope"), b.ref("ApprovalDenial")}}
-	answer.Description = "The next boundary of the response after an approval, or the denial."
+	answer := &openapi3.Schema{OneOf: openapi3.SchemaRefs{b.ref("ResponseEnvelope"), b.ref("ApprovalDenial"), b.ref("RelayToolCall")}}
+	answer.Description = "The next boundary of the response after an approval, or the denial; for a tool call " +
+		"approval, the call after the decision."
 	decided := jsonReply(200, "Approve: the response's next boundary under the same response ID — `completed` "+
-		"(naming the approval in `approvalId`) or the next `requires_action`. Deny: `{\"id\": <approvalId>, \"status\": \"denied\"}`.",
+		"(naming the approval in `approvalId`) or the next `requires_action`. Deny: `{\"id\": <approvalId>, \"status\": \"denied\"}`. "+
+		"A tool call approval (`tool_approval_...`): the call as `POST /owner/outside-agents/tool-approvals/{approvalId}` answers it.",
 		inline(answer)).examples(openapi3.Examples{
 		"approved": example("Approved: the response completed", approved),
 		"denied": example("Denied", map[string]any{
@@ -108,14 +110,19 @@ func (b *builder) addWaits(doc *openapi3.T) {
 		Summary:     "Approve or deny an action",
 		Description: "Answers a `human_approval` named in `requiredAction`. The call waits for the response's next " +
 			"boundary. Each approval is decided once; one nobody answers before `expiresAt` expires and ends the response " +
-			"as `denied`. Harnest extension: any replica takes the answer, whichever one runs the response.",
-		Parameters:  openapi3.Parameters{pathParam("approvalId", "The `requiredAction.id` of a `human_approval`.")},
+			"as `denied`. Harnest extension: any replica takes the answer, whichever one runs the response. " +
+			"It also answers the owner's tool call approvals of outside agents (tools at home: IDs `tool_approval_...` " +
+			"from the `tool_call` entries of `GET /owner/outside-agents/feed`), once, without waiting.",
+		Parameters: openapi3.Parameters{pathParam("approvalId", "The `requiredAction.id` of a `human_approval`, or the "+
+			"`approval_id` of an outside agent's tool call.")},
 		RequestBody: decisionBody,
 		Responses: replies(
 			decided,
 			b.failure(400, "The body is not exactly `{\"decision\": \"approve\"}` or `{\"decision\": \"deny\"}`."),
-			b.failure(404, "Approval not found (or owned by another user)."),
-			b.failure(409, "The approval is already decided or expired, or the response waiting for it is no longer running."),
+			b.failure(404, "Approval not found (or owned by another user); for a tool call approval, also when the caller "+
+				"is not the owner or tools at home are off (`approval_not_found`)."),
+			b.failure(409, "The approval is already decided or expired, or the response waiting for it is no longer running "+
+				"(a tool call approval already decided: `already_resolved`)."),
 			b.tooLarge(),
 			b.notJSON(),
 			b.waitFailed(500, "The agent failed after the approval."),

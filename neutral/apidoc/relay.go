@@ -18,7 +18,8 @@ const (
 	// relay and owner operation carries it as x-protocol.
 	relayProtocol = "relay-poll-v1"
 
-	relaySession = "relaySession"
+	relaySession  = "relaySession"
+	relayCallback = "relayCallback"
 
 	relayAPI   = "/api/outside-agents/v1/"
 	relayOwner = "/owner/outside-agents/"
@@ -29,12 +30,13 @@ const relayTagDescription = "The relay, protocol `relay-poll-v1`: an outside age
 	"its inbox and posts replies, without opening any port. A session token lasts eight hours and is sent as " +
 	"`Authorization: Bearer <token>`; an invalid or expired one gets 401 (`invalid_session`): pair again. " +
 	"Limits, in minute buckets shared by every replica: exchange 20 per client address, session status 30 and " +
-	"inbox plus replies together 60 per participant; a 429 carries `Retry-After` in seconds. Bodies are JSON objects " +
+	"inbox plus replies together 60 per participant, tool calls 60 per participant; a 429 carries `Retry-After` in seconds. Bodies are JSON objects " +
 	"of at most 64 KiB (413 beyond), sent as `application/json` (415 otherwise); unknown fields get 422."
 
-const relayOwnerTagDescription = "Owner-only management of outside agents (protocol `relay-poll-v1`): create " +
-	"pairing codes, list, pause, resume and disconnect participants, and read or follow their notices and stage " +
-	"items. The owner is a user whose token has `owner: true`, or the anonymous local user when the server has no " +
+const relayOwnerTagDescription = "Owner-only management of outside agents (protocol `relay-poll-v1`): list " +
+	"recipes and create pairing codes, list, pause, resume and disconnect participants, read or follow their notices, " +
+	"stage items and tool calls, and (with tools at home) grant tools, answer tool call approvals and read the " +
+	"receipts. The owner is a user whose token has `owner: true`, or the anonymous local user when the server has no " +
 	"tokens. Anyone else gets 404, as for anything a user does not own."
 
 func relayTime(desc string) *openapi3.SchemaRef {
@@ -53,6 +55,8 @@ func boundedInt(desc string, minV, maxV float64) *openapi3.SchemaRef {
 }
 
 func (b *builder) defineRelaySchemas() {
+	defer b.defineRelayToolSchemas() // relay_tools.go
+	b.defineRelayLook()
 	b.define("RelayParticipantName", boundedStr("The participant's name: plain text without markup, "+
 		"1 to 80 characters, not blank.", 1, 80))
 	b.define("RelayParticipantKind", describe(openapi3.NewStringSchema().WithMinLength(1).WithMaxLength(40).
@@ -66,6 +70,11 @@ func (b *builder) defineRelaySchemas() {
 			req("name", b.ref("RelayParticipantName")),
 			req("kind", b.ref("RelayParticipantKind")),
 			opt("description", boundedStr("What the outside agent is: plain text without markup, at most 500 characters.", 1, 500)),
+			opt("capabilities", openObject("The card's capabilities; only `extensions` is read.",
+				opt("extensions", arrayOf("Card extensions. The alive extension (uri `"+aliveExtensionURI+"`, "+
+					"`required: false`, `params` with `look`, `colors`, `display_name` and/or `alive_json`, an https URL "+
+					"of an .alive.json file) gives the participant its look; any other is ignored.", freeObject("An extension."))),
+			)),
 			opt("skills", func() *openapi3.SchemaRef {
 				s := arrayOf("At most 100 skill objects.", freeObject("A skill."))
 				s.Value.WithMaxItems(100)
@@ -78,6 +87,11 @@ func (b *builder) defineRelaySchemas() {
 			"hashed, and lasts eight hours.")),
 		req("participant_id", str("The participant's ID.")),
 		req("expires_at", relayTime("When the session token expires.")),
+		opt("callback_token", describe(openapi3.NewStringSchema().WithPattern(`^hrn_cb_[0-9a-f]{64}$`),
+			"Only with tools at home on (`spec.relay.toolsAtHome`): the callback token for "+
+				"`POST /api/outside-agents/v1/tools/call`, sent as `Authorization: Bearer <callback_token>`. Shown once, "+
+				"stored hashed; it lasts as long as the session and ends when the owner pauses or disconnects the "+
+				"participant or it pairs again.")),
 	))
 	b.define("RelayInboxItem", object("A question for the outside agent. It repeats in every poll until it is "+
 		"answered or its deadline passes.",
@@ -85,6 +99,11 @@ func (b *builder) defineRelaySchemas() {
 		req("text", str("The question.")),
 		req("asked_at", relayTime("When the question was asked.")),
 		req("deadline_at", relayTime("The last moment a reply is accepted (at most 60 seconds after `asked_at`).")),
+		opt("callback", object("Only with tools at home on: what lets the work on this item call tools.",
+			req("run_note", str("The run note to send as `run_note` to `POST /api/outside-agents/v1/tools/call`: "+
+				"signed by the server, bound to this participant and this item, valid ten minutes from `asked_at`; "+
+				"every poll hands out the same one.")),
+		)),
 	))
 	inbox := arrayOf("The pending items, at most five; empty when there is nothing to answer or the participant is paused.",
 		b.ref("RelayInboxItem"))
@@ -145,15 +164,24 @@ func (b *builder) defineRelaySchemas() {
 		},
 	}))
 
-	b.define("RelayPairingRequest", strictObject("Exactly `name` and `kind`: the card the outside agent must present.",
+	pairing := strictObject("`name` and a `kind` or a `recipe` (or both, when `kind` is the recipe's id): the card "+
+		"the outside agent must present.",
 		req("name", b.ref("RelayParticipantName")),
-		req("kind", b.ref("RelayParticipantKind")),
-	))
+		opt("kind", b.ref("RelayParticipantKind")),
+		opt("recipe", nonEmptyStr("The `id` of a recipe (`GET /owner/outside-agents/recipes`): the code's kind is then "+
+			"the recipe's id.")),
+	)
+	pairing.Value.AnyOf = openapi3.SchemaRefs{
+		inline(&openapi3.Schema{Required: []string{"kind"}}),
+		inline(&openapi3.Schema{Required: []string{"recipe"}}),
+	}
+	b.define("RelayPairingRequest", pairing)
 	b.define("RelayPairing", object("A single-use pairing code.",
 		req("code", str("The code, such as `K7QM-X2PA-9RTW`. Give it to the outside agent privately.")),
 		req("name", str("The name the outside agent must present.")),
 		req("kind", str("The kind the outside agent must present.")),
 		req("expires_at", relayTime("When the code expires (five minutes after it was created).")),
+		opt("recipe", str("The recipe the code was created for, when one was named.")),
 	))
 	b.define("RelayParticipant", object("A paired outside agent.",
 		req("participant_id", str("The participant's ID.")),
@@ -163,18 +191,21 @@ func (b *builder) defineRelaySchemas() {
 		req("state", enumStr("", "active", "paused")),
 		req("paired_at", relayTime("When it paired.")),
 		req("expires_at", relayTime("When its session token expires.")),
+		opt("look", b.ref("RelayLook")),
 	))
 	b.define("RelayParticipants", object("Every participant.",
 		req("participants", arrayOf("", b.ref("RelayParticipant")))))
-	b.define("RelayFeedEntry", object("A notice or a stage item a participant sent.",
+	b.define("RelayFeedEntry", object("A notice or a stage item a participant sent, or a tool call it made.",
 		req("id", str("The entry's ID in the feed (`<ms>-<seq>`); usable as `Last-Event-ID`.")),
 		req("participant_id", str("Who sent it.")),
 		req("name", str("The participant's name.")),
 		req("kind", str("The participant's kind.")),
-		req("type", enumStr("", "notice", "stage")),
+		req("type", enumStr("", "notice", "stage", "tool_call")),
 		opt("text", str("The notice's text (`notice`).")),
-		opt("item", describe(openapi3.NewObjectSchema(), "The stage item, normalised (`stage`); see RelayStageItem.")),
+		opt("item", describe(openapi3.NewObjectSchema(), "The stage item, normalised (`stage`; see RelayStageItem), or "+
+			"the tool call's state (`tool_call`; see RelayToolFeedItem).")),
 		req("at", relayTime("When it was accepted.")),
+		opt("look", b.ref("RelayLook")),
 	))
 	b.define("RelayFeed", object("The newest entries, newest first.",
 		req("items", arrayOf("", b.ref("RelayFeedEntry")))))
@@ -230,6 +261,8 @@ var (
 func (b *builder) addRelay(doc *openapi3.T) {
 	b.addRelayAPI(doc)
 	b.addRelayOwner(doc)
+	b.addRelayTools(doc)   // relay_tools.go
+	b.addRelayRecipes(doc) // relay_tools.go
 }
 
 func (b *builder) addRelayAPI(doc *openapi3.T) {
@@ -239,8 +272,11 @@ func (b *builder) addRelayAPI(doc *openapi3.T) {
 		Tags:        []string{tagRelay},
 		OperationID: "exchangeRelayPairing",
 		Summary:     "Pair: exchange a pairing code for a session token",
-		Description: "Consumes the owner's single-use code; the card's `name` and `kind` must match the owner's choice. " +
-			"No bearer token is needed. At most 20 a minute per client address.",
+		Description: "Consumes the owner's single-use code; the card's `name` and `kind` must match the owner's choice " +
+			"(for a code made from a recipe, `kind` is the recipe's id). No bearer token is needed. At most 20 a minute per " +
+			"client address. The card may carry the alive extension (`capabilities.extensions[]` with uri " +
+			"`" + aliveExtensionURI + "`): a valid one becomes the participant's `look`, an invalid one is ignored " +
+			"whole and the pairing goes on. With tools at home on, the answer also holds a `callback_token`.",
 		Security:    relayNoSecurity,
 		RequestBody: jsonBody("The code and the outside agent's card.", b.ref("RelayExchangeRequest")),
 		Responses: replies(append(b.relayBodyErrors("invalid_request, or card_mismatch when name or kind differ from the owner's choice"),
@@ -258,6 +294,7 @@ func (b *builder) addRelayAPI(doc *openapi3.T) {
 		Summary:     "Long-poll the inbox",
 		Description: "Returns the pending items at once, or waits up to `wait` seconds for one. Items repeat until " +
 			"answered or expired; at most five are pending. A paused participant gets an empty inbox. " +
+			"With tools at home on, each item carries `callback.run_note`. " +
 			"Counts towards the 60 inbox-plus-reply requests a minute.",
 		Security: relaySessionSecurity,
 		Parameters: openapi3.Parameters{
@@ -322,115 +359,5 @@ func (b *builder) addRelayAPI(doc *openapi3.T) {
 				"or a `say` within five seconds of the last (`stage_limit`); it was not stored."),
 			b.relayUnavailable(),
 		)...),
-	}))
-}
-
-func (b *builder) addRelayOwner(doc *openapi3.T) {
-	notOwner := b.failure(404, "The caller is not the owner (`not_found`).")
-	noParticipant := b.failure(404, "The caller is not the owner (`not_found`), or no participant has that ID "+
-		"(`participant_not_found`).")
-	idParam := pathParam("participantId", "The participant's `participant_id`.")
-	participant := jsonReply(200, "The participant after the change.", b.ref("RelayParticipant"))
-
-	doc.AddOperation(relayOwner+"pairings", http.MethodPost, relayOp(&openapi3.Operation{
-		Tags:        []string{tagRelayOwner},
-		OperationID: "createRelayPairing",
-		Summary:     "Create a pairing code",
-		Description: "A single-use code, valid five minutes, for a participant of this `name` and `kind`. " +
-			"`harnest pair --server URL --name N --kind K` calls this with the owner's token (`HARNEST_TOKEN`).",
-		RequestBody: jsonBody("The name and kind the outside agent must present.", b.ref("RelayPairingRequest")),
-		Responses: replies(append(b.relayBodyErrors("invalid_request"),
-			jsonReply(201, "The code.", b.ref("RelayPairing")),
-			b.ownerUnauthorized(),
-			notOwner,
-			b.relayUnavailable(),
-		)...),
-	}))
-
-	doc.AddOperation(relayOwner+"participants", http.MethodGet, relayOp(&openapi3.Operation{
-		Tags:        []string{tagRelayOwner},
-		OperationID: "listRelayParticipants",
-		Summary:     "List participants",
-		Responses: replies(
-			jsonReply(200, "Every participant with its state.", b.ref("RelayParticipants")),
-			b.ownerUnauthorized(),
-			notOwner,
-			b.relayUnavailable(),
-		),
-	}))
-
-	for _, c := range []struct{ action, id, summary, desc string }{
-		{"pause", "pauseRelayParticipant", "Pause a participant",
-			"While paused its inbox is empty, its replies get 409 and turns for it fail at once."},
-		{"resume", "resumeRelayParticipant", "Resume a participant", "It answers turns again."},
-	} {
-		doc.AddOperation(relayOwner+"participants/{participantId}/"+c.action, http.MethodPost, relayOp(&openapi3.Operation{
-			Tags:        []string{tagRelayOwner},
-			OperationID: c.id,
-			Summary:     c.summary,
-			Description: c.desc + " No body is needed.",
-			Parameters:  openapi3.Parameters{idParam},
-			Responses:   replies(participant, b.ownerUnauthorized(), noParticipant, b.relayUnavailable()),
-		}))
-	}
-
-	disconnect := func(id, summary string) *openapi3.Operation {
-		return relayOp(&openapi3.Operation{
-			Tags:        []string{tagRelayOwner},
-			OperationID: id,
-			Summary:     summary,
-			Description: "Removes the participant and ends its session token: its next request gets 401.",
-			Parameters:  openapi3.Parameters{idParam},
-			Responses:   replies(emptyReply(204, "Disconnected."), b.ownerUnauthorized(), noParticipant, b.relayUnavailable()),
-		})
-	}
-	doc.AddOperation(relayOwner+"participants/{participantId}/disconnect", http.MethodPost,
-		disconnect("disconnectRelayParticipant", "Disconnect a participant"))
-	doc.AddOperation(relayOwner+"participants/{participantId}", http.MethodDelete,
-		disconnect("deleteRelayParticipant", "Disconnect a participant (DELETE)"))
-
-	feedLimit := openapi3.NewIntegerSchema().WithMin(1).WithMax(100).WithDefault(5)
-	doc.AddOperation(relayOwner+"feed", http.MethodGet, relayOp(&openapi3.Operation{
-		Tags:        []string{tagRelayOwner},
-		OperationID: "getRelayFeed",
-		Summary:     "Read the newest notices and stage items",
-		Parameters: openapi3.Parameters{
-			queryParam("limit", "How many entries, from 1 to 100.", false, inline(feedLimit)),
-		},
-		Responses: replies(
-			jsonReply(200, "The newest entries, newest first.", b.ref("RelayFeed")),
-			b.failure(400, "`limit` is not a whole number from 1 to 100 (`invalid_limit`)."),
-			b.ownerUnauthorized(),
-			notOwner,
-			b.relayUnavailable(),
-		),
-	}))
-
-	stream := openapi3.NewStringSchema()
-	stream.Description = "Server-Sent Events: `event: notice` or `event: stage`, `id: <entry id>`, " +
-		"`data: <RelayFeedEntry JSON>`; comments keep the connection alive every 15 seconds."
-	doc.AddOperation(relayOwner+"feed/stream", http.MethodGet, relayOp(&openapi3.Operation{
-		Tags:        []string{tagRelayOwner},
-		OperationID: "followRelayFeed",
-		Summary:     "Follow notices and stage items live",
-		Description: "Sends the entries after `Last-Event-ID` (or `after`), or only new ones when neither is given, " +
-			"then follows the feed live from any replica.",
-		Parameters: openapi3.Parameters{
-			queryParam("after", "Resume after this entry `id`; used when `Last-Event-ID` is not sent.", false, str("")),
-			headerParam("Last-Event-ID", "The `id` of the last frame received, as EventSource clients send it.", str("")),
-		},
-		Responses: replies(
-			reply{status: 200, value: &openapi3.Response{
-				Description: ptr("The feed, live."),
-				Content: openapi3.Content{mediaSSE: &openapi3.MediaType{Schema: inline(stream),
-					Example: "event: notice\nid: 1764494100000-0\ndata: {\"id\": \"1764494100000-0\", \"participant_id\": " +
-						"\"5b0c…\", \"name\": \"My CLI\", \"kind\": \"cli\", \"type\": \"notice\", \"text\": \"Back in ten minutes.\", " +
-						"\"at\": \"2026-11-30T09:15:00.000Z\"}\n\n"}},
-			}},
-			b.failure(400, "`Last-Event-ID` (or `after`) is not an ID from this stream (`invalid_cursor`)."),
-			b.ownerUnauthorized(),
-			notOwner,
-			b.relayUnavailable(),
-		),
 	}))
 }

@@ -26,6 +26,7 @@ var relayPaths = map[string]map[string][]int{
 	"/api/outside-agents/v1/replies":           {"POST": {200, 400, 401, 404, 409, 410, 413, 415, 422, 429, 503}},
 	"/api/outside-agents/v1/session/status":    {"GET": {200, 401, 429, 503}},
 	"/api/outside-agents/v1/notices":           {"POST": {202, 400, 401, 413, 415, 422, 429, 503}},
+	"/api/outside-agents/v1/tools/call":        {"POST": {200, 202, 400, 401, 403, 404, 409, 413, 415, 422, 429, 503}},
 
 	"/owner/outside-agents/pairings":                                {"POST": {201, 400, 401, 404, 413, 415, 422, 503}},
 	"/owner/outside-agents/participants":                            {"GET": {200, 401, 404, 503}},
@@ -35,6 +36,14 @@ var relayPaths = map[string]map[string][]int{
 	"/owner/outside-agents/participants/{participantId}":            {"DELETE": {204, 401, 404, 503}},
 	"/owner/outside-agents/feed":                                    {"GET": {200, 400, 401, 404, 503}},
 	"/owner/outside-agents/feed/stream":                             {"GET": {200, 400, 401, 404, 503}},
+	"/owner/outside-agents/participants/{participantId}/grants": {
+		"GET":    {200, 401, 404, 503},
+		"POST":   {200, 400, 401, 404, 413, 415, 422, 503},
+		"DELETE": {204, 401, 404, 503},
+	},
+	"/owner/outside-agents/participants/{participantId}/tool-calls": {"GET": {200, 400, 401, 404, 503}},
+	"/owner/outside-agents/tool-approvals/{approvalId}":             {"POST": {200, 400, 401, 404, 409, 413, 415, 422, 503}},
+	"/owner/outside-agents/recipes":                                 {"GET": {200, 401, 404}},
 }
 
 func TestRelayPathsExist(t *testing.T) {
@@ -90,11 +99,16 @@ func TestRelayPathsExist(t *testing.T) {
 				t.Errorf("%s %s: 429 without Retry-After", method, path)
 			}
 			// Who may call: the session token on the relay API (none for the
-			// exchange), the server's bearer token on the owner endpoints.
+			// exchange, the callback token for tools), the server's bearer
+			// token on the owner endpoints.
 			switch {
 			case path == "/api/outside-agents/v1/pairings/exchange":
 				if op.Security == nil || !reflect.DeepEqual(*op.Security, openapi3.SecurityRequirements{{}}) {
 					t.Errorf("%s %s security %v, want none", method, path, op.Security)
+				}
+			case path == "/api/outside-agents/v1/tools/call":
+				if op.Security == nil || !reflect.DeepEqual(*op.Security, openapi3.SecurityRequirements{{"relayCallback": []string{}}}) {
+					t.Errorf("%s %s security %v, want relayCallback", method, path, op.Security)
 				}
 			case strings.HasPrefix(path, relay.APIPrefix):
 				if op.Security == nil || !reflect.DeepEqual(*op.Security, openapi3.SecurityRequirements{{"relaySession": []string{}}}) {
@@ -107,8 +121,10 @@ func TestRelayPathsExist(t *testing.T) {
 			}
 		}
 	}
-	if doc.Components.SecuritySchemes["relaySession"] == nil {
-		t.Error("no relaySession security scheme")
+	for _, name := range []string{"relaySession", "relayCallback"} {
+		if doc.Components.SecuritySchemes[name] == nil {
+			t.Errorf("no %s security scheme", name)
+		}
 	}
 }
 
@@ -138,6 +154,21 @@ func TestRelayBodySchemas(t *testing.T) {
 		{"RelayNoticeRequest", map[string]any{"item": map[string]any{"type": "sing", "text": "la"}}, false},
 		{"RelayPairingRequest", map[string]any{"name": "My CLI", "kind": "cli"}, true},
 		{"RelayPairingRequest", map[string]any{"name": "My CLI"}, false},
+		{"RelayPairingRequest", map[string]any{"name": "My CLI", "recipe": "codex"}, true},
+		{"RelayPairingRequest", map[string]any{"name": "My CLI", "recipe": "codex", "kind": "codex"}, true},
+		{"RelayPairingRequest", map[string]any{"name": "My CLI", "recipe": "codex", "extra": 1}, false},
+		{"RelayToolCallRequest", map[string]any{"run_note": "rn1.a.b", "tool": "lookup", "arguments": map[string]any{"q": "x"}, "call_id": "c1"}, true},
+		{"RelayToolCallRequest", map[string]any{"run_note": "rn1.a.b", "tool": "lookup", "call_id": "c1"}, true},
+		{"RelayToolCallRequest", map[string]any{"run_note": "rn1.a.b", "tool": "lookup", "call_id": "c 1"}, false},
+		{"RelayToolCallRequest", map[string]any{"run_note": "rn1.a.b", "tool": "lookup", "arguments": []any{}, "call_id": "c1"}, false},
+		{"RelayToolCallRequest", map[string]any{"tool": "lookup", "call_id": "c1"}, false},
+		{"RelayGrantsRequest", map[string]any{"tools": []any{"lookup", "clock__now"}}, true},
+		{"RelayGrantsRequest", map[string]any{"tools": []any{}}, true},
+		{"RelayGrantsRequest", map[string]any{"tools": "lookup"}, false},
+		{"RelayToolDecision", map[string]any{"decision": "approve"}, true},
+		{"RelayToolDecision", map[string]any{"decision": "maybe"}, false},
+		{"RelayLook", map[string]any{"look": "owl", "colors": map[string]any{"line": "#123", "background": "#a0b1c2"}, "display_name": "Owl"}, true},
+		{"RelayLook", map[string]any{"colors": map[string]any{"line": "red"}}, false},
 	}
 	for i, c := range cases {
 		err := schema(c.schema).VisitJSON(c.body)

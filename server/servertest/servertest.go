@@ -61,6 +61,9 @@ type Setup struct {
 	Store store.Store
 	// Logger receives the server's log (default: discarded).
 	Logger *slog.Logger
+	// Outbox adjusts the outbox dispatcher's options (poll, lease,
+	// backoff of push notifications and webhooks).
+	Outbox func(*runtime.DispatcherOptions)
 }
 
 // Server is a whole harnest server over httptest.
@@ -151,7 +154,7 @@ func Start(t testing.TB, redisURL string, s Setup) *Server {
 		s.Config(&f.Config)
 	}
 	srv, err := server.New(context.Background(), f, server.Options{RedisURL: redisURL, Agent: s.Agent, Tune: s.Tune,
-		Live: s.Live, Relay: s.Relay, AGUI: s.AGUI, A2A: s.A2A, Store: s.Store, Logger: s.Logger})
+		Live: s.Live, Relay: s.Relay, AGUI: s.AGUI, A2A: s.A2A, Store: s.Store, Logger: s.Logger, Outbox: s.Outbox})
 	if err != nil {
 		hs.Close()
 		t.Fatal(err)

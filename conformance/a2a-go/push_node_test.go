@@ -1,0 +1,71 @@
+package conformance
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestPushJSSDK runs ../a2a-js/push.mjs: the @a2a-js/sdk 1.3.0 and 0.3.14
+// clients send messages with push configs and manage configs over
+// JSON-RPC and HTTP+JSON; the receiver here then holds each task's
+// notifications, in its version's shape and signed.
+func TestPushJSSDK(t *testing.T) {
+	dir, err := filepath.Abs("../a2a-js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	skip := func(why string) {
+		if os.Getenv(requireNodeEnv) == "1" {
+			t.Fatalf("%s=1 but %s", requireNodeEnv, why)
+		}
+		t.Skip(why)
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		skip("node is not installed")
+	}
+	for _, pkg := range []string{"@a2a-js/sdk", "a2a-js-sdk-03"} {
+		if _, err := os.Stat(filepath.Join(dir, "node_modules", pkg, "package.json")); err != nil {
+			skip("run npm ci in conformance/a2a-js first (" + pkg + " is missing)")
+		}
+	}
+	rc := newReceiver(t)
+	s := startPushHarnest(t, rc)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, "push.mjs", s.URL, rc.srv.URL)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	t.Logf("%s", out)
+	if err != nil {
+		t.Fatalf("push.mjs failed: %v", err)
+	}
+	for _, transport := range []string{"JSONRPC", "HTTP+JSON"} {
+		for _, c := range []struct{ version, done, shape string }{
+			{"1.0", "TASK_STATE_COMPLETED", "statusUpdate"},
+			{"0.3", `"state":"completed"`, `"kind":"task"`},
+		} {
+			path := "/js/" + c.version + "/" + transport
+			got := rc.waitDone(t, path, c.done)
+			for i, n := range got {
+				var v map[string]any
+				if json.Unmarshal([]byte(n.body), &v) != nil || (i > 0 && c.version == "1.0" && len(v) != 1) {
+					t.Errorf("%s notification %d: %s", path, i, n.body)
+				}
+				if n.header.Get("X-A2A-Notification-Token") != "tok-js" {
+					t.Errorf("%s notification %d headers %v", path, i, n.header)
+				}
+				checkJWT(t, s, n)
+			}
+			if !strings.Contains(got[len(got)-1].body, c.shape) {
+				t.Errorf("%s: the last notification is %s", path, got[len(got)-1].body)
+			}
+		}
+	}
+}

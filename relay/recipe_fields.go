@@ -1,0 +1,259 @@
+package relay
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// recipeFields collects the problems of one recipe, each naming its field
+// by its dotted path ("evidence.status: ...").
+type recipeFields struct {
+	problems []string
+}
+
+// add records a problem of the field at path.
+func (f *recipeFields) add(path, format string, args ...any) {
+	f.problems = append(f.problems, path+": "+fmt.Sprintf(format, args...))
+}
+
+// join is the path of key inside the object at prefix.
+func join(prefix, key string) string {
+	if prefix == "" {
+		return key
+	}
+	return prefix + "." + key
+}
+
+// only rejects the members of obj (at prefix) not in allowed.
+func (f *recipeFields) only(obj map[string]json.RawMessage, prefix string, allowed ...string) {
+	var unknown []string
+	for k := range obj {
+		if !slices.Contains(allowed, k) {
+			unknown = append(unknown, k)
+		}
+	}
+	sort.Strings(unknown)
+	for _, k := range unknown {
+		f.add(join(prefix, clipText(k, 40)), "is not a recipe field (unknown fields are rejected)")
+	}
+}
+
+// member returns obj[key], recording a problem when it is missing.
+func (f *recipeFields) member(obj map[string]json.RawMessage, prefix, key string) (json.RawMessage, bool) {
+	raw, ok := obj[key]
+	if !ok {
+		f.add(join(prefix, key), "is required")
+	}
+	return raw, ok
+}
+
+// text decodes the required string obj[key] into dst.
+func (f *recipeFields) text(obj map[string]json.RawMessage, prefix, key string, dst *string) bool {
+	raw, ok := f.member(obj, prefix, key)
+	if !ok {
+		return false
+	}
+	if err := json.Unmarshal(raw, dst); err != nil || raw[0] != '"' {
+		f.add(join(prefix, key), "must be a string, not %s", describe(raw))
+		return false
+	}
+	return true
+}
+
+// whole decodes the required whole number obj[key] into dst.
+func (f *recipeFields) whole(obj map[string]json.RawMessage, prefix, key string, dst *int) bool {
+	raw, ok := f.member(obj, prefix, key)
+	if !ok {
+		return false
+	}
+	d := json.NewDecoder(bytes.NewReader(raw))
+	if err := d.Decode(dst); err != nil || string(raw) == "null" {
+		f.add(join(prefix, key), "must be a whole number, not %s", describe(raw))
+		return false
+	}
+	return true
+}
+
+// flag decodes the required boolean obj[key] into dst.
+func (f *recipeFields) flag(obj map[string]json.RawMessage, prefix, key string, dst *bool) bool {
+	raw, ok := f.member(obj, prefix, key)
+	if !ok {
+		return false
+	}
+	if err := json.Unmarshal(raw, dst); err != nil || (string(raw) != "true" && string(raw) != "false") {
+		f.add(join(prefix, key), "must be true or false, not %s", describe(raw))
+		return false
+	}
+	return true
+}
+
+// strings decodes the required list of strings obj[key] into dst.
+func (f *recipeFields) strings(obj map[string]json.RawMessage, prefix, key string, dst *[]string) bool {
+	raw, ok := f.member(obj, prefix, key)
+	if !ok {
+		return false
+	}
+	if err := json.Unmarshal(raw, dst); err != nil || raw[0] != '[' {
+		f.add(join(prefix, key), "must be a list of strings, not %s", describe(raw))
+		return false
+	}
+	return true
+}
+
+// object decodes the required object obj[key].
+func (f *recipeFields) object(obj map[string]json.RawMessage, prefix, key string) (map[string]json.RawMessage, bool) {
+	raw, ok := f.member(obj, prefix, key)
+	if !ok {
+		return nil, false
+	}
+	var sub map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &sub); err != nil || sub == nil {
+		f.add(join(prefix, key), "must be an object, not %s", describe(raw))
+		return nil, false
+	}
+	return sub, true
+}
+
+// prose checks reviewed prose: nonblank plain text of at most max
+// characters.
+func (f *recipeFields) prose(path, s string, max int) {
+	if err := plainText(s, max, "text", "invalid_recipe"); err != nil {
+		f.add(path, "must be nonblank plain text of at most %d characters", max)
+	}
+}
+
+// oneOf checks that s is one of values.
+func (f *recipeFields) oneOf(path, s string, values []string) {
+	if !slices.Contains(values, s) {
+		f.add(path, "is %q; it must be one of %s", clipText(s, 40), quoteList(values))
+	}
+}
+
+func (f *recipeFields) pairing(top map[string]json.RawMessage, rc *Recipe) {
+	obj, ok := f.object(top, "", "pairing")
+	if !ok {
+		return
+	}
+	f.only(obj, "pairing", "instruction_id")
+	if f.text(obj, "pairing", "instruction_id", &rc.Pairing.InstructionID) {
+		f.oneOf("pairing.instruction_id", rc.Pairing.InstructionID, recipeInstructions)
+	}
+}
+
+func (f *recipeFields) card(top map[string]json.RawMessage, rc *Recipe) {
+	obj, ok := f.object(top, "", "card")
+	if !ok {
+		return
+	}
+	f.only(obj, "card", "mapping")
+	mapping, ok := f.object(obj, "card", "mapping")
+	if !ok {
+		return
+	}
+	f.only(mapping, "card.mapping", "name", "kind", "skills")
+	rc.Card.Mapping = map[string]string{}
+	for _, key := range []string{"name", "kind", "skills"} {
+		var v string
+		if f.text(mapping, "card.mapping", key, &v) {
+			if want := recipeMapping[key]; v != want {
+				f.add("card.mapping."+key, "must be %q", want)
+			}
+			rc.Card.Mapping[key] = v
+		}
+	}
+}
+
+func (f *recipeFields) stageWords(top map[string]json.RawMessage, rc *Recipe) {
+	obj, ok := f.object(top, "", "stage_words")
+	if !ok {
+		return
+	}
+	w := &rc.StageWords
+	f.only(obj, "stage_words", "connected", "unavailable", "hosted")
+	if f.text(obj, "stage_words", "connected", &w.Connected) && w.Connected != stageConnected {
+		f.add("stage_words.connected", "must be %q", stageConnected)
+	}
+	if f.text(obj, "stage_words", "unavailable", &w.Unavailable) {
+		f.prose("stage_words.unavailable", w.Unavailable, 160)
+	}
+	if _, ok := obj["hosted"]; ok && f.text(obj, "stage_words", "hosted", &w.Hosted) {
+		f.prose("stage_words.hosted", w.Hosted, 160)
+	}
+}
+
+func (f *recipeFields) evidence(top map[string]json.RawMessage, rc *Recipe) {
+	obj, ok := f.object(top, "", "evidence")
+	if !ok {
+		return
+	}
+	e := &rc.Evidence
+	f.only(obj, "evidence", "checked_on", "status", "measured_by")
+	if f.text(obj, "evidence", "checked_on", &e.CheckedOn) && !validDate(e.CheckedOn) {
+		f.add("evidence.checked_on", "is %q; it must be a real date as YYYY-MM-DD", clipText(e.CheckedOn, 20))
+	}
+	if f.text(obj, "evidence", "status", &e.Status) {
+		f.oneOf("evidence.status", e.Status, recipeStatuses)
+	}
+	if _, ok := obj["measured_by"]; ok && f.text(obj, "evidence", "measured_by", &e.MeasuredBy) {
+		if len(e.MeasuredBy) > 200 || !measuredByPattern.MatchString(e.MeasuredBy) {
+			f.add("evidence.measured_by", "must be the measured command, then \" --help sha256 \" and the 64-character lowercase hex digest of its --help output")
+		}
+	}
+}
+
+func (f *recipeFields) contract(top map[string]json.RawMessage, rc *Recipe) {
+	obj, ok := f.object(top, "", "contract")
+	if !ok {
+		return
+	}
+	c := &rc.Contract
+	f.only(obj, "contract", "version", "operations", "cancellation", "resume")
+	if f.whole(obj, "contract", "version", &c.Version) && c.Version != 1 {
+		f.add("contract.version", "must be 1")
+	}
+	if f.strings(obj, "contract", "operations", &c.Operations) {
+		seen := map[string]bool{}
+		for _, op := range c.Operations {
+			if seen[op] {
+				f.add("contract.operations", "lists %q twice; each operation may appear at most once", clipText(op, 40))
+			}
+			seen[op] = true
+			f.oneOf("contract.operations", op, recipeOperations)
+		}
+		if c.Operations == nil {
+			c.Operations = []string{}
+		}
+	}
+	f.flag(obj, "contract", "cancellation", &c.Cancellation)
+	f.flag(obj, "contract", "resume", &c.Resume)
+}
+
+func (f *recipeFields) hosted(top map[string]json.RawMessage, rc *Recipe) {
+	if _, ok := top["hosted"]; !ok {
+		return
+	}
+	obj, ok := f.object(top, "", "hosted")
+	if !ok {
+		return
+	}
+	h := &RecipeHosted{}
+	f.only(obj, "hosted", "adapter", "tools", "environment")
+	if f.text(obj, "hosted", "adapter", &h.Adapter) && strings.TrimSpace(h.Adapter) == "" {
+		f.add("hosted.adapter", "must name the adapter")
+	}
+	if f.strings(obj, "hosted", "tools", &h.Tools) {
+		for _, tool := range h.Tools {
+			if strings.TrimSpace(tool) == "" {
+				f.add("hosted.tools", "must list tool names, not blank strings")
+			}
+		}
+	}
+	if f.text(obj, "hosted", "environment", &h.Environment) && strings.TrimSpace(h.Environment) == "" {
+		f.add("hosted.environment", "must name the environment")
+	}
+	rc.Hosted = h
+}

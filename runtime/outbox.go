@@ -1,0 +1,228 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/harnest/harnest/internal/netguard"
+	"github.com/harnest/harnest/runtime/store"
+)
+
+// The outbox dispatcher: every replica runs one. It claims the deliveries
+// that are due in the store's outbox (A2A push notifications, completion
+// webhooks), whoever enqueued them, and POSTs each through the address
+// guard. A 2xx answer completes a delivery; anything else is tried again
+// with backoff until MaxAttempts, after which the delivery is dropped (and
+// logged). A replica that dies mid-delivery loses its claim when the lease
+// ends, and another replica sends it again: delivery is at least once, in
+// order per queue (store.Outbox).
+
+// DispatcherOptions configure a Dispatcher.
+type DispatcherOptions struct {
+	Store store.Store
+	// Policy is where deliveries may go (netguard): https to public
+	// hosts, private or loopback ones only when listed.
+	Policy netguard.Policy
+	Logger *slog.Logger
+	// Poll is how often the outbox is read for due deliveries (default
+	// 1 s); an Enqueue on this replica wakes it at once.
+	Poll time.Duration
+	// Timeout bounds one POST (default 15 s).
+	Timeout time.Duration
+	// Lease is how long a claim holds a delivery (default Timeout + 15 s).
+	Lease time.Duration
+	// MaxAttempts is how many tries a delivery gets (default 8).
+	MaxAttempts int
+	// Backoff is the wait after the attempt-th failed try (default 1 s,
+	// doubling, at most 5 min).
+	Backoff func(attempt int) time.Duration
+	// Batch is the most deliveries in flight at once (default 32).
+	Batch int
+	// MaxPerUser bounds the deliveries waiting for one user (default
+	// 10000); an Enqueue past it fails with ErrRateLimited.
+	MaxPerUser int
+	// MaxResponseBytes bounds what is read of a receiver's answer
+	// (default 64 KiB).
+	MaxResponseBytes int64
+	// Now is the clock (tests); default time.Now.
+	Now func() time.Time
+}
+
+// Signer adds the headers that authenticate a delivery of its kind, such
+// as a signature over body made at sending time.
+type Signer func(ctx context.Context, d store.Delivery, now time.Time) (map[string]string, error)
+
+// Dispatcher sends the outbox's deliveries. Make one with NewDispatcher,
+// register signers with Sign, then Start it; Close stops it.
+type Dispatcher struct {
+	o       DispatcherOptions
+	st      store.Store
+	log     *slog.Logger
+	client  *http.Client
+	wake    chan struct{}
+	signers map[string]Signer
+
+	mu      sync.Mutex
+	cancel  context.CancelFunc
+	done    chan struct{}
+	started bool
+}
+
+// NewDispatcher makes a dispatcher with the options' defaults filled in.
+func NewDispatcher(o DispatcherOptions) *Dispatcher {
+	if o.Poll <= 0 {
+		o.Poll = time.Second
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 15 * time.Second
+	}
+	if o.Lease <= 0 {
+		o.Lease = o.Timeout + 15*time.Second
+	}
+	if o.MaxAttempts <= 0 {
+		o.MaxAttempts = 8
+	}
+	if o.Backoff == nil {
+		o.Backoff = DefaultBackoff
+	}
+	if o.Batch <= 0 {
+		o.Batch = 32
+	}
+	if o.MaxPerUser <= 0 {
+		o.MaxPerUser = 10000
+	}
+	if o.MaxResponseBytes <= 0 {
+		o.MaxResponseBytes = 64 << 10
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	d := &Dispatcher{o: o, st: o.Store, log: log, wake: make(chan struct{}, 1), signers: map[string]Signer{}}
+	d.client = guardedClient(o.Policy, o.Timeout)
+	d.Sign(DeliveryWebhook, webhookSigner(o.Store))
+	return d
+}
+
+// DefaultBackoff waits 1 s after the first failed try, doubling after
+// each, at most 5 minutes.
+func DefaultBackoff(attempt int) time.Duration {
+	wait := time.Second
+	for i := 1; i < attempt && wait < 5*time.Minute; i++ {
+		wait *= 2
+	}
+	return min(wait, 5*time.Minute)
+}
+
+// Sign registers the signer of a kind of delivery; call it before Start.
+// A delivery of a kind without a signer is sent with its own headers only.
+func (d *Dispatcher) Sign(kind string, s Signer) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.signers[kind] = s
+}
+
+// CheckURL refuses a URL the dispatcher could never deliver to (a scheme,
+// host or address the guard refuses), so that callers refuse it at once.
+func (d *Dispatcher) CheckURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return errors.New("must be an absolute https URL")
+	}
+	if u.User != nil {
+		return errors.New("must not hold credentials")
+	}
+	if err := d.o.Policy.CheckURL(u); err != nil {
+		var refused *netguard.RefusedError
+		if errors.As(err, &refused) {
+			return errors.New(refused.Reason)
+		}
+		return err
+	}
+	return nil
+}
+
+// Enqueue stores a delivery in the outbox (due at once) and wakes this
+// replica's dispatcher. ErrRateLimited: the user's outbox is full.
+func (d *Dispatcher) Enqueue(ctx context.Context, del store.Delivery) error {
+	_, err := d.st.EnqueueDelivery(ctx, del, d.o.MaxPerUser, d.o.Now())
+	if errors.Is(err, store.ErrOutboxFull) {
+		return Errorf(ErrRateLimited, "outbox_full", "Too many notifications are waiting to be delivered for this user; retry later")
+	}
+	if err != nil {
+		return fmt.Errorf("runtime: enqueue delivery: %w", err)
+	}
+	select {
+	case d.wake <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
+// Start runs the dispatcher until Close.
+func (d *Dispatcher) Start() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.started {
+		return
+	}
+	d.started = true
+	ctx, cancel := context.WithCancel(context.Background())
+	d.cancel, d.done = cancel, make(chan struct{})
+	go d.run(ctx)
+}
+
+// Close stops claiming and cancels the deliveries in flight (their claims
+// lapse, and another replica sends them again); it waits until they end.
+func (d *Dispatcher) Close() {
+	d.mu.Lock()
+	cancel, done := d.cancel, d.done
+	d.cancel = nil
+	d.mu.Unlock()
+	if cancel != nil {
+		cancel()
+		<-done
+	}
+}
+
+// run polls the outbox and sends what it claims, at most Batch at once.
+func (d *Dispatcher) run(ctx context.Context) {
+	defer close(d.done)
+	var inFlight sync.WaitGroup
+	defer inFlight.Wait()
+	slots := make(chan struct{}, d.o.Batch)
+	ticker := time.NewTicker(d.o.Poll)
+	defer ticker.Stop()
+	for {
+		free := d.o.Batch - len(slots)
+		if free > 0 {
+			claimed, err := d.st.ClaimDeliveries(ctx, d.o.Now(), d.o.Lease, free)
+			if err != nil && ctx.Err() == nil {
+				d.log.Warn("outbox: cannot claim deliveries", "err", err)
+			}
+			for _, del := range claimed {
+				slots <- struct{}{}
+				inFlight.Add(1)
+				go func() {
+					defer func() { <-slots; inFlight.Done() }()
+					d.deliver(ctx, del)
+				}()
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+		case <-d.wake:
+		}
+	}
+}

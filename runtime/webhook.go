@@ -1,0 +1,147 @@
+package runtime
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/harnest/harnest/runtime/store"
+)
+
+// Completion webhooks of the neutral API: a background response started
+// with a Webhook posts its final receipt (and, with Events, each batch of
+// events as it is logged) to the webhook's URL through the outbox, in
+// order, at least once. Each POST is signed:
+//
+//	Harnest-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">
+//
+// with the caller's webhook key (WebhookKey): derived from the agent's
+// shared secret WebhookSecret and the user ID, so a user can verify what is
+// sent to them and can forge nothing for another user.
+
+// DeliveryWebhook is the outbox kind of completion webhooks.
+const DeliveryWebhook = "webhook"
+
+// WebhookSecret names the agent's shared secret webhook keys derive from.
+const WebhookSecret = "webhook-signing"
+
+// Webhook asks for a response's completion to be posted to URL.
+type Webhook struct {
+	URL string
+	// Events also posts every batch of events as it is logged.
+	Events bool
+}
+
+// UseDispatcher gives the service the outbox dispatcher that sends its
+// webhooks; without one, a request with a webhook is refused.
+func (s *Service) UseDispatcher(d *Dispatcher) { s.outbox = d }
+
+// WebhookKey is the key that signs the webhooks sent for user.
+func (s *Service) WebhookKey(ctx context.Context, user string) ([]byte, error) {
+	return webhookKey(ctx, s.store, user)
+}
+
+func webhookKey(ctx context.Context, st store.Secrets, user string) ([]byte, error) {
+	secret, err := st.SharedSecret(ctx, WebhookSecret)
+	if err != nil {
+		return nil, err
+	}
+	m := hmac.New(sha256.New, secret)
+	m.Write([]byte("harnest-webhook-key:" + user))
+	return m.Sum(nil), nil
+}
+
+// WebhookSignature is the Harnest-Signature value of body sent at t.
+func WebhookSignature(key []byte, t time.Time, body []byte) string {
+	ts := strconv.FormatInt(t.Unix(), 10)
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte(ts + "."))
+	m.Write(body)
+	return "t=" + ts + ",v1=" + hex.EncodeToString(m.Sum(nil))
+}
+
+// webhookSigner signs webhook deliveries with their user's key.
+func webhookSigner(st store.Secrets) Signer {
+	return func(ctx context.Context, d store.Delivery, now time.Time) (map[string]string, error) {
+		key, err := webhookKey(ctx, st, d.User)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]string{"Harnest-Signature": WebhookSignature(key, now, d.Body), "Harnest-Delivery-Id": d.ID}, nil
+	}
+}
+
+// checkWebhook refuses a webhook that cannot be delivered, before anything
+// runs.
+func (s *Service) checkWebhook(req ResponseRequest) error {
+	w := req.Webhook
+	if w == nil {
+		return nil
+	}
+	if s.outbox == nil {
+		return Errorf(ErrInvalid, "invalid_request", "This server sends no webhooks")
+	}
+	if !req.Background {
+		return Errorf(ErrInvalid, "invalid_request", "A webhook needs \"background\": true")
+	}
+	if err := s.outbox.CheckURL(w.URL); err != nil {
+		return Errorf(ErrInvalid, "invalid_request", "webhook.url %s", err.Error())
+	}
+	return nil
+}
+
+// webhookBatch is the body of an events webhook.
+type webhookBatch struct {
+	Type       string            `json:"type"`
+	ResponseID string            `json:"responseId"`
+	SessionID  string            `json:"sessionId"`
+	Events     []json.RawMessage `json:"events"`
+}
+
+// sendWebhookEvents enqueues a batch of logged events, when the webhook
+// asks for them.
+func (r *Response) sendWebhookEvents(events []store.Event) {
+	if r.webhook == nil || !r.webhook.Events || len(events) == 0 {
+		return
+	}
+	b := webhookBatch{Type: "response.events", ResponseID: r.ID, SessionID: r.SessionID, Events: make([]json.RawMessage, len(events))}
+	for i, e := range events {
+		b.Events[i] = e.JSON
+	}
+	body, err := json.Marshal(b)
+	if err != nil {
+		r.svc.log.Warn("webhook: cannot encode events", "responseId", r.ID, "err", err)
+		return
+	}
+	r.enqueueWebhook(body)
+}
+
+// sendWebhook enqueues the final receipt, after the events it ends (when
+// the webhook asks for them), once the receipt is recorded (recordErr nil).
+func (r *Response) sendWebhook(events []store.Event, receipt []byte, recordErr error) {
+	if r.webhook == nil || recordErr != nil {
+		return
+	}
+	r.sendWebhookEvents(events)
+	r.enqueueWebhook(receipt)
+}
+
+func (r *Response) enqueueWebhook(body []byte) {
+	ctx, cancel := context.WithTimeout(context.Background(), recordTimeout)
+	defer cancel()
+	d := store.Delivery{ID: "dlv_" + newHex(), User: r.turn.UserID, Key: "response/" + r.ID, Kind: DeliveryWebhook,
+		URL: r.webhook.URL, Body: body, Headers: map[string]string{"Harnest-Response-Id": r.ID}}
+	if err := r.svc.outbox.Enqueue(ctx, d); err != nil {
+		var e *Error
+		if !errors.As(err, &e) {
+			r.svc.log.Warn("webhook: cannot enqueue", "responseId", r.ID, "err", err)
+			return
+		}
+		r.svc.log.Warn("webhook: dropped", "responseId", r.ID, "reason", e.Detail)
+	}
+}
