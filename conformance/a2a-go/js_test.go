@@ -18,6 +18,24 @@ const requireNodeEnv = "HARNEST_REQUIRE_NODE"
 // @a2a-js/sdk 1.3.0 client over A2A 1.0 and the 0.3.14 client over 0.3,
 // each on JSON-RPC and HTTP+JSON.
 func TestJSSDK(t *testing.T) {
+	js := findNodeSDKs(t)
+	plain := startHarnest(t, "{}")
+	approval := startHarnest(t, "{approval: send_email}")
+	slow := startHarnest(t, "{delayMs: 400}")
+	for _, script := range []string{"sdk10.mjs", "sdk03.mjs"} {
+		t.Run(script, func(t *testing.T) {
+			js.run(t, script, plain.URL, approval.URL, slow.URL)
+		})
+	}
+}
+
+// nodeSDKs is node and ../a2a-js with both SDKs installed.
+type nodeSDKs struct{ node, dir string }
+
+// findNodeSDKs finds them, or skips the test (fails it when
+// HARNEST_REQUIRE_NODE=1).
+func findNodeSDKs(t *testing.T) nodeSDKs {
+	t.Helper()
 	dir, err := filepath.Abs("../a2a-js")
 	if err != nil {
 		t.Fatal(err)
@@ -37,20 +55,20 @@ func TestJSSDK(t *testing.T) {
 			skip("run npm ci in conformance/a2a-js first (" + pkg + " is missing)")
 		}
 	}
-	plain := startHarnest(t, "{}")
-	approval := startHarnest(t, "{approval: send_email}")
-	slow := startHarnest(t, "{delayMs: 400}")
-	for _, script := range []string{"sdk10.mjs", "sdk03.mjs"} {
-		t.Run(script, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-			defer cancel()
-			cmd := exec.CommandContext(ctx, node, script, plain.URL, approval.URL, slow.URL)
-			cmd.Dir = dir
-			out, err := cmd.CombinedOutput()
-			t.Logf("%s", out)
-			if err != nil {
-				t.Fatalf("%s failed: %v", script, err)
-			}
-		})
+	return nodeSDKs{node: node, dir: dir}
+}
+
+// run runs one script of ../a2a-js with args (bounded: two minutes) and
+// fails the test when it fails.
+func (js nodeSDKs) run(t *testing.T, script string, args ...string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, js.node, append([]string{script}, args...)...)
+	cmd.Dir = js.dir
+	out, err := cmd.CombinedOutput()
+	t.Logf("%s", out)
+	if err != nil {
+		t.Fatalf("%s failed: %v", script, err)
 	}
 }

@@ -1,14 +1,9 @@
 package conformance
 
 import (
-	"context"
 	"encoding/json"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestPushJSSDK runs ../a2a-js/push.mjs: the @a2a-js/sdk 1.3.0 and 0.3.14
@@ -16,36 +11,10 @@ import (
 // JSON-RPC and HTTP+JSON; the receiver here then holds each task's
 // notifications, in its version's shape and signed.
 func TestPushJSSDK(t *testing.T) {
-	dir, err := filepath.Abs("../a2a-js")
-	if err != nil {
-		t.Fatal(err)
-	}
-	skip := func(why string) {
-		if os.Getenv(requireNodeEnv) == "1" {
-			t.Fatalf("%s=1 but %s", requireNodeEnv, why)
-		}
-		t.Skip(why)
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		skip("node is not installed")
-	}
-	for _, pkg := range []string{"@a2a-js/sdk", "a2a-js-sdk-03"} {
-		if _, err := os.Stat(filepath.Join(dir, "node_modules", pkg, "package.json")); err != nil {
-			skip("run npm ci in conformance/a2a-js first (" + pkg + " is missing)")
-		}
-	}
+	js := findNodeSDKs(t)
 	rc := newReceiver(t)
 	s := startPushHarnest(t, rc)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, "push.mjs", s.URL, rc.srv.URL)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	t.Logf("%s", out)
-	if err != nil {
-		t.Fatalf("push.mjs failed: %v", err)
-	}
+	js.run(t, "push.mjs", s.URL, rc.srv.URL)
 	for _, transport := range []string{"JSONRPC", "HTTP+JSON"} {
 		for _, c := range []struct{ version, done, shape string }{
 			{"1.0", "TASK_STATE_COMPLETED", "statusUpdate"},
