@@ -92,7 +92,13 @@ type connectProc struct {
 // stopped (SIGTERM, then SIGKILL) when the test ends.
 func startConnect(t *testing.T, server, code string) *connectProc {
 	t.Helper()
-	cmd := exec.Command(harnestBin, "connect", "--server", server, "--name", "My CLI", "--kind", "cli", "--exec", "tr a-z A-Z")
+	return startConnectExec(t, server, code, "tr a-z A-Z")
+}
+
+// startConnectExec is startConnect with this --exec command line.
+func startConnectExec(t *testing.T, server, code, execLine string) *connectProc {
+	t.Helper()
+	cmd := exec.Command(harnestBin, "connect", "--server", server, "--name", "My CLI", "--kind", "cli", "--exec", execLine)
 	cmd.Env = relayEnv("HARNEST_PAIRING_CODE=" + code)
 	c := &connectProc{cmd: cmd, stdout: &lockedBuffer{}, stderr: &lockedBuffer{}, exited: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = c.stdout, c.stderr

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -200,38 +199,4 @@ func approveFromFeed(t *testing.T, h *harnest, owner []string) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	t.Fatal("no tool call waiting for approval reached the owner's feed")
-}
-
-// startConnectExec is startConnect with this --exec command line.
-func startConnectExec(t *testing.T, server, code, execLine string) *connectProc {
-	t.Helper()
-	cmd := exec.Command(harnestBin, "connect", "--server", server, "--name", "My CLI", "--kind", "cli", "--exec", execLine)
-	cmd.Env = relayEnv("HARNEST_PAIRING_CODE=" + code)
-	c := &connectProc{cmd: cmd, stdout: &lockedBuffer{}, stderr: &lockedBuffer{}, exited: make(chan struct{})}
-	cmd.Stdout, cmd.Stderr = c.stdout, c.stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start harnest connect: %v", err)
-	}
-	go func() {
-		_ = cmd.Wait()
-		close(c.exited)
-	}()
-	t.Cleanup(func() {
-		c.stop()
-		if t.Failed() {
-			t.Logf("harnest connect\nstdout:\n%s\nstderr:\n%s", c.stdout, c.stderr)
-		}
-	})
-	deadline := time.Now().Add(15 * time.Second)
-	for !strings.Contains(c.stderr.String(), "waiting for questions") {
-		select {
-		case <-c.exited:
-			t.Fatalf("harnest connect exited before pairing: %s", c.stderr)
-		case <-time.After(20 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("harnest connect did not pair within 15s: %s", c.stderr)
-		}
-	}
-	return c
 }
