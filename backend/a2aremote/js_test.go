@@ -1,22 +1,11 @@
 package a2aremote_test
 
 import (
-	"bufio"
-	"bytes"
-	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
-	"time"
-)
 
-// requireNodeEnv, when 1, makes the @a2a-js/sdk tests fail instead of
-// skipping when node or conformance/a2a-js/node_modules is missing (CI
-// sets it after npm ci in conformance/a2a-js).
-const requireNodeEnv = "HARNEST_REQUIRE_NODE"
+	"github.com/harnest/harnest/internal/testutil"
+)
 
 // jsPeer is conformance/a2a-js/remote-peer.mjs running in node.
 type jsPeer struct {
@@ -31,69 +20,19 @@ type jsPeer struct {
 // the test ends.
 func startJSPeer(t *testing.T, version, binding string) *jsPeer {
 	t.Helper()
-	dir, err := filepath.Abs("../../conformance/a2a-js")
-	if err != nil {
-		t.Fatal(err)
-	}
-	problem := ""
-	node, err := exec.LookPath("node")
-	if err != nil {
-		problem = "node is not on PATH"
-	}
-	for _, pkg := range []string{"@a2a-js/sdk", "a2a-js-sdk-03", "express"} {
-		if _, err := os.Stat(filepath.Join(dir, "node_modules", pkg, "package.json")); err != nil && problem == "" {
-			problem = "conformance/a2a-js/node_modules lacks " + pkg + " (run npm ci in conformance/a2a-js)"
-		}
-	}
-	if problem != "" {
-		if os.Getenv(requireNodeEnv) == "1" {
-			t.Fatalf("the @a2a-js/sdk peers are required (%s=1): %s", requireNodeEnv, problem)
-		}
-		t.Skip(problem)
-	}
-	cmd := exec.Command(node, "remote-peer.mjs", version, binding, "0")
-	cmd.Dir = dir
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	var once sync.Once
-	stop := func() { once.Do(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }) }
-	t.Cleanup(stop)
-
+	dir := testutil.A2AJSDir()
+	node := testutil.RequireNode(t, dir, "@a2a-js/sdk", "a2a-js-sdk-03", "express")
 	p := &jsPeer{started: make(chan string, 8), cancelled: make(chan string, 8)}
-	ready := make(chan string, 1)
-	go func() {
-		defer close(ready)
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			word, rest, _ := strings.Cut(sc.Text(), " ")
-			switch word {
-			case "listening":
-				ready <- rest
-			case "started":
-				p.started <- rest
-			case "cancelled":
-				p.cancelled <- rest
-			}
+	port := testutil.StartNodeServer(t, node, dir, func(line string) {
+		word, rest, _ := strings.Cut(line, " ")
+		switch word {
+		case "started":
+			p.started <- rest
+		case "cancelled":
+			p.cancelled <- rest
 		}
-	}()
-	select {
-	case port, ok := <-ready:
-		if !ok {
-			stop()
-			t.Fatalf("remote-peer.mjs exited before listening: %s", stderr.String())
-		}
-		p.URL = fmt.Sprintf("http://127.0.0.1:%s", port)
-	case <-time.After(20 * time.Second):
-		stop()
-		t.Fatalf("remote-peer.mjs did not listen within 20s: %s", stderr.String())
-	}
+	}, "remote-peer.mjs", version, binding, "0")
+	p.URL = "http://127.0.0.1:" + port
 	return p
 }
 

@@ -7,22 +7,17 @@ package main
 // anything dials.
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
+
+	"github.com/harnest/harnest/internal/testutil"
 )
 
 // rpcAgent is a JSON-RPC A2A agent whose answer to each call is given by
@@ -195,62 +190,7 @@ func TestA2ABridgeJSEcho(t *testing.T) {
 // without node or the packages, or fails under HARNEST_REQUIRE_NODE=1.
 func startJSEcho(t *testing.T) string {
 	t.Helper()
-	dir, err := filepath.Abs("../../conformance/a2a-js")
-	if err != nil {
-		t.Fatal(err)
-	}
-	missing := ""
-	node, err := exec.LookPath("node")
-	if err != nil {
-		missing = "node is not on PATH"
-	} else {
-		for _, pkg := range []string{"@a2a-js/sdk", "express"} {
-			if _, err := os.Stat(filepath.Join(dir, "node_modules", pkg, "package.json")); err != nil {
-				missing = pkg + " is not installed (run npm ci in conformance/a2a-js)"
-			}
-		}
-	}
-	if missing != "" {
-		if os.Getenv("HARNEST_REQUIRE_NODE") == "1" {
-			t.Fatalf("HARNEST_REQUIRE_NODE=1 but %s", missing)
-		}
-		t.Skip(missing)
-	}
-	cmd := exec.Command(node, "echo-server.mjs", "0")
-	cmd.Dir = dir
-	var stderr lockedBuffer
-	cmd.Stderr = &stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	ready := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if port, ok := strings.CutPrefix(sc.Text(), "listening "); ok {
-				ready <- port
-				break
-			}
-		}
-		close(ready)
-		_, _ = io.Copy(io.Discard, stdout)
-	}()
-	select {
-	case port, ok := <-ready:
-		if !ok {
-			t.Fatalf("echo-server.mjs exited before listening: %s", stderr.String())
-		}
-		return fmt.Sprintf("http://127.0.0.1:%s/rpc", port)
-	case <-time.After(20 * time.Second):
-		t.Fatalf("echo-server.mjs did not listen within 20s: %s", stderr.String())
-	}
-	return ""
+	dir := testutil.A2AJSDir()
+	node := testutil.RequireNode(t, dir, "@a2a-js/sdk", "express")
+	return "http://127.0.0.1:" + testutil.StartNodeServer(t, node, dir, nil, "echo-server.mjs", "0") + "/rpc"
 }

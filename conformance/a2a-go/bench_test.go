@@ -1,24 +1,20 @@
 package conformance
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"iter"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
+
+	"github.com/harnest/harnest/internal/testutil"
 )
 
 // BenchmarkSendMessage measures blocking JSON-RPC SendMessage requests per
@@ -134,66 +130,13 @@ func startEchoV2(b testing.TB, agent a2asrv.AgentExecutor) string {
 // is killed when the benchmark ends.
 func startEchoJS(b *testing.B) (url, skip string) {
 	b.Helper()
-	dir, err := filepath.Abs("../a2a-js")
-	if err != nil {
-		b.Fatal(err)
-	}
-	missing := func(why string) (string, string) {
-		if os.Getenv(requireNodeEnv) == "1" {
-			b.Fatalf("%s=1 but %s", requireNodeEnv, why)
+	dir := testutil.A2AJSDir()
+	node, missing := testutil.FindNode(dir, "@a2a-js/sdk", "express")
+	if missing != "" {
+		if os.Getenv(testutil.RequireNodeEnv) == "1" {
+			b.Fatalf("%s=1 but %s", testutil.RequireNodeEnv, missing)
 		}
-		return "", why
+		return "", missing
 	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		return missing("node is not installed")
-	}
-	for _, pkg := range []string{"@a2a-js/sdk", "express"} {
-		if _, err := os.Stat(filepath.Join(dir, "node_modules", pkg, "package.json")); err != nil {
-			return missing("run npm ci in conformance/a2a-js first (" + pkg + " is missing)")
-		}
-	}
-	cmd := exec.Command(node, "echo-server.mjs", "0")
-	cmd.Dir = dir
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	var once sync.Once
-	stop := func() {
-		once.Do(func() {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-		})
-	}
-	b.Cleanup(stop)
-	ready := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if port, ok := strings.CutPrefix(sc.Text(), "listening "); ok {
-				ready <- port
-				break
-			}
-		}
-		close(ready)
-		_, _ = io.Copy(io.Discard, stdout)
-	}()
-	select {
-	case port, ok := <-ready:
-		if !ok {
-			stop()
-			b.Fatalf("echo-server.mjs exited before listening: %s", stderr.String())
-		}
-		return fmt.Sprintf("http://127.0.0.1:%s/rpc", port), ""
-	case <-time.After(20 * time.Second):
-		stop()
-		b.Fatalf("echo-server.mjs did not listen within 20s: %s", stderr.String())
-	}
-	return "", ""
+	return "http://127.0.0.1:" + testutil.StartNodeServer(b, node, dir, nil, "echo-server.mjs", "0") + "/rpc", ""
 }

@@ -2,16 +2,12 @@ package conformance
 
 import (
 	"context"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
-)
 
-// requireNodeEnv, when 1, makes the JS SDK tests fail instead of skipping
-// when node or ../a2a-js/node_modules is missing (CI sets it after npm ci).
-const requireNodeEnv = "HARNEST_REQUIRE_NODE"
+	"github.com/harnest/harnest/internal/testutil"
+)
 
 // TestJSSDK runs the Node scripts of ../a2a-js against three harnest
 // servers (plain echo, echo with an approval, echo with a delay): the
@@ -36,26 +32,8 @@ type nodeSDKs struct{ node, dir string }
 // HARNEST_REQUIRE_NODE=1).
 func findNodeSDKs(t *testing.T) nodeSDKs {
 	t.Helper()
-	dir, err := filepath.Abs("../a2a-js")
-	if err != nil {
-		t.Fatal(err)
-	}
-	skip := func(why string) {
-		if os.Getenv(requireNodeEnv) == "1" {
-			t.Fatalf("%s=1 but %s", requireNodeEnv, why)
-		}
-		t.Skip(why)
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		skip("node is not installed")
-	}
-	for _, pkg := range []string{"@a2a-js/sdk", "a2a-js-sdk-03"} {
-		if _, err := os.Stat(filepath.Join(dir, "node_modules", pkg, "package.json")); err != nil {
-			skip("run npm ci in conformance/a2a-js first (" + pkg + " is missing)")
-		}
-	}
-	return nodeSDKs{node: node, dir: dir}
+	dir := testutil.A2AJSDir()
+	return nodeSDKs{node: testutil.RequireNode(t, dir, "@a2a-js/sdk", "a2a-js-sdk-03"), dir: dir}
 }
 
 // run runs one script of ../a2a-js with args (bounded: two minutes) and
