@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/harnest/harnest/internal/testutil"
 	"github.com/harnest/harnest/server/servertest"
 )
 
@@ -13,13 +14,13 @@ import (
 // /v1 HTTP+JSON routes, and notifications that carry the whole task (kind
 // "task").
 func TestPush03(t *testing.T) {
-	rc := newPushReceiver(t)
+	rc := testutil.NewReceiver(t)
 	h := harnessOf(servertest.Start(t, "", pushServerSetup(rc)))
 	send := map[string]any{
 		"message": map[string]any{"kind": "message", "messageId": "m03", "role": "user",
 			"parts": []any{map[string]any{"kind": "text", "text": "push 0.3"}}},
 		"configuration": map[string]any{"blocking": true,
-			"pushNotificationConfig": map[string]any{"url": rc.at("/v03"), "token": "tok-03",
+			"pushNotificationConfig": map[string]any{"url": rc.URL("/v03"), "token": "tok-03",
 				"authentication": map[string]any{"schemes": []any{"Bearer"}, "credentials": "c03"}}},
 	}
 	r := h.rpc("", "message/send", send)
@@ -28,21 +29,14 @@ func TestPush03(t *testing.T) {
 	if task["kind"] != "task" || dig(task, "status", "state") != "completed" {
 		t.Fatalf("message/send with a push config: %s", r.Body)
 	}
-	got := rc.on(t, "/v03", func(got []pushed) bool {
-		for _, p := range got {
-			if strings.Contains(p.body, `"state":"completed"`) {
-				return true
-			}
-		}
-		return false
-	})
+	got := rc.On("/v03").Wait(t, "the completed task", testutil.DeliveredWith(`"state":"completed"`))
 	for i, p := range got {
 		var v map[string]any
-		if err := json.Unmarshal([]byte(p.body), &v); err != nil || v["kind"] != "task" || v["id"] != taskID {
-			t.Errorf("notification %d is not the 0.3 task: %s", i, p.body)
+		if err := json.Unmarshal([]byte(p.Body), &v); err != nil || v["kind"] != "task" || v["id"] != taskID {
+			t.Errorf("notification %d is not the 0.3 task: %s", i, p.Body)
 		}
-		if p.header.Get("X-A2A-Notification-Token") != "tok-03" || p.header.Get("Authorization") != "Bearer c03" {
-			t.Errorf("notification %d headers %v", i, p.header)
+		if p.Header.Get("X-A2A-Notification-Token") != "tok-03" || p.Header.Get("Authorization") != "Bearer c03" {
+			t.Errorf("notification %d headers %v", i, p.Header)
 		}
 		checkSignature(t, h.Server, p)
 	}
@@ -54,12 +48,12 @@ func TestPush03(t *testing.T) {
 		t.Fatalf("get: %s", r.Body)
 	}
 	r = h.rpc("", "tasks/pushNotificationConfig/set", map[string]any{"taskId": taskID,
-		"pushNotificationConfig": map[string]any{"id": "extra", "url": rc.at("/v03/extra")}})
+		"pushNotificationConfig": map[string]any{"id": "extra", "url": rc.URL("/v03/extra")}})
 	if dig(r.JSON(t), "result", "pushNotificationConfig", "id") != "extra" {
 		t.Fatalf("set: %s", r.Body)
 	}
 	r = h.rpc("", "tasks/pushNotificationConfig/get", map[string]any{"id": taskID, "pushNotificationConfigId": "extra"})
-	if dig(r.JSON(t), "result", "pushNotificationConfig", "url") != rc.at("/v03/extra") {
+	if dig(r.JSON(t), "result", "pushNotificationConfig", "url") != rc.URL("/v03/extra") {
 		t.Fatalf("get by id: %s", r.Body)
 	}
 	r = h.rpc("", "tasks/pushNotificationConfig/list", map[string]any{"id": taskID})
@@ -75,10 +69,10 @@ func TestPush03(t *testing.T) {
 
 // pushREST drives the HTTP+JSON config routes of a task that has one
 // config: 0.3 (the 0.3 proto's shapes) and 1.0 with pages.
-func pushREST(t *testing.T, h *harness, rc *pushReceiver, taskID string) {
+func pushREST(t *testing.T, h *harness, rc *testutil.Receiver, taskID string) {
 	base := "/rest/v1/tasks/" + taskID + "/pushNotificationConfigs"
-	r := h.do("POST", base, `{"parent":"tasks/`+taskID+`","config_id":"rest","config":{"push_notification_config":{"url":"`+rc.at("/v03/rest")+`"}}}`)
-	if v := r.JSON(t); r.Status != 200 || v["name"] != "tasks/"+taskID+"/pushNotificationConfigs/rest" || dig(v, "pushNotificationConfig", "url") != rc.at("/v03/rest") {
+	r := h.do("POST", base, `{"parent":"tasks/`+taskID+`","config_id":"rest","config":{"push_notification_config":{"url":"`+rc.URL("/v03/rest")+`"}}}`)
+	if v := r.JSON(t); r.Status != 200 || v["name"] != "tasks/"+taskID+"/pushNotificationConfigs/rest" || dig(v, "pushNotificationConfig", "url") != rc.URL("/v03/rest") {
 		t.Fatalf("REST 0.3 create: %d %s", r.Status, r.Body)
 	}
 	if r = h.Get(base + "/rest"); r.Status != 200 || dig(r.JSON(t), "pushNotificationConfig", "id") != "rest" {
@@ -93,7 +87,7 @@ func pushREST(t *testing.T, h *harness, rc *pushReceiver, taskID string) {
 	// 1.0 HTTP+JSON, paged.
 	base10 := "/rest/tasks/" + taskID + "/pushNotificationConfigs"
 	for _, id := range []string{"p1", "p2"} {
-		if r = h.do("POST", base10, `{"id":"`+id+`","url":"`+rc.at("/v10")+`"}`); r.Status != 200 || r.JSON(t)["id"] != id {
+		if r = h.do("POST", base10, `{"id":"`+id+`","url":"`+rc.URL("/v10")+`"}`); r.Status != 200 || r.JSON(t)["id"] != id {
 			t.Fatalf("REST 1.0 create: %d %s", r.Status, r.Body)
 		}
 	}

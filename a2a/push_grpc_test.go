@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/harnest/harnest/config"
+	"github.com/harnest/harnest/internal/testutil"
 	"github.com/harnest/harnest/server"
 	"github.com/harnest/harnest/server/servertest"
 )
@@ -18,7 +19,7 @@ import (
 // TestPushOverGRPC: a2a-go v2's gRPC client makes, reads, lists and
 // deletes push configs, and a send's config gets the task's updates.
 func TestPushOverGRPC(t *testing.T) {
-	rc := newPushReceiver(t)
+	rc := testutil.NewReceiver(t)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -46,7 +47,7 @@ func TestPushOverGRPC(t *testing.T) {
 	c, cctx := target.client(t, grpcToken), grpcCtx(t)
 
 	res, err := c.SendMessage(cctx, &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("grpc push")),
-		Config: &a2a.SendMessageConfig{PushConfig: &a2a.PushConfig{ID: "g1", URL: rc.at("/grpc"), Token: "tok-g"}}})
+		Config: &a2a.SendMessageConfig{PushConfig: &a2a.PushConfig{ID: "g1", URL: rc.URL("/grpc"), Token: "tok-g"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,15 +55,15 @@ func TestPushOverGRPC(t *testing.T) {
 	if !ok {
 		t.Fatalf("send with a push config: %#v", res)
 	}
-	got := rc.on(t, "/grpc", untilCompleted)
-	if got[0].header.Get("X-A2A-Notification-Token") != "tok-g" {
-		t.Errorf("headers %v", got[0].header)
+	got := rc.On("/grpc").Wait(t, "the completed status", untilCompleted)
+	if got[0].Header.Get("X-A2A-Notification-Token") != "tok-g" {
+		t.Errorf("headers %v", got[0].Header)
 	}
 	one, err := c.GetTaskPushConfig(cctx, &a2a.GetTaskPushConfigRequest{TaskID: task.ID, ID: "g1"})
-	if err != nil || one.URL != rc.at("/grpc") || one.TaskID != task.ID {
+	if err != nil || one.URL != rc.URL("/grpc") || one.TaskID != task.ID {
 		t.Fatalf("get: %+v %v", one, err)
 	}
-	if _, err := c.CreateTaskPushConfig(cctx, &a2a.PushConfig{TaskID: task.ID, ID: "g2", URL: rc.at("/grpc/2")}); err != nil {
+	if _, err := c.CreateTaskPushConfig(cctx, &a2a.PushConfig{TaskID: task.ID, ID: "g2", URL: rc.URL("/grpc/2")}); err != nil {
 		t.Fatalf("create: %v", err)
 	}
 	if all, err := c.ListTaskPushConfigs(cctx, &a2a.ListTaskPushConfigRequest{TaskID: task.ID}); err != nil || len(all) != 2 {

@@ -17,17 +17,17 @@ import (
 // answers, signed with the caller's key (GET /webhook-key); a 500 is
 // retried.
 func TestWebhooks(t *testing.T) {
-	rc := newHookReceiver(t)
+	rc := testutil.NewReceiver(t)
 	servertest.EachStore(t, pushSetup(rc, 5*time.Second), func(t *testing.T, ts *servertest.Server) {
-		rc.setPlan(http.StatusInternalServerError)
-		start := len(rc.requests())
-		r := ts.Post("/responses", `{"input":"hook me","background":true,"webhook":{"url":"`+rc.url()+`","events":true}}`)
+		rc.SetPlan(http.StatusInternalServerError)
+		start := len(rc.Requests())
+		r := ts.Post("/responses", `{"input":"hook me","background":true,"webhook":{"url":"`+rc.URL("/hook")+`","events":true}}`)
 		servertest.MustStatus(t, r, 200)
 		env := r.JSON(t)
 		id, session := env["id"].(string), env["sessionId"].(string)
-		got := rc.waitFor(t, "the final receipt", func(got []hookRequest) bool {
+		got := rc.Wait(t, "the final receipt", func(got []testutil.Request) bool {
 			for _, g := range got[start:] {
-				if g.status == 200 && strings.HasPrefix(g.body, `{"id":`) {
+				if g.Status == 200 && strings.HasPrefix(g.Body, `{"id":`) {
 					return true
 				}
 			}
@@ -43,18 +43,18 @@ func TestWebhooks(t *testing.T) {
 		}
 		var batches, sequences []float64
 		for i, g := range got {
-			if !verifyWebhook(key, g) {
+			if !testutil.VerifyWebhookSignature(key, g) {
 				t.Errorf("webhook %d: the signature does not verify with /webhook-key", i)
 			}
-			if g.header.Get("Harnest-Response-Id") != id || g.header.Get("Harnest-Delivery-Id") == "" {
-				t.Errorf("webhook %d headers %v", i, g.header)
+			if g.Header.Get("Harnest-Response-Id") != id || g.Header.Get("Harnest-Delivery-Id") == "" {
+				t.Errorf("webhook %d headers %v", i, g.Header)
 			}
-			if g.status != 200 {
+			if g.Status != 200 {
 				continue
 			}
 			if i == len(got)-1 {
-				if g.body != string(receipt.Body) {
-					t.Errorf("the last webhook is not the receipt:\n%s\n%s", g.body, receipt.Body)
+				if g.Body != string(receipt.Body) {
+					t.Errorf("the last webhook is not the receipt:\n%s\n%s", g.Body, receipt.Body)
 				}
 				continue
 			}
@@ -64,8 +64,8 @@ func TestWebhooks(t *testing.T) {
 					Sequence float64 `json:"sequence"`
 				} `json:"events"`
 			}
-			if err := json.Unmarshal([]byte(g.body), &b); err != nil || b.Type != "response.events" {
-				t.Fatalf("webhook %d is neither an event batch nor the receipt: %s", i, g.body)
+			if err := json.Unmarshal([]byte(g.Body), &b); err != nil || b.Type != "response.events" {
+				t.Fatalf("webhook %d is neither an event batch nor the receipt: %s", i, g.Body)
 			}
 			batches = append(batches, float64(len(b.Events)))
 			for _, e := range b.Events {
@@ -80,7 +80,7 @@ func TestWebhooks(t *testing.T) {
 				t.Fatalf("event sequences %v, want 0, 1, 2 ... in order", sequences)
 			}
 		}
-		if len(got) < 2 || got[0].status != http.StatusInternalServerError || got[0].body != got[1].body {
+		if len(got) < 2 || got[0].Status != http.StatusInternalServerError || got[0].Body != got[1].Body {
 			t.Errorf("the delivery that got a 500 was not sent again first")
 		}
 	})
@@ -89,16 +89,16 @@ func TestWebhooks(t *testing.T) {
 // TestWebhookRefusals: a webhook that cannot be delivered is a 400, and
 // nothing runs.
 func TestWebhookRefusals(t *testing.T) {
-	rc := newHookReceiver(t)
+	rc := testutil.NewReceiver(t)
 	ts := servertest.Start(t, "", pushSetup(rc, 5*time.Second))
 	for _, body := range []string{
 		`{"input":"x","background":true,"webhook":{"url":"http://10.0.0.1/hook"}}`,
 		`{"input":"x","background":true,"webhook":{"url":"https://127.0.0.1:9/hook"}}`,
 		`{"input":"x","background":true,"webhook":{"url":"not a url"}}`,
 		`{"input":"x","background":true,"webhook":{}}`,
-		`{"input":"x","background":true,"webhook":{"url":"` + rc.url() + `","extra":1}}`,
-		`{"input":"x","background":true,"webhook":"` + rc.url() + `"}`,
-		`{"input":"x","webhook":{"url":"` + rc.url() + `"}}`,
+		`{"input":"x","background":true,"webhook":{"url":"` + rc.URL("/hook") + `","extra":1}}`,
+		`{"input":"x","background":true,"webhook":"` + rc.URL("/hook") + `"}`,
+		`{"input":"x","webhook":{"url":"` + rc.URL("/hook") + `"}}`,
 	} {
 		r := ts.Post("/responses", body)
 		servertest.MustStatus(t, r, 400)
@@ -109,7 +109,7 @@ func TestWebhookRefusals(t *testing.T) {
 	if list := ts.Get("/sessions"); strings.Contains(string(list.Body), `"id"`) {
 		t.Errorf("refused requests made sessions: %v", list)
 	}
-	if n := len(rc.requests()); n != 0 {
+	if n := len(rc.Requests()); n != 0 {
 		t.Errorf("the receiver got %d requests", n)
 	}
 }
@@ -121,46 +121,39 @@ func TestWebhookRefusals(t *testing.T) {
 func TestPushAfterHolderDies(t *testing.T) {
 	for _, c := range testutil.Stores(t) {
 		t.Run(c.Name, func(t *testing.T) {
-			rc := newHookReceiver(t, 0) // the first notification is held
+			rc := testutil.NewReceiver(t, 0) // the first notification is held
 			s := servertest.Shared(t, c.URL, pushSetup(rc, time.Second))
 			a := servertest.Start(t, c.URL, s)
 			send := `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m1","role":"ROLE_USER",` +
-				`"parts":[{"text":"push me"}]},"configuration":{"taskPushNotificationConfig":{"url":"` + rc.url() + `","token":"tok-1"}}}}`
+				`"parts":[{"text":"push me"}]},"configuration":{"taskPushNotificationConfig":{"url":"` + rc.URL("/hook") + `","token":"tok-1"}}}}`
 			r := a.Do("POST", "/a2a", "application/json", []byte(send), "A2A-Version", "1.0")
 			servertest.MustStatus(t, r, 200)
 			task, _ := r.JSON(t)["result"].(map[string]any)["task"].(map[string]any)
 			if task == nil || task["status"].(map[string]any)["state"] != "TASK_STATE_COMPLETED" {
 				t.Fatalf("send with a push config: %s", r.Body)
 			}
-			rc.waitFor(t, "the first notification", func(got []hookRequest) bool { return len(got) >= 1 })
+			rc.Wait(t, "the first notification", func(got []testutil.Request) bool { return len(got) >= 1 })
 			b := servertest.Start(t, c.URL, s)
 			a.HTTP.Close()
 			if err := a.Srv.Close(); err != nil {
 				t.Logf("closing the holder: %v", err)
 			}
-			got := rc.waitFor(t, "the terminal update", func(got []hookRequest) bool {
-				for _, g := range got {
-					if strings.Contains(g.body, "TASK_STATE_COMPLETED") && g.status == 200 && strings.Contains(g.body, "statusUpdate") {
-						return true
-					}
-				}
-				return false
-			})
-			if !strings.Contains(got[0].body, `"task"`) || got[1].body != got[0].body {
-				t.Fatalf("the held notification (the task) was not sent again first: %q then %q", got[0].body, got[1].body)
+			got := rc.Wait(t, "the terminal update", testutil.DeliveredWith("TASK_STATE_COMPLETED", "statusUpdate"))
+			if !strings.Contains(got[0].Body, `"task"`) || got[1].Body != got[0].Body {
+				t.Fatalf("the held notification (the task) was not sent again first: %q then %q", got[0].Body, got[1].Body)
 			}
 			for i, g := range got[1:] {
-				if g.header.Get("X-A2A-Notification-Token") != "tok-1" || g.header.Get("A2A-Notification-Token") != "tok-1" ||
-					g.header.Get("Content-Type") != "application/a2a+json" {
-					t.Errorf("notification %d headers %v", i+1, g.header)
+				if g.Header.Get("X-A2A-Notification-Token") != "tok-1" || g.Header.Get("A2A-Notification-Token") != "tok-1" ||
+					g.Header.Get("Content-Type") != "application/a2a+json" {
+					t.Errorf("notification %d headers %v", i+1, g.Header)
 				}
 				verifyPushJWT(t, b, g)
 				var e map[string]any
-				if err := json.Unmarshal([]byte(g.body), &e); err != nil || len(e) != 1 {
-					t.Errorf("notification %d is not one StreamResponse: %s", i+1, g.body)
+				if err := json.Unmarshal([]byte(g.Body), &e); err != nil || len(e) != 1 {
+					t.Errorf("notification %d is not one StreamResponse: %s", i+1, g.Body)
 				}
 			}
-			if last := got[len(got)-1].body; !strings.Contains(last, "statusUpdate") || !strings.Contains(last, "TASK_STATE_COMPLETED") {
+			if last := got[len(got)-1].Body; !strings.Contains(last, "statusUpdate") || !strings.Contains(last, "TASK_STATE_COMPLETED") {
 				t.Errorf("the last notification is not the completed status: %s", last)
 			}
 		})

@@ -1,26 +1,20 @@
 package conformance
 
 import (
-	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	a2a03 "github.com/a2aproject/a2a-go/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2a"
-	"github.com/lestrrat-go/jwx/v3/jwk"
-	"github.com/lestrrat-go/jwx/v3/jwt"
 
+	"github.com/harnest/harnest/internal/testutil"
 	"github.com/harnest/harnest/runtime"
 	"github.com/harnest/harnest/server/servertest"
 )
@@ -29,57 +23,14 @@ import (
 // and v0.3 (JSON-RPC) make the configs, a receiver on 127.0.0.1 gets the
 // notifications, and each one's JWT is checked with the served JWKS.
 
-// receiver records the notifications it gets, by path.
-type receiver struct {
-	srv *httptest.Server
-	mu  sync.Mutex
-	got map[string][]notification
-}
-
-type notification struct {
-	header http.Header
-	body   string
-}
-
-func newReceiver(t *testing.T) *receiver {
-	rc := &receiver{got: map[string][]notification{}}
-	rc.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		rc.mu.Lock()
-		rc.got[r.URL.Path] = append(rc.got[r.URL.Path], notification{header: r.Header.Clone(), body: string(b)})
-		rc.mu.Unlock()
-	}))
-	t.Cleanup(rc.srv.Close)
-	return rc
-}
-
-// waitDone waits (at most 20 s) for a notification to path that holds
-// done, and returns what path got.
-func (rc *receiver) waitDone(t *testing.T, path, done string) []notification {
-	t.Helper()
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		rc.mu.Lock()
-		got := append([]notification(nil), rc.got[path]...)
-		rc.mu.Unlock()
-		for _, n := range got {
-			if strings.Contains(n.body, done) {
-				return got
-			}
-		}
-	}
-	t.Fatalf("%s never got a notification with %s", path, done)
-	return nil
-}
-
 // startPushHarnest serves the echo agent with the receiver's host allowed
 // for outbound deliveries and a quick outbox.
-func startPushHarnest(t *testing.T, rc *receiver) *server {
+func startPushHarnest(t *testing.T, rc *testutil.Receiver) *server {
 	t.Helper()
 	dir := t.TempDir()
-	host := strings.TrimPrefix(rc.srv.URL, "http://")
 	cfg := "apiVersion: harnest.dev/v1alpha1\nkind: Agent\nmetadata:\n  name: conformance\n" +
 		"spec:\n  backend:\n    echo: {}\n" +
-		"server:\n  outbound:\n    allowHosts: [\"" + host + "\"]\n"
+		"server:\n  outbound:\n    allowHosts: [\"" + rc.Host() + "\"]\n"
 	for name, body := range map[string]string{"config.yaml": cfg, "agent-card.yaml": agentCard, "instructions.md": "Echo.\n"} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
 			t.Fatal(err)
@@ -93,7 +44,7 @@ func startPushHarnest(t *testing.T, rc *receiver) *server {
 }
 
 // checkJWT verifies a notification's JWT with the server's JWKS.
-func checkJWT(t *testing.T, s *server, n notification) {
+func checkJWT(t *testing.T, s *server, n testutil.Request) {
 	t.Helper()
 	resp, err := http.Get(s.URL + "/.well-known/jwks.json")
 	if err != nil {
@@ -101,32 +52,18 @@ func checkJWT(t *testing.T, s *server, n notification) {
 	}
 	b, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	set, err := jwk.Parse(b)
-	if err != nil {
-		t.Fatalf("JWKS: %v: %s", err, b)
-	}
-	tok, err := jwt.Parse([]byte(n.header.Get("A2A-Notification-Signature")), jwt.WithKeySet(set), jwt.WithContext(context.Background()))
-	if err != nil {
-		t.Fatalf("the JWT does not verify: %v", err)
-	}
-	var claimed string
-	if err := tok.Get("request_body_sha256", &claimed); err != nil {
-		t.Fatal(err)
-	}
-	if sum := sha256.Sum256([]byte(n.body)); claimed != hex.EncodeToString(sum[:]) {
-		t.Error("the JWT signs another body")
-	}
+	testutil.VerifyPushJWT(t, b, n)
 }
 
 func TestPushV2(t *testing.T) {
-	rc := newReceiver(t)
+	rc := testutil.NewReceiver(t)
 	s := startPushHarnest(t, rc)
 	for _, binding := range bindingsV2 {
 		t.Run(string(binding), func(t *testing.T) {
 			c, ctx := clientV2(t, s, binding), ctxT(t)
 			path := "/v2/" + string(binding)
 			res, err := c.SendMessage(ctx, &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("push v2")),
-				Config: &a2a.SendMessageConfig{PushConfig: &a2a.PushConfig{URL: rc.srv.URL + path, Token: "tok-v2"}}})
+				Config: &a2a.SendMessageConfig{PushConfig: &a2a.PushConfig{URL: rc.URL(path), Token: "tok-v2"}}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -134,25 +71,25 @@ func TestPushV2(t *testing.T) {
 			if !ok {
 				t.Fatalf("send with a push config: %#v", res)
 			}
-			got := rc.waitDone(t, path, "TASK_STATE_COMPLETED")
+			got := rc.On(path).Wait(t, "the completed status", testutil.DeliveredWith("TASK_STATE_COMPLETED"))
 			var text strings.Builder
 			for i, n := range got {
 				var sr a2a.StreamResponse
-				if err := json.Unmarshal([]byte(n.body), &sr); err != nil {
+				if err := json.Unmarshal([]byte(n.Body), &sr); err != nil {
 					t.Fatalf("notification %d is not a StreamResponse: %v", i, err)
 				}
 				if e, ok := sr.Event.(*a2a.TaskArtifactUpdateEvent); ok {
 					text.WriteString(textOf(e.Artifact.Parts))
 				}
-				if n.header.Get("A2A-Notification-Token") != "tok-v2" {
-					t.Errorf("notification %d headers %v", i, n.header)
+				if n.Header.Get("A2A-Notification-Token") != "tok-v2" {
+					t.Errorf("notification %d headers %v", i, n.Header)
 				}
 				checkJWT(t, s, n)
 			}
-			if _, ok := mustStream(t, got[0].body).(*a2a.Task); !ok || text.String() != "Echo: push v2" {
-				t.Errorf("notifications: first %s, text %q", got[0].body, text.String())
+			if _, ok := mustStream(t, got[0].Body).(*a2a.Task); !ok || text.String() != "Echo: push v2" {
+				t.Errorf("notifications: first %s, text %q", got[0].Body, text.String())
 			}
-			if _, err := c.CreateTaskPushConfig(ctx, &a2a.PushConfig{TaskID: task.ID, ID: "more", URL: rc.srv.URL + path + "/more"}); err != nil {
+			if _, err := c.CreateTaskPushConfig(ctx, &a2a.PushConfig{TaskID: task.ID, ID: "more", URL: rc.URL(path + "/more")}); err != nil {
 				t.Fatal(err)
 			}
 			cs, err := c.ListTaskPushConfigs(ctx, &a2a.ListTaskPushConfigRequest{TaskID: task.ID})
@@ -178,12 +115,12 @@ func mustStream(t *testing.T, body string) a2a.Event {
 }
 
 func TestPushV03(t *testing.T) {
-	rc := newReceiver(t)
+	rc := testutil.NewReceiver(t)
 	s := startPushHarnest(t, rc)
 	c, ctx := clientV03(t, s), ctxT(t)
 	blocking := true
 	res, err := c.SendMessage(ctx, &a2a03.MessageSendParams{Message: a2a03.NewMessage(a2a03.MessageRoleUser, a2a03.TextPart{Text: "push 0.3"}),
-		Config: &a2a03.MessageSendConfig{Blocking: &blocking, PushConfig: &a2a03.PushConfig{URL: rc.srv.URL + "/v03", Token: "tok-03"}}})
+		Config: &a2a03.MessageSendConfig{Blocking: &blocking, PushConfig: &a2a03.PushConfig{URL: rc.URL("/v03"), Token: "tok-03"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,22 +128,22 @@ func TestPushV03(t *testing.T) {
 	if !ok {
 		t.Fatalf("send with a push config: %#v", res)
 	}
-	got := rc.waitDone(t, "/v03", `"state":"completed"`)
+	got := rc.On("/v03").Wait(t, "the completed task", testutil.DeliveredWith(`"state":"completed"`))
 	for i, n := range got {
 		var tk a2a03.Task
-		if err := json.Unmarshal([]byte(n.body), &tk); err != nil || tk.ID != task.ID {
-			t.Errorf("notification %d is not the task: %v %s", i, err, n.body)
+		if err := json.Unmarshal([]byte(n.Body), &tk); err != nil || tk.ID != task.ID {
+			t.Errorf("notification %d is not the task: %v %s", i, err, n.Body)
 		}
-		if n.header.Get("X-A2A-Notification-Token") != "tok-03" {
-			t.Errorf("notification %d headers %v", i, n.header)
+		if n.Header.Get("X-A2A-Notification-Token") != "tok-03" {
+			t.Errorf("notification %d headers %v", i, n.Header)
 		}
 		checkJWT(t, s, n)
 	}
 	cfg, err := c.GetTaskPushConfig(ctx, &a2a03.GetTaskPushConfigParams{TaskID: task.ID})
-	if err != nil || cfg.Config.URL != rc.srv.URL+"/v03" || cfg.TaskID != task.ID {
+	if err != nil || cfg.Config.URL != rc.URL("/v03") || cfg.TaskID != task.ID {
 		t.Fatalf("get: %+v %v", cfg, err)
 	}
-	if _, err := c.SetTaskPushConfig(ctx, &a2a03.TaskPushConfig{TaskID: task.ID, Config: a2a03.PushConfig{ID: "more", URL: rc.srv.URL + "/v03/more"}}); err != nil {
+	if _, err := c.SetTaskPushConfig(ctx, &a2a03.TaskPushConfig{TaskID: task.ID, Config: a2a03.PushConfig{ID: "more", URL: rc.URL("/v03/more")}}); err != nil {
 		t.Fatal(err)
 	}
 	if cs, err := c.ListTaskPushConfig(ctx, &a2a03.ListTaskPushConfigParams{TaskID: task.ID}); err != nil || len(cs) != 2 {
