@@ -418,7 +418,9 @@ func (s *Server) refresh(ctx context.Context, p runtime.Principal, m *mapper, re
 			break
 		}
 	}
-	if !terminal(m.task.Status.State) && folded == 0 {
+	// A task the events leave open may have ended without an event: its
+	// replica died and a sweeper failed its receipt. The receipt says so.
+	if !terminal(m.task.Status.State) {
 		if receipt == nil {
 			b, err := s.svc.GetResponse(ctx, p, m.task.ContextID, m.task.ID)
 			switch {

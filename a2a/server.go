@@ -112,6 +112,9 @@ func New(o Options) (*Server, error) {
 	if s.now == nil {
 		s.now = time.Now
 	}
+	if s.push != nil {
+		o.Service.OnSwept(s.sweptTask) // push_swept.go
+	}
 	return s, nil
 }
 

@@ -94,6 +94,9 @@ type Service struct {
 	// lapsedSeen is when the sweeper first saw each lapsed run of another
 	// replica (see sweep.go).
 	lapsedSeen map[string]time.Time
+	// onSwept are told of the responses this replica's sweeper failed
+	// (OnSwept).
+	onSwept []func(user, session, responseID string)
 
 	mu       sync.Mutex
 	runs     map[*Response]struct{}

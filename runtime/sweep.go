@@ -30,8 +30,14 @@ func (s *Service) sweep(ctx context.Context) {
 		if err != nil && ctx.Err() == nil {
 			s.log.Warn("sweeping lapsed runs failed", "err", err)
 		}
+		s.mu.Lock()
+		told := s.onSwept
+		s.mu.Unlock()
 		for _, run := range swept {
 			s.log.Warn("failed a response whose replica stopped renewing it", "responseId", run.ResponseID)
+			for _, fn := range told {
+				fn(run.User, run.Session, run.ResponseID)
+			}
 		}
 	}
 }
@@ -71,4 +77,15 @@ func (s *Service) lapsedReceipt(run store.Lapsed, receipt []byte) []byte {
 	}}
 	b, _ := env.encode()
 	return b
+}
+
+// OnSwept registers fn, told (on the sweeper's goroutine) of every response
+// this replica's sweeper failed after its failed receipt is recorded: a
+// response whose replica died, which that replica can no longer report
+// (A2A push notifications tell the task's subscribers). fn must not
+// block for long.
+func (s *Service) OnSwept(fn func(user, session, responseID string)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.onSwept = append(s.onSwept, fn)
 }
