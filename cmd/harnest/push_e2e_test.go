@@ -57,4 +57,3 @@ func TestPushWhenTheTaskHolderIsKilled(t *testing.T) {
 	}
 	b.mustStop(t)
 }
-
