@@ -70,6 +70,10 @@ type userHold struct {
 	mu       sync.Mutex
 	renew    *time.Timer
 	released bool
+	// renewing is held while a renewal talks to the store, so that the
+	// release waits for it: a renewal that landed after the release would
+	// take the slot again (RenewUserSlot re-takes a lapsed slot).
+	renewing sync.Mutex
 }
 
 // takeUserLimits takes a slot and one of the day's turns for a new
@@ -127,9 +131,18 @@ func untilNextUTCDay(now time.Time) time.Duration {
 // renewSlot extends the slot's lease, then schedules the next renewal.
 func (h *userHold) renewSlot() {
 	s := h.svc
+	h.renewing.Lock()
+	h.mu.Lock()
+	released := h.released
+	h.mu.Unlock()
+	if released { // released while this renewal waited to start
+		h.renewing.Unlock()
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), s.lease/3)
 	err := s.store.RenewUserSlot(ctx, h.user, h.holder, s.lease, s.now())
 	cancel()
+	h.renewing.Unlock()
 	if err != nil {
 		s.log.Warn("cannot renew a response's slot among its user's responses in progress", "responseId", h.holder, "err", err)
 	}
@@ -147,6 +160,8 @@ func (h *userHold) release() {
 		return
 	}
 	s := h.svc
+	h.renewing.Lock() // a renewal under way lands first
+	defer h.renewing.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), s.lease/3)
 	defer cancel()
 	if err := s.store.ReleaseUserSlot(ctx, h.user, h.holder); err != nil {
