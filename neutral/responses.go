@@ -69,7 +69,8 @@ func inputField(obj map[string]json.RawMessage) (string, []runtime.InputPart, er
 }
 
 func parseParts(raw json.RawMessage) (string, []runtime.InputPart, error) {
-	invalid := fieldError{"input", `parts must be {"type":"text","text":...} or {"type":"image"|"audio"|"video"|"file","assetId":...}`}
+	invalid := fieldError{"input", `parts must be {"type":"text","text":...}, {"type":"image"|"audio"|"video"|"file","assetId":...}, ` +
+		`{"type":"file","url":...,"mediaType"?:...,"name"?:...} or {"type":"data","data":<any JSON>}`}
 	var items []map[string]json.RawMessage
 	if json.Unmarshal(raw, &items) != nil || len(items) == 0 || len(items) > 64 {
 		return "", nil, invalid
@@ -81,29 +82,44 @@ func parseParts(raw json.RawMessage) (string, []runtime.InputPart, error) {
 		if err != nil {
 			return "", nil, invalid
 		}
-		switch typ {
-		case "text":
-			text, has, err := stringField(item, "text")
-			if err != nil || !has || len(item) != 2 {
-				return "", nil, invalid
-			}
-			texts = append(texts, text)
-			parts = append(parts, runtime.InputPart{Type: "text", Text: text})
-		case "image", "audio", "video", "file":
-			id, has, err := stringField(item, "assetId")
-			if err != nil || !has || id == "" || len(item) != 2 {
-				return "", nil, invalid
-			}
-			parts = append(parts, runtime.InputPart{Type: typ, AssetID: id})
-		default:
+		part, ok := inputPart(item, typ)
+		if !ok {
 			return "", nil, invalid
 		}
+		if typ == "text" {
+			texts = append(texts, part.Text)
+		}
+		parts = append(parts, part)
 	}
 	input := strings.Join(texts, "\n")
 	if strings.TrimSpace(input) == "" && len(texts) == len(parts) {
 		return "", nil, fieldError{"input", "must contain non-blank text or media"}
 	}
 	return input, parts, nil
+}
+
+// inputPart reads one part of an input array: text, a session asset, a
+// file by URL (the server never fetches it; the runtime checks the URL) or
+// a data part (any JSON value).
+func inputPart(item map[string]json.RawMessage, typ string) (runtime.InputPart, bool) {
+	switch {
+	case typ == "text":
+		text, has, err := stringField(item, "text")
+		return runtime.InputPart{Type: "text", Text: text}, err == nil && has && len(item) == 2
+	case typ == "data":
+		data, has := item["data"]
+		return runtime.InputPart{Type: "data", Data: data}, has && len(item) == 2
+	case typ == "file" && item["url"] != nil:
+		url, _, err := stringField(item, "url")
+		mediaType, _, err1 := stringField(item, "mediaType")
+		name, _, err2 := stringField(item, "name")
+		ok := err == nil && err1 == nil && err2 == nil && url != "" && onlyKeys(item, "type", "url", "mediaType", "name") == nil
+		return runtime.InputPart{Type: "file", URL: url, MediaType: mediaType, Name: name}, ok
+	case typ == "image", typ == "audio", typ == "video", typ == "file":
+		id, has, err := stringField(item, "assetId")
+		return runtime.InputPart{Type: typ, AssetID: id}, err == nil && has && id != "" && len(item) == 2
+	}
+	return runtime.InputPart{}, false
 }
 
 func (a *API) createResponse(w http.ResponseWriter, r *http.Request) {

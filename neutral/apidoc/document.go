@@ -334,6 +334,16 @@ func (b *builder) defineSchemas() {
 		req("type", enumStr("How the agent should treat the asset.", mediaPartTypes...)),
 		req("assetId", nonEmptyStr("The `assetId` the upload returned. The asset must belong to the request's session.")),
 	))
+	b.define("FileURLInputPart", strictObject("A file the agent is told the address of. The server never fetches it.",
+		req("type", enumStr("Always `file`.", "file")),
+		req("url", nonEmptyStr("An absolute http, https or data URL.")),
+		opt("mediaType", str("What the file is, as the client says, such as `application/pdf`.")),
+		opt("name", str("The file's name.")),
+	))
+	b.define("DataInputPart", strictObject("Structured data for the agent, as A2A's data parts carry it.",
+		req("type", enumStr("Always `data`.", "data")),
+		req("data", describe(&openapi3.Schema{}, "Any JSON value.")),
+	))
 
 	b.define("Asset", object("A stored asset: what the server learned from its content. Fields that are left out are unknown or do not apply.",
 		req("assetId", str("The asset ID (`asset_` followed by 24 URL-safe characters).")),
@@ -592,12 +602,15 @@ func (b *builder) inputSchema() *openapi3.SchemaRef {
 	text := openapi3.NewStringSchema().WithMinLength(1).WithPattern(`\S`)
 	text.Description = "The user's message as plain text. It must not be blank."
 
-	part := &openapi3.Schema{OneOf: openapi3.SchemaRefs{b.ref("TextInputPart"), b.ref("MediaInputPart")}}
-	part.Description = "A text part or a media part, told apart by `type`."
+	part := &openapi3.Schema{OneOf: openapi3.SchemaRefs{b.ref("TextInputPart"), b.ref("MediaInputPart"),
+		b.ref("FileURLInputPart"), b.ref("DataInputPart")}}
+	part.Description = "A text part, a media part (a session asset), a file by URL or a data part, told apart by `type` " +
+		"(and, for `file`, by `assetId` or `url`)."
 	parts := openapi3.NewArraySchema().WithMinItems(1).WithMaxItems(maxInputParts)
 	parts.Items = inline(part)
 	parts.Description = "The user's message as content parts, in order: `{\"type\": \"text\", \"text\": ...}` and " +
-		"`{\"type\": \"image\"|\"audio\"|\"video\"|\"file\", \"assetId\": ...}`. Text parts are joined with newlines. " +
+		"`{\"type\": \"image\"|\"audio\"|\"video\"|\"file\", \"assetId\": ...}`, `{\"type\": \"file\", \"url\": ...}` and " +
+		"`{\"type\": \"data\", \"data\": <any JSON>}`. Text parts are joined with newlines. " +
 		"At least one part must be non-blank text or media; media needs `sessionId`, since assets belong to a session."
 
 	s := &openapi3.Schema{OneOf: openapi3.SchemaRefs{inline(text), inline(parts)}}

@@ -183,8 +183,8 @@ func TestCreateAgentResponseRequest(t *testing.T) {
 	if text := input.OneOf[0].Value; !text.Type.Is("string") || text.MinLength != 1 || text.Pattern == "" {
 		t.Errorf("input's first alternative must be a non-blank string")
 	}
-	if parts := input.OneOf[1].Value; !parts.Type.Is("array") || parts.MinItems != 1 || len(parts.Items.Value.OneOf) != 2 {
-		t.Errorf("input's second alternative must be a non-empty array of text or media parts")
+	if parts := input.OneOf[1].Value; !parts.Type.Is("array") || parts.MinItems != 1 || len(parts.Items.Value.OneOf) != 4 {
+		t.Errorf("input's second alternative must be a non-empty array of text, media, file-by-URL or data parts")
 	}
 	for _, name := range []string{"stream", "background"} {
 		if d := schema.Properties[name].Value.Default; d != false {
