@@ -236,7 +236,22 @@ func directMessage(resp *runtime.Response, env runtime.Envelope) *Message {
 		parts = []Part{textPart("")}
 	}
 	return &Message{MessageID: resp.ID + "-reply", ContextID: resp.SessionID, Role: roleAgent, Parts: parts,
-		Metadata: harnestMeta(map[string]any{"responseId": resp.ID, "usage": env.Usage})}
+		Metadata: replyMeta(resp.ID, env.Usage)}
+}
+
+// replyMeta is a direct message's metadata, {"harnest": {"responseId",
+// "usage"?}}, as harnestMeta writes it (a struct: every blocking send
+// writes one).
+func replyMeta(responseID string, usage *runtime.Usage) json.RawMessage {
+	var v struct {
+		Harnest struct {
+			ResponseID string         `json:"responseId"`
+			Usage      *runtime.Usage `json:"usage,omitempty"`
+		} `json:"harnest"`
+	}
+	v.Harnest.ResponseID, v.Harnest.Usage = responseID, usage
+	b, _ := json.Marshal(v)
+	return b
 }
 
 // openStream starts or continues a task for a streaming send. Errors here

@@ -23,7 +23,7 @@ var opaqueFields = map[string]bool{"metadata": true, "data": true, "params": tru
 // camelCase one wins. Anything it cannot read is returned unchanged, for
 // the decoder to report.
 func camelKeys(raw json.RawMessage) json.RawMessage {
-	if !bytes.Contains(raw, []byte("_")) || !utf8.Valid(raw) {
+	if !hasSnakeKey(raw) || !utf8.Valid(raw) {
 		return raw
 	}
 	d := json.NewDecoder(bytes.NewReader(raw))
@@ -40,6 +40,39 @@ func camelKeys(raw json.RawMessage) json.RawMessage {
 		return raw
 	}
 	return out
+}
+
+// hasSnakeKey reports whether some object key of the JSON text holds an
+// underscore: a quick scan of its strings and what follows each, so that
+// the common request (camelCase keys, values such as "ROLE_USER") skips
+// the decode and re-encode. A false answer for text that is not JSON
+// leaves it to the decoder to report.
+func hasSnakeKey(raw []byte) bool {
+	for i := 0; i < len(raw); i++ {
+		if raw[i] != '"' {
+			continue
+		}
+		underscore := false
+		for i++; i < len(raw) && raw[i] != '"'; i++ {
+			switch raw[i] {
+			case '\\':
+				i++ // the escaped byte
+			case '_':
+				underscore = true
+			}
+		}
+		if !underscore {
+			continue
+		}
+		j := i + 1
+		for j < len(raw) && (raw[j] == ' ' || raw[j] == '\t' || raw[j] == '\n' || raw[j] == '\r') {
+			j++
+		}
+		if j < len(raw) && raw[j] == ':' {
+			return true
+		}
+	}
+	return false
 }
 
 // renameKeys rewrites the keys of v in place; it reports whether any

@@ -36,3 +36,21 @@ func TestCamelKeys(t *testing.T) {
 		t.Error(snakeCase("historyLength"))
 	}
 }
+
+func TestHasSnakeKey(t *testing.T) {
+	for raw, want := range map[string]bool{
+		`{"message":{"role":"ROLE_USER","parts":[{"text":"a_b"}]}}`: false,
+		`{"message":{"message_id":"m"}}`:                            true,
+		`{"a" : 1, "b_c"  :2}`:                                      true,
+		`{"text":"say \"x_y\": now"}`:                               false,
+		`{"k\"_":1}`:                                                true,
+		`["a_b", "c_d"]`:                                            false,
+		`{"metadata":{"seat_no":1}}`:                                true,
+		`{"a_b"`:                                                    false,
+		``:                                                          false,
+	} {
+		if got := hasSnakeKey([]byte(raw)); got != want {
+			t.Errorf("hasSnakeKey(%s) = %v, want %v", raw, got, want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package a2a
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 
@@ -133,6 +134,9 @@ func decodeSendPush(raw json.RawMessage, version string) (*store.PushConfig, err
 			Push  *pushIn `json:"pushNotificationConfig"`
 			Proto *pushIn `json:"pushNotification"`
 		} `json:"configuration"`
+	}
+	if !bytes.Contains(raw, []byte("ush")) { // every spelling of the three names holds it; most sends have none
+		return nil, nil
 	}
 	if isNull(raw) || json.Unmarshal(camelKeys(raw), &p) != nil || p.Configuration == nil {
 		return nil, nil // the send's own decoder reports a malformed body
