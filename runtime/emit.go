@@ -118,8 +118,7 @@ func (r *Response) flush() {
 	if len(events) == 0 {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.ctx), 10*time.Second)
-	defer cancel()
+	ctx := context.WithoutCancel(r.ctx) // the store bounds the call in time
 	if err := r.svc.store.AppendEvents(ctx, r.turn.UserID, r.SessionID, r.ID, events); err != nil {
 		// Keep them for the next flush or the final step, in order: the log
 		// must not have a gap.

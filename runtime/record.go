@@ -16,15 +16,15 @@ import (
 // that is already there (written by a sweeper that took this replica for
 // dead) stands.
 
-// recordTimeout bounds one attempt to record a step.
+// recordTimeout bounds a read or write of the receipt outside the final
+// step (the store bounds each call too).
 const recordTimeout = 10 * time.Second
 
-// record commits the final step once, bounded in time, whoever waits for
-// it; c keeps its events for a retry.
+// record commits the final step once, whoever waits for it (the store
+// bounds the call in time: no context deadline of its own, which would cost
+// a timer and a context on every turn); c keeps its events for a retry.
 func (r *Response) record(c *store.Commit) error {
-	ctx, cancel := context.WithTimeout(context.Background(), recordTimeout)
-	defer cancel()
-	return r.commit(ctx, c)
+	return r.commit(context.Background(), c)
 }
 
 // recordUntilStored retries a final step that the store did not take, with

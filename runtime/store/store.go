@@ -15,6 +15,12 @@ import (
 // refusals; any other error means the store could not be reached or
 // answered wrongly, and the caller reports it as the store being
 // unavailable.
+//
+// Time: every call is bounded by the implementation itself (the Redis
+// store's Timeout bounds each dial, read, write and pool wait; the
+// in-process store waits on nothing but its own locks), so a caller needs
+// no deadline of its own for a call to end; its context's deadline or
+// cancellation, when it has one, ends the call sooner.
 type Store interface {
 	Sessions
 	Transcripts
