@@ -3,25 +3,9 @@
 // backend/testdata/msg_worker.py. Usage: node msg03.mjs <workerURL>.
 import { randomUUID } from 'node:crypto';
 import { ClientFactory, ClientFactoryOptions } from 'a2a-js-sdk-03/client';
+import { assert, check, finish } from './checks.mjs';
 
 const [workerURL] = process.argv.slice(2);
-let passed = 0;
-let failed = 0;
-
-async function check(name, fn) {
-  try {
-    await fn();
-    passed++;
-    console.log(`ok   ${name}`);
-  } catch (e) {
-    failed++;
-    console.log(`FAIL ${name}: ${e?.stack ?? e}`);
-  }
-}
-
-function assert(cond, msg) {
-  if (!cond) throw new Error(msg);
-}
 
 function message(parts, extra = {}) {
   return { kind: 'message', messageId: randomUUID(), role: 'user', parts, ...extra };
@@ -103,5 +87,4 @@ for (const transport of ['JSONRPC', 'HTTP+JSON']) {
   }
 }
 
-console.log(`msg sdk 0.3.14: ${passed} passed, ${failed} failed`);
-process.exit(failed === 0 && passed > 0 ? 0 : 1);
+finish('msg sdk 0.3.14');

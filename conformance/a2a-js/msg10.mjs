@@ -5,25 +5,9 @@
 import { randomUUID } from 'node:crypto';
 import { ClientFactory, ClientFactoryOptions } from '@a2a-js/sdk/client';
 import { Role, TaskState } from '@a2a-js/sdk';
+import { assert, check, finish } from './checks.mjs';
 
 const [workerURL] = process.argv.slice(2);
-let passed = 0;
-let failed = 0;
-
-async function check(name, fn) {
-  try {
-    await fn();
-    passed++;
-    console.log(`ok   ${name}`);
-  } catch (e) {
-    failed++;
-    console.log(`FAIL ${name}: ${e?.stack ?? e}`);
-  }
-}
-
-function assert(cond, msg) {
-  if (!cond) throw new Error(msg);
-}
 
 function part(content, extra = {}) {
   return { content, metadata: undefined, filename: '', mediaType: '', ...extra };
@@ -102,5 +86,4 @@ for (const transport of ['JSONRPC', 'HTTP+JSON']) {
   }
 }
 
-console.log(`msg sdk 1.3.0: ${passed} passed, ${failed} failed`);
-process.exit(failed === 0 && passed > 0 ? 0 : 1);
+finish('msg sdk 1.3.0');

@@ -9,23 +9,9 @@ import { randomUUID } from 'node:crypto';
 import { ClientFactory, ClientFactoryOptions } from '@a2a-js/sdk/client';
 import { ClientFactory as ClientFactory03, ClientFactoryOptions as ClientFactoryOptions03 } from 'a2a-js-sdk-03/client';
 import { Role, TaskState } from '@a2a-js/sdk';
+import { assert, check, finish } from './checks.mjs';
 
 const [serverURL, receiverURL] = process.argv.slice(2);
-let failed = 0;
-
-async function check(name, fn) {
-  try {
-    await fn();
-    console.log(`ok   ${name}`);
-  } catch (e) {
-    failed++;
-    console.log(`FAIL ${name}: ${e?.stack ?? e}`);
-  }
-}
-
-function assert(cond, msg) {
-  if (!cond) throw new Error(msg);
-}
 
 function message10(text) {
   return {
@@ -89,4 +75,4 @@ for (const transport of ['JSONRPC', 'HTTP+JSON']) {
   });
 }
 
-process.exit(failed === 0 ? 0 : 1);
+finish('push');

@@ -5,25 +5,9 @@
 import { randomUUID } from 'node:crypto';
 import { ClientFactory, ClientFactoryOptions } from '@a2a-js/sdk/client';
 import { Role, TaskState } from '@a2a-js/sdk';
+import { assert, check, finish } from './checks.mjs';
 
 const [plainURL, approvalURL, slowURL] = process.argv.slice(2);
-let passed = 0;
-let failed = 0;
-
-async function check(name, fn) {
-  try {
-    await fn();
-    passed++;
-    console.log(`ok   ${name}`);
-  } catch (e) {
-    failed++;
-    console.log(`FAIL ${name}: ${e?.stack ?? e}`);
-  }
-}
-
-function assert(cond, msg) {
-  if (!cond) throw new Error(msg);
-}
 
 function textPart(text) {
   return { content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: '' };
@@ -130,5 +114,4 @@ for (const transport of ['JSONRPC', 'HTTP+JSON']) {
   });
 }
 
-console.log(`sdk 1.3.0: ${passed} passed, ${failed} failed`);
-process.exit(failed === 0 && passed > 0 ? 0 : 1);
+finish('sdk 1.3.0');

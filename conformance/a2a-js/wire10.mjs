@@ -6,25 +6,9 @@
 import { randomUUID } from 'node:crypto';
 import { ClientFactory, ClientFactoryOptions } from '@a2a-js/sdk/client';
 import { Role } from '@a2a-js/sdk';
+import { assert, check, finish } from './checks.mjs';
 
 const [securedURL, token, plainURL] = process.argv.slice(2);
-let passed = 0;
-let failed = 0;
-
-async function check(name, fn) {
-  try {
-    await fn();
-    passed++;
-    console.log(`ok   ${name}`);
-  } catch (e) {
-    failed++;
-    console.log(`FAIL ${name}: ${e?.stack ?? e}`);
-  }
-}
-
-function assert(cond, msg) {
-  if (!cond) throw new Error(msg);
-}
 
 function message(text, extra = {}) {
   return {
@@ -73,5 +57,4 @@ for (const transport of ['JSONRPC', 'HTTP+JSON']) {
     expectError(drain(plain.sendMessageStream({ tenant: '', message: { ...message('x'), parts: [] }, configuration: undefined, metadata: undefined })), /part|invalid/i));
 }
 
-console.log(`wire 1.3.0: ${passed} passed, ${failed} failed`);
-process.exit(failed === 0 && passed > 0 ? 0 : 1);
+finish('wire 1.3.0');
