@@ -1,0 +1,157 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+)
+
+// A response's run: the agent under its deadline and a run slot, the
+// session lease renewed while it lives.
+
+func (r *Response) run(first *ticket) {
+	s := r.svc
+	defer s.untrack(r)
+	defer close(r.done)
+	defer r.cancel(nil)
+
+	// The lease is renewed from the start, also while the run waits for a
+	// slot, until its final step is recorded.
+	stopRenew := r.renewLease()
+	defer stopRenew()
+	r.emit(Event{Type: EventCreated, Metadata: r.metadata})
+	runErr := r.runAgent(first)
+	r.finish(runErr)
+}
+
+var errDeadline = errors.New("response deadline passed")
+
+// emitCompleted emits response.completed with env and returns env's
+// receipt (the envelope's body is encoded once for both).
+func (r *Response) emitCompleted(env *Envelope) []byte {
+	event, receipt, err := completedWithReceipt(env)
+	if err != nil { // raw JSON of the envelope that cannot be encoded
+		r.emit(Event{Type: EventCompleted, Envelope: env})
+		receipt, _ = env.encode()
+		return receipt
+	}
+	r.emit(event)
+	return receipt
+}
+
+// forCaller returns a backend's error as the caller should see it, or nil
+// when it is an agent failure (its detail never reaches the caller). A
+// backend says so with an *Error of one of these kinds: ErrAgentUnavailable
+// (503: try later), ErrAgentRefused (404: do not retry), ErrRateLimited
+// (429 with Retry-After), ErrInvalid (400: the input was refused, such as
+// the relay's question that is too long), or ErrUnavailable with
+// CodeStoreUnavailable (503: a store failure it passed on, Turn.History's
+// or its own store call's).
+func forCaller(err error) *Error {
+	var e *Error
+	if !errors.As(err, &e) {
+		return nil
+	}
+	switch {
+	case errors.Is(e.Kind, ErrAgentUnavailable), errors.Is(e.Kind, ErrAgentRefused),
+		errors.Is(e.Kind, ErrRateLimited), errors.Is(e.Kind, ErrInvalid):
+		return e
+	case e.Kind == ErrUnavailable && e.Code == CodeStoreUnavailable:
+		return e
+	}
+	return nil
+}
+
+// runAgent runs the agent under the deadline and behind admission. The
+// deadline covers the wait for a slot too, so no run queues forever. A
+// suspension gives the slot back and stops the deadline; resuming takes a
+// slot again with a fresh deadline.
+func (r *Response) runAgent(first *ticket) error {
+	s := r.svc
+	ctx, cancel := context.WithCancelCause(r.ctx)
+	defer cancel(nil)
+	r.mu.Lock()
+	r.agentCtx, r.agentCancel = ctx, cancel
+	r.mu.Unlock()
+	defer r.leaveSegment()
+	err := r.enterSegment(ctx, first)
+	if err == nil {
+		err = s.agent.Run(ctx, &r.turn, r.emitFromAgent)
+		if err == nil && ctx.Err() != nil {
+			err = ctx.Err() // the agent ignored cancellation and returned nil
+		}
+	}
+	if err != nil && context.Cause(ctx) == errDeadline {
+		return errDeadline
+	}
+	return err
+}
+
+// enterSegment starts the segment's deadline and waits for a run slot with
+// the ticket.
+func (r *Response) enterSegment(ctx context.Context, t *ticket) error {
+	r.mu.Lock()
+	if r.deadline == nil {
+		cancel := r.agentCancel
+		r.deadline = time.AfterFunc(r.svc.timeout, func() { cancel(errDeadline) })
+	} else {
+		r.deadline.Reset(r.svc.timeout)
+	}
+	r.mu.Unlock()
+	queuedAt := time.Now()
+	if err := t.acquire(ctx); err != nil {
+		return err
+	}
+	r.svc.observer.AdmissionWaited(time.Since(queuedAt))
+	r.mu.Lock()
+	r.slot = t
+	r.mu.Unlock()
+	return nil
+}
+
+// leaveSegment stops the deadline and frees the run slot.
+func (r *Response) leaveSegment() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.deadline != nil {
+		r.deadline.Stop()
+	}
+	if r.slot != nil {
+		r.slot.release()
+		r.slot = nil
+	}
+}
+
+// renewLease keeps the session held while the response lives: every third
+// of the lease it extends the hold (a timer, not a goroutine, so short turns
+// cost nothing). A queued run is renewed like a running one, so no replica
+// takes it for the run of a dead replica.
+func (r *Response) renewLease() (stop func()) {
+	s := r.svc
+	var mu sync.Mutex
+	stopped := false
+	var t *time.Timer
+	mu.Lock() // t is set before the first renewal can reset it
+	defer mu.Unlock()
+	t = time.AfterFunc(s.lease/3, func() {
+		ctx, cancel := context.WithTimeout(context.Background(), s.lease/3)
+		ok, err := s.store.RenewLease(ctx, r.turn.UserID, r.SessionID, r.ID, s.replica, s.lease)
+		cancel()
+		mu.Lock()
+		defer mu.Unlock()
+		if stopped {
+			return
+		}
+		if err == nil && !ok {
+			s.log.Warn("response lost its session lease", "responseId", r.ID)
+		}
+		t.Reset(s.lease / 3)
+	})
+	return func() {
+		mu.Lock()
+		defer mu.Unlock()
+		stopped = true
+		t.Stop()
+	}
+}
