@@ -6,12 +6,8 @@ package server
 
 import (
 	"context"
-	"crypto/tls"
-	"errors"
-	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"time"
 
@@ -20,25 +16,15 @@ import (
 	"github.com/harnest/harnest/a2a"
 	"github.com/harnest/harnest/agui"
 	"github.com/harnest/harnest/backend"
-	"github.com/harnest/harnest/backend/router"
 	"github.com/harnest/harnest/config"
 	"github.com/harnest/harnest/internal/auth"
-	"github.com/harnest/harnest/internal/httpapi"
-	"github.com/harnest/harnest/internal/httplog"
 	"github.com/harnest/harnest/internal/metrics"
 	"github.com/harnest/harnest/internal/netguard"
 	"github.com/harnest/harnest/internal/tracing"
 	"github.com/harnest/harnest/live"
-	"github.com/harnest/harnest/mcpapi"
-	"github.com/harnest/harnest/neutral"
-	"github.com/harnest/harnest/neutral/apidoc"
-	"github.com/harnest/harnest/openaiapi"
-	"github.com/harnest/harnest/playground"
 	"github.com/harnest/harnest/relay"
-	"github.com/harnest/harnest/routerapi"
 	"github.com/harnest/harnest/runtime"
 	"github.com/harnest/harnest/runtime/store"
-	"github.com/harnest/harnest/skills"
 )
 
 // Options override parts of the folder's config.
@@ -219,241 +205,6 @@ func New(ctx context.Context, f *config.Folder, o Options) (*Server, error) {
 	}
 	outbox.Start()
 	return s, nil
-}
-
-// routes mounts every enabled transport and lists them in /agent.
-func (s *Server) routes() (http.Handler, error) {
-	cfg := s.Folder.Config
-	mux := http.NewServeMux()
-	// /live authenticates its own sockets (a browser cannot send headers on
-	// a WebSocket handshake) and the relay its participants' session tokens,
-	// so the HTTP middleware lets them through.
-	authn := auth.New(tokensOf(cfg), func(r *http.Request) bool {
-		return neutral.IsPublic(r) || a2a.IsPublic(r) || (r.Method == http.MethodGet && r.URL.Path == "/live") || s.relay.IsPublic(r) ||
-			(config.Enabled(cfg.Server.Playground.Enabled) && playground.IsPublic(r)) ||
-			(cfg.Server.OpenAICompat && openaiapi.IsPath(r)) || skills.IsPublic(r) || metrics.IsPublic(cfg, r)
-	}, auth.WithJWT(s.jwt))
-	s.relay.Register(mux)
-	if r, ok := s.agent.(*router.Router); ok {
-		routerapi.Register(mux, routerapi.Options{Router: r, IsOwner: s.relay.IsOwner})
-	}
-	endpoints := neutral.Endpoints()
-	if config.Enabled(cfg.Server.Playground.Enabled) {
-		page := playground.Handler()
-		mux.Handle("GET /{$}", page)
-		mux.Handle("GET /_harnest/", page)
-	}
-	if cfg.Server.Live {
-		lo := live.Options{Service: s.Service, Auth: authn, Logger: s.log,
-			MaxFrameBytes: int64(cfg.Server.Limits.MaxRequestBytes), AllowedOrigins: cfg.Server.AllowedOrigins}
-		if s.tuneLive != nil {
-			s.tuneLive(&lo)
-		}
-		s.live = live.New(lo)
-		mux.Handle("GET /live", s.live)
-		endpoints["live"] = "/live"
-	} else {
-		mux.Handle("GET /live", live.Disabled())
-	}
-	if config.Enabled(cfg.Server.AGUI) {
-		endpoints["agui"] = "/agui"
-	}
-	if cfg.Server.MCP {
-		s.mcp = mcpapi.New(mcpapi.Options{Service: s.Service, AgentName: cfg.Metadata.Name, DisplayName: s.agentName(),
-			Description: cardString(s.Folder.Card, "description"), Logger: s.log,
-			PublicBaseURL: cfg.Server.PublicBaseURL, MaxBodyBytes: int(cfg.Server.Limits.MaxRequestBytes)})
-		mux.Handle("/mcp", s.mcp)
-		endpoints["mcp"] = "/mcp"
-	}
-	if cfg.Server.OpenAICompat {
-		mux.Handle("/v1/", openaiapi.New(openaiapi.Options{Service: s.Service, Auth: authn, AgentName: cfg.Metadata.Name,
-			MaxBodyBytes: int(cfg.Server.Limits.MaxRequestBytes), Logger: s.log}))
-		endpoints["openaiModels"], endpoints["openaiChatCompletions"] = "/v1/models", "/v1/chat/completions"
-	}
-	skills.Register(mux, skills.Options{Card: s.Folder.Card, PublicBaseURL: cfg.Server.PublicBaseURL, MCP: cfg.Server.MCP, AgentName: cfg.Metadata.Name})
-	endpoints["skills"] = "/skills"
-	var resources []neutral.Resource
-	if config.Enabled(cfg.Server.OpenAPI) {
-		docs, err := apidoc.HandlerFor(apidoc.Options{AgentName: s.agentName(), Description: cardString(s.Folder.Card, "description"), Live: cfg.Server.Live, AGUI: config.Enabled(cfg.Server.AGUI),
-			MCP: cfg.Server.MCP, OpenAICompat: cfg.Server.OpenAICompat})
-		if err != nil {
-			return nil, fmt.Errorf("build OpenAPI document: %w", err)
-		}
-		for _, p := range []string{"/openapi.json", "/openapi.yaml", "/docs", "/docs/"} {
-			mux.Handle(p, docs)
-		}
-		endpoints["openapi"], endpoints["openapiYaml"], endpoints["docs"] = "/openapi.json", "/openapi.yaml", "/docs"
-		resources = []neutral.Resource{
-			{Name: "openapi.json", URI: "/openapi.json", MimeType: "application/json"},
-			{Name: "openapi.yaml", URI: "/openapi.yaml", MimeType: "application/yaml"},
-		}
-	}
-	// A2A mounts what agent-card.yaml declares and serves the card both
-	// A2A generations read (A2A routes are found through the card, not
-	// /agent, as in the reference).
-	ao := a2a.Options{
-		Service: s.Service, Store: s.Store, Card: s.Folder.Card, ExtendedCard: s.Folder.ExtendedCard,
-		PublicBaseURL: cfg.Server.PublicBaseURL, Logger: s.log,
-		MaxBodyBytes: int(cfg.Server.Limits.MaxRequestBytes), Outbox: s.outbox,
-	}
-	if s.tuneA2A != nil {
-		s.tuneA2A(&ao)
-	}
-	a2aSrv, err := a2a.New(ao)
-	if err != nil {
-		return nil, err
-	}
-	s.a2a = a2aSrv
-	for _, w := range a2aSrv.Warnings() {
-		s.log.Warn("agent card", "warning", w)
-	}
-	a2aSrv.Register(mux)
-	api, err := neutral.New(neutral.Options{
-		Service: s.Service, MaxBodyBytes: int(cfg.Server.Limits.MaxRequestBytes),
-		Discovery: neutral.Discovery{
-			ID: cfg.Metadata.Name, Name: s.agentName(), Description: cardString(s.Folder.Card, "description"),
-			Card: a2aSrv.Card(), Endpoints: endpoints, Resources: resources,
-		},
-		CardHandler: a2aSrv.CardHandler(),
-	})
-	if err != nil {
-		return nil, err
-	}
-	api.Register(mux)
-	if config.Enabled(cfg.Server.AGUI) {
-		uo := agui.Options{
-			Service: s.Service, MaxBodyBytes: int(cfg.Server.Limits.MaxRequestBytes),
-			Logger: s.log, Store: s.Store,
-		}
-		if s.tuneAGUI != nil {
-			s.tuneAGUI(&uo)
-		}
-		// Mounted for every method: the handler answers anything but POST
-		// with its own 405 ({detail, code}, Allow: POST).
-		mux.Handle("/agui", agui.New(uo))
-	}
-	s.metrics.Mount(mux, metrics.Sources{Service: s.Service, Live: s.live, IsOwner: s.relay.IsOwner, Public: cfg.Server.MetricsPublic})
-	// The body guard sits inside the request log (its 408s are logged) and
-	// outside auth (a refused request's body is drained as well); metrics
-	// count what the body guard and auth answer too. gRPC calls (A2A's
-	// GRPC binding) are logged and counted, then go to their own server in
-	// front of the rest, which authenticates them with the same tokens.
-	// Each request's trace span (when traces are on) covers the rest.
-	// Requests per minute are counted inside auth, where the user is known.
-	// CORS answers browsers' preflights before auth (they carry no token).
-	// The route is matched once, by the mux (httplog.Routes), and shared.
-	chain := httpapi.CORS(cfg.Server.AllowedOrigins, s.tracing.Middleware(mux,
-		httpapi.BodyGuard(cfg.Server.HTTP.BodyTimeout(), authn.Middleware(
-			httpapi.RateLimit(httpapi.RateLimitOptions{Store: s.Store, PerMinute: cfg.Server.Limits.RequestsPerMinute, LimitAnonymous: !authn.Enabled(), Logger: s.log}, httplog.Routes(mux))))))
-	return httplog.Middleware(s.log, s.metrics.Middleware(mux, s.a2a.WithGRPC(chain, authn))), nil
-}
-
-func (s *Server) agentName() string {
-	if n := s.Folder.Config.Metadata.DisplayName; n != "" {
-		return n
-	}
-	if n := cardString(s.Folder.Card, "name"); n != "" {
-		return n
-	}
-	return s.Folder.Config.Metadata.Name
-}
-
-func cardString(card map[string]any, key string) string {
-	v, _ := card[key].(string)
-	return v
-}
-
-// Serve answers HTTP on l until ctx ends, then shuts down: it stops
-// accepting, lets running responses finish within grace, cancels the rest
-// (recording their receipts) and closes the store.
-func (s *Server) Serve(ctx context.Context, l net.Listener, grace time.Duration) error {
-	return s.ServeWith(ctx, l, ServeOptions{Grace: grace})
-}
-
-// ServeOptions say how a replica serves and stops.
-type ServeOptions struct {
-	// Grace is how long running responses may finish once shutting down.
-	Grace time.Duration
-	// DrainDelay is how long the replica keeps serving, not ready, before
-	// it stops accepting: time for a load balancer to see /readyz fail.
-	DrainDelay time.Duration
-	// TLS, when set, serves HTTPS (HTTP/2 included) with it.
-	TLS *tls.Config
-}
-
-// ServeWith is Serve with options: on ctx's end the replica first drains
-// (GET /readyz answers 503 at once, turns are still taken) for DrainDelay,
-// then shuts down as Serve does.
-func (s *Server) ServeWith(ctx context.Context, l net.Listener, o ServeOptions) error {
-	grace := o.Grace
-	hs := &http.Server{
-		Handler:           s.Handler,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       120 * time.Second,
-		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
-		TLSConfig:         o.TLS,
-	}
-	if s.a2a.ServesGRPC() {
-		// gRPC over cleartext HTTP/2 (h2c, prior knowledge) on the same port.
-		hs.Protocols = new(http.Protocols)
-		hs.Protocols.SetHTTP1(true)
-		hs.Protocols.SetHTTP2(true)
-		hs.Protocols.SetUnencryptedHTTP2(true)
-	}
-	errc := make(chan error, 1)
-	go func() {
-		if o.TLS != nil {
-			errc <- hs.ServeTLS(l, "", "") // the certificate comes from TLSConfig
-			return
-		}
-		errc <- hs.Serve(l)
-	}()
-	select {
-	case err := <-errc:
-		s.closeStore()
-		s.flushTraces()
-		return err
-	case <-ctx.Done():
-	}
-	s.Service.Drain()
-	if o.DrainDelay > 0 {
-		s.log.Info("draining: not ready, still serving", "delay", o.DrainDelay)
-		select {
-		case <-time.After(o.DrainDelay):
-		case err := <-errc:
-			s.closeStore()
-			s.flushTraces()
-			return err
-		}
-	}
-	s.log.Info("shutting down", "grace", grace)
-	graceCtx, cancel := context.WithTimeout(context.Background(), grace)
-	defer cancel()
-	go func() { _ = s.Service.Shutdown(graceCtx) }()
-	if s.live != nil {
-		// http.Server.Shutdown does not see hijacked sockets.
-		go func() { _ = s.live.Shutdown(graceCtx) }()
-	}
-	s.closeMCP() // its open event streams would hold the shutdown for the whole grace
-	err := hs.Shutdown(graceCtx)
-	if errors.Is(err, context.DeadlineExceeded) {
-		// Grace is over: the service has cancelled what still ran; give
-		// handlers a moment to write their last frames, then close.
-		finalCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		err = hs.Shutdown(finalCtx)
-		if err != nil {
-			hs.Close()
-		}
-	}
-	_ = s.Service.Shutdown(context.Background())
-	s.closeAgent()
-	s.closeStore()
-	s.flushTraces()
-	if serveErr := <-errc; !errors.Is(serveErr, http.ErrServerClosed) {
-		return serveErr
-	}
-	return err // non-nil when connections had to be closed by force
 }
 
 // Close stops the service and releases the store (for servers that never
