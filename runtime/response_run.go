@@ -3,7 +3,6 @@ package runtime
 import (
 	"context"
 	"errors"
-	"sync"
 	"time"
 )
 
@@ -18,8 +17,8 @@ func (r *Response) run(first *ticket) {
 
 	// The lease is renewed from the start, also while the run waits for a
 	// slot, until its final step is recorded.
-	stopRenew := r.renewLease()
-	defer stopRenew()
+	r.renewLease()
+	defer r.stopRenewal()
 	r.emit(Event{Type: EventCreated, Metadata: r.metadata})
 	runErr := r.runAgent(first)
 	r.finish(runErr)
@@ -125,33 +124,38 @@ func (r *Response) leaveSegment() {
 
 // renewLease keeps the session held while the response lives: every third
 // of the lease it extends the hold (a timer, not a goroutine, so short turns
-// cost nothing). A queued run is renewed like a running one, so no replica
-// takes it for the run of a dead replica.
-func (r *Response) renewLease() (stop func()) {
+// cost nothing; its state lives in the Response, so starting it allocates
+// only the timer). A queued run is renewed like a running one, so no
+// replica takes it for the run of a dead replica. stopRenewal ends it.
+func (r *Response) renewLease() {
+	r.leaseMu.Lock() // the timer is set before its first renewal can reset it
+	defer r.leaseMu.Unlock()
+	r.leaseTimer = time.AfterFunc(r.svc.lease/3, r.renewOnce)
+}
+
+// renewOnce extends the hold once and schedules the next renewal.
+func (r *Response) renewOnce() {
 	s := r.svc
-	var mu sync.Mutex
-	stopped := false
-	var t *time.Timer
-	mu.Lock() // t is set before the first renewal can reset it
-	defer mu.Unlock()
-	t = time.AfterFunc(s.lease/3, func() {
-		ctx, cancel := context.WithTimeout(context.Background(), s.lease/3)
-		ok, err := s.store.RenewLease(ctx, r.turn.UserID, r.SessionID, r.ID, s.replica, s.lease)
-		cancel()
-		mu.Lock()
-		defer mu.Unlock()
-		if stopped {
-			return
-		}
-		if err == nil && !ok {
-			s.log.Warn("response lost its session lease", "responseId", r.ID)
-		}
-		t.Reset(s.lease / 3)
-	})
-	return func() {
-		mu.Lock()
-		defer mu.Unlock()
-		stopped = true
-		t.Stop()
+	ctx, cancel := context.WithTimeout(context.Background(), s.lease/3)
+	ok, err := s.store.RenewLease(ctx, r.turn.UserID, r.SessionID, r.ID, s.replica, s.lease)
+	cancel()
+	r.leaseMu.Lock()
+	defer r.leaseMu.Unlock()
+	if r.leaseStopped {
+		return
+	}
+	if err == nil && !ok {
+		s.log.Warn("response lost its session lease", "responseId", r.ID)
+	}
+	r.leaseTimer.Reset(s.lease / 3)
+}
+
+// stopRenewal ends the renewals once the final step is recorded.
+func (r *Response) stopRenewal() {
+	r.leaseMu.Lock()
+	defer r.leaseMu.Unlock()
+	r.leaseStopped = true
+	if r.leaseTimer != nil {
+		r.leaseTimer.Stop()
 	}
 }
