@@ -88,10 +88,6 @@ type turnWatch struct {
 	firstEvent atomic.Int64
 }
 
-func newTurnWatch(transport string) *turnWatch {
-	return &turnWatch{transport: transport, started: time.Now()}
-}
-
 // agentEmitted notes the agent's first event.
 func (w *turnWatch) agentEmitted() {
 	if w.firstEvent.Load() == 0 {

@@ -75,7 +75,7 @@ type Response struct {
 	ctx      context.Context // the response's life: ends when it is cancelled
 	cancel   context.CancelCauseFunc
 	done     chan struct{}    // closed when the response is over and recorded
-	watch    *turnWatch       // measures the turn for the service's Observer
+	watch    turnWatch        // measures the turn for the service's Observer
 	endTrace func(TurnReport) // ends the turn's trace span (trace.go)
 
 	// detachCaller stops the caller's context from cancelling the response.
@@ -143,6 +143,10 @@ var (
 // about 450 bytes: the queue is allocated with every streaming response.)
 const streamQueue = 16
 
+// emptyObject is the metadata of a request that sent none. Shared: nothing
+// writes to it.
+var emptyObject = json.RawMessage("{}")
+
 // StartResponse checks the request, takes the session (creating it when no
 // ID is given), records the in_progress receipt and starts the agent. The
 // response runs until the agent ends, ctx ends (cancelled, unless
@@ -156,7 +160,7 @@ func (s *Service) StartResponse(ctx context.Context, p Principal, req ResponseRe
 	}
 	metadata := req.Metadata
 	if len(metadata) == 0 || string(metadata) == "null" {
-		metadata = json.RawMessage("{}")
+		metadata = emptyObject
 	}
 	if err := s.checkWebhook(req); err != nil {
 		return nil, err
@@ -175,7 +179,7 @@ func (s *Service) StartResponse(ctx context.Context, p Principal, req ResponseRe
 	}
 	r := &Response{
 		ID: NewResponseID(), SessionID: sessionID, Background: req.Background, svc: s, metadata: metadata,
-		done: make(chan struct{}), boundary: make(chan struct{}), watch: newTurnWatch(req.Transport), webhook: req.Webhook,
+		done: make(chan struct{}), boundary: make(chan struct{}), watch: turnWatch{transport: req.Transport, started: time.Now()}, webhook: req.Webhook,
 	}
 	if req.Stream {
 		r.stream = make(chan Event, streamQueue)
