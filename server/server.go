@@ -95,7 +95,8 @@ func New(ctx context.Context, f *config.Folder, o Options) (*Server, error) {
 	if o.RedisURL != "" {
 		url = o.RedisURL
 	}
-	st, err := openStore(ctx, cfg, url, o.Store)
+	met := metrics.ForConfig(cfg)
+	st, err := openStore(ctx, cfg, url, o.Store, met.StoreObserver())
 	if err != nil {
 		return nil, err
 	}
@@ -151,10 +152,6 @@ func New(ctx context.Context, f *config.Folder, o Options) (*Server, error) {
 			release()
 			return nil, err
 		}
-	}
-	met := metrics.ForConfig(cfg)
-	if o.Store == nil { // a given store may be shared: its commands are not all this replica's
-		store.ObserveCommands(st, met.StoreObserver())
 	}
 	tr, err := tracing.FromEnv(ctx)
 	if err != nil {
@@ -232,8 +229,10 @@ func (s *Server) flushTraces() {
 }
 
 // openStore returns the given store, or opens the one the config names
-// (url overrides store.redis.url).
-func openStore(ctx context.Context, cfg config.Config, url string, given store.Store) (store.Store, error) {
+// (url overrides store.redis.url) with observer counting its commands from
+// the first. A given store is not observed: it may be shared, so its
+// commands are not all this replica's.
+func openStore(ctx context.Context, cfg config.Config, url string, given store.Store, observer store.CommandObserver) (store.Store, error) {
 	if given != nil {
 		return given, nil
 	}
@@ -241,6 +240,7 @@ func openStore(ctx context.Context, cfg config.Config, url string, given store.S
 		URL: url, KeyPrefix: cfg.Store.KeyPrefix,
 		ReceiptTTL: time.Duration(cfg.Store.Retention.ReceiptsSeconds) * time.Second,
 		Timeout:    cfg.Store.Redis.Timeout(),
+		Observer:   observer,
 	})
 }
 

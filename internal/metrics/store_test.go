@@ -41,6 +41,10 @@ func TestStoreCommands(t *testing.T) {
 			if got := value(after, "harnest_store_commands_total", window) - value(before, "harnest_store_commands_total", window); got < turns {
 				t.Errorf("the limit_window script counted %v times over %d turns", got, turns)
 			}
+			// The commands of the store's opening count too.
+			if got := value(after, "harnest_store_commands_total", map[string]string{"command": "ping"}); got < 1 {
+				t.Errorf("the opening's ping counted %v times", got)
+			}
 			if got := value(after, "harnest_store_commands_total", map[string]string{"command": "xadd"}); got < turns {
 				t.Errorf("xadd (the event log) counted %v times over %d turns", got, turns)
 			}

@@ -25,6 +25,9 @@ type Options struct {
 	ReceiptTTL time.Duration
 	// Timeout bounds every call to a real Redis.
 	Timeout time.Duration
+	// Observer, when set, is told of every command a Redis store sends,
+	// from the first (the in-process store sends none).
+	Observer store.CommandObserver
 }
 
 // Open opens the store the options name and checks that it answers.
@@ -32,5 +35,6 @@ func Open(ctx context.Context, o Options) (store.Store, error) {
 	if o.URL == "" {
 		return memstore.New(memstore.Options{ReceiptTTL: o.ReceiptTTL}), nil
 	}
-	return redisstore.Open(ctx, redisstore.Options{URL: o.URL, KeyPrefix: o.KeyPrefix, ReceiptTTL: o.ReceiptTTL, Timeout: o.Timeout})
+	return redisstore.Open(ctx, redisstore.Options{URL: o.URL, KeyPrefix: o.KeyPrefix, ReceiptTTL: o.ReceiptTTL, Timeout: o.Timeout,
+		Observer: o.Observer})
 }
