@@ -133,11 +133,11 @@ func (h *toolsAtHome) noteKey(ctx context.Context) ([]byte, error) {
 // registerTools mounts the tools-at-home routes.
 func (r *Relay) registerTools(mux *http.ServeMux) {
 	mux.HandleFunc("POST "+APIPrefix+"tools/call", r.handleToolCall)
-	mux.HandleFunc("GET "+OwnerPrefix+"participants/{id}/grants", r.owner(r.handleGetGrants))
-	mux.HandleFunc("POST "+OwnerPrefix+"participants/{id}/grants", r.owner(r.handleSetGrants))
-	mux.HandleFunc("DELETE "+OwnerPrefix+"participants/{id}/grants", r.owner(r.handleRevokeGrants))
-	mux.HandleFunc("GET "+OwnerPrefix+"participants/{id}/tool-calls", r.owner(r.handleToolReceipts))
-	mux.HandleFunc("POST "+OwnerPrefix+"tool-approvals/{id}", r.owner(r.handleToolApproval))
+	mux.HandleFunc("GET "+OwnerPrefix+"participants/{id}/grants", r.owner(r.toolsOn(r.handleGetGrants)))
+	mux.HandleFunc("POST "+OwnerPrefix+"participants/{id}/grants", r.owner(r.toolsOn(r.handleSetGrants)))
+	mux.HandleFunc("DELETE "+OwnerPrefix+"participants/{id}/grants", r.owner(r.toolsOn(r.handleRevokeGrants)))
+	mux.HandleFunc("GET "+OwnerPrefix+"participants/{id}/tool-calls", r.owner(r.toolsOn(r.handleToolReceipts)))
+	mux.HandleFunc("POST "+OwnerPrefix+"tool-approvals/{id}", r.owner(r.toolsOn(r.handleToolApproval)))
 }
 
 // toolsOff answers a tools-at-home route while the feature is off.

@@ -33,16 +33,25 @@ func (r *Relay) ownParticipant(w http.ResponseWriter, req *http.Request, owner s
 	return p, true
 }
 
+// toolsOn answers the owner's tools-at-home routes with 404
+// tools_at_home_off while they are off (toolsOff), and serves them with h
+// otherwise.
+func (r *Relay) toolsOn(h ownerHandler) ownerHandler {
+	return func(w http.ResponseWriter, req *http.Request, owner string) {
+		if r.home == nil {
+			toolsOff(w)
+			return
+		}
+		h(w, req, owner)
+	}
+}
+
 func writeGrants(w http.ResponseWriter, participant string, tools []string) {
 	writeJSON(w, http.StatusOK, map[string]any{"participant_id": participant, "tools": tools})
 }
 
 // GET /owner/outside-agents/participants/{id}/grants
 func (r *Relay) handleGetGrants(w http.ResponseWriter, req *http.Request, owner string) {
-	if r.home == nil {
-		toolsOff(w)
-		return
-	}
 	p, ok := r.ownParticipant(w, req, owner)
 	if !ok {
 		return
@@ -59,10 +68,6 @@ func (r *Relay) handleGetGrants(w http.ResponseWriter, req *http.Request, owner 
 // replaces the participant's grants with these exact tool names, each one
 // the server offers.
 func (r *Relay) handleSetGrants(w http.ResponseWriter, req *http.Request, owner string) {
-	if r.home == nil {
-		toolsOff(w)
-		return
-	}
 	p, ok := r.ownParticipant(w, req, owner)
 	if !ok {
 		return
@@ -104,10 +109,6 @@ func (r *Relay) handleSetGrants(w http.ResponseWriter, req *http.Request, owner 
 
 // DELETE /owner/outside-agents/participants/{id}/grants: revokes them all.
 func (r *Relay) handleRevokeGrants(w http.ResponseWriter, req *http.Request, owner string) {
-	if r.home == nil {
-		toolsOff(w)
-		return
-	}
 	p, ok := r.ownParticipant(w, req, owner)
 	if !ok {
 		return
@@ -144,10 +145,6 @@ func toolCallOut(c store.RelayToolCall) toolCallJSON {
 // GET /owner/outside-agents/participants/{id}/tool-calls?limit=20: the
 // participant's tool calls, newest first.
 func (r *Relay) handleToolReceipts(w http.ResponseWriter, req *http.Request, owner string) {
-	if r.home == nil {
-		toolsOff(w)
-		return
-	}
 	limit := 20
 	if v := req.URL.Query().Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
@@ -176,10 +173,6 @@ func (r *Relay) handleToolReceipts(w http.ResponseWriter, req *http.Request, own
 // POST /owner/outside-agents/tool-approvals/{id} {"decision":
 // "approve"|"deny"}: answers a call waiting for approval, once.
 func (r *Relay) handleToolApproval(w http.ResponseWriter, req *http.Request, owner string) {
-	if r.home == nil {
-		toolsOff(w)
-		return
-	}
 	body, berr := readBody(w, req)
 	if berr != nil {
 		failBody(w, berr)
