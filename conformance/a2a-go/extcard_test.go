@@ -3,16 +3,12 @@ package conformance
 import (
 	"errors"
 	"net/http"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
 
-	harnesta2a "github.com/harnest/harnest/a2a"
-	"github.com/harnest/harnest/config"
 	"github.com/harnest/harnest/server/servertest"
 )
 
@@ -31,22 +27,10 @@ const extendedCardYAML = `skills:
 // the folder's agent-card.extended.yaml loaded by config.Load.
 func startSecured(t testing.TB) *server {
 	t.Helper()
-	dir := t.TempDir()
-	cfg := "apiVersion: harnest.dev/v1alpha1\nkind: Agent\nmetadata:\n  name: conformance\n" +
-		"spec:\n  backend:\n    echo: {}\n" +
+	cfg := configHead + "spec:\n  backend:\n    echo: {}\n" +
 		"auth:\n  tokens:\n    - {token: " + securedToken + ", user: alice}\n"
-	files := map[string]string{"config.yaml": cfg, "agent-card.yaml": agentCard, "agent-card.extended.yaml": extendedCardYAML, "instructions.md": "Echo.\n"}
-	for name, body := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	folder, err := config.Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := servertest.Start(t, "", servertest.Setup{Folder: dir, PublicURL: true,
-		A2A: func(o *harnesta2a.Options) { o.ExtendedCard = folder.ExtendedCard }})
+	dir := writeFolder(t, map[string]string{"config.yaml": cfg, "agent-card.yaml": agentCard, "agent-card.extended.yaml": extendedCardYAML})
+	ts := servertest.Start(t, "", servertest.Setup{Folder: dir, PublicURL: true}) // the server serves the folder's extended card
 	return &server{URL: ts.URL}
 }
 

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"net"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -15,9 +13,6 @@ import (
 	a2agrpc "github.com/a2aproject/a2a-go/v2/a2agrpc/v1"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
-
-	harnestserver "github.com/harnest/harnest/server"
-	"github.com/harnest/harnest/server/servertest"
 )
 
 // A2A 1.0 over gRPC with a2a-go v2.3.1's gRPC client, from the served
@@ -47,25 +42,13 @@ func startGRPCHarnestWith(t *testing.T, echo, extended string) (base string) {
 		"  - {url: \"http://" + addr + "/a2a\", protocolBinding: JSONRPC, protocolVersion: \"1.0\"}\n" +
 		"capabilities:\n  streaming: true\ndefaultInputModes: [text/plain]\ndefaultOutputModes: [text/plain]\n" +
 		"skills:\n  - {id: echo, name: Echo, description: Repeats the message back., tags: [echo]}\n"
-	cfg := "apiVersion: harnest.dev/v1alpha1\nkind: Agent\nmetadata:\n  name: conformance\n" +
-		"spec:\n  backend:\n    echo: " + echo + "\n" +
+	cfg := configHead + "spec:\n  backend:\n    echo: " + echo + "\n" +
 		"auth:\n  tokens:\n    - {token: " + grpcCardToken + ", user: alice}\n"
-	dir := t.TempDir()
-	files := map[string]string{"config.yaml": cfg, "agent-card.yaml": card, "instructions.md": "Echo.\n"}
+	files := map[string]string{"config.yaml": cfg, "agent-card.yaml": card}
 	if extended != "" {
 		files["agent-card.extended.yaml"] = extended
 	}
-	for name, body := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ts := servertest.Start(t, "", servertest.Setup{Folder: dir})
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- ts.Srv.ServeWith(ctx, l, harnestserver.ServeOptions{Grace: time.Second}) }()
-	t.Cleanup(func() { cancel(); <-done })
-	return "http://" + addr
+	return serveOn(t, l, writeFolder(t, files))
 }
 
 type bearerCreds string

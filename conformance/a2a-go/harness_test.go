@@ -2,11 +2,13 @@ package conformance
 
 import (
 	"context"
+	"net"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
+	harnestserver "github.com/harnest/harnest/server"
 	"github.com/harnest/harnest/server/servertest"
 )
 
@@ -41,17 +43,43 @@ type server struct {
 // tool activity hidden and room for 64 turns at once.
 func startHarnest(t testing.TB, echo string) *server {
 	t.Helper()
-	dir := t.TempDir()
-	cfg := "apiVersion: harnest.dev/v1alpha1\nkind: Agent\nmetadata:\n  name: conformance\n" +
-		"spec:\n  backend:\n    echo: " + echo + "\n  output:\n    thinking: true\n    toolActivity: false\n" +
+	cfg := configHead + "spec:\n  backend:\n    echo: " + echo + "\n  output:\n    thinking: true\n    toolActivity: false\n" +
 		"server:\n  http:\n    maxConcurrentRequests: 64\n"
-	for name, body := range map[string]string{"config.yaml": cfg, "agent-card.yaml": agentCard, "instructions.md": "Echo.\n"} {
+	dir := writeFolder(t, map[string]string{"config.yaml": cfg, "agent-card.yaml": agentCard})
+	ts := servertest.Start(t, "", servertest.Setup{Folder: dir, PublicURL: true})
+	return &server{URL: ts.URL}
+}
+
+// configHead starts every config.yaml of these tests.
+const configHead = "apiVersion: harnest.dev/v1alpha1\nkind: Agent\nmetadata:\n  name: conformance\n"
+
+// writeFolder writes an agent folder of these files (with an
+// instructions.md unless given) into a temp dir and returns it.
+func writeFolder(t testing.TB, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if _, ok := files["instructions.md"]; !ok {
+		files["instructions.md"] = "Echo.\n"
+	}
+	for name, body := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
-	ts := servertest.Start(t, "", servertest.Setup{Folder: dir, PublicURL: true})
-	return &server{URL: ts.URL}
+	return dir
+}
+
+// serveOn serves the agent folder on l (made before the server, so that
+// its card can name the address: gRPC and HTTP on one port) until the test
+// ends, and returns its base URL.
+func serveOn(t *testing.T, l net.Listener, dir string) string {
+	t.Helper()
+	ts := servertest.Start(t, "", servertest.Setup{Folder: dir})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- ts.Srv.ServeWith(ctx, l, harnestserver.ServeOptions{Grace: time.Second}) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return "http://" + l.Addr().String()
 }
 
 func ctxT(t testing.TB) context.Context {

@@ -2,20 +2,14 @@ package conformance
 
 import (
 	"bytes"
-	"context"
 	"net"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
-
-	harnestserver "github.com/harnest/harnest/server"
-	"github.com/harnest/harnest/server/servertest"
 )
 
 // The whole message reaches a real worker, and its rich answers come back:
@@ -46,20 +40,8 @@ func startMsgWorker(t *testing.T) (base string) {
 		"  - {url: \"http://" + addr + "/rest\", protocolBinding: HTTP+JSON, protocolVersion: \"0.3\"}\n" +
 		"capabilities:\n  streaming: true\ndefaultInputModes: [text/plain]\ndefaultOutputModes: [text/plain]\n" +
 		"skills:\n  - {id: echo, name: Echo, description: Echoes parts., tags: [echo]}\n"
-	cfg := "apiVersion: harnest.dev/v1alpha1\nkind: Agent\nmetadata:\n  name: conformance\n" +
-		"spec:\n  backend:\n    exec:\n      command: [python3, " + worker + "]\n      mode: worker\n      workers: 2\n"
-	dir := t.TempDir()
-	for name, body := range map[string]string{"config.yaml": cfg, "agent-card.yaml": card, "instructions.md": "Echo.\n"} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ts := servertest.Start(t, "", servertest.Setup{Folder: dir})
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- ts.Srv.ServeWith(ctx, l, harnestserver.ServeOptions{Grace: time.Second}) }()
-	t.Cleanup(func() { cancel(); <-done })
-	return "http://" + addr
+	cfg := configHead + "spec:\n  backend:\n    exec:\n      command: [python3, " + worker + "]\n      mode: worker\n      workers: 2\n"
+	return serveOn(t, l, writeFolder(t, map[string]string{"config.yaml": cfg, "agent-card.yaml": card}))
 }
 
 // msgClients are a2a-go v2 clients of each 1.0 binding of base.

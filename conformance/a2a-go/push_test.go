@@ -5,8 +5,6 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -27,15 +25,9 @@ import (
 // for outbound deliveries and a quick outbox.
 func startPushHarnest(t *testing.T, rc *testutil.Receiver) *server {
 	t.Helper()
-	dir := t.TempDir()
-	cfg := "apiVersion: harnest.dev/v1alpha1\nkind: Agent\nmetadata:\n  name: conformance\n" +
-		"spec:\n  backend:\n    echo: {}\n" +
+	cfg := configHead + "spec:\n  backend:\n    echo: {}\n" +
 		"server:\n  outbound:\n    allowHosts: [\"" + rc.Host() + "\"]\n"
-	for name, body := range map[string]string{"config.yaml": cfg, "agent-card.yaml": agentCard, "instructions.md": "Echo.\n"} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := writeFolder(t, map[string]string{"config.yaml": cfg, "agent-card.yaml": agentCard})
 	ts := servertest.Start(t, "", servertest.Setup{Folder: dir, PublicURL: true, Outbox: func(o *runtime.DispatcherOptions) {
 		o.Poll = 20 * time.Millisecond
 		o.Backoff = func(int) time.Duration { return 50 * time.Millisecond }
