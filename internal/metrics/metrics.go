@@ -1,6 +1,8 @@
 package metrics
 
 import (
+	"sync"
+
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 )
@@ -11,6 +13,9 @@ import (
 type Metrics struct {
 	registry *prometheus.Registry
 	backend  string // the backend label of every turn
+	// The turn series already used (observer.go): turnLabels ->
+	// *turnSeries, and transport -> first-event prometheus.Observer.
+	series, firstEvents sync.Map
 
 	httpRequests *prometheus.CounterVec
 	httpDuration *prometheus.HistogramVec

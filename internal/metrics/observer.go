@@ -3,6 +3,8 @@ package metrics
 import (
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/harnest/harnest/runtime"
 )
 
@@ -34,11 +36,11 @@ var knownStatuses = map[string]bool{
 
 func (o turnObserver) TurnEnded(r runtime.TurnReport) {
 	m := o.m
-	transport := oneOf(r.Transport, knownTransports)
-	m.turns.WithLabelValues(transport, m.backend, oneOf(r.Status, knownStatuses)).Inc()
-	m.turnDuration.WithLabelValues(transport, m.backend).Observe(r.Duration.Seconds())
+	series := m.turnSeriesOf(oneOf(r.Transport, knownTransports), oneOf(r.Status, knownStatuses))
+	series.turns.Inc()
+	series.duration.Observe(r.Duration.Seconds())
 	if r.FirstEvent > 0 {
-		m.turnFirstEvent.WithLabelValues(transport).Observe(r.FirstEvent.Seconds())
+		m.firstEventOf(series.transport).Observe(r.FirstEvent.Seconds())
 	}
 	if r.Usage.InputTokens > 0 {
 		m.modelTokens.WithLabelValues("input").Add(float64(r.Usage.InputTokens))
@@ -46,6 +48,44 @@ func (o turnObserver) TurnEnded(r runtime.TurnReport) {
 	if r.Usage.OutputTokens > 0 {
 		m.modelTokens.WithLabelValues("output").Add(float64(r.Usage.OutputTokens))
 	}
+}
+
+// turnLabels are the label values of a turn's series.
+type turnLabels struct{ transport, status string }
+
+// turnSeries are the series one kind of turn counts into, looked up once
+// per kind (a vector's label lookup hashes every value on every call; the
+// labels are bounded, so the cache is too).
+type turnSeries struct {
+	transport string
+	turns     prometheus.Counter
+	duration  prometheus.Observer
+}
+
+// turnSeriesOf returns the series of a transport and status, made on first
+// use (so that a scrape shows only the series that have counted).
+func (m *Metrics) turnSeriesOf(transport, status string) *turnSeries {
+	key := turnLabels{transport, status}
+	if s, ok := m.series.Load(key); ok {
+		return s.(*turnSeries)
+	}
+	s := &turnSeries{
+		transport: transport,
+		turns:     m.turns.WithLabelValues(transport, m.backend, status),
+		duration:  m.turnDuration.WithLabelValues(transport, m.backend),
+	}
+	actual, _ := m.series.LoadOrStore(key, s)
+	return actual.(*turnSeries)
+}
+
+// firstEventOf returns the first-event histogram of a transport, made on
+// the first turn of it that has a first event.
+func (m *Metrics) firstEventOf(transport string) prometheus.Observer {
+	if o, ok := m.firstEvents.Load(transport); ok {
+		return o.(prometheus.Observer)
+	}
+	actual, _ := m.firstEvents.LoadOrStore(transport, m.turnFirstEvent.WithLabelValues(transport))
+	return actual.(prometheus.Observer)
 }
 
 func (o turnObserver) AdmissionWaited(wait time.Duration) {
