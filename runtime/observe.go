@@ -123,7 +123,7 @@ func (r *Response) reportEnd(env Envelope, fail *Error) {
 func (s *Service) ActiveResponses() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.runs)
+	return len(s.byID)
 }
 
 // QueuedRuns is how many runs wait for a run slot (maxConcurrentRequests)

@@ -110,11 +110,6 @@ type Response struct {
 	limits *userHold
 	// webhook is where the final receipt is posted (webhook.go); nil for none.
 	webhook *Webhook
-
-	// The session lease's renewals (response_run.go).
-	leaseMu      sync.Mutex
-	leaseTimer   *time.Timer
-	leaseStopped bool
 }
 
 // Outcome is how a response reached a boundary.

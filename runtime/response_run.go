@@ -16,9 +16,9 @@ func (r *Response) run(first *ticket) {
 	defer r.cancel(nil)
 
 	// The lease is renewed from the start, also while the run waits for a
-	// slot, until its final step is recorded.
-	r.renewLease()
-	defer r.stopRenewal()
+	// slot, until its final step is recorded (renewer.go).
+	s.renewal.add(r, r.watch.started)
+	defer s.renewal.remove(r)
 	r.emit(Event{Type: EventCreated, Metadata: r.metadata})
 	runErr := r.runAgent(first)
 	r.finish(runErr)
@@ -119,43 +119,5 @@ func (r *Response) leaveSegment() {
 	if r.slot != nil {
 		r.slot.release()
 		r.slot = nil
-	}
-}
-
-// renewLease keeps the session held while the response lives: every third
-// of the lease it extends the hold (a timer, not a goroutine, so short turns
-// cost nothing; its state lives in the Response, so starting it allocates
-// only the timer). A queued run is renewed like a running one, so no
-// replica takes it for the run of a dead replica. stopRenewal ends it.
-func (r *Response) renewLease() {
-	r.leaseMu.Lock() // the timer is set before its first renewal can reset it
-	defer r.leaseMu.Unlock()
-	r.leaseTimer = time.AfterFunc(r.svc.lease/3, r.renewOnce)
-}
-
-// renewOnce extends the hold once and schedules the next renewal.
-func (r *Response) renewOnce() {
-	s := r.svc
-	ctx, cancel := context.WithTimeout(context.Background(), s.lease/3)
-	ok, err := s.store.RenewLease(ctx, r.turn.UserID, r.SessionID, r.ID, s.replica, s.lease)
-	cancel()
-	r.leaseMu.Lock()
-	defer r.leaseMu.Unlock()
-	if r.leaseStopped {
-		return
-	}
-	if err == nil && !ok {
-		s.log.Warn("response lost its session lease", "responseId", r.ID)
-	}
-	r.leaseTimer.Reset(s.lease / 3)
-}
-
-// stopRenewal ends the renewals once the final step is recorded.
-func (r *Response) stopRenewal() {
-	r.leaseMu.Lock()
-	defer r.leaseMu.Unlock()
-	r.leaseStopped = true
-	if r.leaseTimer != nil {
-		r.leaseTimer.Stop()
 	}
 }

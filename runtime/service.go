@@ -98,9 +98,12 @@ type Service struct {
 	// (OnSwept).
 	onSwept []func(user, session, responseID string)
 
+	// renewal renews the session leases of the running responses
+	// (renewer.go).
+	renewal renewer
+
 	mu       sync.Mutex
-	runs     map[*Response]struct{}
-	byID     map[string]*Response
+	byID     map[string]*Response // the running responses
 	closing  bool
 	draining bool // readiness says no, turns are still taken (Drain)
 	finished sync.WaitGroup
@@ -113,7 +116,7 @@ func New(o Options) *Service {
 		timeout: o.Timeout, maxIn: o.MaxInputBytes, policy: o.Policy,
 		lease: o.Lease, log: o.Logger, now: o.Now,
 		approvalTTL: o.ApprovalTTL, clientToolTTL: o.ClientToolTTL, sweepEvery: o.SweepInterval, flushDelay: o.FlushDelay,
-		runs: map[*Response]struct{}{}, byID: map[string]*Response{},
+		byID: map[string]*Response{},
 		replica: "replica_" + newHex(), halt: make(chan struct{}), lapsedSeen: map[string]time.Time{},
 		runners: newRunners(maxIdleRunners), observer: o.Observer, tracer: o.Tracer, limits: o.Limits,
 	}
@@ -195,7 +198,7 @@ func (s *Service) Shutdown(ctx context.Context) error {
 	case <-done:
 	case <-ctx.Done():
 		s.mu.Lock()
-		for r := range s.runs {
+		for _, r := range s.byID {
 			r.cancel(errShutdown)
 		}
 		s.mu.Unlock()
@@ -229,6 +232,7 @@ func (s *Service) stop() {
 		_ = hub.Close()
 	}
 	s.runners.stop()
+	s.renewal.stop()
 }
 
 var errShutdown = errors.New("server shutting down")
@@ -240,7 +244,6 @@ func (s *Service) track(r *Response) bool {
 	if s.closing {
 		return false
 	}
-	s.runs[r] = struct{}{}
 	s.byID[r.ID] = r
 	s.finished.Add(1)
 	return true
@@ -248,7 +251,6 @@ func (s *Service) track(r *Response) bool {
 
 func (s *Service) untrack(r *Response) {
 	s.mu.Lock()
-	delete(s.runs, r)
 	delete(s.byID, r.ID)
 	s.mu.Unlock()
 	s.finished.Done()
