@@ -20,6 +20,7 @@ type admission struct {
 	mu      sync.Mutex
 	running int
 	queued  int // reserved and waiting tickets
+	waiting int // waiting tickets: those in the users' waiting lists
 	seq     uint64
 	users   map[string]*userShare
 }
@@ -37,7 +38,7 @@ type ticket struct {
 	a      *admission
 	user   string
 	seq    uint64
-	ready  chan struct{} // closed when the ticket is given a slot
+	ready  chan struct{} // made when the ticket waits; closed when it is given a slot
 	queued bool          // counted in a.queued (reserved or waiting)
 	state  ticketState
 }
@@ -87,7 +88,7 @@ func (a *admission) reserve(user string) (*ticket, error) {
 	u.reserved++
 	a.queued++
 	a.seq++
-	return &ticket{a: a, user: user, seq: a.seq, ready: make(chan struct{}), queued: true}, nil
+	return &ticket{a: a, user: user, seq: a.seq, queued: true}, nil
 }
 
 // resume takes a place for a run that continues after a suspension; it is
@@ -99,7 +100,7 @@ func (a *admission) resume(user string) *ticket {
 	u.reserved++
 	a.queued++
 	a.seq++
-	return &ticket{a: a, user: user, seq: a.seq, ready: make(chan struct{}), queued: true}
+	return &ticket{a: a, user: user, seq: a.seq, queued: true}
 }
 
 // acquire waits for a slot until ctx ends. On error the ticket is given up.
@@ -108,8 +109,20 @@ func (t *ticket) acquire(ctx context.Context) error {
 	a.mu.Lock()
 	u := a.share(t.user)
 	u.reserved--
+	if a.waiting == 0 && a.running < a.slots {
+		// A free slot and nobody before it: the ticket runs at once, as
+		// dispatch would decide, without waiting.
+		u.running++
+		a.running++
+		a.unqueue(t)
+		t.state = ticketRunning
+		a.mu.Unlock()
+		return nil
+	}
 	t.state = ticketWaiting
+	t.ready = make(chan struct{})
 	u.waiting = append(u.waiting, t)
+	a.waiting++
 	a.dispatch()
 	a.mu.Unlock()
 
@@ -161,6 +174,7 @@ func (a *admission) removeWaiting(t *ticket) {
 	for i, w := range u.waiting {
 		if w == t {
 			u.waiting = append(u.waiting[:i], u.waiting[i+1:]...)
+			a.waiting--
 			break
 		}
 	}
@@ -172,7 +186,7 @@ func (a *admission) removeWaiting(t *ticket) {
 // dispatch gives free slots to waiters: each time to the user with the
 // fewest running runs, the oldest waiter first among equals.
 func (a *admission) dispatch() {
-	for a.running < a.slots {
+	for a.running < a.slots && a.waiting > 0 {
 		var next *userShare
 		for _, u := range a.users {
 			if len(u.waiting) == 0 {
@@ -188,6 +202,7 @@ func (a *admission) dispatch() {
 		}
 		t := next.waiting[0]
 		next.waiting = next.waiting[1:]
+		a.waiting--
 		next.running++
 		a.running++
 		a.unqueue(t)
