@@ -17,9 +17,12 @@ const DefaultFlushDelay = 100 * time.Millisecond
 // segment is over and drops the types an agent may not send.
 func (r *Response) emitFromAgent(e Event) error {
 	r.mu.Lock()
-	ctx := r.agentCtx
+	over := r.agentReturned
 	r.mu.Unlock()
-	if err := ctx.Err(); err != nil {
+	if over {
+		return context.Canceled // the agent returned: a late emit is refused
+	}
+	if err := r.ctx.Err(); err != nil {
 		return err
 	}
 	switch e.Type {

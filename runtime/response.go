@@ -96,8 +96,9 @@ type Response struct {
 	flushTimer  *time.Timer   // schedules flushes; stopped when the events are taken
 	state       map[string]json.RawMessage
 	closed      bool
-	agentCtx    context.Context
-	agentCancel context.CancelCauseFunc
+	// agentReturned is set once the agent's Run returned: later emits
+	// are refused.
+	agentReturned bool
 	waiter      *waiter // the wait the agent is suspended on
 	resumedBy   struct{ approval, clientTool string }
 

@@ -68,15 +68,16 @@ func forCaller(err error) *Error {
 // slot again with a fresh deadline.
 func (r *Response) runAgent(first *ticket) error {
 	s := r.svc
-	ctx, cancel := context.WithCancelCause(r.ctx)
-	defer cancel(nil)
-	r.mu.Lock()
-	r.agentCtx, r.agentCancel = ctx, cancel
-	r.mu.Unlock()
+	// The agent runs under the response's own context: the deadline
+	// cancels it with errDeadline (one context per response, not two).
+	ctx := r.ctx
 	defer r.leaveSegment()
 	err := r.enterSegment(ctx, first)
 	if err == nil {
 		err = s.agent.Run(ctx, &r.turn, r.emitFromAgent)
+		r.mu.Lock()
+		r.agentReturned = true
+		r.mu.Unlock()
 		if err == nil && ctx.Err() != nil {
 			err = ctx.Err() // the agent ignored cancellation and returned nil
 		}
@@ -92,8 +93,7 @@ func (r *Response) runAgent(first *ticket) error {
 func (r *Response) enterSegment(ctx context.Context, t *ticket) error {
 	r.mu.Lock()
 	if r.deadline == nil {
-		cancel := r.agentCancel
-		r.deadline = time.AfterFunc(r.svc.timeout, func() { cancel(errDeadline) })
+		r.deadline = time.AfterFunc(r.svc.timeout, r.deadlinePassed)
 	} else {
 		r.deadline.Reset(r.svc.timeout)
 	}
@@ -108,6 +108,9 @@ func (r *Response) enterSegment(ctx context.Context, t *ticket) error {
 	r.mu.Unlock()
 	return nil
 }
+
+// deadlinePassed cancels the response when its segment's deadline passes.
+func (r *Response) deadlinePassed() { r.cancel(errDeadline) }
 
 // leaveSegment stops the deadline and frees the run slot.
 func (r *Response) leaveSegment() {
