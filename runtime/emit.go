@@ -48,7 +48,7 @@ func (r *Response) emit(e Event) error {
 		return errCancelled
 	}
 	e.Sequence, e.ResponseID, e.SessionID = r.seq, r.ID, r.SessionID
-	b, err := e.encode()
+	b, err := r.encodeEvent(&e)
 	if err != nil {
 		return Errorf(ErrInvalid, "invalid_event", "event cannot be encoded: %v", err)
 	}
@@ -85,6 +85,31 @@ func (r *Response) emit(e Event) error {
 	case <-r.ctx.Done():
 		return r.ctx.Err()
 	}
+}
+
+// eventArena is the size of the blocks a response encodes its events into:
+// a short turn's events share one allocation.
+const eventArena = 1024
+
+// encodeEvent encodes e into the response's current block, or a fresh one
+// when it has no room; the caller holds r.mu. The bytes returned are never
+// written again (their capacity ends where they end), so every reader of
+// the event may keep them.
+func (r *Response) encodeEvent(e *Event) ([]byte, error) {
+	hint := e.sizeHint()
+	if cap(r.arena)-len(r.arena) < hint {
+		r.arena = make([]byte, 0, max(eventArena, hint))
+	}
+	free := r.arena[len(r.arena):len(r.arena)]
+	b, err := e.appendJSON(free)
+	if err != nil {
+		return nil, err
+	}
+	if len(b) <= cap(free) { // written in the block: keep it there
+		r.arena = r.arena[:len(r.arena)+len(b)]
+		return b[:len(b):len(b)], nil
+	}
+	return b, nil // longer than its hint: append gave it its own array
 }
 
 // detachStream closes the streaming caller's channel after a boundary; later

@@ -144,10 +144,16 @@ func (e Event) MarshalJSON() ([]byte, error) { return e.JSON() }
 
 // encode writes the event with the fields its type carries (see
 // event_json.go).
-func (e Event) encode() ([]byte, error) {
+func (e Event) encode() ([]byte, error) { return e.appendJSON(make([]byte, 0, e.sizeHint())) }
+
+// sizeHint is about the length of the event's JSON (a little more).
+func (e *Event) sizeHint() int {
+	if e.Envelope != nil && e.members != nil { // the envelope is already encoded
+		return 64 + len(e.Type) + len(e.Envelope.ID) + len(e.Envelope.SessionID) + len(e.members)
+	}
 	size := 128 + len(e.ResponseID) + len(e.SessionID) + len(e.Delta)
 	if e.Envelope != nil {
 		size += e.Envelope.sizeHint()
 	}
-	return e.appendJSON(make([]byte, 0, size))
+	return size
 }

@@ -92,6 +92,7 @@ type Response struct {
 	seq         int
 	out         outputBuilder
 	pending     []store.Event // events not yet in Redis
+	arena       []byte        // the block events are encoded into (emit.go)
 	flushing    bool          // a flush is scheduled
 	flushTimer  *time.Timer   // schedules flushes; stopped when the events are taken
 	state       map[string]json.RawMessage

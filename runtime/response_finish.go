@@ -58,7 +58,7 @@ func (r *Response) finish(runErr error) {
 		r.mu.Lock()
 		commit.StateDelta = r.state
 		r.mu.Unlock()
-		commit.Messages = r.transcriptMessages(env)
+		commit.Messages = r.transcriptMessages(env, commit.Now)
 	} else {
 		env = r.failedEnvelope(fail)
 		switch {

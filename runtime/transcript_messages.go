@@ -9,9 +9,9 @@ import (
 // session's history for an agent.
 
 // transcriptMessages are the user turn and the assistant answer appended to
-// the transcript when a response completes.
-func (r *Response) transcriptMessages(env Envelope) [][]byte {
-	now := r.svc.timestamp()
+// the transcript when a response completes, made at now (the final step's
+// time).
+func (r *Response) transcriptMessages(env Envelope, now string) [][]byte {
 	b := make([]byte, 0, 320+len(r.turn.Input)+len(env.OutputText))
 	b = r.appendMessage(b, "user", transcriptContent(r.turn), "", now)
 	user := b[:len(b):len(b)]
