@@ -53,7 +53,7 @@ func TestArtifactChunksFoldIntoOneOutputItem(t *testing.T) {
 	b.add(Event{Type: EventArtifact, Artifact: &ArtifactInfo{ID: "t", Parts: []ArtifactPart{{Type: "text", Text: "old"}}}})
 	b.add(Event{Type: EventArtifact, Artifact: &ArtifactInfo{ID: "t", Parts: []ArtifactPart{{Type: "text", Text: "new"}}}})
 	env := Envelope{ID: "resp_1", SessionID: "s1", EnvelopeBody: EnvelopeBody{Status: StatusCompleted, OutputText: string(b.text),
-		Output: b.items, Metadata: json.RawMessage(`{}`)}}
+		Output: b.output(), Metadata: json.RawMessage(`{}`)}}
 	got, err := env.encode()
 	if err != nil {
 		t.Fatal(err)

@@ -118,10 +118,18 @@ type ContentPart struct {
 }
 
 // outputBuilder folds the event stream into output[], outputText and usage.
+// The text of the last item grows in a buffer while deltas extend it and
+// becomes its string when another item starts or the output is read (a
+// string per delta copied the whole text each time). A message item's
+// text is the span of text it added to outputText; a thinking item's has
+// a buffer of its own.
 type outputBuilder struct {
-	items []OutputItem
-	text  []byte
-	usage *Usage
+	items     []OutputItem
+	text      []byte // every text delta: outputText
+	thinking  []byte // the open thinking item's text
+	openStart int    // where the open message item's text starts in text
+	opened    bool   // the last item is a text item still being extended
+	usage     *Usage
 }
 
 // add folds one event. Adjacent text deltas of the same agent become one
@@ -129,40 +137,84 @@ type outputBuilder struct {
 func (b *outputBuilder) add(e Event) {
 	switch e.Type {
 	case EventTextDelta:
-		b.text = append(b.text, e.Delta...)
 		b.appendText("message", "output_text", e)
+		b.appendDelta(e.Delta)
 	case EventThinkingDelta:
 		b.appendText("thinking", "thinking_text", e)
 	case EventAgentActivity:
-		b.items = append(b.items, OutputItem{Type: "agent_activity", Agent: e.Agent, Activity: e.Activity, Target: e.Target, Code: e.Code})
+		b.appendItem(OutputItem{Type: "agent_activity", Agent: e.Agent, Activity: e.Activity, Target: e.Target, Code: e.Code})
 	case EventAgentMetadata:
-		b.items = append(b.items, OutputItem{Type: "agent_metadata", Agent: e.Agent, Framework: e.Framework, Usage: e.Usage,
+		b.appendItem(OutputItem{Type: "agent_metadata", Agent: e.Agent, Framework: e.Framework, Usage: e.Usage,
 			Model: e.Model, Provider: e.Provider, FinishReason: e.FinishReason, Raw: e.Raw})
 		b.addUsage(e.Usage)
 	case EventDecisionResult:
-		b.items = append(b.items, OutputItem{Type: "decision_result", Agent: e.Agent, Value: e.Value})
+		b.appendItem(OutputItem{Type: "decision_result", Agent: e.Agent, Value: e.Value})
 	case EventToolCall:
-		b.items = append(b.items, OutputItem{Type: "tool_call", ID: e.ID, Name: e.Name, Arguments: e.Arguments, Agent: e.Agent})
+		b.appendItem(OutputItem{Type: "tool_call", ID: e.ID, Name: e.Name, Arguments: e.Arguments, Agent: e.Agent})
 	case EventToolResult:
-		b.items = append(b.items, OutputItem{Type: "tool_result", CallID: e.CallID, Name: e.Name, Output: e.Output, Agent: e.Agent})
+		b.appendItem(OutputItem{Type: "tool_result", CallID: e.CallID, Name: e.Name, Output: e.Output, Agent: e.Agent})
 	case EventArtifact:
+		b.closeText()
 		b.addArtifact(e.Artifact)
 	}
 }
 
+// appendItem closes the open text item and appends item.
+func (b *outputBuilder) appendItem(item OutputItem) {
+	b.closeText()
+	b.items = append(b.items, item)
+}
+
 func (b *outputBuilder) appendText(itemType, partType string, e Event) {
-	if n := len(b.items); n > 0 {
+	if n := len(b.items); n > 0 && b.opened {
 		last := &b.items[n-1]
 		if last.Type == itemType && last.Agent == e.Agent {
-			last.Content[0].Text += e.Delta
+			if itemType == "thinking" {
+				b.thinking = append(b.thinking, e.Delta...)
+			}
 			return
 		}
 	}
-	item := OutputItem{Type: itemType, Content: []ContentPart{{Type: partType, Text: e.Delta}}, Agent: e.Agent}
+	item := OutputItem{Type: itemType, Content: []ContentPart{{Type: partType}}, Agent: e.Agent}
 	if itemType == "message" {
 		item.Role = "assistant"
 	}
-	b.items = append(b.items, item)
+	b.appendItem(item)
+	b.opened = true
+	if itemType == "thinking" {
+		b.thinking = append(b.thinking[:0], e.Delta...)
+	} else {
+		b.openStart = len(b.text) // add appends the delta next
+	}
+}
+
+// appendDelta appends a text delta to outputText, with room for a few more
+// at the first.
+func (b *outputBuilder) appendDelta(delta string) {
+	if b.text == nil {
+		b.text = make([]byte, 0, max(64, 2*len(delta)))
+	}
+	b.text = append(b.text, delta...)
+}
+
+// closeText gives the open text item its text.
+func (b *outputBuilder) closeText() {
+	if !b.opened {
+		return
+	}
+	b.opened = false
+	last := &b.items[len(b.items)-1]
+	if last.Type == "thinking" {
+		last.Content[0].Text = string(b.thinking)
+	} else {
+		last.Content[0].Text = string(b.text[b.openStart:])
+	}
+}
+
+// output returns output[] as it stands.
+func (b *outputBuilder) output() []OutputItem {
+	b.closeText()
+	return b.items
 }
 
 // addUsage sums usage over the metadata events that reported an input or

@@ -78,7 +78,7 @@ func TestOutputBuilderFolding(t *testing.T) {
 			for _, e := range tt.events {
 				b.add(e)
 			}
-			if !reflect.DeepEqual(b.items, tt.want) {
+			if !reflect.DeepEqual(b.output(), tt.want) {
 				t.Errorf("items:\n got %+v\nwant %+v", b.items, tt.want)
 			}
 			if string(b.text) != tt.wantText {

@@ -87,21 +87,21 @@ type Response struct {
 
 	stream chan Event // the first segment's stream, as callers read it; nil unless streaming
 
-	mu          sync.Mutex // guards everything below
-	events      chan Event // stream while it is attached; nil once detached
-	seq         int
-	out         outputBuilder
-	pending     []store.Event // events not yet in Redis
-	arena       []byte        // the block events are encoded into (emit.go)
-	flushing    bool          // a flush is scheduled
-	flushTimer  *time.Timer   // schedules flushes; stopped when the events are taken
-	state       map[string]json.RawMessage
-	closed      bool
+	mu         sync.Mutex // guards everything below
+	events     chan Event // stream while it is attached; nil once detached
+	seq        int
+	out        outputBuilder
+	pending    []store.Event // events not yet in Redis
+	arena      []byte        // the block events are encoded into (emit.go)
+	flushing   bool          // a flush is scheduled
+	flushTimer *time.Timer   // schedules flushes; stopped when the events are taken
+	state      map[string]json.RawMessage
+	closed     bool
 	// agentReturned is set once the agent's Run returned: later emits
 	// are refused.
 	agentReturned bool
-	waiter      *waiter // the wait the agent is suspended on
-	resumedBy   struct{ approval, clientTool string }
+	waiter        *waiter // the wait the agent is suspended on
+	resumedBy     struct{ approval, clientTool string }
 
 	// flushMu orders writes of events to Redis: flushes and commits.
 	flushMu sync.Mutex

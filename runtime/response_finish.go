@@ -18,11 +18,11 @@ func (r *Response) finish(runErr error) {
 	s := r.svc
 	r.mu.Lock()
 	env := r.envelope(StatusCompleted)
-	env.Output = r.out.items
+	env.Output = r.out.output()
 	if env.Output == nil {
 		env.Output = []OutputItem{}
 	}
-	env.OutputText = string(r.out.text)
+	env.OutputText = outputText(env.Output, r.out.text)
 	env.Usage = r.out.usage
 	env.ApprovalID, env.ClientToolID = r.resumedBy.approval, r.resumedBy.clientTool
 	r.mu.Unlock()
@@ -110,6 +110,16 @@ func (r *Response) finish(runErr error) {
 	r.limits.release()     // before the caller has its answer, so its next turn may start at once
 	r.detachStream()
 	r.reachBoundary(Outcome{Envelope: env, Body: body, Err: fail})
+}
+
+// outputText is the answer's text: the text deltas joined. When the output
+// has one message item and nothing else of text, its string is that
+// item's, shared rather than copied.
+func outputText(output []OutputItem, text []byte) string {
+	if len(output) == 1 && output[0].Type == "message" && len(output[0].Content) == 1 && output[0].Content[0].Text == string(text) {
+		return output[0].Content[0].Text
+	}
+	return string(text)
 }
 
 // failedEnvelope is the receipt of a response that did not complete: no

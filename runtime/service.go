@@ -116,7 +116,7 @@ func New(o Options) *Service {
 		timeout: o.Timeout, maxIn: o.MaxInputBytes, policy: o.Policy,
 		lease: o.Lease, log: o.Logger, now: o.Now,
 		approvalTTL: o.ApprovalTTL, clientToolTTL: o.ClientToolTTL, sweepEvery: o.SweepInterval, flushDelay: o.FlushDelay,
-		byID: map[string]*Response{},
+		byID:    map[string]*Response{},
 		replica: "replica_" + newHex(), halt: make(chan struct{}), lapsedSeen: map[string]time.Time{},
 		runners: newRunners(maxIdleRunners), observer: o.Observer, tracer: o.Tracer, limits: o.Limits,
 	}
