@@ -136,7 +136,8 @@ func (e *Echo) Run(ctx context.Context, turn *runtime.Turn, emit runtime.Emit) e
 		}
 	}
 
-	for _, delta := range echoDeltas(answer) {
+	var room [echoMaxDeltas]string
+	for _, delta := range appendEchoDeltas(room[:0], answer) {
 		if err := send(runtime.Event{Type: runtime.EventTextDelta, Delta: delta}); err != nil {
 			return err
 		}
@@ -226,23 +227,36 @@ func echoCallID(responseID string) string {
 
 // echoDeltas splits answer into at most echoMaxDeltas pieces, cutting only
 // after a space, so that the pieces concatenate to answer exactly.
-func echoDeltas(answer string) []string {
-	var words []string // each word keeps the space that follows it
-	for _, w := range strings.SplitAfter(answer, " ") {
-		if w != "" {
-			words = append(words, w)
-		}
-	}
-	if len(words) == 0 {
-		return nil
-	}
+func echoDeltas(answer string) []string { return appendEchoDeltas(nil, answer) }
 
-	groups := min(echoMaxDeltas, len(words))
-	deltas := make([]string, 0, groups)
-	for g := range groups {
-		start := g * len(words) / groups
-		end := (g + 1) * len(words) / groups
-		deltas = append(deltas, strings.Join(words[start:end], ""))
+// appendEchoDeltas appends the deltas of echoDeltas to dst: substrings of
+// answer, so a turn's deltas cost no allocation when dst has room.
+func appendEchoDeltas(dst []string, answer string) []string {
+	// Words end after each space (the space stays with its word); the
+	// deltas are groups of whole words, so each is a substring.
+	words := strings.Count(answer, " ")
+	if !strings.HasSuffix(answer, " ") {
+		words++ // the last word has no space after it
 	}
-	return deltas
+	if answer == "" {
+		return dst
+	}
+	groups := min(echoMaxDeltas, words)
+	start, word := 0, 0 // where the current group starts; words passed
+	end := 0            // the group ends after this many words
+	for g := range groups {
+		end = (g + 1) * words / groups
+		i := start
+		for word < end {
+			if sp := strings.IndexByte(answer[i:], ' '); sp >= 0 {
+				i += sp + 1
+			} else {
+				i = len(answer)
+			}
+			word++
+		}
+		dst = append(dst, answer[start:i])
+		start = i
+	}
+	return dst
 }

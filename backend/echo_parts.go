@@ -19,6 +19,9 @@ import (
 // echoPartsLabel is what the answer says of the input's parts that are not
 // text: " [data]" or " [file <name>]" each, or "".
 func echoPartsLabel(content []runtime.ContentInput) string {
+	if onlyText(content) {
+		return ""
+	}
 	var b strings.Builder
 	for _, c := range content {
 		switch {
@@ -60,4 +63,14 @@ func echoArtifacts(ctx context.Context, content []runtime.ContentInput) ([]runti
 		}})
 	}
 	return out, nil
+}
+
+// onlyText reports whether every part of content is text (no label).
+func onlyText(content []runtime.ContentInput) bool {
+	for _, c := range content {
+		if c.Type != "text" {
+			return false
+		}
+	}
+	return true
 }

@@ -352,3 +352,32 @@ func TestEchoEchoesDataAndFilesAsArtifacts(t *testing.T) {
 		t.Fatalf("artifact parts %+v", parts)
 	}
 }
+
+// echoDeltasBySplitting is echoDeltas written the plain way: the words
+// (each with the space after it), grouped.
+func echoDeltasBySplitting(answer string) []string {
+	var words []string
+	for _, w := range strings.SplitAfter(answer, " ") {
+		if w != "" {
+			words = append(words, w)
+		}
+	}
+	groups := min(echoMaxDeltas, len(words))
+	var deltas []string
+	for g := range groups {
+		deltas = append(deltas, strings.Join(words[g*len(words)/groups:(g+1)*len(words)/groups], ""))
+	}
+	return deltas
+}
+
+func TestEchoDeltasGroupWholeWords(t *testing.T) {
+	inputs := []string{"", " ", "  ", "a", "a ", " a", "Echo: hello", "Echo:  two  spaces ", "one two three four five six seven"}
+	for n := range 40 {
+		inputs = append(inputs, strings.Repeat("w ", n)+strings.Repeat(" ", n%3)+"end")
+	}
+	for _, answer := range inputs {
+		if got, want := echoDeltas(answer), echoDeltasBySplitting(answer); strings.Join(got, "|") != strings.Join(want, "|") || len(got) != len(want) {
+			t.Errorf("echoDeltas(%q) = %q, want %q", answer, got, want)
+		}
+	}
+}
