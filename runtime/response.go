@@ -105,6 +105,9 @@ type Response struct {
 
 	// flushMu orders writes of events to Redis: flushes and commits.
 	flushMu sync.Mutex
+	// admitted is the run's place in admission, until the run takes a
+	// slot with it.
+	admitted *ticket
 	// slot and deadline of the agent's current segment.
 	slot     *ticket
 	deadline *time.Timer
@@ -238,7 +241,8 @@ func (s *Service) StartResponse(ctx context.Context, p Principal, req ResponseRe
 		RequestClientTool: r.requestClientTool,
 	}
 	r.startTrace(s.tracer)
-	s.runners.run(func() { r.run(place) })
+	r.admitted = place
+	s.runners.run(r)
 	return r, nil
 }
 

@@ -9,7 +9,7 @@ import (
 // A response's run: the agent under its deadline and a run slot, the
 // session lease renewed while it lives.
 
-func (r *Response) run(first *ticket) {
+func (r *Response) run() {
 	s := r.svc
 	defer s.untrack(r)
 	defer close(r.done)
@@ -20,7 +20,7 @@ func (r *Response) run(first *ticket) {
 	s.renewal.add(r, r.watch.started)
 	defer s.renewal.remove(r)
 	r.emit(Event{Type: EventCreated, Metadata: r.metadata})
-	runErr := r.runAgent(first)
+	runErr := r.runAgent(r.admitted)
 	r.finish(runErr)
 }
 

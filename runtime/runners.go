@@ -8,35 +8,35 @@ import "sync/atomic"
 // per response started small and grew (copied) its stack during every
 // turn: close to a tenth of a JSON turn's CPU.
 type runners struct {
-	jobs    chan func()
+	jobs    chan *Response
 	idle    atomic.Int32
 	maxIdle int32
 	stopped atomic.Bool
 }
 
 func newRunners(maxIdle int) *runners {
-	return &runners{jobs: make(chan func()), maxIdle: int32(maxIdle)}
+	return &runners{jobs: make(chan *Response), maxIdle: int32(maxIdle)}
 }
 
-// run calls fn on an idle runner, or on a new goroutine when none is idle.
-func (p *runners) run(fn func()) {
+// run runs r on an idle runner, or on a new goroutine when none is idle.
+func (p *runners) run(r *Response) {
 	select {
-	case p.jobs <- fn:
+	case p.jobs <- r:
 	default:
-		go p.work(fn)
+		go p.work(r)
 	}
 }
 
-// work runs fn, then waits for the next job while fewer than maxIdle
+// work runs r, then waits for the next response while fewer than maxIdle
 // runners wait, until stop.
-func (p *runners) work(fn func()) {
-	for fn != nil {
-		fn()
+func (p *runners) work(r *Response) {
+	for r != nil {
+		r.run()
 		if p.stopped.Load() || p.idle.Add(1) > p.maxIdle {
 			p.idle.Add(-1)
 			return
 		}
-		fn = <-p.jobs // nil once stop closed the channel
+		r = <-p.jobs // nil once stop closed the channel
 		p.idle.Add(-1)
 	}
 }
