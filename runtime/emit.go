@@ -54,6 +54,9 @@ func (r *Response) emit(e Event) error {
 	}
 	e.encoded = b
 	r.seq++
+	if r.pending == nil {
+		r.pending = make([]store.Event, 0, 8) // a short turn's events, in one allocation
+	}
 	r.pending = append(r.pending, store.Event{Sequence: e.Sequence, Type: e.Type, JSON: b})
 	r.out.add(e)
 	if e.Type == EventStateDelta {

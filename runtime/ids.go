@@ -12,15 +12,30 @@ import (
 // newID returns prefix and 32 random hex characters (128 bits), in one
 // allocation.
 func newID(prefix string) string {
-	var raw [16]byte
-	_, _ = rand.Read(raw[:]) // crypto/rand.Read never fails on Linux
 	var b strings.Builder
 	b.Grow(len(prefix) + 32)
 	b.WriteString(prefix)
 	var h [32]byte
-	hex.Encode(h[:], raw[:])
+	randomHex(h[:])
 	b.Write(h[:])
 	return b.String()
+}
+
+// randomHex fills h (32 bytes) with the hex of 128 random bits.
+func randomHex(h []byte) {
+	var raw [16]byte
+	_, _ = rand.Read(raw[:]) // crypto/rand.Read never fails on Linux
+	hex.Encode(h, raw[:])
+}
+
+// appendMessageID appends a fresh message ID ("msg_" and 32 hex
+// characters) to b as a JSON string.
+func appendMessageID(b []byte) []byte {
+	b = append(b, `"msg_`...)
+	n := len(b)
+	b = append(b, "0123456789abcdef0123456789abcdef"...)
+	randomHex(b[n:])
+	return append(b, '"')
 }
 
 // newHex returns 32 random hex characters.
@@ -32,7 +47,6 @@ func NewResponseID() string { return newID("resp_") }
 // NewSessionID returns a fresh session ID of 32 hex characters.
 func NewSessionID() string { return newID("") }
 
-func newMessageID() string { return newID("msg_") }
 
 // timestampLayout is ISO-8601 in UTC with microseconds and an explicit
 // offset.

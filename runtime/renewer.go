@@ -18,7 +18,7 @@ import (
 // with the next one.
 type renewer struct {
 	mu      sync.Mutex
-	held    map[*Response]*heldLease
+	held    map[*Response]heldLease
 	running bool          // the goroutine runs
 	quit    chan struct{} // closed by stop
 	stopped bool
@@ -38,10 +38,10 @@ func (w *renewer) add(r *Response, now time.Time) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.held == nil {
-		w.held = map[*Response]*heldLease{}
+		w.held = map[*Response]heldLease{}
 		w.quit = make(chan struct{})
 	}
-	w.held[r] = &heldLease{renewed: now}
+	w.held[r] = heldLease{renewed: now}
 	if !w.running && !w.stopped {
 		w.running = true
 		go w.loop(r.svc)
@@ -109,6 +109,7 @@ func (w *renewer) due(now time.Time, age time.Duration) (due []*Response, idle b
 	for r, h := range w.held {
 		if !h.renewing && now.Sub(h.renewed) >= age {
 			h.renewing = true
+			w.held[r] = h
 			due = append(due, r)
 		}
 	}
@@ -127,10 +128,11 @@ func (w *renewer) renew(r *Response) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if h := w.held[r]; h != nil {
+	if h, ok := w.held[r]; ok {
 		h.renewing = false
 		if err == nil {
 			h.renewed = started
 		}
+		w.held[r] = h
 	}
 }

@@ -37,7 +37,8 @@ func toolActivity(output []OutputItem) []OutputItem {
 // is nil; tools, when any, go into its metadata.
 func (r *Response) appendMessage(b []byte, role string, content json.RawMessage, text, now string, tools ...OutputItem) []byte {
 	o := beginObject(b)
-	o.str("id", newMessageID())
+	o.key("id")
+	o.b = appendMessageID(o.b)
 	o.str("role", role)
 	o.key("content")
 	if content == nil {
