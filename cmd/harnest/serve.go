@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/harnest/harnest/config"
+	"github.com/harnest/harnest/internal/httplog"
 	"github.com/harnest/harnest/internal/logbuf"
 	"github.com/harnest/harnest/server"
 )
@@ -144,9 +145,9 @@ func newLogger(w io.Writer, format, level string) (*slog.Logger, error) {
 	opts := &slog.HandlerOptions{Level: lv}
 	switch format {
 	case "text":
-		return slog.New(slog.NewTextHandler(w, opts)), nil
+		return slog.New(httplog.NewTextHandler(w, opts)), nil
 	case "json":
-		return slog.New(slog.NewJSONHandler(w, opts)), nil
+		return slog.New(httplog.NewJSONHandler(w, opts)), nil
 	}
 	return nil, fmt.Errorf("invalid --log-format %q: use text or json", format)
 }

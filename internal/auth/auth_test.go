@@ -189,3 +189,9 @@ func TestFromWithoutMiddleware(t *testing.T) {
 		t.Errorf("From(With(u)) = %+v", p)
 	}
 }
+
+func TestWithAnonymousIsWithAnonymous(t *testing.T) {
+	if p := From(withAnonymous(context.Background())); p != runtime.Anonymous {
+		t.Errorf("From(withAnonymous) = %+v, want %+v", p, runtime.Anonymous)
+	}
+}

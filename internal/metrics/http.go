@@ -22,6 +22,23 @@ var standardMethods = map[string]bool{
 	http.MethodConnect: true, http.MethodTrace: true,
 }
 
+// statusLabels are the labels of the status codes 100 to 599, made once:
+// strconv.Itoa allocates one for each request otherwise.
+var statusLabels = func() (labels [600]string) {
+	for code := 100; code < len(labels); code++ {
+		labels[code] = strconv.Itoa(code)
+	}
+	return labels
+}()
+
+// statusLabel is the status label of code: its decimal digits.
+func statusLabel(code int) string {
+	if code >= 100 && code < len(statusLabels) {
+		return statusLabels[code]
+	}
+	return strconv.Itoa(code)
+}
+
 // Middleware counts and times every request next answers, by the route
 // pattern of mux that serves it, and counts the Server-Sent Events streams
 // open now. The route is matched once per request and shared with the
@@ -60,7 +77,7 @@ func (m *Metrics) Middleware(mux *http.ServeMux, next http.Handler) http.Handler
 			if status == 0 {
 				status = http.StatusOK // nothing written: net/http answers 200
 			}
-			m.httpRequests.WithLabelValues(route, method, strconv.Itoa(status)).Inc()
+			m.httpRequests.WithLabelValues(route, method, statusLabel(status)).Inc()
 			m.httpDuration.WithLabelValues(route, method).Observe(took)
 		}()
 		next.ServeHTTP(rec, r)
