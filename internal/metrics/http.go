@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/harnest/harnest/internal/httplog"
+
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // unmatchedRoute is the route label of a request no pattern matched.
@@ -77,11 +79,41 @@ func (m *Metrics) Middleware(mux *http.ServeMux, next http.Handler) http.Handler
 			if status == 0 {
 				status = http.StatusOK // nothing written: net/http answers 200
 			}
-			m.httpRequests.WithLabelValues(route, method, statusLabel(status)).Inc()
-			m.httpDuration.WithLabelValues(route, method).Observe(took)
+			series := m.httpSeriesOf(route, method, status)
+			series.requests.Inc()
+			series.duration.Observe(took)
 		}()
 		next.ServeHTTP(rec, r)
 	})
+}
+
+// httpLabels are the label values of a request's series.
+type httpLabels struct {
+	route, method string
+	status        int
+}
+
+// httpSeries are the series one kind of request counts into, looked up
+// once per route, method and status (the labels are bounded: routes are
+// the mux's patterns).
+type httpSeries struct {
+	requests prometheus.Counter
+	duration prometheus.Observer
+}
+
+// httpSeriesOf returns the series of a route, method and status, made on
+// first use.
+func (m *Metrics) httpSeriesOf(route, method string, status int) *httpSeries {
+	key := httpLabels{route, method, status}
+	if s, ok := m.httpSeries.Load(key); ok {
+		return s.(*httpSeries)
+	}
+	s := &httpSeries{
+		requests: m.httpRequests.WithLabelValues(route, method, statusLabel(status)),
+		duration: m.httpDuration.WithLabelValues(route, method),
+	}
+	actual, _ := m.httpSeries.LoadOrStore(key, s)
+	return actual.(*httpSeries)
 }
 
 // recorder remembers the status a handler answered with, and counts an

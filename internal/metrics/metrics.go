@@ -13,9 +13,10 @@ import (
 type Metrics struct {
 	registry *prometheus.Registry
 	backend  string // the backend label of every turn
-	// The turn series already used (observer.go): turnLabels ->
-	// *turnSeries, and transport -> first-event prometheus.Observer.
-	series, firstEvents sync.Map
+	// The series already used: turnLabels -> *turnSeries and transport ->
+	// first-event prometheus.Observer (observer.go), httpLabels ->
+	// *httpSeries (http.go).
+	series, firstEvents, httpSeries sync.Map
 
 	httpRequests *prometheus.CounterVec
 	httpDuration *prometheus.HistogramVec
