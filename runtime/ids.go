@@ -3,7 +3,9 @@ package runtime
 import (
 	"crypto/rand"
 	"encoding/hex"
+	mrand "math/rand/v2"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -21,10 +23,23 @@ func newID(prefix string) string {
 	return b.String()
 }
 
+// idSources generate the random bits of IDs: ChaCha8 generators
+// (math/rand/v2's cryptographically strong one), each seeded from
+// crypto/rand, pooled so that concurrent turns do not share one. A turn
+// makes four IDs; crypto/rand costs a system call (or vDSO call) and a DRBG
+// step for each.
+var idSources = sync.Pool{New: func() any {
+	var seed [32]byte
+	_, _ = rand.Read(seed[:]) // crypto/rand.Read never fails on Linux
+	return mrand.NewChaCha8(seed)
+}}
+
 // randomHex fills h (32 bytes) with the hex of 128 random bits.
 func randomHex(h []byte) {
 	var raw [16]byte
-	_, _ = rand.Read(raw[:]) // crypto/rand.Read never fails on Linux
+	src := idSources.Get().(*mrand.ChaCha8)
+	_, _ = src.Read(raw[:]) // never fails
+	idSources.Put(src)
 	hex.Encode(h, raw[:])
 }
 
@@ -46,7 +61,6 @@ func NewResponseID() string { return newID("resp_") }
 
 // NewSessionID returns a fresh session ID of 32 hex characters.
 func NewSessionID() string { return newID("") }
-
 
 // timestampLayout is ISO-8601 in UTC with microseconds and an explicit
 // offset.
