@@ -37,7 +37,7 @@ func (s *Store) PutAsset(ctx context.Context, user, session string, a store.Asse
 		return store.ErrUserQuota
 	}
 	switch {
-	case sp == nil || sp.session == nil:
+	case sp == nil || !sp.hasSession:
 		s.users.releaseBytes(user, size-old)
 		return store.ErrSessionNotFound
 	case q.Session > 0 && sp.assetBytes-old+size > q.Session:

@@ -82,3 +82,24 @@ func newTestID() string {
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
 }
+
+// BenchmarkSessionIndexInsert measures putting new sessions into one
+// user's index when it already holds 100,000 (random IDs, as the runtime
+// makes them): the B-tree insert of every new session.
+func BenchmarkSessionIndexInsert(b *testing.B) {
+	var x userIndex
+	for i := range x.shards {
+		x.shards[i].users = map[string]*userData{}
+	}
+	for range 100_000 {
+		x.addSession("u", newTestID())
+	}
+	ids := make([]string, b.N)
+	for i := range ids {
+		ids[i] = newTestID()
+	}
+	b.ResetTimer()
+	for _, id := range ids {
+		x.addSession("u", id)
+	}
+}

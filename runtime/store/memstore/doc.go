@@ -13,7 +13,13 @@
 // keyset pages), asset byte counter and wait index have their own lock
 // (users.go); so do the run registry (runs.go), the shared secrets
 // (secrets.go) and the hubs (hub.go). A shard lock may be held while one
-// of those is taken, never the other way round. The transports' schemas
+// of those is taken, never the other way round.
+//
+// A session's space is one struct holding by value what every session has
+// (its record, its transcript's buffers, its first response with its event
+// log), and transcripts and event logs are append-only buffers without
+// pointers (transcripts.go, eventlog.go): a stored turn is a few objects,
+// most of which the garbage collector does not have to look into. The transports' schemas
 // are parts with a lock each: A2A tasks (tasks.go), AG-UI thread records
 // (threads.go) and the relay (relay.go and relay_*.go, by concept).
 //

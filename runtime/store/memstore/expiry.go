@@ -71,17 +71,15 @@ func (s *Store) expireSpace(k spaceKey, sp *space, now time.Time) {
 	if sp.lease.holder != "" && sp.lease.heldBy(now) == "" {
 		sp.lease = lease{}
 	}
-	for id, r := range sp.responses {
+	sp.responses.dropIf(func(r *response) bool {
 		if r.receipt != nil && !now.Before(r.receiptExpires) {
 			r.receipt, r.final = nil, false
 		}
-		if r.events.batches != nil && !now.Before(r.eventsExpires) {
+		if r.events.held() && !now.Before(r.eventsExpires) {
 			r.events = eventLog{}
 		}
-		if r.receipt == nil && r.events.batches == nil {
-			delete(sp.responses, id)
-		}
-	}
+		return r.receipt == nil && !r.events.held()
+	})
 	var gone []string
 	for id, w := range sp.waits {
 		if !now.Before(w.expires) {

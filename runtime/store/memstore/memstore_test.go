@@ -59,7 +59,7 @@ func (s *Store) counts() counts {
 		sh.mu.Lock()
 		for _, sp := range sh.spaces {
 			c.spaces++
-			c.responses += len(sp.responses)
+			c.responses += sp.responses.len()
 			c.waits += len(sp.waits)
 			if sp.lease.holder != "" {
 				c.leases++

@@ -21,7 +21,7 @@ func (s *Store) BeginResponse(ctx context.Context, b store.Begin) (map[string]js
 	defer sh.mu.Unlock()
 	now := s.now()
 	switch {
-	case !b.CreateSession && sp.session == nil:
+	case !b.CreateSession && !sp.hasSession:
 		if sp.empty(now) {
 			delete(sh.spaces, spaceKey{b.User, b.Session})
 		}
@@ -29,14 +29,12 @@ func (s *Store) BeginResponse(ctx context.Context, b store.Begin) (map[string]js
 	case sp.lease.heldBy(now) != "":
 		return nil, store.ErrSessionBusy
 	}
-	var state map[string]json.RawMessage
-	if sp.session == nil {
-		sp.session = &sessionData{createdAt: b.Now, updatedAt: b.Now, state: map[string]json.RawMessage{}}
+	if !sp.hasSession {
+		sp.session = sessionData{createdAt: b.Now, updatedAt: b.Now}
+		sp.hasSession = true
 		s.users.addSession(b.User, b.Session)
-		state = map[string]json.RawMessage{}
-	} else {
-		state = stateOf(sp.session)
 	}
+	state := stateOf(&sp.session)
 	sp.lease = lease{holder: b.ResponseID, expires: now.Add(b.Lease)}
 	sp.response(b.ResponseID).setReceipt(b.Receipt, now, s.receiptTTL)
 	s.runs.register(runKey{b.User, b.Session, b.ResponseID, b.Replica}, now.Add(b.Lease))
@@ -54,7 +52,7 @@ func (s *Store) CommitResponse(ctx context.Context, c store.Commit) error {
 		return err
 	}
 	sh, sp := s.lockSpace(c.User, c.Session)
-	if sp == nil || sp.session == nil {
+	if sp == nil || !sp.hasSession {
 		// Gone: the step would make a transcript and state without a
 		// session. (A held lease keeps a session from being deleted.)
 		sh.mu.Unlock()
@@ -72,7 +70,7 @@ func (s *Store) CommitResponse(ctx context.Context, c store.Commit) error {
 		// meanwhile (while the response holds its lease, nobody else
 		// writes its receipt, and a renewal never takes a lease back over
 		// a final receipt).
-		if r := sp.responses[c.ResponseID]; r != nil && r.final {
+		if r := sp.responses.get(c.ResponseID); r != nil && r.final {
 			if _, ok := r.liveReceipt(now); ok {
 				sh.mu.Unlock()
 				return store.ErrReceiptFinal
@@ -88,7 +86,7 @@ func (s *Store) CommitResponse(ctx context.Context, c store.Commit) error {
 		s.addEvents(r, c.Events, now)
 	}
 	if len(c.Messages) > 0 {
-		sp.appendMessages(c.Messages)
+		sp.transcript.append(c.Messages)
 		sp.session.updatedAt = c.Now
 	}
 	r.setReceipt(c.Receipt, now, s.receiptTTL)
@@ -146,10 +144,10 @@ func (s *Store) RenewLease(ctx context.Context, user, session, responseID, repli
 	switch holder := sp.lease.heldBy(now); holder {
 	case responseID:
 	case "":
-		if sp.session == nil {
+		if !sp.hasSession {
 			return false, nil // the session is gone: nothing to hold
 		}
-		if r := sp.responses[responseID]; r != nil {
+		if r := sp.responses.get(responseID); r != nil {
 			if _, ok := r.liveReceipt(now); ok && r.final {
 				return false, nil
 			}
@@ -172,7 +170,7 @@ func (s *Store) Receipt(ctx context.Context, user, session, responseID string) (
 	if sp == nil {
 		return nil, false, nil
 	}
-	r := sp.responses[responseID]
+	r := sp.responses.get(responseID)
 	if r == nil {
 		return nil, false, nil
 	}

@@ -101,7 +101,7 @@ func (s *Store) sweepOne(k runKey, run store.Lapsed, failed func(store.Lapsed, [
 			sh.mu.Unlock()
 			return false // still held: the holder renews it, and its entry with it
 		}
-		if r = sp.responses[k.response]; r != nil {
+		if r = sp.responses.get(k.response); r != nil {
 			receipt, _ = r.liveReceipt(now)
 			version = r.version
 		}
@@ -117,7 +117,7 @@ func (s *Store) sweepOne(k runKey, run store.Lapsed, failed func(store.Lapsed, [
 
 	sh, sp = s.lockSpace(k.user, k.session)
 	now = s.now()
-	if sp == nil || sp.responses[k.response] != r || r.version != version || sp.lease.heldBy(now) == k.response {
+	if sp == nil || sp.responses.get(k.response) != r || r.version != version || sp.lease.heldBy(now) == k.response {
 		sh.mu.Unlock()
 		return false // changed meanwhile: the next sweep looks again
 	}

@@ -16,10 +16,11 @@ func (s *Store) CreateSession(ctx context.Context, user, id string, state map[st
 	}
 	sh, sp := s.lockSpaceForWrite(user, id)
 	defer sh.mu.Unlock()
-	if sp.session != nil {
+	if sp.hasSession {
 		return store.ErrSessionExists
 	}
-	sp.session = &sessionData{createdAt: now, updatedAt: now, state: copyState(state, nil)}
+	sp.session = sessionData{createdAt: now, updatedAt: now, state: copyState(state, nil)}
+	sp.hasSession = true
 	s.users.addSession(user, id)
 	return nil
 }
@@ -32,10 +33,10 @@ func (s *Store) GetSession(ctx context.Context, user, id string) (store.Session,
 	}
 	sh, sp := s.lockSpace(user, id)
 	defer sh.mu.Unlock()
-	if sp == nil || sp.session == nil {
+	if sp == nil || !sp.hasSession {
 		return store.Session{}, false, nil
 	}
-	return sessionOf(user, id, sp.session), true, nil
+	return sessionOf(user, id, &sp.session), true, nil
 }
 
 // SessionExists reports whether the user has the session.
@@ -45,7 +46,7 @@ func (s *Store) SessionExists(ctx context.Context, user, session string) (bool, 
 	}
 	sh, sp := s.lockSpace(user, session)
 	defer sh.mu.Unlock()
-	return sp != nil && sp.session != nil, nil
+	return sp != nil && sp.hasSession, nil
 }
 
 // ListSessions returns up to limit of the user's sessions whose IDs sort
@@ -76,12 +77,12 @@ func (s *Store) PatchState(ctx context.Context, user, id string, delta map[strin
 	}
 	sh, sp := s.lockSpace(user, id)
 	defer sh.mu.Unlock()
-	if sp == nil || sp.session == nil {
+	if sp == nil || !sp.hasSession {
 		return store.Session{}, false, nil
 	}
 	sp.session.state = copyState(delta, sp.session.state)
 	sp.session.updatedAt = now
-	return sessionOf(user, id, sp.session), true, nil
+	return sessionOf(user, id, &sp.session), true, nil
 }
 
 // DeleteSession removes a session with its state, transcript, responses
@@ -94,7 +95,7 @@ func (s *Store) DeleteSession(ctx context.Context, user, id string) (bool, error
 	}
 	sh, sp := s.lockSpace(user, id)
 	defer sh.mu.Unlock()
-	if sp == nil || sp.session == nil {
+	if sp == nil || !sp.hasSession {
 		return false, nil
 	}
 	if sp.lease.heldBy(s.now()) != "" {
@@ -110,9 +111,12 @@ func (s *Store) DeleteSession(ctx context.Context, user, id string) (bool, error
 	return true, nil
 }
 
-// copyState merges copies of the values of src into dst (made when nil)
-// and returns it.
+// copyState merges copies of the values of src into dst (made when nil
+// and src is not empty) and returns it.
 func copyState(src, dst map[string]json.RawMessage) map[string]json.RawMessage {
+	if len(src) == 0 {
+		return dst // nothing to merge: an empty state stays nil, not an empty map
+	}
 	if dst == nil {
 		dst = make(map[string]json.RawMessage, len(src))
 	}
@@ -122,7 +126,8 @@ func copyState(src, dst map[string]json.RawMessage) map[string]json.RawMessage {
 	return dst
 }
 
-// stateOf returns a new map holding the stored state values.
+// stateOf returns a new map holding the stored state values (an empty map,
+// never nil, when the session has none).
 func stateOf(d *sessionData) map[string]json.RawMessage {
 	out := make(map[string]json.RawMessage, len(d.state))
 	for k, v := range d.state {

@@ -20,14 +20,20 @@ type shard struct {
 type spaceKey struct{ user, session string }
 
 // space is everything kept under one user's session: the session itself
-// (nil until it is created, or after it is deleted), its transcript, its
-// lease, its responses, waits and assets. Responses and their event logs
-// may exist without the session, as in Redis.
+// (when hasSession; it is dropped with the space when deleted), its
+// transcript, its lease, its responses, waits and assets. Responses and
+// their event logs may exist without the session, as in Redis.
+//
+// What every new session has is held by value in this one struct (the
+// session record, the transcript's slice headers, the first response with
+// its event log's), so the space is one allocation for all of them, and
+// the garbage collector has fewer objects to mark.
 type space struct {
-	session    *sessionData
-	transcript [][]byte // message JSON by offset; append-only
+	session    sessionData // meaningful when hasSession
+	hasSession bool
+	transcript transcript
 	lease      lease
-	responses  map[string]*response
+	responses  responseSet
 	waits      map[string]*wait
 	assets     map[string]*asset
 	assetBytes int64 // the bytes of assets
@@ -36,7 +42,7 @@ type space struct {
 // sessionData is a session's own record.
 type sessionData struct {
 	createdAt, updatedAt string
-	state                map[string]json.RawMessage
+	state                map[string]json.RawMessage // nil until a key is set
 }
 
 // lease is the session's hold by one response until expires.
@@ -129,22 +135,14 @@ func (s *Store) lockSpaceForWrite(user, session string) (*shard, *space) {
 
 // response returns the space's response with that ID, made if missing.
 func (sp *space) response(id string) *response {
-	r := sp.responses[id]
-	if r == nil {
-		if sp.responses == nil {
-			sp.responses = map[string]*response{}
-		}
-		r = &response{}
-		sp.responses[id] = r
-	}
-	return r
+	return sp.responses.getOrMake(id)
 }
 
 // empty reports whether nothing is left in the space at now (it may then
 // be dropped).
 func (sp *space) empty(now time.Time) bool {
-	return sp.session == nil && len(sp.transcript) == 0 && sp.lease.heldBy(now) == "" &&
-		len(sp.responses) == 0 && len(sp.waits) == 0 && len(sp.assets) == 0
+	return !sp.hasSession && sp.transcript.len() == 0 && sp.lease.heldBy(now) == "" &&
+		sp.responses.len() == 0 && len(sp.waits) == 0 && len(sp.assets) == 0
 }
 
 // copyBytes returns a copy of b (nil for nil), with no spare capacity.

@@ -6,9 +6,9 @@ import (
 	"github.com/harnest/harnest/runtime/store"
 )
 
-// A transcript is an append-only slice of message JSON: a message's offset
-// is its index, so a page from any offset is a slice, whatever the
-// transcript's length.
+// A transcript's messages are held in append-only buffers without
+// pointers (transcript.go): a message's offset is its index, so a page
+// from any offset is a slice, whatever the transcript's length.
 
 // Messages reads up to limit transcript messages starting at offset from,
 // in order (limit <= 0: all of them).
@@ -22,7 +22,7 @@ func (s *Store) Messages(ctx context.Context, user, session string, from int64, 
 		return nil, nil
 	}
 	from = max(from, 0)
-	n := int64(len(sp.transcript))
+	n := int64(sp.transcript.len())
 	if from >= n {
 		return nil, nil
 	}
@@ -30,7 +30,7 @@ func (s *Store) Messages(ctx context.Context, user, session string, from int64, 
 	if limit > 0 {
 		end = min(n, from+int64(limit))
 	}
-	return storedMessages(sp.transcript, from, end), nil
+	return storedMessages(&sp.transcript, from, end), nil
 }
 
 // LastMessages reads the newest limit transcript messages (limit <= 0:
@@ -41,37 +41,22 @@ func (s *Store) LastMessages(ctx context.Context, user, session string, limit in
 	}
 	sh, sp := s.lockSpace(user, session)
 	defer sh.mu.Unlock()
-	if sp == nil || len(sp.transcript) == 0 {
+	if sp == nil || sp.transcript.len() == 0 {
 		return nil, nil
 	}
-	n := int64(len(sp.transcript))
+	n := int64(sp.transcript.len())
 	from := int64(0)
 	if limit > 0 {
 		from = max(0, n-int64(limit))
 	}
-	return storedMessages(sp.transcript, from, n), nil
+	return storedMessages(&sp.transcript, from, n), nil
 }
 
 // storedMessages returns the messages from offset from to end (exclusive).
-func storedMessages(transcript [][]byte, from, end int64) []store.StoredMessage {
+func storedMessages(t *transcript, from, end int64) []store.StoredMessage {
 	out := make([]store.StoredMessage, 0, end-from)
 	for i := from; i < end; i++ {
-		out = append(out, store.StoredMessage{Offset: i, JSON: transcript[i]})
+		out = append(out, store.StoredMessage{Offset: i, JSON: t.message(int(i))})
 	}
 	return out
-}
-
-// appendMessages appends copies of msgs to the transcript, all in one
-// buffer (one allocation for the step's messages).
-func (sp *space) appendMessages(msgs [][]byte) {
-	size := 0
-	for _, m := range msgs {
-		size += len(m)
-	}
-	buf := make([]byte, 0, size)
-	for _, m := range msgs {
-		start := len(buf)
-		buf = append(buf, m...)
-		sp.transcript = append(sp.transcript, buf[start:len(buf):len(buf)])
-	}
 }

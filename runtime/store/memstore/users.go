@@ -29,7 +29,7 @@ func (x *userIndex) of(user string) *userShard {
 
 // userData is one user's entry in the index.
 type userData struct {
-	sessions   *btree.BTreeG[string] // session IDs in ID order
+	sessions   *btree.BTreeG[indexedID] // session IDs in ID order
 	assetBytes int64
 	waits      map[string]waitRef // wait ID -> where it is
 }
@@ -43,6 +43,38 @@ type waitRef struct {
 
 // btreeDegree is the session index's B-tree degree.
 const btreeDegree = 32
+
+// indexedID is a session ID in the B-tree with its first 8 bytes as a
+// number. An insert compares the new ID with a few dozen held ones; with
+// the prefix in the tree's own nodes, almost every comparison is decided
+// there, without reading the ID's bytes from wherever they were allocated
+// (a cache miss each, which made the insert cost microseconds at 100,000
+// sessions). The order is the IDs' order: bytes compared as numbers
+// big-endian, then the whole IDs when the prefixes are equal.
+type indexedID struct {
+	prefix uint64
+	id     string
+}
+
+// indexed returns id with its prefix.
+func indexed(id string) indexedID {
+	var p uint64
+	for i := range 8 {
+		p <<= 8
+		if i < len(id) {
+			p |= uint64(id[i])
+		}
+	}
+	return indexedID{prefix: p, id: id}
+}
+
+// lessID is the session index's order: the IDs' byte order.
+func lessID(a, b indexedID) bool {
+	if a.prefix != b.prefix {
+		return a.prefix < b.prefix
+	}
+	return a.id < b.id
+}
 
 // get returns the user's entry, made when missing. The caller holds mu.
 func (x *userShard) get(user string) *userData {
@@ -60,9 +92,9 @@ func (x *userIndex) addSession(user, session string) {
 	us.mu.Lock()
 	u := us.get(user)
 	if u.sessions == nil {
-		u.sessions = btree.NewOrderedG[string](btreeDegree)
+		u.sessions = btree.NewG(btreeDegree, lessID)
 	}
-	u.sessions.ReplaceOrInsert(session)
+	u.sessions.ReplaceOrInsert(indexed(session))
 	us.mu.Unlock()
 }
 
@@ -73,7 +105,7 @@ func (x *userIndex) removeSession(user, session string, freedBytes int64) {
 	us.mu.Lock()
 	if u := us.users[user]; u != nil {
 		if u.sessions != nil {
-			u.sessions.Delete(session)
+			u.sessions.Delete(indexed(session))
 		}
 		u.assetBytes -= freedBytes
 		us.dropIfEmpty(user, u)
@@ -92,11 +124,11 @@ func (x *userIndex) sessionsAfter(user, after string, limit int) []string {
 		return nil
 	}
 	var ids []string
-	u.sessions.AscendGreaterOrEqual(after, func(id string) bool {
-		if id == after && after != "" {
+	u.sessions.AscendGreaterOrEqual(indexed(after), func(x indexedID) bool {
+		if x.id == after && after != "" {
 			return true // after itself is not on the page
 		}
-		ids = append(ids, id)
+		ids = append(ids, x.id)
 		return limit <= 0 || len(ids) < limit
 	})
 	return ids
