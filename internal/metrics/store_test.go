@@ -45,8 +45,8 @@ func TestStoreCommands(t *testing.T) {
 			if got := value(after, "harnest_store_commands_total", map[string]string{"command": "ping"}); got < 1 {
 				t.Errorf("the opening's ping counted %v times", got)
 			}
-			if got := value(after, "harnest_store_commands_total", map[string]string{"command": "xadd"}); got < turns {
-				t.Errorf("xadd (the event log) counted %v times over %d turns", got, turns)
+			if got := value(after, "harnest_store_commands_total", map[string]string{"command": "commit_response"}); got < turns {
+				t.Errorf("commit_response (the final step, events included) counted %v times over %d turns", got, turns)
 			}
 			if value(after, "harnest_store_round_trip_duration_seconds", redis) <= value(before, "harnest_store_round_trip_duration_seconds", redis) {
 				t.Error("no round trip timed")

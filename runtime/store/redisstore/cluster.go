@@ -17,8 +17,10 @@ import (
 // beside the session's transaction:
 //
 //   - On a single node or Sentinel, one server holds every key and slots
-//     do not matter: queueBookkeeping queues the step in the transaction
-//     itself, so it is atomic with it and costs no round trip.
+//     do not matter: the step goes in the transaction itself, so it is
+//     atomic with it and costs no round trip. A transaction queues it with
+//     queueBookkeeping; the turn's scripts (begin.go, commit.go) are given
+//     the bookkeeping keys and write them themselves.
 //   - On a Cluster, sendBookkeeping sends it as a pipeline of its own,
 //     before or after the transaction. Each caller orders the two so that
 //     a crash between them leaves nothing a reader would trust wrongly
@@ -26,7 +28,9 @@ import (
 //     entry whose session or wait is gone reads as nothing, a registered
 //     run whose receipt is missing or final is only forgotten by a sweep.
 //
-// A caller calls both: each does nothing in the other kind of deployment.
+// A transaction's caller calls both queueBookkeeping and sendBookkeeping:
+// each does nothing in the other kind of deployment. The turn's scripts
+// make their steps on a Cluster only.
 
 // bookkeeping queues commands on keys outside a transaction's slot.
 type bookkeeping func(p redis.Pipeliner)

@@ -9,6 +9,13 @@
 // zero-setup default is memstore, which stores.Open picks when no URL is
 // configured.
 //
+// A turn is two round trips, one Lua script each (begin.go, commit.go):
+// the begin takes the lease, writes the receipt and reads the state; the
+// commit checks the lease and writes the step. Their bookkeeping outside
+// the session (the run registry, the user's indexes) is in the same
+// script on a single node or Sentinel, and in steps of its own on a
+// Cluster.
+//
 // Keys that a script or a transaction touches together share a hash tag
 // (one slot on a Cluster): everything of one session lives under
 // {s:<user>:<session>}; a user's session index, asset byte counter and
@@ -26,8 +33,9 @@
 //     crash between two steps a new session may be missing from its user's
 //     list, and a stale index entry or registered run may stay a while;
 //     nothing a reader trusts is ever wrong.
-//   - A turn costs a few more round trips than the single node's three:
-//     the register, index and forget steps each add one.
+//   - A turn costs a few more round trips than the single node's two (the
+//     begin and commit scripts): the register, index and forget steps
+//     each add one.
 //   - The run registry, the relay, the router and the control channels
 //     are one slot each, so one master carries each of them; event
 //     notifications are plain pub/sub, which a Cluster sends to every node.
@@ -42,8 +50,10 @@
 //
 // Files, by concept: open.go (options, clients, timeouts), keys.go,
 // cluster.go (transactions that keep to one slot, and the bookkeeping
-// beside them), scripts.go (every Lua script, loaded at Open), session.go,
-// response.go (begin, commit, receipts, leases, transcripts), events.go,
+// beside them), scripts.go (every Lua script, loaded at Open, and how the
+// turn's scripts are called), session.go, begin.go and commit.go (a
+// response's begin and its steps), response.go (receipts, leases,
+// transcripts), events.go,
 // runs.go (the sweeper's registry), waits.go, asset.go, secret.go, hub.go
 // (pub/sub: control messages and event wake-ups), hub_sharded.go (a
 // Cluster's sharded control channels), ping.go, tasks.go, threads.go,

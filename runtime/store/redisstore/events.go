@@ -28,30 +28,40 @@ func (s *Store) addEvents(ctx context.Context, p redis.Pipeliner, key string, ev
 	if len(events) == 0 {
 		return
 	}
-	types := make([]string, len(events))
-	size := 2
-	for i, e := range events {
-		types[i] = e.Type
-		size += len(e.JSON) + 1
-	}
-	batch := make([]byte, 0, size)
-	batch = append(batch, '[')
-	for i, e := range events {
-		if i > 0 {
-			batch = append(batch, ',')
-		}
-		batch = append(batch, e.JSON...)
-	}
-	batch = append(batch, ']')
+	types, batch := eventBatchFields(events)
 	last := events[len(events)-1].Sequence
 	args := &redis.XAddArgs{
 		Stream: key, ID: eventID(last),
-		Values: []any{"f", events[0].Sequence, "t", strings.Join(types, ","), "e", batch},
+		Values: []any{"f", events[0].Sequence, "t", types, "e", batch},
 	}
 	if oldest := last + 1 - store.MaxEvents; oldest > 0 {
 		args.MinID = eventID(oldest) // exact: a few large batches would never fill an approximate node
 	}
 	p.XAdd(ctx, args)
+}
+
+// eventBatchFields are the "t" and "e" fields of a log entry holding
+// events: their types, comma-separated, and their JSON as an array.
+func eventBatchFields(events []store.Event) (types string, batch []byte) {
+	size, typesSize := 2, 0
+	for _, e := range events {
+		size += len(e.JSON) + 1
+		typesSize += len(e.Type) + 1
+	}
+	var t strings.Builder
+	t.Grow(typesSize)
+	batch = make([]byte, 0, size)
+	batch = append(batch, '[')
+	for i, e := range events {
+		if i > 0 {
+			batch = append(batch, ',')
+			t.WriteByte(',')
+		}
+		t.WriteString(e.Type)
+		batch = append(batch, e.JSON...)
+	}
+	batch = append(batch, ']')
+	return t.String(), batch
 }
 
 // AppendEvents logs events of a running response and tells followers on
@@ -168,5 +178,5 @@ func eventBatch(m redis.XMessage) ([]store.Event, error) {
 
 // eventsChannel is where a response's new events are announced.
 func (s *Store) eventsChannel(user, session, responseID string) string {
-	return s.sessionKeys(user, session).tag + ":n:" + escapeID(responseID)
+	return s.sessionKeys(user, session).channel(responseID)
 }

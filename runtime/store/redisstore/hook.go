@@ -18,7 +18,7 @@ import (
 var scriptNames = map[*redis.Script]string{
 	createSessionScript: "create_session", patchStateScript: "patch_state",
 	deleteSessionScript: "delete_session", forgetSessionScript: "forget_session",
-	renewScript: "renew_lease", resolveWaitScript: "resolve_wait", finishWaitScript: "finish_wait",
+	beginScript: "begin_response", commitScript: "commit_response", renewScript: "renew_lease", resolveWaitScript: "resolve_wait", finishWaitScript: "finish_wait",
 	reserveScript: "reserve_asset_bytes", putTaskScript: "put_task",
 	exchangeScript: "relay_exchange", setStateScript: "relay_set_state", enqueueScript: "relay_enqueue",
 	replyScript: "relay_reply", cancelScript: "relay_cancel", bucketScript: "relay_bucket", spacingScript: "relay_spacing",
@@ -117,14 +117,22 @@ func commandName(cmd redis.Cmder) string {
 	return name
 }
 
-// argAt is the command's argument i when it is a string.
+// argAt is the command's argument i when it is a string (or a *string,
+// as scriptCall sends them).
 func argAt(cmd redis.Cmder, i int) (string, bool) {
 	args := cmd.Args()
 	if len(args) <= i {
 		return "", false
 	}
-	s, ok := args[i].(string)
-	return s, ok
+	switch s := args[i].(type) {
+	case string:
+		return s, true
+	case *string:
+		if s != nil {
+			return *s, true
+		}
+	}
+	return "", false
 }
 
 // failure is err unless it is not a failure of the store: a missing key

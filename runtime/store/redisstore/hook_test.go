@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/harnest/harnest/internal/testutil"
+	"github.com/harnest/harnest/runtime/store"
 )
 
 // commandLog is a store.CommandObserver that remembers what it was told.
@@ -106,6 +107,15 @@ func TestCommandObserver(t *testing.T) {
 			if err := s.CreateSession(ctx, "alice", "s2", nil, "2026-01-01T00:00:00Z"); err != nil {
 				t.Fatal(err)
 			}
+			// A turn: the begin and commit scripts, one round trip each.
+			begin := store.Begin{User: "alice", Session: "s4", ResponseID: "r1", CreateSession: true, Receipt: []byte(`{}`), Lease: time.Minute}
+			if _, err := s.BeginResponse(ctx, begin); err != nil {
+				t.Fatal(err)
+			}
+			commit := store.Commit{User: "alice", Session: "s4", ResponseID: "r1", Receipt: []byte(`{}`), Events: []store.Event{{Sequence: 0, Type: "x", JSON: []byte(`{}`)}}, Release: true}
+			if err := s.CommitResponse(ctx, commit); err != nil {
+				t.Fatal(err)
+			}
 
 			commands, failed, trips, stores := log.counts()
 			wantStore := "redis"
@@ -119,6 +129,9 @@ func TestCommandObserver(t *testing.T) {
 			// EVALSHA (NOSCRIPT) then EVALSHA again.
 			if commands["create_session"] != 5 || failed["create_session"] != 2 || commands["evalsha"] != 0 || commands["eval"] != 0 {
 				t.Errorf("scripts counted %v, failed %v", commands, failed)
+			}
+			if commands["begin_response"] != 1 || commands["commit_response"] != 1 || trips["begin_response"] != 1 || trips["commit_response"] != 1 {
+				t.Errorf("a turn's scripts: commands %v, round trips %v", commands, trips)
 			}
 			if commands["ping"] < 1 || commands["script"] < len(scripts) {
 				t.Errorf("Open's ping and script loads not counted: %v", commands)

@@ -25,21 +25,44 @@ type sessionKeys struct {
 	responses string // SET ids of the session's responses, to delete them with it
 }
 
+// sessionKeySuffixes follow the tag in sessionKeys' fields, in order.
+var sessionKeySuffixes = [...]string{"", ":meta", ":state", ":msgs", ":lease", ":responses"}
+
+// sessionKeys are made on every call of a turn, so they are built in one
+// allocation: one string holds each key after the other, and every field
+// is a slice of it.
 func (s *Store) sessionKeys(user, session string) sessionKeys {
-	tag := s.prefix + "{s:" + escapeID(user) + ":" + escapeID(session) + "}"
-	return sessionKeys{
-		tag:       tag,
-		meta:      tag + ":meta",
-		state:     tag + ":state",
-		msgs:      tag + ":msgs",
-		lease:     tag + ":lease",
-		responses: tag + ":responses",
+	u, id := escapeID(user), escapeID(session)
+	var b strings.Builder
+	b.Grow(len(sessionKeySuffixes)*(len(s.prefix)+len("{s::}")+len(u)+len(id)) + len(":meta:state:msgs:lease:responses"))
+	var ends [len(sessionKeySuffixes)]int
+	for i, suffix := range sessionKeySuffixes {
+		b.WriteString(s.prefix)
+		b.WriteString("{s:")
+		b.WriteString(u)
+		b.WriteByte(':')
+		b.WriteString(id)
+		b.WriteByte('}')
+		b.WriteString(suffix)
+		ends[i] = b.Len()
 	}
+	all := b.String()
+	key := func(i int) string {
+		if i == 0 {
+			return all[:ends[0]]
+		}
+		return all[ends[i-1]:ends[i]]
+	}
+	return sessionKeys{tag: key(0), meta: key(1), state: key(2), msgs: key(3), lease: key(4), responses: key(5)}
 }
 
 // receipt and events are a response's keys, under its session's tag.
 func (k sessionKeys) receipt(responseID string) string { return k.tag + ":r:" + escapeID(responseID) }
 func (k sessionKeys) events(responseID string) string  { return k.tag + ":e:" + escapeID(responseID) }
+
+// channel is where a response's new events are announced (a pub/sub
+// channel, not a key).
+func (k sessionKeys) channel(responseID string) string { return k.tag + ":n:" + escapeID(responseID) }
 
 // indexKey is the sorted set of a user's session IDs (all scores 0, ordered
 // by ID), which makes listing a keyset scan of O(log N + page).

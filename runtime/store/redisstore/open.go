@@ -52,6 +52,7 @@ type Store struct {
 	clustered  bool // a Redis Cluster: a transaction keeps to one slot (see cluster.go)
 	describe   string
 	relay      relayParts // relay.go
+	runs       string     // the run registry's key (runs.go), made once
 }
 
 // Open connects to Redis, or starts an embedded miniredis (for tests) when
@@ -62,6 +63,7 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	if s.prefix == "" {
 		s.prefix = "harnest:"
 	}
+	s.runs = s.prefix + "{runs}:active"
 	if s.timeout <= 0 {
 		s.timeout = DefaultTimeout
 	}

@@ -18,7 +18,7 @@ import (
 // lease is gone, and records its receipt as failed, so nothing stays
 // in_progress forever.
 
-func (s *Store) runsKey() string { return s.prefix + "{runs}:active" }
+func (s *Store) runsKey() string { return s.runs }
 
 // runRef names a registered run and the replica that runs it.
 type runRef struct {

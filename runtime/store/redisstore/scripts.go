@@ -3,6 +3,7 @@ package redisstore
 import (
 	"context"
 	"strings"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -15,8 +16,8 @@ import (
 var scripts = []*redis.Script{
 	// session.go
 	createSessionScript, patchStateScript, deleteSessionScript, forgetSessionScript,
-	// response.go, waits.go, asset.go, tasks.go
-	renewScript, resolveWaitScript, finishWaitScript, reserveScript, putTaskScript,
+	// begin.go, commit.go, response.go, waits.go, asset.go, tasks.go
+	beginScript, commitScript, renewScript, resolveWaitScript, finishWaitScript, reserveScript, putTaskScript,
 	// relay_participants.go, relay_items.go, relay_limits.go
 	exchangeScript, setStateScript, enqueueScript, replyScript, cancelScript, bucketScript, spacingScript,
 	// router.go
@@ -55,9 +56,114 @@ func (s *Store) pipelined(ctx context.Context, fn func(redis.Pipeliner)) error {
 
 func hasNoScript(cmds []redis.Cmder) bool {
 	for _, c := range cmds {
-		if err := c.Err(); err != nil && strings.HasPrefix(err.Error(), "NOSCRIPT") {
+		if isNoScript(c.Err()) {
 			return true
 		}
 	}
 	return false
+}
+
+// finalReceiptLua defines isFinal(receipt) for the scripts that must not
+// write over a final receipt: receipts are compact JSON whose first
+// "status" key is the envelope's (IDs in it before are escaped strings),
+// so the status after the first "status":" is the receipt's, as
+// store.IsFinalReceipt reads it.
+const finalReceiptLua = `
+local function isFinal(receipt)
+  local _, e = string.find(receipt, '"status":"', 1, true)
+  if not e then return false end
+  local status = string.match(receipt, '^(%a+)"', e + 1)
+  return status == 'completed' or status == 'failed' or status == 'cancelled' or status == 'denied'
+end
+`
+
+// scriptCall is one EVALSHA command built in a single argument slice: the
+// script's digest, its keys, then its arguments, each encoded once. The
+// hot path (begin, commit) builds its scripts' calls this way rather than
+// through redis.Script.Run, which copies keys and arguments into a new
+// slice. Add every key before the first argument.
+//
+// Strings and numbers go in as pointers into the call's own slices, which
+// go-redis writes as the values they point to: a string or an int64 put in
+// an interface costs an allocation each, a pointer none. (When a slice
+// grows, the pointers into its old array still read the same values; the
+// sizes given to newScriptCall only save that copy.)
+type scriptCall struct {
+	args []any
+	strs []string
+	nums []int64
+	keys int
+}
+
+// newScriptCall starts a call of sc with room for the given numbers of
+// strings (keys included) and int64s; byte slices need no room.
+func newScriptCall(sc *redis.Script, strs, nums int) scriptCall {
+	c := scriptCall{
+		args: make([]any, 0, 3+strs+nums+4),
+		strs: make([]string, 0, 1+strs),
+		nums: make([]int64, 0, nums),
+	}
+	c.args = append(c.args, "evalsha", nil, 0)
+	c.strs = append(c.strs, sc.Hash())
+	c.args[1] = &c.strs[0]
+	return c
+}
+
+// key adds one of the script's KEYS.
+func (c *scriptCall) key(k string) {
+	c.str(k)
+	c.keys++
+	c.args[2] = c.keys
+}
+
+// str adds a string argument.
+func (c *scriptCall) str(v string) {
+	c.strs = append(c.strs, v)
+	c.args = append(c.args, &c.strs[len(c.strs)-1])
+}
+
+// num adds a number argument.
+func (c *scriptCall) num(v int64) {
+	c.nums = append(c.nums, v)
+	c.args = append(c.args, &c.nums[len(c.nums)-1])
+}
+
+// bytes adds an argument sent as it is (a receipt, a message, JSON).
+func (c *scriptCall) bytes(v []byte) { c.args = append(c.args, v) }
+
+// runScript sends the call in one round trip. When Redis answers NOSCRIPT
+// (it forgot the scripts: a restart, a failover, SCRIPT FLUSH) the scripts
+// are loaded again and the call is sent once more; a script that failed
+// with NOSCRIPT did not run, so nothing is applied twice.
+func (s *Store) runScript(ctx context.Context, c scriptCall) *redis.Cmd {
+	cmd := s.sendScript(ctx, c)
+	if isNoScript(cmd.Err()) {
+		if err := s.loadScripts(ctx); err != nil {
+			cmd.SetErr(err)
+			return cmd
+		}
+		cmd = s.sendScript(ctx, c)
+	}
+	return cmd
+}
+
+func (s *Store) sendScript(ctx context.Context, c scriptCall) *redis.Cmd {
+	cmd := redis.NewCmd(ctx, c.args...)
+	if c.keys > 0 {
+		cmd.SetFirstKeyPos(3) // a Cluster client routes the call by KEYS[1]
+	}
+	_ = s.rdb.Process(ctx, cmd)
+	return cmd
+}
+
+func isNoScript(err error) bool { return err != nil && strings.HasPrefix(err.Error(), "NOSCRIPT") }
+
+// millis is d in whole milliseconds for PX and PEXPIRE, as go-redis sends
+// a duration: a positive d under a millisecond is 1, so that it still
+// expires rather than lasting forever or being refused.
+func millis(d time.Duration) int64 {
+	if d > 0 && d < time.Millisecond {
+		return 1
+	}
+	return d.Milliseconds()
 }

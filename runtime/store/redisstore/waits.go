@@ -40,18 +40,6 @@ func (s *Store) waitIndexPrefix(user string) string {
 // gets 409 rather than 404.
 const waitTombstone = time.Minute
 
-// addWait queues the writes of a pending wait under its session's tag:
-// its record and its entry in the session's set of waits.
-func (s *Store) addWait(ctx context.Context, p redis.Pipeliner, k sessionKeys, w *store.Wait) {
-	now := time.Now()
-	ttl := w.ExpiresAt.Sub(now) + waitTombstone
-	p.HSet(ctx, k.wait(w.ID), "kind", w.Kind, "responseId", w.ResponseID, "status", store.WaitPending,
-		"expiresAt", w.ExpiresAt.UnixMilli(), "after", w.AfterSequence, "replica", w.Replica)
-	p.Expire(ctx, k.wait(w.ID), ttl)
-	p.ZRemRangeByScore(ctx, k.waits(), "-inf", strconv.FormatInt(now.UnixMilli(), 10))
-	p.ZAdd(ctx, k.waits(), redis.Z{Score: float64(now.Add(ttl).UnixMilli()), Member: escapeID(w.ID)})
-}
-
 // indexWait is the bookkeeping step that adds a wait to its user's index,
 // for as long as its record lives. An entry whose record is missing (not
 // written yet, or never) reads as no wait (see readWait).

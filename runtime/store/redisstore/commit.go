@@ -1,0 +1,250 @@
+package redisstore
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/harnest/harnest/runtime/store"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// commitScript writes one step of a response, atomically, or refuses and
+// writes nothing (see CommitResponse).
+//
+// KEYS: 1 lease, 2 meta, 3 receipt, 4 state, 5 events, 6 transcript; then,
+// in this order and only when used: the wait's record and the session's
+// waits (a step with a wait), the user's wait index entry (a wait, where
+// one server holds every key), the run registry (a release, where one
+// server holds every key).
+//
+// ARGV, as commitCall writes them: 1 the response ID, 2 now, 3 the
+// receipt, 4 its TTL in ms, 5 "1" to release the lease, 6 the number of
+// state fields, 7 the number of messages; the event batch: 8 its entry ID
+// ("" for no events), 9 the MINID that trims the log ("" for none), 10 its
+// first sequence, 11 its types, 12 its events, 13 the channel to publish
+// on, 14 its last sequence; the wait: 15 its escaped ID ("" for no wait),
+// 16 kind, 17 response ID, 18 expiry (Unix ms), 19 after sequence, 20
+// replica, 21 TTL in ms, 22 now (Unix ms), 23 its entry's score in the
+// session's waits, 24 "1" when a wait index key is given, 25 the session
+// ID it holds; 26 the run's member when the registry key is given; then
+// the state's fields and values, then the messages.
+//
+// It returns 1 when the step is written, 0 when the lease is lost (another
+// response holds it, or the session is gone) and -1 when the receipt is
+// final. A failed XADD (an entry ID the log is past) does not stop the
+// other writes, as in a transaction; its error is the script's answer.
+var commitScript = redis.NewScript(finalReceiptLua + `
+local holder = redis.call('GET', KEYS[1])
+if holder and holder ~= ARGV[1] then return 0 end
+if not holder then
+  -- The lease lapsed: a sweeper may have made the receipt final.
+  local receipt = redis.call('GET', KEYS[3])
+  if receipt and isFinal(receipt) then return -1 end
+end
+-- Every session's meta holds msgs: only without it is EXISTS asked.
+local length = redis.call('HGET', KEYS[2], 'msgs')
+if not length and redis.call('EXISTS', KEYS[2]) == 0 then return 0 end
+local fields, messages = tonumber(ARGV[6]), tonumber(ARGV[7])
+local first = 27
+-- HSET and ZADD take many pairs, in chunks: unpack is bounded by Lua's stack.
+for i = first, first + 2 * fields - 1, 200 do
+  redis.call('HSET', KEYS[4], unpack(ARGV, i, math.min(i + 199, first + 2 * fields - 1)))
+end
+local failed
+if ARGV[8] ~= '' then
+  local added
+  if ARGV[9] ~= '' then
+    added = redis.pcall('XADD', KEYS[5], 'MINID', ARGV[9], ARGV[8], 'f', ARGV[10], 't', ARGV[11], 'e', ARGV[12])
+  else
+    added = redis.pcall('XADD', KEYS[5], ARGV[8], 'f', ARGV[10], 't', ARGV[11], 'e', ARGV[12])
+  end
+  if type(added) == 'table' and added.err then failed = added end
+  redis.call('PEXPIRE', KEYS[5], ARGV[4])
+end
+if messages > 0 then
+  local offset = tonumber(length) or 0
+  local m = first + 2 * fields
+  for from = 0, messages - 1, 100 do
+    local scored = {}
+    for i = from, math.min(from + 99, messages - 1) do
+      scored[#scored + 1] = offset + i
+      scored[#scored + 1] = ARGV[m + i]
+    end
+    redis.call('ZADD', KEYS[6], unpack(scored))
+  end
+  redis.call('HSET', KEYS[2], 'msgs', offset + messages, 'updatedAt', ARGV[2])
+elseif fields > 0 then
+  redis.call('HSET', KEYS[2], 'updatedAt', ARGV[2])
+end
+redis.call('SET', KEYS[3], ARGV[3], 'PX', ARGV[4])
+local key = 6
+if ARGV[15] ~= '' then
+  local record, waits = KEYS[key + 1], KEYS[key + 2]
+  key = key + 2
+  redis.call('HSET', record, 'kind', ARGV[16], 'responseId', ARGV[17], 'status', 'pending',
+    'expiresAt', ARGV[18], 'after', ARGV[19], 'replica', ARGV[20])
+  redis.call('PEXPIRE', record, ARGV[21])
+  redis.call('ZREMRANGEBYSCORE', waits, '-inf', ARGV[22])
+  redis.call('ZADD', waits, ARGV[23], ARGV[15])
+  if ARGV[24] == '1' then
+    key = key + 1
+    if tonumber(ARGV[21]) > 0 then
+      redis.call('SET', KEYS[key], ARGV[25], 'PX', ARGV[21])
+    else
+      redis.call('SET', KEYS[key], ARGV[25])
+    end
+  end
+end
+if ARGV[5] == '1' and holder then redis.call('DEL', KEYS[1]) end
+if ARGV[26] ~= '' then redis.call('ZREM', KEYS[key + 1], ARGV[26]) end
+if ARGV[8] ~= '' then redis.call('PUBLISH', ARGV[13], ARGV[14]) end
+if failed then return failed end
+return 1
+`)
+
+// CommitResponse writes the receipt, its events, the transcript messages,
+// the state delta, the wait and the lease's release of one step atomically,
+// in one script: one round trip.
+//
+// It returns ErrLeaseLost when another response holds the session, or when
+// the session is gone (deleted after the lease lapsed; nothing of it is
+// written again), and ErrReceiptFinal when the lease lapsed and the receipt
+// is already final (while the response holds its lease, nobody else writes
+// its receipt, and a renewal never takes a lease back over a final
+// receipt). Nothing is written then.
+//
+// On a Cluster the user's wait index and the run registry are written in
+// steps of their own (see cluster.go): a wait is indexed before the script
+// writes it, and a released run forgotten after it.
+func (s *Store) CommitResponse(ctx context.Context, c store.Commit) error {
+	var indexWait, unregister bookkeeping
+	if s.clustered && c.Wait != nil {
+		indexWait = s.indexWait(ctx, c.User, c.Session, c.Wait)
+	}
+	if s.clustered && c.Release {
+		unregister = s.unregisterRun(ctx, c.User, c.Session, c.ResponseID, c.Replica)
+	}
+	// A crash (or a refused commit) after this leaves an index entry whose
+	// wait is missing, which reads as no wait; it expires with the wait.
+	if err := s.sendBookkeeping(ctx, indexWait); err != nil {
+		return fmt.Errorf("store: commit response: index the wait: %w", err)
+	}
+	written, err := s.runScript(ctx, s.commitCall(c)).Int64()
+	if err != nil {
+		return fmt.Errorf("store: commit response: %w", err)
+	}
+	switch written {
+	case 0:
+		return store.ErrLeaseLost
+	case -1:
+		return store.ErrReceiptFinal
+	}
+	// The commit is done whatever this answers: a run left registered has
+	// a final receipt, which a sweep only forgets.
+	_ = s.sendBookkeeping(ctx, unregister)
+	return nil
+}
+
+// commitCall is commitScript's call for c (see its KEYS and ARGV).
+func (s *Store) commitCall(c store.Commit) scriptCall {
+	k := s.sessionKeys(c.User, c.Session)
+	call := newScriptCall(commitScript, 30+len(c.StateDelta), 10)
+	call.key(k.lease)
+	call.key(k.meta)
+	call.key(k.receipt(c.ResponseID))
+	call.key(k.state)
+	call.key(k.events(c.ResponseID))
+	call.key(k.msgs)
+	if c.Wait != nil {
+		call.key(k.wait(c.Wait.ID))
+		call.key(k.waits())
+		if !s.clustered {
+			call.key(s.waitIndexKey(c.User, c.Wait.ID))
+		}
+	}
+	if c.Release && !s.clustered {
+		call.key(s.runsKey())
+	}
+	release := "0"
+	if c.Release {
+		release = "1"
+	}
+	call.str(c.ResponseID)
+	call.str(c.Now)
+	call.bytes(c.Receipt)
+	call.num(millis(s.receiptTTL))
+	call.str(release)
+	call.num(int64(len(c.StateDelta)))
+	call.num(int64(len(c.Messages)))
+	eventArgs(&call, k, c)
+	waitArgs(&call, c, !s.clustered)
+	if c.Release && !s.clustered {
+		call.str(runMember(c.User, c.Session, c.ResponseID, c.Replica))
+	} else {
+		call.str("")
+	}
+	for field, value := range c.StateDelta {
+		call.str(field)
+		call.bytes(value)
+	}
+	for _, m := range c.Messages {
+		call.bytes(m)
+	}
+	return call
+}
+
+// eventArgs adds ARGV 8 to 14 of commitScript: the step's events as one
+// entry of the log (see events.go), and its notification.
+func eventArgs(call *scriptCall, k sessionKeys, c store.Commit) {
+	if len(c.Events) == 0 {
+		for range 7 {
+			call.str("")
+		}
+		return
+	}
+	last := c.Events[len(c.Events)-1].Sequence
+	call.str(eventID(last))
+	if oldest := last + 1 - store.MaxEvents; oldest > 0 {
+		call.str(eventID(oldest)) // exact: a few large batches would never fill an approximate node
+	} else {
+		call.str("")
+	}
+	types, batch := eventBatchFields(c.Events)
+	call.num(int64(c.Events[0].Sequence))
+	call.str(types)
+	call.bytes(batch)
+	call.str(k.channel(c.ResponseID))
+	call.num(int64(last))
+}
+
+// waitArgs adds ARGV 15 to 25 of commitScript: the step's wait, and its
+// entry in the user's index when indexed is true (one server holds every
+// key).
+func waitArgs(call *scriptCall, c store.Commit, indexed bool) {
+	w := c.Wait
+	if w == nil {
+		for range 11 {
+			call.str("")
+		}
+		return
+	}
+	now := time.Now()
+	ttl := w.ExpiresAt.Sub(now) + waitTombstone
+	call.str(escapeID(w.ID))
+	call.str(w.Kind)
+	call.str(w.ResponseID)
+	call.num(w.ExpiresAt.UnixMilli())
+	call.num(int64(w.AfterSequence))
+	call.str(w.Replica)
+	call.num(millis(ttl))
+	call.num(now.UnixMilli())
+	call.num(now.Add(ttl).UnixMilli())
+	if indexed {
+		call.str("1")
+	} else {
+		call.str("")
+	}
+	call.str(c.Session)
+}

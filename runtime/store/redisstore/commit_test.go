@@ -1,0 +1,126 @@
+package redisstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/harnest/harnest/runtime/store"
+)
+
+// events makes the events from sequence first to last.
+func events(first, last int) []store.Event {
+	out := make([]store.Event, 0, last-first+1)
+	for seq := first; seq <= last; seq++ {
+		out = append(out, store.Event{Sequence: seq, Type: "x", JSON: []byte(`{}`)})
+	}
+	return out
+}
+
+// beginNew begins resp_1 in a new session s of user u.
+func beginNew(t *testing.T, s *Store) {
+	t.Helper()
+	b := store.Begin{User: "u", Session: "s", ResponseID: "resp_1", CreateSession: true, Receipt: []byte(`{"status":"in_progress"}`), Lease: time.Minute}
+	if _, err := s.BeginResponse(context.Background(), b); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The commit script trims the event log to about MaxEvents, as
+// AppendEvents does (the contract only tests the latter).
+func TestCommitTrimsTheEventLog(t *testing.T) {
+	eachStore(t, func(t *testing.T, s *Store) {
+		ctx := context.Background()
+		beginNew(t, s)
+		// A first entry of 10 events, then the rest of MaxEvents in
+		// entries of 1,000.
+		if err := s.AppendEvents(ctx, "u", "s", "resp_1", events(0, 9)); err != nil {
+			t.Fatal(err)
+		}
+		for first := 10; first < store.MaxEvents; first += 1000 {
+			if err := s.AppendEvents(ctx, "u", "s", "resp_1", events(first, min(first+999, store.MaxEvents-1))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		err := s.CommitResponse(ctx, store.Commit{User: "u", Session: "s", ResponseID: "resp_1",
+			Receipt: []byte(`{"status":"completed"}`), Events: events(store.MaxEvents, store.MaxEvents+9), Release: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.EventsAfter(ctx, "u", "s", "resp_1", -1, 5); !errors.Is(err, store.ErrEventsTrimmed) {
+			t.Fatalf("reading the first entry, which the commit trimmed: %v, want ErrEventsTrimmed", err)
+		}
+		held, err := s.EventsAfter(ctx, "u", "s", "resp_1", 9, 2)
+		if err != nil || len(held) != 2 || held[0].Sequence != 10 {
+			t.Fatalf("events after 9: %v, %v", held, err)
+		}
+	})
+}
+
+// A commit whose event entry the log is already past (its answer was lost
+// after an earlier write) writes the rest of the step and reports the
+// refused entry, as the transaction it replaced did.
+func TestCommitWithARefusedEntryWritesTheRest(t *testing.T) {
+	eachStore(t, func(t *testing.T, s *Store) {
+		ctx := context.Background()
+		beginNew(t, s)
+		if err := s.AppendEvents(ctx, "u", "s", "resp_1", events(0, 5)); err != nil {
+			t.Fatal(err)
+		}
+		err := s.CommitResponse(ctx, store.Commit{User: "u", Session: "s", ResponseID: "resp_1",
+			Receipt: []byte(`{"status":"completed"}`), Events: events(3, 4), Messages: [][]byte{[]byte(`{"m":1}`)}, Release: true})
+		if err == nil || errors.Is(err, store.ErrLeaseLost) || errors.Is(err, store.ErrReceiptFinal) {
+			t.Fatalf("commit of an entry the log is past: %v, want the XADD's error", err)
+		}
+		receipt, found, err := s.Receipt(ctx, "u", "s", "resp_1")
+		if err != nil || !found || string(receipt) != `{"status":"completed"}` {
+			t.Fatalf("receipt %s %v %v", receipt, found, err)
+		}
+		msgs, err := s.Messages(ctx, "u", "s", 0, 10)
+		if err != nil || len(msgs) != 1 || msgs[0].Offset != 0 {
+			t.Fatalf("transcript %v %v", msgs, err)
+		}
+		if held, err := s.rdb.Exists(ctx, s.sessionKeys("u", "s").lease).Result(); err != nil || held != 0 {
+			t.Fatalf("the lease is still held (%d, %v)", held, err)
+		}
+	})
+}
+
+// A step with more messages and state fields than one command of the
+// script takes (it sends them in chunks) writes them all, at their
+// offsets.
+func TestCommitOfALargeStep(t *testing.T) {
+	eachStore(t, func(t *testing.T, s *Store) {
+		ctx := context.Background()
+		beginNew(t, s)
+		const messages, fields = 250, 150
+		c := store.Commit{User: "u", Session: "s", ResponseID: "resp_1", Receipt: []byte(`{"status":"completed"}`),
+			StateDelta: map[string]json.RawMessage{}, Release: true, Now: "t2"}
+		for i := range messages {
+			c.Messages = append(c.Messages, []byte(fmt.Sprintf(`{"n":%d}`, i)))
+		}
+		for i := range fields {
+			c.StateDelta[fmt.Sprintf("k%d", i)] = json.RawMessage(strconv.Itoa(i))
+		}
+		if err := s.CommitResponse(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+		msgs, err := s.Messages(ctx, "u", "s", 0, 1000)
+		if err != nil || len(msgs) != messages {
+			t.Fatalf("%d messages (%v), want %d", len(msgs), err, messages)
+		}
+		for i, m := range msgs {
+			if m.Offset != int64(i) || string(m.JSON) != fmt.Sprintf(`{"n":%d}`, i) {
+				t.Fatalf("message %d: offset %d, %s", i, m.Offset, m.JSON)
+			}
+		}
+		sess, found, err := s.GetSession(ctx, "u", "s")
+		if err != nil || !found || len(sess.State) != fields || string(sess.State["k149"]) != "149" || sess.UpdatedAt != "t2" {
+			t.Fatalf("session %+v %v %v", sess, found, err)
+		}
+	})
+}
