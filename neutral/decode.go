@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"mime"
 	"net/http"
+	"slices"
 	"strconv"
 
 	"github.com/harnest/harnest/internal/httpapi"
@@ -15,12 +16,32 @@ import (
 // content type (415), size (413), JSON (400), object (400). It returns the
 // object's members; ok is false when an error was already written.
 func (a *API) readObject(w http.ResponseWriter, r *http.Request) (map[string]json.RawMessage, bool) {
-	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if mt != "application/json" {
+	body, ok := a.readBody(w, r)
+	if !ok {
+		return nil, false
+	}
+	return httpapi.DecodeObject(w, body)
+}
+
+// readBody is readObject's first half: content type (415), size (413) and
+// UTF-8 (400). Its caller decodes the JSON, or hands the body to
+// httpapi.DecodeObject.
+func (a *API) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	if !isJSON(r.Header.Get("Content-Type")) {
 		fail(w, http.StatusUnsupportedMediaType, "unsupported_media_type", "Content-Type must be application/json")
 		return nil, false
 	}
-	return httpapi.ReadObject(w, r, int64(a.maxBody))
+	return httpapi.ReadBody(w, r, int64(a.maxBody))
+}
+
+// isJSON reports whether a Content-Type names application/json. The exact
+// string, which nearly every client sends, needs no parsing.
+func isJSON(contentType string) bool {
+	if contentType == "application/json" {
+		return true
+	}
+	mt, _, _ := mime.ParseMediaType(contentType)
+	return mt == "application/json"
 }
 
 // fieldError is an envelope problem: which field, and what it must be.
@@ -28,16 +49,17 @@ type fieldError struct{ field, must string }
 
 func (e fieldError) Error() string { return e.field + " " + e.must }
 
-// onlyKeys reports the first member that is not allowed.
+// onlyKeys reports the member that is not allowed; of several, the first
+// in byte order, so that the error is the same every time.
 func onlyKeys(obj map[string]json.RawMessage, allowed ...string) error {
+	unknown, found := "", false
 	for k := range obj {
-		known := false
-		for _, a := range allowed {
-			known = known || k == a
+		if !slices.Contains(allowed, k) && (!found || k < unknown) {
+			unknown, found = k, true
 		}
-		if !known {
-			return fieldError{strconv.Quote(k), "is not a known field"}
-		}
+	}
+	if found {
+		return fieldError{strconv.Quote(unknown), "is not a known field"}
 	}
 	return nil
 }
@@ -101,6 +123,9 @@ func objectMembers(obj map[string]json.RawMessage, key string) (map[string]json.
 // compact re-encodes a JSON value without insignificant whitespace, so
 // that stored state is canonical.
 func compact(v json.RawMessage) json.RawMessage {
+	if len(v) == 0 {
+		return v // absent (nil), or nothing to compact
+	}
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, v); err != nil {
 		return v

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/harnest/harnest/internal/auth"
+	"github.com/harnest/harnest/internal/httpapi"
 	"github.com/harnest/harnest/internal/sse"
 	"github.com/harnest/harnest/runtime"
 )
@@ -122,14 +123,33 @@ func inputPart(item map[string]json.RawMessage, typ string) (runtime.InputPart, 
 	return runtime.InputPart{}, false
 }
 
-func (a *API) createResponse(w http.ResponseWriter, r *http.Request) {
-	obj, ok := a.readObject(w, r)
+// readResponseRequest reads and checks a POST /responses body. The common
+// body is decoded in one pass (fastResponseRequest); any other, and every
+// invalid one, the general way, which finds the exact error. ok is false
+// when an error was already written.
+func (a *API) readResponseRequest(w http.ResponseWriter, r *http.Request) (runtime.ResponseRequest, bool) {
+	body, ok := a.readBody(w, r)
 	if !ok {
-		return
+		return runtime.ResponseRequest{}, false
+	}
+	if req, ok := fastResponseRequest(body); ok {
+		return req, true
+	}
+	obj, ok := httpapi.DecodeObject(w, body)
+	if !ok {
+		return runtime.ResponseRequest{}, false
 	}
 	req, err := parseResponseRequest(obj)
 	if err != nil {
 		fail(w, http.StatusBadRequest, "invalid_request", "Invalid response request: "+err.Error())
+		return runtime.ResponseRequest{}, false
+	}
+	return req, true
+}
+
+func (a *API) createResponse(w http.ResponseWriter, r *http.Request) {
+	req, ok := a.readResponseRequest(w, r)
+	if !ok {
 		return
 	}
 	resp, err := a.svc.StartResponse(r.Context(), auth.From(r.Context()), req)
@@ -137,8 +157,7 @@ func (a *API) createResponse(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	w.Header().Set("Harnest-Response-Id", resp.ID)
-	w.Header().Set("Harnest-Session-Id", resp.SessionID)
+	httpapi.SetHeaders(w.Header(), "Harnest-Response-Id", resp.ID, "Harnest-Session-Id", resp.SessionID)
 	if req.Stream {
 		a.stream(w, resp)
 		return
@@ -194,28 +213,8 @@ func (a *API) getResponse(w http.ResponseWriter, r *http.Request) {
 // until it ends, from any replica: GET /responses/{id}/events?sessionId=&after=N.
 // Last-Event-ID works as after. Leaving never cancels the response.
 func (a *API) getEvents(w http.ResponseWriter, r *http.Request) {
-	sessionID, ok := requireSessionID(w, r)
+	sessionID, after, ok := a.eventsRequest(w, r)
 	if !ok {
-		return
-	}
-	after := -1
-	raw := r.URL.Query().Get("after")
-	if raw == "" {
-		raw = r.Header.Get("Last-Event-ID")
-	}
-	if raw != "" {
-		n, err := strconv.Atoi(raw)
-		if err != nil || n < -1 {
-			fail(w, http.StatusBadRequest, "invalid_after", "after (or Last-Event-ID) must be an event sequence: an integer from -1")
-			return
-		}
-		after = n
-	}
-	p := auth.From(r.Context())
-	responseID := r.PathValue("responseId")
-	// Check before the stream starts, so a wrong ID is a plain 404.
-	if _, err := a.svc.GetResponse(r.Context(), p, sessionID, responseID); err != nil {
-		writeError(w, err)
 		return
 	}
 	// The stream starts at once, with keep-alives: a follower of a
@@ -224,15 +223,53 @@ func (a *API) getEvents(w http.ResponseWriter, r *http.Request) {
 	// server.
 	sw := sse.Start(w, a.keepAlive)
 	defer sw.Close()
-	err := a.svc.Follow(r.Context(), p, sessionID, responseID, after, func(f runtime.Frame) (bool, error) {
+	err := a.svc.Follow(r.Context(), auth.From(r.Context()), sessionID, r.PathValue("responseId"), after, func(f runtime.Frame) (bool, error) {
 		return false, sw.Event(f.Type, f.Sequence, f.JSON)
 	})
 	if err != nil && r.Context().Err() == nil {
-		// Too late for a status: say it as the stream's last frame.
-		e := runtime.AsError(err)
-		b, _ := json.Marshal(map[string]string{"type": runtime.EventError, "error": e.Detail, "code": e.Code})
-		_ = sw.Event(runtime.EventError, -1, b)
+		writeStreamError(sw, err)
 	}
+}
+
+// eventsRequest checks GET /responses/{id}/events before its stream starts,
+// so that a wrong ID is a plain 404: the session, the position after which
+// to replay, and that the response exists. ok is false when an error was
+// already written. (It is not part of getEvents so that its locals are not
+// in the frame where an idle follower waits: thousands of followers each
+// keep their goroutine's stack.)
+func (a *API) eventsRequest(w http.ResponseWriter, r *http.Request) (sessionID string, after int, ok bool) {
+	sessionID, ok = requireSessionID(w, r)
+	if !ok {
+		return "", 0, false
+	}
+	after = -1
+	raw := r.URL.Query().Get("after")
+	if raw == "" {
+		raw = r.Header.Get("Last-Event-ID")
+	}
+	if raw != "" {
+		n, err := strconv.Atoi(raw)
+		if err != nil || n < -1 {
+			fail(w, http.StatusBadRequest, "invalid_after", "after (or Last-Event-ID) must be an event sequence: an integer from -1")
+			return "", 0, false
+		}
+		after = n
+	}
+	if _, err := a.svc.GetResponse(r.Context(), auth.From(r.Context()), sessionID, r.PathValue("responseId")); err != nil {
+		writeError(w, err)
+		return "", 0, false
+	}
+	return sessionID, after, true
+}
+
+// writeStreamError ends an event stream with an error it met after its 200:
+// too late for a status, it is the stream's last frame. (A function of its
+// own, so that its locals are not in the frame of getEvents, where an idle
+// follower waits.)
+func writeStreamError(sw *sse.Writer, err error) {
+	e := runtime.AsError(err)
+	b, _ := json.Marshal(map[string]string{"type": runtime.EventError, "error": e.Detail, "code": e.Code})
+	_ = sw.Event(runtime.EventError, -1, b)
 }
 
 // cancelResponse cancels a response wherever it runs and returns its final

@@ -26,35 +26,89 @@ const followPoll = 2 * time.Second
 // (completed, failed, cancelled or denied; a requires_action boundary is
 // followed through), or ctx ends. Leaving never cancels the response.
 func (s *Service) Follow(ctx context.Context, p Principal, sessionID, responseID string, after int, fn func(Frame) (stop bool, err error)) error {
-	if _, err := s.GetResponse(ctx, p, sessionID, responseID); err != nil {
+	f, err := s.startFollow(ctx, p, sessionID, responseID, after, fn)
+	if err != nil {
 		return err
 	}
+	defer f.stop()
+	// Only the waiting is here; the reading is in catchUp and the setup in
+	// startFollow. An idle follower waits in this frame, below every frame
+	// of the request's handlers: the smaller it is, the smaller the stack
+	// each of thousands of idle followers keeps (a goroutine stack is
+	// halved while less than a quarter of it is in use).
+	for {
+		if done, err := f.catchUp(); done {
+			return err
+		}
+		select {
+		case <-f.notify:
+		case <-f.poll.C:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// follower is one Follow call: what it follows, where it is, and what
+// wakes it.
+type follower struct {
+	s                     *Service
+	ctx                   context.Context
+	p                     Principal
+	sessionID, responseID string
+	after                 int // the last sequence passed to fn
+	fn                    func(Frame) (stop bool, err error)
+
+	notify   <-chan struct{} // the hub's signal of new events (nil without a hub)
+	unlisten func()
+	poll     *time.Ticker // the safety net for missed signals
+}
+
+// startFollow checks the response and subscribes to its events.
+func (s *Service) startFollow(ctx context.Context, p Principal, sessionID, responseID string, after int, fn func(Frame) (bool, error)) (*follower, error) {
+	if _, err := s.GetResponse(ctx, p, sessionID, responseID); err != nil {
+		return nil, err
+	}
 	s.observer.FollowStarted()
-	defer s.observer.FollowEnded()
 	notify, unlisten, err := s.listen(ctx, p.UserID, sessionID, responseID)
 	if err != nil {
-		return s.storeFailure(err)
+		s.observer.FollowEnded()
+		return nil, s.storeFailure(err)
 	}
-	defer unlisten()
-	poll := time.NewTicker(followPoll)
-	defer poll.Stop()
+	return &follower{s: s, ctx: ctx, p: p, sessionID: sessionID, responseID: responseID, after: after, fn: fn,
+		notify: notify, unlisten: unlisten, poll: time.NewTicker(followPoll)}, nil
+}
+
+// stop ends the subscription.
+func (f *follower) stop() {
+	f.poll.Stop()
+	f.unlisten()
+	f.s.observer.FollowEnded()
+}
+
+// catchUp passes every logged event after f.after to f.fn. done is true
+// when the follow ends (fn stopped or failed, the response ended, or the
+// store failed) and err is then what Follow returns; otherwise everything
+// logged so far was passed and the follower waits for more.
+func (f *follower) catchUp() (done bool, err error) {
+	s, ctx := f.s, f.ctx
 	for {
-		events, err := s.store.EventsAfter(ctx, p.UserID, sessionID, responseID, after, 500)
+		events, err := s.store.EventsAfter(ctx, f.p.UserID, f.sessionID, f.responseID, f.after, 500)
 		if errors.Is(err, store.ErrEventsTrimmed) {
-			return Errorf(ErrInvalid, "events_not_held",
-				"Events after sequence %d are no longer held; read the response with GET /responses/%s?sessionId=...", after, responseID)
+			return true, Errorf(ErrInvalid, "events_not_held",
+				"Events after sequence %d are no longer held; read the response with GET /responses/%s?sessionId=...", f.after, f.responseID)
 		}
 		if err != nil {
 			if ctx.Err() != nil {
-				return ctx.Err()
+				return true, ctx.Err()
 			}
-			return s.storeFailure(err)
+			return true, s.storeFailure(err)
 		}
 		for _, e := range events {
-			after = e.Sequence
-			stop, err := fn(Frame{Sequence: e.Sequence, Type: e.Type, JSON: e.JSON})
+			f.after = e.Sequence
+			stop, err := f.fn(Frame{Sequence: e.Sequence, Type: e.Type, JSON: e.JSON})
 			if err != nil || stop || isFinalFrame(e.Type, e.JSON) {
-				return err
+				return true, err
 			}
 		}
 		if len(events) > 0 {
@@ -62,25 +116,20 @@ func (s *Service) Follow(ctx context.Context, p Principal, sessionID, responseID
 		}
 		// Nothing new. A response whose replica died is failed by a sweeper
 		// without an event: end with an error frame then.
-		receipt, err := s.GetResponse(ctx, p, sessionID, responseID)
+		receipt, err := s.GetResponse(ctx, f.p, f.sessionID, f.responseID)
 		if err != nil {
-			return err
+			return true, err
 		}
-		if isTerminal(receipt) {
-			if more, _ := s.store.EventsAfter(ctx, p.UserID, sessionID, responseID, after, 1); len(more) > 0 {
-				continue // the last events landed meanwhile
-			}
-			frame, _ := json.Marshal(Event{Type: EventError, Sequence: after + 1, ResponseID: responseID, SessionID: sessionID,
-				Error: "The response ended without its events; read its receipt"})
-			_, err := fn(Frame{Sequence: after + 1, Type: EventError, JSON: frame})
-			return err
+		if !isTerminal(receipt) {
+			return false, nil
 		}
-		select {
-		case <-notify:
-		case <-poll.C:
-		case <-ctx.Done():
-			return ctx.Err()
+		if more, _ := s.store.EventsAfter(ctx, f.p.UserID, f.sessionID, f.responseID, f.after, 1); len(more) > 0 {
+			continue // the last events landed meanwhile
 		}
+		frame, _ := json.Marshal(Event{Type: EventError, Sequence: f.after + 1, ResponseID: f.responseID, SessionID: f.sessionID,
+			Error: "The response ended without its events; read its receipt"})
+		_, err = f.fn(Frame{Sequence: f.after + 1, Type: EventError, JSON: frame})
+		return true, err
 	}
 }
 

@@ -88,10 +88,18 @@ func WriteJSON(w http.ResponseWriter, status int, v any) {
 // the body's length, so that the answer keeps it even when it is flushed
 // before the handler ends (BodyGuard does so before draining a body).
 func WriteRaw(w http.ResponseWriter, status int, body []byte) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	SetHeaders(w.Header(), "Content-Type", "application/json", "Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
+}
+
+// SetHeaders is two Header.Set calls in one allocation (Set makes a slice
+// for each value): for the headers every answer carries. The names must
+// be in canonical form ("Content-Type", not "content-type").
+func SetHeaders(h http.Header, name1, value1, name2, value2 string) {
+	values := []string{value1, value2}
+	h[name1] = values[0:1:1] // capped: appending to one never writes into the other
+	h[name2] = values[1:2:2]
 }
 
 // ReadObject reads a JSON object body of at most limit bytes, checking in
@@ -99,6 +107,18 @@ func WriteRaw(w http.ResponseWriter, status int, body []byte) {
 // would silently replace invalid UTF-8 with U+FFFD, so it is refused
 // first. ok is false when an error was already written.
 func ReadObject(w http.ResponseWriter, r *http.Request, limit int64) (map[string]json.RawMessage, bool) {
+	body, ok := ReadBody(w, r, limit)
+	if !ok {
+		return nil, false
+	}
+	return DecodeObject(w, body)
+}
+
+// ReadBody is the first half of ReadObject: it reads a body of at most
+// limit bytes and checks its size (413) and that it is UTF-8 (400), for a
+// caller that decodes the JSON itself (and hands what it cannot decode to
+// DecodeObject). ok is false when an error was already written.
+func ReadBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, bool) {
 	tooLarge := func() {
 		Fail(w, http.StatusRequestEntityTooLarge, "request_too_large", "Request body exceeds "+runtime.FormatBytes(limit))
 	}
@@ -120,6 +140,13 @@ func ReadObject(w http.ResponseWriter, r *http.Request, limit int64) (map[string
 		Fail(w, http.StatusBadRequest, "invalid_json", "The request body is not valid UTF-8; send JSON encoded as UTF-8")
 		return nil, false
 	}
+	return body, true
+}
+
+// DecodeObject is the second half of ReadObject: it checks that a UTF-8
+// body is JSON (400) and an object (400), and returns its members. ok is
+// false when an error was already written.
+func DecodeObject(w http.ResponseWriter, body []byte) (map[string]json.RawMessage, bool) {
 	if !json.Valid(body) {
 		Fail(w, http.StatusBadRequest, "invalid_json", "Invalid UTF-8 JSON")
 		return nil, false

@@ -16,11 +16,20 @@ type Writer struct {
 	mu  sync.Mutex
 	w   http.ResponseWriter
 	rc  *http.ResponseController
-	buf []byte
 	err error
 	ka  *time.Timer
 	kaD time.Duration
 }
+
+// frameBuffers holds the buffers frames are assembled in. A Writer takes
+// one for each frame and gives it back at once, so that an idle stream —
+// a follower waiting for the next event, of which a server may hold
+// thousands — keeps no buffer.
+var frameBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxPooledFrame bounds the buffers kept for reuse: a rare large frame
+// (a long completed response) is not kept.
+const maxPooledFrame = 64 << 10
 
 // Start sends the stream's headers and a 200 status. keepAlive > 0 writes a
 // comment after that much idle time, so proxies and clients keep the
@@ -64,7 +73,29 @@ func (s *Writer) Write(name string, id int, data []byte, flush bool) error {
 	if s.err != nil {
 		return s.err
 	}
-	b := s.buf[:0]
+	buf := frameBuffers.Get().(*[]byte)
+	b := appendFrame((*buf)[:0], name, id, data)
+	_, err := s.w.Write(b)
+	if cap(b) <= maxPooledFrame {
+		*buf = b
+		frameBuffers.Put(buf)
+	}
+	if err != nil {
+		s.err = err
+		return err
+	}
+	if !flush {
+		return nil
+	}
+	s.flushLocked()
+	if s.ka != nil {
+		s.ka.Reset(s.kaD)
+	}
+	return s.err
+}
+
+// appendFrame appends one SSE frame to b.
+func appendFrame(b []byte, name string, id int, data []byte) []byte {
 	if name != "" {
 		b = append(b, "event: "...)
 		b = append(b, name...)
@@ -77,20 +108,7 @@ func (s *Writer) Write(name string, id int, data []byte, flush bool) error {
 	}
 	b = append(b, "data: "...)
 	b = append(b, data...)
-	b = append(b, '\n', '\n')
-	s.buf = b
-	if _, err := s.w.Write(b); err != nil {
-		s.err = err
-		return err
-	}
-	if !flush {
-		return nil
-	}
-	s.flushLocked()
-	if s.ka != nil {
-		s.ka.Reset(s.kaD)
-	}
-	return s.err
+	return append(b, '\n', '\n')
 }
 
 // Close stops the keep-alive timer. The handler returning ends the stream.
@@ -105,13 +123,17 @@ func (s *Writer) Close() {
 	}
 }
 
+// keepAliveComment is the comment a stream gets while idle (shared:
+// writers never change what they are given).
+var keepAliveComment = []byte(": keep-alive\n\n")
+
 func (s *Writer) keepAlive() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.err != nil {
 		return
 	}
-	if _, err := s.w.Write([]byte(": keep-alive\n\n")); err != nil {
+	if _, err := s.w.Write(keepAliveComment); err != nil {
 		s.err = err
 		return
 	}

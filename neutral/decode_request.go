@@ -1,0 +1,297 @@
+package neutral
+
+import (
+	"bytes"
+	"strings"
+
+	"github.com/harnest/harnest/runtime"
+)
+
+// The fast path of POST /responses: the body is read once, member by
+// member, straight into a runtime.ResponseRequest, with no map and no
+// encoding/json. It only ever accepts: whenever a body is not a plain,
+// valid request — an error of any kind, an unknown or repeated member, an
+// escape in a member name, nesting deeper than maxScanDepth — it gives up,
+// and the caller decodes the body the general way (httpapi.DecodeObject,
+// then parseResponseRequest), which refuses it with the exact error or
+// accepts it (a repeated member, say). The fuzz test FuzzFastResponseRequest
+// checks that both ways give the same answer for every body.
+
+// fastResponseRequest decodes a UTF-8 body as a POST /responses envelope.
+// ok is false when the body must take the general path.
+func fastResponseRequest(body []byte) (runtime.ResponseRequest, bool) {
+	var req runtime.ResponseRequest
+	s := scanner{b: body}
+	if !s.next('{') {
+		return req, false
+	}
+	var seen requestSeen
+	for {
+		s.space()
+		key, escaped, ok := s.str()
+		if !ok || escaped || !s.next(':') {
+			return req, false
+		}
+		s.space()
+		if !s.requestMember(string(key), &req, &seen) {
+			return req, false
+		}
+		if s.next('}') {
+			break
+		}
+		if !s.next(',') {
+			return req, false
+		}
+	}
+	s.space()
+	if s.i != len(s.b) || !seen.input {
+		return req, false
+	}
+	if bytes.ContainsAny(req.Metadata, " \t\n\r") {
+		req.Metadata = compact(req.Metadata)
+	}
+	req.Transport = runtime.NeutralTransport(req.Stream)
+	return req, true
+}
+
+// requestSeen records the envelope's members read so far: a repeated
+// member takes the general path (where the last one counts).
+type requestSeen struct{ input, sessionID, stream, background, metadata, webhook bool }
+
+// requestMember reads the value of the envelope's member key into req.
+func (s *scanner) requestMember(key string, req *runtime.ResponseRequest, seen *requestSeen) bool {
+	var ok bool
+	switch key {
+	case "input":
+		return once(&seen.input) && s.input(req)
+	case "sessionId":
+		if !once(&seen.sessionID) {
+			return false
+		}
+		req.SessionID, ok = s.stringValue()
+		return ok && req.SessionID != ""
+	case "stream":
+		if !once(&seen.stream) {
+			return false
+		}
+		req.Stream, ok = s.boolean()
+		return ok
+	case "background":
+		if !once(&seen.background) {
+			return false
+		}
+		req.Background, ok = s.boolean()
+		return ok
+	case "metadata":
+		if !once(&seen.metadata) || s.peek() != '{' {
+			return false
+		}
+		req.Metadata, ok = s.value()
+		return ok
+	case "webhook":
+		if !once(&seen.webhook) {
+			return false
+		}
+		req.Webhook, ok = s.webhook()
+		return ok
+	}
+	return false // unknown: the general path names it
+}
+
+// once marks a member as seen and reports whether it was new.
+func once(seen *bool) bool {
+	if *seen {
+		return false
+	}
+	*seen = true
+	return true
+}
+
+// input reads "input": a non-blank string or an array of parts.
+func (s *scanner) input(req *runtime.ResponseRequest) bool {
+	switch s.peek() {
+	case '"':
+		input, ok := s.stringValue()
+		req.Input = input
+		return ok && strings.TrimSpace(input) != ""
+	case '[':
+		input, parts, ok := s.parts()
+		req.Input, req.Parts = input, parts
+		return ok
+	}
+	return false
+}
+
+// maxInputParts is how many parts an input array may hold (parseParts).
+const maxInputParts = 64
+
+// parts reads an input array: its parts, and their text joined with
+// newlines, as parseParts does.
+func (s *scanner) parts() (string, []runtime.InputPart, bool) {
+	s.i++ // the '['
+	var parts []runtime.InputPart
+	texts := 0
+	for {
+		s.space()
+		part, ok := s.part()
+		if !ok || len(parts) == maxInputParts {
+			return "", nil, false
+		}
+		if part.Type == "text" {
+			texts++
+		}
+		parts = append(parts, part)
+		if s.next(']') {
+			break
+		}
+		if !s.next(',') {
+			return "", nil, false
+		}
+	}
+	input := joinTexts(parts, texts)
+	if strings.TrimSpace(input) == "" && texts == len(parts) {
+		return "", nil, false // nothing but blank text: the general path says so
+	}
+	return input, parts, true
+}
+
+// joinTexts joins the text parts' texts with newlines.
+func joinTexts(parts []runtime.InputPart, texts int) string {
+	if texts == 1 {
+		for _, p := range parts {
+			if p.Type == "text" {
+				return p.Text
+			}
+		}
+	}
+	all := make([]string, 0, texts)
+	for _, p := range parts {
+		if p.Type == "text" {
+			all = append(all, p.Text)
+		}
+	}
+	return strings.Join(all, "\n")
+}
+
+// partMembers are the members of one input part, as the fast path read
+// them; n counts them.
+type partMembers struct {
+	typ, text, assetID, url, mediaType, name string
+	data                                     []byte
+	hasType, hasText, hasAsset, hasURL       bool
+	hasMediaType, hasName, hasData           bool
+	n                                        int
+}
+
+// part reads one input part, valid by the rules of inputPart.
+func (s *scanner) part() (runtime.InputPart, bool) {
+	var m partMembers
+	if !s.next('{') || !s.partMembers(&m) || !m.hasType {
+		return runtime.InputPart{}, false
+	}
+	switch {
+	case m.typ == "text":
+		return runtime.InputPart{Type: "text", Text: m.text}, m.hasText && m.n == 2
+	case m.typ == "data":
+		return runtime.InputPart{Type: "data", Data: m.data}, m.hasData && m.n == 2
+	case m.typ == "file" && m.hasURL:
+		ok := m.url != "" && !m.hasText && !m.hasAsset && !m.hasData
+		return runtime.InputPart{Type: "file", URL: m.url, MediaType: m.mediaType, Name: m.name}, ok
+	case m.typ == "image", m.typ == "audio", m.typ == "video", m.typ == "file":
+		return runtime.InputPart{Type: m.typ, AssetID: m.assetID}, m.hasAsset && m.assetID != "" && m.n == 2
+	}
+	return runtime.InputPart{}, false
+}
+
+// partMembers reads the members of a part object after its '{'. A member
+// that is repeated, unknown or of the wrong kind ends the fast path.
+func (s *scanner) partMembers(m *partMembers) bool {
+	if s.next('}') {
+		return true
+	}
+	for {
+		s.space()
+		key, escaped, ok := s.str()
+		if !ok || escaped || !s.next(':') {
+			return false
+		}
+		s.space()
+		var has *bool
+		var dst *string
+		switch string(key) {
+		case "type":
+			has, dst = &m.hasType, &m.typ
+		case "text":
+			has, dst = &m.hasText, &m.text
+		case "assetId":
+			has, dst = &m.hasAsset, &m.assetID
+		case "url":
+			has, dst = &m.hasURL, &m.url
+		case "mediaType":
+			has, dst = &m.hasMediaType, &m.mediaType
+		case "name":
+			has, dst = &m.hasName, &m.name
+		case "data":
+			has = &m.hasData
+		default:
+			return false
+		}
+		if !once(has) {
+			return false
+		}
+		if dst != nil {
+			*dst, ok = s.stringValue()
+		} else {
+			m.data, ok = s.value()
+		}
+		m.n++
+		if !ok {
+			return false
+		}
+		if s.next('}') {
+			return true
+		}
+		if !s.next(',') {
+			return false
+		}
+	}
+}
+
+// webhook reads "webhook": {"url": non-empty string, "events"?: bool}.
+func (s *scanner) webhook() (*runtime.Webhook, bool) {
+	if !s.next('{') {
+		return nil, false
+	}
+	var hook runtime.Webhook
+	var hasURL, hasEvents bool
+	for {
+		s.space()
+		key, escaped, ok := s.str()
+		if !ok || escaped || !s.next(':') {
+			return nil, false
+		}
+		s.space()
+		switch string(key) {
+		case "url":
+			if ok = once(&hasURL); ok {
+				hook.URL, ok = s.stringValue()
+			}
+		case "events":
+			if ok = once(&hasEvents); ok {
+				hook.Events, ok = s.boolean()
+			}
+		default:
+			ok = false
+		}
+		if !ok {
+			return nil, false
+		}
+		if s.next('}') {
+			break
+		}
+		if !s.next(',') {
+			return nil, false
+		}
+	}
+	return &hook, hasURL && hook.URL != ""
+}
