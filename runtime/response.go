@@ -110,7 +110,7 @@ type Response struct {
 	admitted *ticket
 	// slot and deadline of the agent's current segment.
 	slot     *ticket
-	deadline *time.Timer
+	deadline *alarm
 	// limits is what the response took of its user's limits (limits.go).
 	limits *userHold
 	// webhook is where the final receipt is posted (webhook.go); nil for none.

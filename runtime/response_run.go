@@ -92,11 +92,10 @@ func (r *Response) runAgent(first *ticket) error {
 // the ticket.
 func (r *Response) enterSegment(ctx context.Context, t *ticket) error {
 	r.mu.Lock()
-	if r.deadline == nil {
-		r.deadline = time.AfterFunc(r.svc.timeout, r.deadlinePassed)
-	} else {
-		r.deadline.Reset(r.svc.timeout)
+	if r.deadline != nil {
+		r.deadline.disarm()
 	}
+	r.deadline = armAlarm(r, r.svc.timeout)
 	r.mu.Unlock()
 	queuedAt := time.Now()
 	if err := t.acquire(ctx); err != nil {
@@ -117,7 +116,8 @@ func (r *Response) leaveSegment() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.deadline != nil {
-		r.deadline.Stop()
+		r.deadline.disarm()
+		r.deadline = nil
 	}
 	if r.slot != nil {
 		r.slot.release()
