@@ -127,8 +127,8 @@ func checkMessage(m *Message) error {
 		if n != 1 {
 			return invalidf("message.parts[%d] must hold exactly one of text, raw, url or data", i)
 		}
-		if p.Metadata, err = objectOrNil(p.Metadata, fmt.Sprintf("message.parts[%d].metadata", i)); err != nil {
-			return err
+		if p.Metadata, err = objectOrNil(p.Metadata, "message.parts[].metadata"); err != nil {
+			return invalidf("message.parts[%d].metadata must be an object", i)
 		}
 	}
 	return nil
@@ -145,8 +145,34 @@ type sendParams10 struct {
 	Metadata json.RawMessage `json:"metadata"`
 }
 
-// decodeSend10 reads a 1.0 SendMessageRequest.
-func decodeSend10(raw json.RawMessage) (sendRequest, error) {
+// decodeSend10 reads a 1.0 SendMessageRequest: the common one the fast
+// way (readSend10), any other with encoding/json (decodeSend10Generic).
+func decodeSend10(raw json.RawMessage) (sendRequest, error) { return decodeSend10From(raw, false) }
+
+// decodeSend10Params is decodeSend10 for the params of a JSON-RPC request
+// that parseRPC accepted, which are valid JSON in UTF-8 already.
+func decodeSend10Params(raw json.RawMessage) (sendRequest, error) { return decodeSend10From(raw, true) }
+
+// decodeSend10From reads and checks a send; checked says raw is known to
+// be valid JSON in UTF-8.
+func decodeSend10From(raw json.RawMessage, checked bool) (sendRequest, error) {
+	req, ok := readSend10(raw, checked)
+	if !ok {
+		var err error
+		if req, err = decodeSend10Generic(raw); err != nil {
+			return sendRequest{}, err
+		}
+	}
+	var err error
+	if req.Metadata, err = objectOrNil(req.Metadata, "metadata"); err != nil {
+		return sendRequest{}, err
+	}
+	return req, checkMessage(&req.Message)
+}
+
+// decodeSend10Generic reads any 1.0 SendMessageRequest, before the
+// checks, and writes the errors of one that does not decode.
+func decodeSend10Generic(raw json.RawMessage) (sendRequest, error) {
 	var p sendParams10
 	if err := decodeStrict(raw, &p, "a SendMessageRequest {message, configuration?, metadata?}"); err != nil {
 		return sendRequest{}, err
@@ -154,16 +180,12 @@ func decodeSend10(raw json.RawMessage) (sendRequest, error) {
 	if p.Message == nil {
 		return sendRequest{}, invalidf("message is required")
 	}
-	req := sendRequest{Message: *p.Message}
+	req := sendRequest{Message: *p.Message, Metadata: p.Metadata}
 	if p.Configuration != nil {
 		req.ReturnImmediately = p.Configuration.ReturnImmediately
 		req.HistoryLength = p.Configuration.HistoryLength
 	}
-	var err error
-	if req.Metadata, err = objectOrNil(p.Metadata, "metadata"); err != nil {
-		return sendRequest{}, err
-	}
-	return req, checkMessage(&req.Message)
+	return req, nil
 }
 
 type taskIDParams struct {

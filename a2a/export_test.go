@@ -8,3 +8,11 @@ var (
 	Dig      = dig
 	Str      = str
 )
+
+// PushConfigReads is how often the server read a task's push configs
+// from the store for an update.
+func (s *Server) PushConfigReads() int {
+	s.push.mu.Lock()
+	defer s.push.mu.Unlock()
+	return s.push.misses
+}

@@ -150,34 +150,34 @@ func (s *Server) send(ctx context.Context, p runtime.Principal, req sendRequest)
 // directMessage is the reply to a blocking send that completed without a
 // task.
 func directMessage(resp *runtime.Response, env runtime.Envelope) *Message {
-	var parts []Part
+	// The message, its parts and its text are made together: every
+	// blocking send answers with one.
+	reply := &struct {
+		msg   Message
+		parts [2]Part
+		text  string
+	}{}
+	parts := reply.parts[:0]
 	if env.OutputText != "" {
-		text := env.OutputText
-		parts = append(parts, Part{Text: &text, MediaType: "text/plain"})
+		reply.text = env.OutputText
+		parts = append(parts, Part{Text: &reply.text, MediaType: "text/plain"})
 	}
 	if len(env.Result) > 0 && string(env.Result) != "null" {
 		parts = append(parts, Part{Data: env.Result, MediaType: "application/json"})
 	}
 	if len(parts) == 0 {
-		parts = []Part{textPart("")}
+		parts = append(parts, Part{Text: &reply.text}) // an empty text
 	}
-	return &Message{MessageID: resp.ID + "-reply", ContextID: resp.SessionID, Role: roleAgent, Parts: parts,
+	reply.msg = Message{MessageID: resp.ID + "-reply", ContextID: resp.SessionID, Role: roleAgent, Parts: parts,
 		Metadata: replyMeta(resp.ID, env.Usage)}
+	return &reply.msg
 }
 
 // replyMeta is a direct message's metadata, {"harnest": {"responseId",
-// "usage"?}}, as harnestMeta writes it (a struct: every blocking send
+// "usage"?}}, as harnestMeta writes it (appended: every blocking send
 // writes one).
 func replyMeta(responseID string, usage *runtime.Usage) json.RawMessage {
-	var v struct {
-		Harnest struct {
-			ResponseID string         `json:"responseId"`
-			Usage      *runtime.Usage `json:"usage,omitempty"`
-		} `json:"harnest"`
-	}
-	v.Harnest.ResponseID, v.Harnest.Usage = responseID, usage
-	b, _ := json.Marshal(v)
-	return b
+	return appendReplyMeta(make([]byte, 0, 64+len(responseID)), responseID, usage)
 }
 
 // openStream starts or continues a task for a streaming send. Errors here
@@ -206,6 +206,7 @@ func (s *Server) startTask(ctx context.Context, p runtime.Principal, req sendReq
 		go resp.Each(func(runtime.Event) error { return nil })
 		return nil, errUnavailable("The state store is unavailable; retry shortly")
 	}
+	s.push.known(p.UserID, m.task.ID, nil, s.now()) // a new task has no configs yet
 	s.storeSendPush(ctx, p, m, req)
 	f := newFeed(m.task)
 	go func() {

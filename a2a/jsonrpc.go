@@ -43,13 +43,11 @@ func parseRPC(body []byte) (rpcRequest, *Error) {
 	if t[0] == '[' {
 		return req, errInvalidRequest("Batch requests are not supported")
 	}
-	var raw struct {
-		JSONRPC json.RawMessage `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Method  json.RawMessage `json:"method"`
-		Params  json.RawMessage `json:"params"`
+	if t[0] != '{' {
+		return req, errParse("The request body is not valid JSON")
 	}
-	if t[0] != '{' || json.Unmarshal(t, &raw) != nil {
+	raw, ok := decodeEnvelope(t)
+	if !ok {
 		return req, errParse("The request body is not valid JSON")
 	}
 	if id := bytes.TrimSpace(raw.ID); len(id) > 0 {
@@ -68,7 +66,7 @@ func parseRPC(body []byte) (rpcRequest, *Error) {
 	if isNull(raw.Method) {
 		return req, errInvalidRequest("method is required")
 	}
-	if json.Unmarshal(raw.Method, &req.Method) != nil {
+	if req.Method, ok = methodOf(raw.Method); !ok {
 		return req, errInvalidRequest("method must be a string")
 	}
 	if req.Method == "" {
@@ -177,14 +175,13 @@ func pickVersion(r *http.Request, method string, m mount) (string, *Error) {
 
 func (s *Server) jsonrpcHandler(m mount) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.maxBody))
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			writeRPCError(w, nil, errInvalidRequest(fmt.Sprintf("The request body exceeds %d bytes", s.maxBody)), requestVersion(r))
-			return
-		}
+		body, err := readRPCBody(w, r, s.maxBody)
 		if err != nil {
-			return // the client went away
+			var tooLarge *http.MaxBytesError
+			if errors.As(err, &tooLarge) {
+				writeRPCError(w, nil, errInvalidRequest(fmt.Sprintf("The request body exceeds %d bytes", s.maxBody)), requestVersion(r))
+			}
+			return // otherwise the client went away
 		}
 		req, perr := parseRPC(body)
 		if perr != nil {
@@ -225,6 +222,26 @@ func (s *Server) jsonrpcHandler(m mount) http.Handler {
 	})
 }
 
+// readRPCBody reads a request body of at most limit bytes. A body whose
+// length is known is read into one buffer of its size, to its end (which
+// lifts the body deadline, see httpapi.BodyGuard); any other through
+// http.MaxBytesReader, whose *http.MaxBytesError says it was too large.
+func readRPCBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
+	n := r.ContentLength
+	if n < 0 || n > limit {
+		return io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	}
+	buf := make([]byte, n+1) // one byte more, to read up to the end
+	got, err := io.ReadFull(r.Body, buf)
+	if int64(got) == n && (err == io.EOF || err == io.ErrUnexpectedEOF) {
+		return buf[:n], nil
+	}
+	if err == nil {
+		err = errors.New("the request body is longer than its Content-Length")
+	}
+	return nil, err
+}
+
 func (s *Server) dispatchRPC(w http.ResponseWriter, r *http.Request, req rpcRequest, version string, c codec) {
 	ctx, p := r.Context(), s.principal(r)
 	fail := func(err error) { writeRPCError(w, req.ID, err, version) }
@@ -239,7 +256,7 @@ func (s *Server) dispatchRPC(w http.ResponseWriter, r *http.Request, req rpcRequ
 		writeRPCErrorEvent(sw, req.ID, err, version)
 	}
 	ok := func(v any) { writeRPC(w, rpcResponse{ID: req.ID, Result: v}) }
-	decodeSend := decodeSend10
+	decodeSend := decodeSend10Params
 	if version == v03 {
 		decodeSend = decodeSend03
 	}
@@ -256,6 +273,10 @@ func (s *Server) dispatchRPC(w http.ResponseWriter, r *http.Request, req rpcRequ
 		res, err := s.sendWithPush(ctx, p, sr)
 		if err != nil {
 			fail(err)
+			return
+		}
+		if version == v10 && res.Message != nil {
+			writeRPCMessage(w, req.ID, res.Message) // the common answer, appended
 			return
 		}
 		ok(c.result(res))

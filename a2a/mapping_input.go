@@ -37,17 +37,21 @@ func hasFileBytes(m Message) bool {
 // too large, or past the session's quota, is invalid params and nothing
 // runs.
 func (s *Server) inputOf(ctx context.Context, p runtime.Principal, sessionID string, m Message) (string, []runtime.InputPart, error) {
-	var texts []string
-	parts := make([]runtime.InputPart, 0, len(m.Parts))
-	onlyText := true
-	for _, part := range m.Parts {
-		switch {
-		case part.Text != nil:
-			if strings.TrimSpace(*part.Text) != "" {
-				texts = append(texts, *part.Text)
+	var parts []runtime.InputPart // made at the first part that is not text
+	for i, part := range m.Parts {
+		if part.Text != nil {
+			if parts != nil {
+				parts = append(parts, runtime.InputPart{Type: "text", Text: *part.Text})
 			}
-			parts = append(parts, runtime.InputPart{Type: "text", Text: *part.Text})
 			continue
+		}
+		if parts == nil { // the text parts before this one
+			parts = make([]runtime.InputPart, 0, len(m.Parts))
+			for _, before := range m.Parts[:i] {
+				parts = append(parts, runtime.InputPart{Type: "text", Text: *before.Text})
+			}
+		}
+		switch {
 		case part.Data != nil:
 			parts = append(parts, runtime.InputPart{Type: "data", Data: part.Data})
 		case part.URL != "":
@@ -59,15 +63,40 @@ func (s *Server) inputOf(ctx context.Context, p runtime.Principal, sessionID str
 			}
 			parts = append(parts, in)
 		}
-		onlyText = false
 	}
-	if onlyText {
-		if len(texts) == 0 {
-			return "", nil, errInvalidParams("message needs non-blank text")
+	input := inputText(m.Parts)
+	if parts == nil && input == "" { // a text message is plain text input
+		return "", nil, errInvalidParams("message needs non-blank text")
+	}
+	return input, parts, nil
+}
+
+// inputText joins the non-blank text parts with newlines; one text is
+// itself, not a copy.
+func inputText(parts []Part) string {
+	var first string
+	var joined strings.Builder
+	n := 0
+	for _, p := range parts {
+		if p.Text == nil || strings.TrimSpace(*p.Text) == "" {
+			continue
 		}
-		parts = nil // a text message is plain text input
+		switch n {
+		case 0:
+			first = *p.Text
+		case 1:
+			joined.WriteString(first)
+			fallthrough
+		default:
+			joined.WriteByte('\n')
+			joined.WriteString(*p.Text)
+		}
+		n++
 	}
-	return strings.Join(texts, "\n"), parts, nil
+	if n > 1 {
+		return joined.String()
+	}
+	return first
 }
 
 // attachError is the A2A error of a file the runtime would not keep.

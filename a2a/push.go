@@ -47,8 +47,10 @@ type pushState struct {
 	st     store.PushConfigs
 	keys   *pushKeys
 
-	mu    sync.Mutex
-	cache map[string]pushCacheEntry // user + "\x00" + task
+	mu     sync.Mutex
+	cache  map[string]pushCacheEntry // user + "\x00" + task
+	swept  time.Time                 // when stale entries were last dropped
+	misses int                       // store reads of configs, counted for the tests
 }
 
 type pushCacheEntry struct {
@@ -83,14 +85,40 @@ func (ps *pushState) configs(ctx context.Context, user, task string, now time.Ti
 		return nil, err
 	}
 	ps.mu.Lock()
-	for key, old := range ps.cache { // keep the cache small: drop what is stale
-		if now.Sub(old.at) >= pushCacheTTL {
-			delete(ps.cache, key)
-		}
-	}
-	ps.cache[k] = pushCacheEntry{configs: cs, at: now}
+	ps.misses++
+	ps.keepLocked(k, cs, now)
 	ps.mu.Unlock()
 	return cs, nil
+}
+
+// known records the configs of a task this replica has just made (none,
+// or the one its send carried): no other replica could have added one
+// before the task was stored, so its first updates need no store read. A
+// config another replica adds later is seen once the entry is older than
+// pushCacheTTL, as for any cached entry; one added or deleted here drops
+// the entry at once (forget). Nil-safe.
+func (ps *pushState) known(user, task string, configs []store.PushConfig, now time.Time) {
+	if ps == nil {
+		return
+	}
+	ps.mu.Lock()
+	ps.keepLocked(pushCacheKey(user, task), configs, now)
+	ps.mu.Unlock()
+}
+
+// keepLocked caches a task's configs; stale entries are dropped at most
+// once per pushCacheTTL, which keeps the cache to the tasks of the last
+// two TTLs.
+func (ps *pushState) keepLocked(k string, configs []store.PushConfig, now time.Time) {
+	if now.Sub(ps.swept) >= pushCacheTTL {
+		for key, old := range ps.cache {
+			if now.Sub(old.at) >= pushCacheTTL {
+				delete(ps.cache, key)
+			}
+		}
+		ps.swept = now
+	}
+	ps.cache[k] = pushCacheEntry{configs: configs, at: now}
 }
 
 // forget drops a task's cached configs (they changed here).

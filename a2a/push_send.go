@@ -106,6 +106,7 @@ func (s *Server) storeSendPush(ctx context.Context, p runtime.Principal, m *mapp
 		s.log.Warn("a2a: cannot store the push config of a new task", "taskId", m.task.ID, "err", err)
 		return
 	}
+	s.push.known(p.UserID, m.task.ID, []store.PushConfig{stored}, s.now()) // the new task's only config
 	t := m.task.clone()
 	s.notify(ctx, p, t, StreamEvent{Task: &t}, stored)
 }

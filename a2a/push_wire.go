@@ -128,15 +128,15 @@ func decodePush(raw json.RawMessage, idIsTask bool) (pushRequest, error) {
 // configuration (1.0 taskPushNotificationConfig, 0.3
 // pushNotificationConfig, 0.3 proto pushNotification); nil without one.
 func decodeSendPush(raw json.RawMessage, version string) (*store.PushConfig, error) {
-	var p struct {
+	if !bytes.Contains(raw, []byte("ush")) { // every spelling of the three names holds it; most sends have none
+		return nil, nil
+	}
+	var p struct { // declared after the check: it is allocated only here
 		Configuration *struct {
 			Task  *pushIn `json:"taskPushNotificationConfig"`
 			Push  *pushIn `json:"pushNotificationConfig"`
 			Proto *pushIn `json:"pushNotification"`
 		} `json:"configuration"`
-	}
-	if !bytes.Contains(raw, []byte("ush")) { // every spelling of the three names holds it; most sends have none
-		return nil, nil
 	}
 	if isNull(raw) || json.Unmarshal(camelKeys(raw), &p) != nil || p.Configuration == nil {
 		return nil, nil // the send's own decoder reports a malformed body

@@ -162,11 +162,18 @@ func (s *Server) Endpoints() map[string]string {
 	return out
 }
 
+// The request headers harnest reads, in the canonical form net/http keeps
+// them in ("A2a-Version"), so that reading them converts nothing.
+var (
+	headerVersion      = http.CanonicalHeaderKey("A2A-Version")
+	extensionHeaderKey = []string{http.CanonicalHeaderKey("A2A-Extensions"), http.CanonicalHeaderKey("X-A2A-Extensions")}
+)
+
 // extensionHeaders reads the extensions a request activates, from both
 // header names (A2A-Extensions in 1.0, X-A2A-Extensions in 0.3).
 func extensionHeaders(r *http.Request) []string {
 	var out []string
-	for _, name := range []string{"A2A-Extensions", "X-A2A-Extensions"} {
+	for _, name := range extensionHeaderKey {
 		for _, v := range r.Header.Values(name) {
 			for _, u := range strings.Split(v, ",") {
 				if u = strings.TrimSpace(u); u != "" {
@@ -216,12 +223,14 @@ func (s *Server) checkExtensions(w http.ResponseWriter, r *http.Request, version
 // requestVersion reads A2A-Version (header or query), without its patch
 // number; "" when absent.
 func requestVersion(r *http.Request) string {
-	v := strings.TrimSpace(r.Header.Get("A2A-Version"))
+	v := strings.TrimSpace(r.Header.Get(headerVersion))
 	if v == "" {
 		v = strings.TrimSpace(r.URL.Query().Get("A2A-Version"))
 	}
-	if parts := strings.Split(v, "."); len(parts) > 2 {
-		v = parts[0] + "." + parts[1]
+	if major, rest, ok := strings.Cut(v, "."); ok {
+		if minor, _, ok := strings.Cut(rest, "."); ok {
+			v = v[:len(major)+1+len(minor)] // "1.0.2" is "1.0"
+		}
 	}
 	return v
 }

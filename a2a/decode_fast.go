@@ -1,0 +1,301 @@
+package a2a
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// Fast decoders of the requests most calls are: the JSON-RPC envelope,
+// and a 1.0 send whose message has text, URL or data parts. They read the
+// JSON once, with no reflection, and fill the same structs the generic
+// decoders do. Whenever the request holds something they do not handle —
+// a key with an escape or in another case (encoding/json matches keys
+// case-insensitively), a duplicate key, a snake_case key, a string with an
+// escape, a value of an unexpected type, a field they leave to the
+// generic decoder — they give up (ok false) and the caller runs the
+// generic decoder, which also writes every error. What they accept they
+// decode exactly as encoding/json does; decode_fast_test.go compares the
+// two.
+
+// rawEnvelope is a JSON-RPC request's members, as sent.
+type rawEnvelope struct {
+	JSONRPC json.RawMessage `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  json.RawMessage `json:"method"`
+	Params  json.RawMessage `json:"params"`
+}
+
+var envelopeFields = []string{"jsonrpc", "id", "method", "params"}
+
+// readEnvelope reads a JSON-RPC request's members; the values are slices
+// of body (the caller reads them while the request lasts). parseRPC has
+// checked that body is UTF-8.
+func readEnvelope(body []byte) (env rawEnvelope, ok bool) {
+	if !json.Valid(body) {
+		return env, false
+	}
+	r := jsonReader{b: body}
+	if !r.enter('{') {
+		return env, false
+	}
+	var seen fieldSet
+	for {
+		key, escaped, more := r.nextKey()
+		if !more {
+			return env, r.next() == 0
+		}
+		var dst *json.RawMessage
+		var bit uint
+		switch {
+		case escaped:
+			return env, false
+		case string(key) == "jsonrpc":
+			dst, bit = &env.JSONRPC, 0
+		case string(key) == "id":
+			dst, bit = &env.ID, 1
+		case string(key) == "method":
+			dst, bit = &env.Method, 2
+		case string(key) == "params":
+			dst, bit = &env.Params, 3
+		case otherField(key, envelopeFields):
+			r.value()
+			continue
+		default:
+			return env, false
+		}
+		if !seen.first(bit) {
+			return env, false
+		}
+		*dst = r.value()
+	}
+}
+
+// decodeEnvelope reads a JSON-RPC request's members: the common request
+// without reflection (readEnvelope), any other with encoding/json; false
+// when the text is not a JSON object.
+func decodeEnvelope(t []byte) (rawEnvelope, bool) {
+	if raw, ok := readEnvelope(t); ok {
+		return raw, true
+	}
+	var raw rawEnvelope
+	return raw, json.Unmarshal(t, &raw) == nil
+}
+
+// methodOf reads the method member; false when it is not a string.
+func methodOf(raw json.RawMessage) (string, bool) {
+	if name, ok := plainMethod(raw); ok {
+		return name, true
+	}
+	var name string
+	return name, json.Unmarshal(raw, &name) == nil
+}
+
+// methodNames maps every method name to itself, so that a request's
+// method needs no new string.
+var methodNames = func() map[string]string {
+	out := map[string]string{}
+	for _, set := range []map[string]bool{methods10, methods03} {
+		for name := range set {
+			out[name] = name
+		}
+	}
+	return out
+}()
+
+// plainMethod reads a method that is a JSON string without escapes; ok
+// is false for anything else (encoding/json reads it then).
+func plainMethod(raw json.RawMessage) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' || bytes.IndexByte(raw, '\\') >= 0 {
+		return "", false
+	}
+	name := raw[1 : len(raw)-1]
+	if known, ok := methodNames[string(name)]; ok {
+		return known, true
+	}
+	return string(name), true
+}
+
+var (
+	sendFields    = []string{"message", "configuration", "metadata"}
+	messageFields = []string{"messageId", "contextId", "taskId", "role", "parts", "metadata", "extensions", "referenceTaskIds"}
+	partFields    = []string{"text", "raw", "url", "data", "filename", "mediaType", "metadata"}
+)
+
+// readSend10 reads a 1.0 SendMessageRequest that has a message and no
+// configuration, as decodeSend10's generic path would before its checks.
+// checked says raw is known to be valid JSON in UTF-8 (the params of a
+// request parseRPC accepted); otherwise it is checked here.
+func readSend10(raw []byte, checked bool) (req sendRequest, ok bool) {
+	if hasSnakeKey(raw) {
+		return req, false // camelKeys renames them first
+	}
+	r := jsonReader{b: raw}
+	if !checked {
+		if r, ok = newJSONReader(raw); !ok {
+			return req, false
+		}
+	}
+	if !r.enter('{') {
+		return req, false
+	}
+	var seen fieldSet
+	hasMessage := false
+	for {
+		key, escaped, more := r.nextKey()
+		if !more {
+			return req, hasMessage
+		}
+		switch {
+		case escaped:
+			return req, false
+		case string(key) == "message":
+			if !seen.first(0) || !r.readMessage(&req.Message) {
+				return req, false
+			}
+			hasMessage = true
+		case string(key) == "metadata":
+			if !seen.first(1) {
+				return req, false
+			}
+			req.Metadata = r.rawValue()
+		case otherField(key, sendFields):
+			r.value()
+		default: // configuration, or a key in another case
+			return req, false
+		}
+	}
+}
+
+// readMessage reads a message object into m.
+func (r *jsonReader) readMessage(m *Message) bool {
+	if !r.enter('{') {
+		return false
+	}
+	var seen fieldSet
+	for {
+		key, escaped, more := r.nextKey()
+		if !more {
+			return true
+		}
+		if escaped {
+			return false
+		}
+		ok, bit := true, uint(0)
+		switch string(key) {
+		case "messageId":
+			ok, bit = r.stringValue(&m.MessageID), 0
+		case "contextId":
+			ok, bit = r.stringValue(&m.ContextID), 1
+		case "taskId":
+			ok, bit = r.stringValue(&m.TaskID), 2
+		case "role":
+			ok, bit = r.stringValue(&m.Role), 3
+		case "parts":
+			ok, bit = r.readParts(&m.Parts), 4
+		case "metadata":
+			m.Metadata, bit = r.rawValue(), 5
+		default: // extensions and referenceTaskIds go the generic way
+			if !otherField(key, messageFields) {
+				return false
+			}
+			r.value()
+			continue
+		}
+		if !ok || !seen.first(bit) {
+			return false
+		}
+	}
+}
+
+// readParts reads an array of parts into parts.
+func (r *jsonReader) readParts(parts *[]Part) bool {
+	if !r.enter('[') {
+		return false
+	}
+	out := []Part{} // encoding/json makes an empty array an empty slice, not nil
+	for r.nextItem() {
+		var p Part
+		if !r.readPart(&p) {
+			return false
+		}
+		out = append(out, p)
+	}
+	*parts = out
+	return true
+}
+
+// readPart reads a part object (one without raw bytes) into p.
+func (r *jsonReader) readPart(p *Part) bool {
+	if !r.enter('{') {
+		return false
+	}
+	var seen fieldSet
+	for {
+		key, escaped, more := r.nextKey()
+		if !more {
+			return true
+		}
+		if escaped {
+			return false
+		}
+		ok, bit := true, uint(0)
+		switch string(key) {
+		case "text":
+			p.Text, ok = r.textValue()
+		case "url":
+			ok, bit = r.stringValue(&p.URL), 1
+		case "filename":
+			ok, bit = r.stringValue(&p.Filename), 2
+		case "mediaType":
+			ok, bit = r.stringValue(&p.MediaType), 3
+		case "data":
+			p.Data, bit = r.rawValue(), 4
+		case "metadata":
+			p.Metadata, bit = r.rawValue(), 5
+		default: // raw (base64) goes the generic way
+			if !otherField(key, partFields) {
+				return false
+			}
+			r.value()
+			continue
+		}
+		if !ok || !seen.first(bit) {
+			return false
+		}
+	}
+}
+
+// textValue reads a *string member as encoding/json would: null is nil.
+func (r *jsonReader) textValue() (*string, bool) {
+	if r.next() == 'n' {
+		r.value()
+		return nil, true
+	}
+	s := new(string)
+	return s, r.stringValue(s)
+}
+
+// otherField reports whether key names none of the fields, in any case:
+// encoding/json would ignore it.
+func otherField(key []byte, fields []string) bool {
+	for _, f := range fields {
+		if bytes.EqualFold(key, []byte(f)) {
+			return false
+		}
+	}
+	return true
+}
+
+// fieldSet remembers the fields an object has had, one bit each, to
+// refuse a duplicate (encoding/json would merge or overwrite; the generic
+// path does that).
+type fieldSet uint16
+
+// first records the field and reports whether it is new.
+func (s *fieldSet) first(bit uint) bool {
+	if *s&(1<<bit) != 0 {
+		return false
+	}
+	*s |= 1 << bit
+	return true
+}
