@@ -34,15 +34,15 @@ func readEnvelope(body []byte) (env rawEnvelope, ok bool) {
 	if !json.Valid(body) {
 		return env, false
 	}
-	r := jsonReader{b: body}
-	if !r.enter('{') {
+	r := readerOf(body)
+	if !r.Enter('{') {
 		return env, false
 	}
 	var seen fieldSet
 	for {
-		key, escaped, more := r.nextKey()
+		key, escaped, more := r.NextKey()
 		if !more {
-			return env, r.next() == 0
+			return env, !r.failed && r.AtEnd()
 		}
 		var dst *json.RawMessage
 		var bit uint
@@ -129,21 +129,21 @@ func readSend10(raw []byte, checked bool) (req sendRequest, ok bool) {
 	if hasSnakeKey(raw) {
 		return req, false // camelKeys renames them first
 	}
-	r := jsonReader{b: raw}
+	r := readerOf(raw)
 	if !checked {
 		if r, ok = newJSONReader(raw); !ok {
 			return req, false
 		}
 	}
-	if !r.enter('{') {
+	if !r.Enter('{') {
 		return req, false
 	}
 	var seen fieldSet
 	hasMessage := false
 	for {
-		key, escaped, more := r.nextKey()
+		key, escaped, more := r.NextKey()
 		if !more {
-			return req, hasMessage
+			return req, hasMessage && !r.failed
 		}
 		switch {
 		case escaped:
@@ -168,12 +168,12 @@ func readSend10(raw []byte, checked bool) (req sendRequest, ok bool) {
 
 // readMessage reads a message object into m.
 func (r *jsonReader) readMessage(m *Message) bool {
-	if !r.enter('{') {
+	if !r.Enter('{') {
 		return false
 	}
 	var seen fieldSet
 	for {
-		key, escaped, more := r.nextKey()
+		key, escaped, more := r.NextKey()
 		if !more {
 			return true
 		}
@@ -209,11 +209,11 @@ func (r *jsonReader) readMessage(m *Message) bool {
 
 // readParts reads an array of parts into parts.
 func (r *jsonReader) readParts(parts *[]Part) bool {
-	if !r.enter('[') {
+	if !r.Enter('[') {
 		return false
 	}
 	out := []Part{} // encoding/json makes an empty array an empty slice, not nil
-	for r.nextItem() {
+	for r.NextItem() {
 		var p Part
 		if !r.readPart(&p) {
 			return false
@@ -226,12 +226,12 @@ func (r *jsonReader) readParts(parts *[]Part) bool {
 
 // readPart reads a part object (one without raw bytes) into p.
 func (r *jsonReader) readPart(p *Part) bool {
-	if !r.enter('{') {
+	if !r.Enter('{') {
 		return false
 	}
 	var seen fieldSet
 	for {
-		key, escaped, more := r.nextKey()
+		key, escaped, more := r.NextKey()
 		if !more {
 			return true
 		}
@@ -267,7 +267,7 @@ func (r *jsonReader) readPart(p *Part) bool {
 
 // textValue reads a *string member as encoding/json would: null is nil.
 func (r *jsonReader) textValue() (*string, bool) {
-	if r.next() == 'n' {
+	if r.NextByte() == 'n' {
 		r.value()
 		return nil, true
 	}

@@ -3,6 +3,7 @@ package a2a
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -101,7 +102,28 @@ func checkFastSend(t *testing.T, body []byte) (accepted bool) {
 	return true
 }
 
+// deepValue is a JSON value nested deeper than the shared scanner reads
+// (jsonscan.MaxDepth): the fast decoders must give up, not misread it.
+var deepValue = strings.Repeat(`[`, 100) + strings.Repeat(`]`, 100)
+
 func TestFastDecodersMatchEncodingJSON(t *testing.T) {
+	for _, body := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":` + deepValue + `}`,
+		`{"jsonrpc":"2.0","id":1,"extra":` + deepValue + `,"method":"SendMessage"}`,
+	} {
+		if _, ok := readEnvelope([]byte(body)); ok {
+			t.Errorf("the fast envelope reader took a value nested 100 deep: %.60s", body)
+		}
+	}
+	for _, body := range []string{
+		`{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"a"}]},"metadata":` + deepValue + `}`,
+		`{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"data":` + deepValue + `}]}}`,
+		`{"other":` + deepValue + `,"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"a"}]}}`,
+	} {
+		if _, ok := readSend10([]byte(body), false); ok {
+			t.Errorf("the fast send reader took a value nested 100 deep: %.60s", body)
+		}
+	}
 	accepted := 0
 	for _, body := range fastEnvelopeBodies {
 		if checkFastEnvelope(t, []byte(body)) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 
+	"github.com/harnest/harnest/internal/jsonscan"
 	"github.com/harnest/harnest/runtime"
 )
 
@@ -11,40 +12,43 @@ import (
 // member, straight into a runtime.ResponseRequest, with no map and no
 // encoding/json. It only ever accepts: whenever a body is not a plain,
 // valid request — an error of any kind, an unknown or repeated member, an
-// escape in a member name, nesting deeper than maxScanDepth — it gives up,
+// escape in a member name, nesting deeper than jsonscan.MaxDepth — it gives up,
 // and the caller decodes the body the general way (httpapi.DecodeObject,
 // then parseResponseRequest), which refuses it with the exact error or
 // accepts it (a repeated member, say). The fuzz test FuzzFastResponseRequest
 // checks that both ways give the same answer for every body.
 
+// scanner is the JSON scanner the fast path's readers are methods of.
+type scanner struct{ jsonscan.Scanner }
+
 // fastResponseRequest decodes a UTF-8 body as a POST /responses envelope.
 // ok is false when the body must take the general path.
 func fastResponseRequest(body []byte) (runtime.ResponseRequest, bool) {
 	var req runtime.ResponseRequest
-	s := scanner{b: body}
-	if !s.next('{') {
+	var s scanner
+	s.Reset(body)
+	if !s.Next('{') {
 		return req, false
 	}
 	var seen requestSeen
 	for {
-		s.space()
-		key, escaped, ok := s.str()
-		if !ok || escaped || !s.next(':') {
+		s.Space()
+		key, escaped, ok := s.Str()
+		if !ok || escaped || !s.Next(':') {
 			return req, false
 		}
-		s.space()
+		s.Space()
 		if !s.requestMember(string(key), &req, &seen) {
 			return req, false
 		}
-		if s.next('}') {
+		if s.Next('}') {
 			break
 		}
-		if !s.next(',') {
+		if !s.Next(',') {
 			return req, false
 		}
 	}
-	s.space()
-	if s.i != len(s.b) || !seen.input {
+	if !s.AtEnd() || !seen.input {
 		return req, false
 	}
 	if bytes.ContainsAny(req.Metadata, " \t\n\r") {
@@ -68,25 +72,25 @@ func (s *scanner) requestMember(key string, req *runtime.ResponseRequest, seen *
 		if !once(&seen.sessionID) {
 			return false
 		}
-		req.SessionID, ok = s.stringValue()
+		req.SessionID, ok = s.StringValue()
 		return ok && req.SessionID != ""
 	case "stream":
 		if !once(&seen.stream) {
 			return false
 		}
-		req.Stream, ok = s.boolean()
+		req.Stream, ok = s.Bool()
 		return ok
 	case "background":
 		if !once(&seen.background) {
 			return false
 		}
-		req.Background, ok = s.boolean()
+		req.Background, ok = s.Bool()
 		return ok
 	case "metadata":
-		if !once(&seen.metadata) || s.peek() != '{' {
+		if !once(&seen.metadata) || s.Peek() != '{' {
 			return false
 		}
-		req.Metadata, ok = s.value()
+		req.Metadata, ok = s.Value()
 		return ok
 	case "webhook":
 		if !once(&seen.webhook) {
@@ -109,9 +113,9 @@ func once(seen *bool) bool {
 
 // input reads "input": a non-blank string or an array of parts.
 func (s *scanner) input(req *runtime.ResponseRequest) bool {
-	switch s.peek() {
+	switch s.Peek() {
 	case '"':
-		input, ok := s.stringValue()
+		input, ok := s.StringValue()
 		req.Input = input
 		return ok && strings.TrimSpace(input) != ""
 	case '[':
@@ -128,11 +132,11 @@ const maxInputParts = 64
 // parts reads an input array: its parts, and their text joined with
 // newlines, as parseParts does.
 func (s *scanner) parts() (string, []runtime.InputPart, bool) {
-	s.i++ // the '['
+	s.Skip(1) // the '['
 	var parts []runtime.InputPart
 	texts := 0
 	for {
-		s.space()
+		s.Space()
 		part, ok := s.part()
 		if !ok || len(parts) == maxInputParts {
 			return "", nil, false
@@ -141,10 +145,10 @@ func (s *scanner) parts() (string, []runtime.InputPart, bool) {
 			texts++
 		}
 		parts = append(parts, part)
-		if s.next(']') {
+		if s.Next(']') {
 			break
 		}
-		if !s.next(',') {
+		if !s.Next(',') {
 			return "", nil, false
 		}
 	}
@@ -186,7 +190,7 @@ type partMembers struct {
 // part reads one input part, valid by the rules of inputPart.
 func (s *scanner) part() (runtime.InputPart, bool) {
 	var m partMembers
-	if !s.next('{') || !s.partMembers(&m) || !m.hasType {
+	if !s.Next('{') || !s.partMembers(&m) || !m.hasType {
 		return runtime.InputPart{}, false
 	}
 	switch {
@@ -206,16 +210,16 @@ func (s *scanner) part() (runtime.InputPart, bool) {
 // partMembers reads the members of a part object after its '{'. A member
 // that is repeated, unknown or of the wrong kind ends the fast path.
 func (s *scanner) partMembers(m *partMembers) bool {
-	if s.next('}') {
+	if s.Next('}') {
 		return true
 	}
 	for {
-		s.space()
-		key, escaped, ok := s.str()
-		if !ok || escaped || !s.next(':') {
+		s.Space()
+		key, escaped, ok := s.Str()
+		if !ok || escaped || !s.Next(':') {
 			return false
 		}
-		s.space()
+		s.Space()
 		var has *bool
 		var dst *string
 		switch string(key) {
@@ -240,18 +244,18 @@ func (s *scanner) partMembers(m *partMembers) bool {
 			return false
 		}
 		if dst != nil {
-			*dst, ok = s.stringValue()
+			*dst, ok = s.StringValue()
 		} else {
-			m.data, ok = s.value()
+			m.data, ok = s.Value()
 		}
 		m.n++
 		if !ok {
 			return false
 		}
-		if s.next('}') {
+		if s.Next('}') {
 			return true
 		}
-		if !s.next(',') {
+		if !s.Next(',') {
 			return false
 		}
 	}
@@ -259,26 +263,26 @@ func (s *scanner) partMembers(m *partMembers) bool {
 
 // webhook reads "webhook": {"url": non-empty string, "events"?: bool}.
 func (s *scanner) webhook() (*runtime.Webhook, bool) {
-	if !s.next('{') {
+	if !s.Next('{') {
 		return nil, false
 	}
 	var hook runtime.Webhook
 	var hasURL, hasEvents bool
 	for {
-		s.space()
-		key, escaped, ok := s.str()
-		if !ok || escaped || !s.next(':') {
+		s.Space()
+		key, escaped, ok := s.Str()
+		if !ok || escaped || !s.Next(':') {
 			return nil, false
 		}
-		s.space()
+		s.Space()
 		switch string(key) {
 		case "url":
 			if ok = once(&hasURL); ok {
-				hook.URL, ok = s.stringValue()
+				hook.URL, ok = s.StringValue()
 			}
 		case "events":
 			if ok = once(&hasEvents); ok {
-				hook.Events, ok = s.boolean()
+				hook.Events, ok = s.Bool()
 			}
 		default:
 			ok = false
@@ -286,10 +290,10 @@ func (s *scanner) webhook() (*runtime.Webhook, bool) {
 		if !ok {
 			return nil, false
 		}
-		if s.next('}') {
+		if s.Next('}') {
 			break
 		}
-		if !s.next(',') {
+		if !s.Next(',') {
 			return nil, false
 		}
 	}

@@ -128,33 +128,6 @@ func FuzzFastResponseRequest(f *testing.F) {
 	})
 }
 
-// FuzzScanner checks the scanner against encoding/json: a value it checks
-// is valid JSON, and a string it decodes is what encoding/json decodes.
-func FuzzScanner(f *testing.F) {
-	for _, seed := range []string{`"a\u00e9\ud83d\ude00\ud800x"`, `[1,-0.5e3,{"a":null}]`, `"\ud800\u0041"`, `01`, `{"a" 1}`} {
-		f.Add([]byte(seed))
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		if !utf8.Valid(data) {
-			return
-		}
-		s := scanner{b: data}
-		raw, ok := s.value()
-		if ok && !json.Valid(raw) {
-			t.Fatalf("scanner accepted %q, which is not JSON", raw)
-		}
-		s = scanner{b: data}
-		got, ok := s.stringValue()
-		if !ok {
-			return
-		}
-		var want string
-		if err := json.Unmarshal(data[:s.i], &want); err != nil || got != want {
-			t.Fatalf("string %q: decoded %q, encoding/json %q (%v)", data[:s.i], got, want, err)
-		}
-	})
-}
-
 // BenchmarkDecodeResponseRequest is the decoding of a POST /responses body
 // alone: the fast path, and the general path it replaces for common bodies.
 func BenchmarkDecodeResponseRequest(b *testing.B) {

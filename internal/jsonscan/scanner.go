@@ -1,4 +1,4 @@
-package neutral
+package jsonscan
 
 import (
 	"strings"
@@ -6,23 +6,49 @@ import (
 	"unicode/utf16"
 )
 
-// scanner reads JSON from a body that is already known to be UTF-8, one
-// token at a time, without building anything it is not asked for. It is
-// the base of the fast decoding of POST /responses (decode_request.go):
-// every method reports false both for JSON that is invalid and for JSON it
-// does not handle (nesting deeper than maxScanDepth), and the caller then
-// decodes the body the general way, which finds the exact error.
-type scanner struct {
+// Scanner reads JSON text that is already known to be UTF-8, one token at
+// a time, without building anything it is not asked for. Every method
+// reports false both for JSON that is invalid and for JSON it does not
+// handle (nesting deeper than MaxDepth): its callers then decode the text
+// the general way (encoding/json), which finds the exact error. Values it
+// returns are slices of the text, never copies. The zero Scanner reads
+// nothing; Reset gives it a text.
+type Scanner struct {
 	b []byte
 	i int // the next byte to read
 }
 
-// maxScanDepth bounds the nesting of the values the scanner checks; deeper
-// values (valid up to encoding/json's 10,000) take the general path.
-const maxScanDepth = 64
+// MaxDepth bounds the nesting of the values the scanner checks; deeper
+// values (valid up to encoding/json's 10,000) are refused.
+const MaxDepth = 64
 
-// space skips JSON whitespace.
-func (s *scanner) space() {
+// Reset makes the scanner read text from its start.
+func (s *Scanner) Reset(text []byte) { s.b, s.i = text, 0 }
+
+// Pos is how many bytes of the text have been read.
+func (s *Scanner) Pos() int { return s.i }
+
+// Text returns the text between two positions (see Pos).
+func (s *Scanner) Text(from, to int) []byte { return s.b[from:to] }
+
+// AtEnd skips whitespace and reports whether the text ends there.
+func (s *Scanner) AtEnd() bool {
+	s.Space()
+	return s.i == len(s.b)
+}
+
+// NextByte skips whitespace and returns the next byte without reading it
+// (0 at the end).
+func (s *Scanner) NextByte() byte {
+	s.Space()
+	return s.Peek()
+}
+
+// Skip reads n bytes (a token the caller has looked at with NextByte).
+func (s *Scanner) Skip(n int) { s.i = min(s.i+n, len(s.b)) }
+
+// Space skips JSON whitespace.
+func (s *Scanner) Space() {
 	for s.i < len(s.b) {
 		switch s.b[s.i] {
 		case ' ', '\t', '\n', '\r':
@@ -33,26 +59,26 @@ func (s *scanner) space() {
 	}
 }
 
-// peek returns the next byte, or 0 at the end.
-func (s *scanner) peek() byte {
+// Peek returns the next byte, or 0 at the end.
+func (s *Scanner) Peek() byte {
 	if s.i < len(s.b) {
 		return s.b[s.i]
 	}
 	return 0
 }
 
-// next consumes c (after whitespace) and reports whether it was there.
-func (s *scanner) next(c byte) bool {
-	s.space()
-	if s.peek() != c {
+// Next consumes c (after whitespace) and reports whether it was there.
+func (s *Scanner) Next(c byte) bool {
+	s.Space()
+	if s.Peek() != c {
 		return false
 	}
 	s.i++
 	return true
 }
 
-// literal consumes the word w (true, false or null).
-func (s *scanner) literal(w string) bool {
+// Literal consumes the word w (true, false or null).
+func (s *Scanner) Literal(w string) bool {
 	if len(s.b)-s.i < len(w) || string(s.b[s.i:s.i+len(w)]) != w { // compared without a copy
 		return false
 	}
@@ -60,21 +86,21 @@ func (s *scanner) literal(w string) bool {
 	return true
 }
 
-// boolean reads true or false.
-func (s *scanner) boolean() (v, ok bool) {
-	switch s.peek() {
+// Bool reads true or false.
+func (s *Scanner) Bool() (v, ok bool) {
+	switch s.Peek() {
 	case 't':
-		return true, s.literal("true")
+		return true, s.Literal("true")
 	case 'f':
-		return false, s.literal("false")
+		return false, s.Literal("false")
 	}
 	return false, false
 }
 
-// str reads a string token. It returns what lies between the quotes and
-// whether that contains escapes (decode it with unescape then).
-func (s *scanner) str() (raw []byte, escaped, ok bool) {
-	if s.peek() != '"' {
+// Str reads a string token. It returns what lies between the quotes and
+// whether that contains escapes (StringValue decodes it).
+func (s *Scanner) Str() (raw []byte, escaped, ok bool) {
+	if s.Peek() != '"' {
 		return nil, false, false
 	}
 	start := s.i + 1
@@ -133,9 +159,9 @@ func hex4(b []byte) rune {
 	return r
 }
 
-// stringValue reads a string token as a Go string.
-func (s *scanner) stringValue() (string, bool) {
-	raw, escaped, ok := s.str()
+// StringValue reads a string token as a Go string.
+func (s *Scanner) StringValue() (string, bool) {
+	raw, escaped, ok := s.Str()
 	if !ok {
 		return "", false
 	}
@@ -147,7 +173,7 @@ func (s *scanner) stringValue() (string, bool) {
 
 // unescape decodes the contents of a string token that has escapes, as
 // encoding/json does: a \u escape of a surrogate that is not half of a
-// pair becomes U+FFFD. raw has been checked by str.
+// pair becomes U+FFFD. raw has been checked by Str.
 func unescape(raw []byte) string {
 	var b strings.Builder
 	b.Grow(len(raw))
@@ -194,29 +220,29 @@ func unescape(raw []byte) string {
 	return b.String()
 }
 
-// value skips one JSON value of any kind, checking it, and returns its
+// Value skips one JSON value of any kind, checking it, and returns its
 // bytes.
-func (s *scanner) value() ([]byte, bool) {
+func (s *Scanner) Value() ([]byte, bool) {
 	start := s.i
 	ok := s.skipValue(0)
 	return s.b[start:s.i], ok
 }
 
-func (s *scanner) skipValue(depth int) bool {
-	switch c := s.peek(); {
+func (s *Scanner) skipValue(depth int) bool {
+	switch c := s.Peek(); {
 	case c == '"':
-		_, _, ok := s.str()
+		_, _, ok := s.Str()
 		return ok
 	case c == '{':
-		return depth < maxScanDepth && s.skipObject(depth+1)
+		return depth < MaxDepth && s.skipObject(depth+1)
 	case c == '[':
-		return depth < maxScanDepth && s.skipArray(depth+1)
+		return depth < MaxDepth && s.skipArray(depth+1)
 	case c == 't':
-		return s.literal("true")
+		return s.Literal("true")
 	case c == 'f':
-		return s.literal("false")
+		return s.Literal("false")
 	case c == 'n':
-		return s.literal("null")
+		return s.Literal("null")
 	case c == '-' || ('0' <= c && c <= '9'):
 		return s.number()
 	}
@@ -224,55 +250,55 @@ func (s *scanner) skipValue(depth int) bool {
 }
 
 // skipObject skips an object; the next byte is its '{'.
-func (s *scanner) skipObject(depth int) bool {
+func (s *Scanner) skipObject(depth int) bool {
 	s.i++
-	if s.next('}') {
+	if s.Next('}') {
 		return true
 	}
 	for {
-		s.space()
-		if _, _, ok := s.str(); !ok || !s.next(':') {
+		s.Space()
+		if _, _, ok := s.Str(); !ok || !s.Next(':') {
 			return false
 		}
-		s.space()
+		s.Space()
 		if !s.skipValue(depth) {
 			return false
 		}
-		if s.next('}') {
+		if s.Next('}') {
 			return true
 		}
-		if !s.next(',') {
+		if !s.Next(',') {
 			return false
 		}
 	}
 }
 
 // skipArray skips an array; the next byte is its '['.
-func (s *scanner) skipArray(depth int) bool {
+func (s *Scanner) skipArray(depth int) bool {
 	s.i++
-	if s.next(']') {
+	if s.Next(']') {
 		return true
 	}
 	for {
-		s.space()
+		s.Space()
 		if !s.skipValue(depth) {
 			return false
 		}
-		if s.next(']') {
+		if s.Next(']') {
 			return true
 		}
-		if !s.next(',') {
+		if !s.Next(',') {
 			return false
 		}
 	}
 }
 
 // number skips a number: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
-func (s *scanner) number() bool {
-	if s.peek() == '-' {
+func (s *Scanner) number() bool {
+	if s.Peek() == '-' {
 		s.i++
 	}
-	switch c := s.peek(); {
+	switch c := s.Peek(); {
 	case c == '0':
 		s.i++
 	case '1' <= c && c <= '9':
@@ -280,15 +306,15 @@ func (s *scanner) number() bool {
 	default:
 		return false
 	}
-	if s.peek() == '.' {
+	if s.Peek() == '.' {
 		s.i++
 		if !s.digits() {
 			return false
 		}
 	}
-	if c := s.peek(); c == 'e' || c == 'E' {
+	if c := s.Peek(); c == 'e' || c == 'E' {
 		s.i++
-		if c := s.peek(); c == '+' || c == '-' {
+		if c := s.Peek(); c == '+' || c == '-' {
 			s.i++
 		}
 		if !s.digits() {
@@ -299,7 +325,7 @@ func (s *scanner) number() bool {
 }
 
 // digits skips one or more digits and reports whether there was one.
-func (s *scanner) digits() bool {
+func (s *Scanner) digits() bool {
 	start := s.i
 	for s.i < len(s.b) && '0' <= s.b[s.i] && s.b[s.i] <= '9' {
 		s.i++
