@@ -67,17 +67,6 @@ func TestAppendMessageMatchesEncodingJSON(t *testing.T) {
 	}
 }
 
-func TestAppendRawJSONMatchesEncodingJSON(t *testing.T) {
-	bad := []json.RawMessage{json.RawMessage(`{`), json.RawMessage(`{"a":}`), json.RawMessage(`x`)}
-	for _, raw := range append(append([]json.RawMessage{}, writerRaws...), bad...) {
-		want, wantErr := json.Marshal(raw)
-		got, err := appendRawJSON(nil, raw)
-		if (err != nil) != (wantErr != nil) || err == nil && string(got) != string(want) {
-			t.Fatalf("%q: appended %s (%v), encoding/json %s (%v)", raw, got, err, want, wantErr)
-		}
-	}
-}
-
 func TestReplyMetaMatchesEncodingJSON(t *testing.T) {
 	var usage runtime.Usage
 	v := reflect.ValueOf(&usage).Elem()

@@ -3,6 +3,8 @@ package runtime
 import (
 	"encoding/base64"
 	"encoding/json"
+
+	"github.com/harnest/harnest/internal/jsonwrite"
 )
 
 // An artifact is an output of a turn beside its message: a file, a table,
@@ -53,23 +55,23 @@ type ArtifactPart struct {
 // appendArtifactJSON appends an artifact chunk as JSON, with the fields
 // its parts carry.
 func appendArtifactJSON(b []byte, a *ArtifactInfo) ([]byte, error) {
-	o := beginObject(b)
-	o.str("artifactId", a.ID)
-	o.strOmit("name", a.Name)
-	o.strOmit("description", a.Description)
-	o.key("parts")
+	o := jsonwrite.Begin(b)
+	o.Str("artifactId", a.ID)
+	o.StrOmit("name", a.Name)
+	o.StrOmit("description", a.Description)
+	o.Key("parts")
 	var err error
-	o.b, err = appendArtifactParts(o.b, a.Parts)
+	o.B, err = appendArtifactParts(o.B, a.Parts)
 	if a.Append {
-		o.key("append")
-		o.b = append(o.b, "true"...)
+		o.Key("append")
+		o.B = append(o.B, "true"...)
 	}
 	if a.LastChunk {
-		o.key("lastChunk")
-		o.b = append(o.b, "true"...)
+		o.Key("lastChunk")
+		o.B = append(o.B, "true"...)
 	}
-	err = firstError(err, o.rawOmit("metadata", a.Metadata))
-	return o.end(), err
+	err = firstError(err, o.RawOmit("metadata", a.Metadata))
+	return o.End(), err
 }
 
 // appendArtifactParts appends parts as a JSON array ([] when none).
@@ -81,20 +83,20 @@ func appendArtifactParts(b []byte, parts []ArtifactPart) ([]byte, error) {
 			b = append(b, ',')
 		}
 		p := &parts[i]
-		o := beginObject(b)
-		o.str("type", p.Type)
-		o.strOmit("text", p.Text)
-		err = firstError(err, o.rawOmit("data", p.Data))
+		o := jsonwrite.Begin(b)
+		o.Str("type", p.Type)
+		o.StrOmit("text", p.Text)
+		err = firstError(err, o.RawOmit("data", p.Data))
 		if len(p.Bytes) > 0 {
-			o.key("bytes")
-			o.b = append(o.b, '"')
-			o.b = base64.StdEncoding.AppendEncode(o.b, p.Bytes)
-			o.b = append(o.b, '"')
+			o.Key("bytes")
+			o.B = append(o.B, '"')
+			o.B = base64.StdEncoding.AppendEncode(o.B, p.Bytes)
+			o.B = append(o.B, '"')
 		}
-		o.strOmit("url", p.URL)
-		o.strOmit("mediaType", p.MediaType)
-		o.strOmit("name", p.Name)
-		b = o.end()
+		o.StrOmit("url", p.URL)
+		o.StrOmit("mediaType", p.MediaType)
+		o.StrOmit("name", p.Name)
+		b = o.End()
 	}
 	return append(b, ']'), err
 }

@@ -1,21 +1,23 @@
 package runtime
 
+import "github.com/harnest/harnest/internal/jsonwrite"
+
 // appendJSON appends the envelope as JSON (see jsonappend.go): the bytes a
 // non-streaming call returns and the receipt keeps.
 func (env *Envelope) appendJSON(b []byte) ([]byte, error) {
-	o := beginObject(b)
-	o.str("id", env.ID)
-	o.str("sessionId", env.SessionID)
+	o := jsonwrite.Begin(b)
+	o.Str("id", env.ID)
+	o.Str("sessionId", env.SessionID)
 	err := env.EnvelopeBody.appendMembers(&o)
-	return o.end(), err
+	return o.End(), err
 }
 
 // members is the body's members as JSON, without braces: what the receipt
 // and response.completed share.
 func (body *EnvelopeBody) members(size int) ([]byte, error) {
-	o := object{b: make([]byte, 0, size)}
+	o := jsonwrite.Object{B: make([]byte, 0, size)}
 	err := body.appendMembers(&o)
-	return o.b, err
+	return o.B, err
 }
 
 // completedWithReceipt returns the response.completed event of env and
@@ -25,11 +27,11 @@ func completedWithReceipt(env *Envelope) (Event, []byte, error) {
 	if err != nil {
 		return Event{}, nil, err
 	}
-	o := beginObject(make([]byte, 0, len(m)+len(env.ID)+len(env.SessionID)+32))
-	o.str("id", env.ID)
-	o.str("sessionId", env.SessionID)
-	o.b = append(append(o.b, ','), m...)
-	return Event{Type: EventCompleted, Envelope: env, members: m}, o.end(), nil
+	o := jsonwrite.Begin(make([]byte, 0, len(m)+len(env.ID)+len(env.SessionID)+32))
+	o.Str("id", env.ID)
+	o.Str("sessionId", env.SessionID)
+	o.B = append(append(o.B, ','), m...)
+	return Event{Type: EventCompleted, Envelope: env, members: m}, o.End(), nil
 }
 
 // encode is the envelope as JSON.
@@ -43,96 +45,96 @@ func (env *Envelope) sizeHint() int {
 }
 
 // appendMembers writes the body's members into an open object.
-func (body *EnvelopeBody) appendMembers(o *object) error {
-	o.str("status", body.Status)
-	o.str("outputText", body.OutputText)
-	o.key("output")
+func (body *EnvelopeBody) appendMembers(o *jsonwrite.Object) error {
+	o.Str("status", body.Status)
+	o.Str("outputText", body.OutputText)
+	o.Key("output")
 	var err error
 	if body.Output == nil {
-		o.b = append(o.b, "null"...)
+		o.B = append(o.B, "null"...)
 	} else {
-		o.b = append(o.b, '[')
+		o.B = append(o.B, '[')
 		for i := range body.Output {
 			if i > 0 {
-				o.b = append(o.b, ',')
+				o.B = append(o.B, ',')
 			}
 			var e error
-			o.b, e = body.Output[i].appendJSON(o.b)
+			o.B, e = body.Output[i].appendJSON(o.B)
 			err = firstError(err, e)
 		}
-		o.b = append(o.b, ']')
+		o.B = append(o.B, ']')
 	}
-	err = firstError(err, o.raw("metadata", body.Metadata))
-	o.usage("usage", body.Usage)
-	err = firstError(err, o.rawOmit("result", body.Result))
+	err = firstError(err, o.Raw("metadata", body.Metadata))
+	appendUsage(o, body.Usage)
+	err = firstError(err, o.RawOmit("result", body.Result))
 	if body.Error != nil {
-		o.key("error")
-		p := beginObject(o.b)
-		p.str("code", body.Error.Code)
-		o.b = p.end()
+		o.Key("error")
+		p := jsonwrite.Begin(o.B)
+		p.Str("code", body.Error.Code)
+		o.B = p.End()
 	}
 	if ra := body.RequiredAction; ra != nil {
-		o.key("requiredAction")
-		p := beginObject(o.b)
-		p.str("type", ra.Type)
-		p.str("id", ra.ID)
-		p.str("callId", ra.CallID)
-		p.strOmit("action", ra.Action)
-		p.strOmit("message", ra.Message)
-		p.strOmit("name", ra.Name)
-		err = firstError(err, p.rawOmit("arguments", ra.Arguments))
-		p.str("expiresAt", ra.ExpiresAt)
-		o.b = p.end()
+		o.Key("requiredAction")
+		p := jsonwrite.Begin(o.B)
+		p.Str("type", ra.Type)
+		p.Str("id", ra.ID)
+		p.Str("callId", ra.CallID)
+		p.StrOmit("action", ra.Action)
+		p.StrOmit("message", ra.Message)
+		p.StrOmit("name", ra.Name)
+		err = firstError(err, p.RawOmit("arguments", ra.Arguments))
+		p.Str("expiresAt", ra.ExpiresAt)
+		o.B = p.End()
 	}
-	o.strOmit("approvalId", body.ApprovalID)
-	o.strOmit("clientToolId", body.ClientToolID)
+	o.StrOmit("approvalId", body.ApprovalID)
+	o.StrOmit("clientToolId", body.ClientToolID)
 	return err
 }
 
 // appendJSON appends one output item with the fields its type carries.
 func (it *OutputItem) appendJSON(b []byte) ([]byte, error) {
-	o := beginObject(b)
-	o.str("type", it.Type)
-	o.strOmit("role", it.Role)
+	o := jsonwrite.Begin(b)
+	o.Str("type", it.Type)
+	o.StrOmit("role", it.Role)
 	if len(it.Content) > 0 {
-		o.key("content")
-		o.b = append(o.b, '[')
+		o.Key("content")
+		o.B = append(o.B, '[')
 		for i, part := range it.Content {
 			if i > 0 {
-				o.b = append(o.b, ',')
+				o.B = append(o.B, ',')
 			}
-			p := beginObject(o.b)
-			p.str("type", part.Type)
-			p.str("text", part.Text)
-			o.b = p.end()
+			p := jsonwrite.Begin(o.B)
+			p.Str("type", part.Type)
+			p.Str("text", part.Text)
+			o.B = p.End()
 		}
-		o.b = append(o.b, ']')
+		o.B = append(o.B, ']')
 	}
-	o.strOmit("agent", it.Agent)
-	o.strOmit("activity", it.Activity)
-	o.strOmit("target", it.Target)
-	o.strOmit("code", it.Code)
-	o.strOmit("framework", it.Framework)
-	o.usage("usage", it.Usage)
-	o.strOmit("model", it.Model)
-	o.strOmit("provider", it.Provider)
-	o.strOmit("finishReason", it.FinishReason)
+	o.StrOmit("agent", it.Agent)
+	o.StrOmit("activity", it.Activity)
+	o.StrOmit("target", it.Target)
+	o.StrOmit("code", it.Code)
+	o.StrOmit("framework", it.Framework)
+	appendUsage(&o, it.Usage)
+	o.StrOmit("model", it.Model)
+	o.StrOmit("provider", it.Provider)
+	o.StrOmit("finishReason", it.FinishReason)
 	err := firstError(
-		o.rawOmit("raw", it.Raw),
-		o.rawOmit("value", it.Value),
+		o.RawOmit("raw", it.Raw),
+		o.RawOmit("value", it.Value),
 	)
-	o.strOmit("id", it.ID)
-	o.strOmit("name", it.Name)
-	err = firstError(err, o.rawOmit("arguments", it.Arguments))
-	o.strOmit("callId", it.CallID)
-	err = firstError(err, o.rawOmit("output", it.Output))
+	o.StrOmit("id", it.ID)
+	o.StrOmit("name", it.Name)
+	err = firstError(err, o.RawOmit("arguments", it.Arguments))
+	o.StrOmit("callId", it.CallID)
+	err = firstError(err, o.RawOmit("output", it.Output))
 	if it.Type == OutputArtifact {
-		o.str("artifactId", it.ArtifactID)
-		o.strOmit("description", it.Description)
-		o.key("parts")
+		o.Str("artifactId", it.ArtifactID)
+		o.StrOmit("description", it.Description)
+		o.Key("parts")
 		var pe error
-		o.b, pe = appendArtifactParts(o.b, it.Parts)
-		err = firstError(err, pe, o.rawOmit("metadata", it.ArtifactMetadata))
+		o.B, pe = appendArtifactParts(o.B, it.Parts)
+		err = firstError(err, pe, o.RawOmit("metadata", it.ArtifactMetadata))
 	}
-	return o.end(), err
+	return o.End(), err
 }

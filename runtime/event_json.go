@@ -3,6 +3,8 @@ package runtime
 import (
 	"encoding/json"
 	"slices"
+
+	"github.com/harnest/harnest/internal/jsonwrite"
 )
 
 // appendJSON appends the event as JSON with the fields its type carries
@@ -10,80 +12,80 @@ import (
 // response.completed carries the envelope's body after its four IDs.
 func (e *Event) appendJSON(b []byte) ([]byte, error) {
 	if e.Envelope != nil {
-		o := beginObject(b)
-		o.str("type", e.Type)
-		o.int("sequence", e.Sequence)
-		o.str("responseId", e.Envelope.ID)
-		o.str("sessionId", e.Envelope.SessionID)
+		o := jsonwrite.Begin(b)
+		o.Str("type", e.Type)
+		o.Int("sequence", e.Sequence)
+		o.Str("responseId", e.Envelope.ID)
+		o.Str("sessionId", e.Envelope.SessionID)
 		if e.members != nil { // encoded once with the receipt
-			o.b = append(append(o.b, ','), e.members...)
-			return o.end(), nil
+			o.B = append(append(o.B, ','), e.members...)
+			return o.End(), nil
 		}
 		err := e.Envelope.EnvelopeBody.appendMembers(&o)
-		return o.end(), err
+		return o.End(), err
 	}
-	o := beginObject(b)
-	o.str("type", e.Type)
-	o.int("sequence", e.Sequence)
-	o.str("responseId", e.ResponseID)
-	o.str("sessionId", e.SessionID)
+	o := jsonwrite.Begin(b)
+	o.Str("type", e.Type)
+	o.Int("sequence", e.Sequence)
+	o.Str("responseId", e.ResponseID)
+	o.Str("sessionId", e.SessionID)
 	if e.Type != EventStateDelta {
-		o.strOmit("delta", e.Delta)
+		o.StrOmit("delta", e.Delta)
 	}
-	o.strOmit("agent", e.Agent)
-	o.strOmit("activity", e.Activity)
-	o.strOmit("target", e.Target)
-	o.strOmit("code", e.Code)
-	o.strOmit("framework", e.Framework)
-	o.strOmit("model", e.Model)
-	o.strOmit("provider", e.Provider)
-	o.strOmit("finishReason", e.FinishReason)
-	o.usage("usage", e.Usage)
+	o.StrOmit("agent", e.Agent)
+	o.StrOmit("activity", e.Activity)
+	o.StrOmit("target", e.Target)
+	o.StrOmit("code", e.Code)
+	o.StrOmit("framework", e.Framework)
+	o.StrOmit("model", e.Model)
+	o.StrOmit("provider", e.Provider)
+	o.StrOmit("finishReason", e.FinishReason)
+	appendUsage(&o, e.Usage)
 	err := firstError(
-		o.rawOmit("raw", e.Raw),
-		o.rawOmit("value", e.Value),
+		o.RawOmit("raw", e.Raw),
+		o.RawOmit("value", e.Value),
 	)
-	o.strOmit("id", e.ID)
-	o.strOmit("name", e.Name)
-	err = firstError(err, o.rawOmit("arguments", e.Arguments))
-	o.strOmit("callId", e.CallID)
+	o.StrOmit("id", e.ID)
+	o.StrOmit("name", e.Name)
+	err = firstError(err, o.RawOmit("arguments", e.Arguments))
+	o.StrOmit("callId", e.CallID)
 	err = firstError(err,
-		o.rawOmit("output", e.Output),
-		o.rawOmit("metadata", e.Metadata),
+		o.RawOmit("output", e.Output),
+		o.RawOmit("metadata", e.Metadata),
 	)
-	o.strOmit("error", e.Error)
+	o.StrOmit("error", e.Error)
 	if a := e.Approval; a != nil {
-		o.key("approval")
-		p := beginObject(o.b)
-		p.str("id", a.ID)
-		p.str("callId", a.CallID)
-		p.str("action", a.Action)
-		p.str("message", a.Message)
-		err = firstError(err, p.rawOmit("arguments", a.Arguments))
-		p.str("expiresAt", a.ExpiresAt)
-		o.b = p.end()
+		o.Key("approval")
+		p := jsonwrite.Begin(o.B)
+		p.Str("id", a.ID)
+		p.Str("callId", a.CallID)
+		p.Str("action", a.Action)
+		p.Str("message", a.Message)
+		err = firstError(err, p.RawOmit("arguments", a.Arguments))
+		p.Str("expiresAt", a.ExpiresAt)
+		o.B = p.End()
 	}
 	if c := e.ClientTool; c != nil {
-		o.key("clientTool")
-		p := beginObject(o.b)
-		p.str("id", c.ID)
-		p.str("callId", c.CallID)
-		p.str("name", c.Name)
-		err = firstError(err, p.raw("arguments", c.Arguments))
-		p.str("expiresAt", c.ExpiresAt)
-		o.b = p.end()
+		o.Key("clientTool")
+		p := jsonwrite.Begin(o.B)
+		p.Str("id", c.ID)
+		p.Str("callId", c.CallID)
+		p.Str("name", c.Name)
+		err = firstError(err, p.Raw("arguments", c.Arguments))
+		p.Str("expiresAt", c.ExpiresAt)
+		o.B = p.End()
 	}
 	if a := e.Artifact; a != nil {
-		o.key("artifact")
+		o.Key("artifact")
 		var ae error
-		o.b, ae = appendArtifactJSON(o.b, a)
+		o.B, ae = appendArtifactJSON(o.B, a)
 		err = firstError(err, ae)
 	}
 	if e.Type == EventStateDelta {
-		o.key("delta")
-		o.b, err = appendRawMap(o.b, e.StateDelta, err)
+		o.Key("delta")
+		o.B, err = appendRawMap(o.B, e.StateDelta, err)
 	}
-	return o.end(), err
+	return o.End(), err
 }
 
 // appendRawMap writes a map of raw JSON values with its keys sorted, as
@@ -99,10 +101,10 @@ func appendRawMap(b []byte, m map[string]json.RawMessage, err error) ([]byte, er
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, k)
+		b = jsonwrite.AppendString(b, k)
 		b = append(b, ':')
 		var e error
-		b, e = appendRawJSON(b, m[k])
+		b, e = jsonwrite.AppendRaw(b, m[k])
 		err = firstError(err, e)
 	}
 	return append(b, '}'), err

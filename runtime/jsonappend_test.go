@@ -168,18 +168,6 @@ func TestAppendEncoderRefusesInvalidRawJSON(t *testing.T) {
 	}
 }
 
-func FuzzAppendJSONString(f *testing.F) {
-	for _, s := range genPieces {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		want, _ := json.Marshal(s)
-		if got := appendJSONString(nil, s); !bytes.Equal(got, want) {
-			t.Fatalf("%q:\n got %s\nwant %s", s, got, want)
-		}
-	})
-}
-
 // Transcript messages are what encoding/json writes for a Message.
 func TestTranscriptMessageMatchesEncodingJSON(t *testing.T) {
 	g := gen{rand.New(rand.NewPCG(3, 4))}

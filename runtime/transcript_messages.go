@@ -3,6 +3,8 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+
+	"github.com/harnest/harnest/internal/jsonwrite"
 )
 
 // The transcript messages a completed response appends, and reading the
@@ -36,28 +38,28 @@ func toolActivity(output []OutputItem) []OutputItem {
 // as JSON) whose content is content, or text as a JSON string when content
 // is nil; tools, when any, go into its metadata.
 func (r *Response) appendMessage(b []byte, role string, content json.RawMessage, text, now string, tools ...OutputItem) []byte {
-	o := beginObject(b)
-	o.key("id")
-	o.b = appendMessageID(o.b)
-	o.str("role", role)
-	o.key("content")
+	o := jsonwrite.Begin(b)
+	o.Key("id")
+	o.B = appendMessageID(o.B)
+	o.Str("role", role)
+	o.Key("content")
 	if content == nil {
-		o.b = appendJSONString(o.b, text)
+		o.B = jsonwrite.AppendString(o.B, text)
 	} else {
-		o.b = append(o.b, content...) // compact JSON, written by this package
+		o.B = append(o.B, content...) // compact JSON, written by this package
 	}
-	o.str("createdAt", now)
-	o.key("metadata")
-	m := beginObject(o.b)
-	m.str("responseId", r.ID)
+	o.Str("createdAt", now)
+	o.Key("metadata")
+	m := jsonwrite.Begin(o.B)
+	m.Str("responseId", r.ID)
 	if len(tools) > 0 {
 		if encoded, err := json.Marshal(tools); err == nil {
-			m.key("tools")
-			m.b = append(m.b, encoded...)
+			m.Key("tools")
+			m.B = append(m.B, encoded...)
 		}
 	}
-	o.b = m.end()
-	return o.end()
+	o.B = m.End()
+	return o.End()
 }
 
 // transcriptContent is the user turn as the transcript keeps it: the text,
@@ -79,7 +81,7 @@ func transcriptContent(t Turn) json.RawMessage {
 	return b
 }
 
-func jsonString(s string) json.RawMessage { return appendJSONString(nil, s) }
+func jsonString(s string) json.RawMessage { return jsonwrite.AppendString(nil, s) }
 
 // history reads the transcript tail for an agent.
 func (s *Service) history(ctx context.Context, user, session string, limit int) ([]Message, error) {
