@@ -13,20 +13,14 @@ import (
 	"github.com/harnest/harnest/runtime"
 )
 
-// generalResponseRequest is the general path alone, as POST /responses
-// decoded every body before the fast path: the whole body into a map, then
-// parseResponseRequest.
-func generalResponseRequest(a *API, w http.ResponseWriter, r *http.Request) (runtime.ResponseRequest, bool) {
-	obj, ok := a.readObject(w, r)
+// generalPath is the general path alone, as POST /responses decoded every
+// body before the fast path.
+func generalPath(a *API, w http.ResponseWriter, r *http.Request) (runtime.ResponseRequest, bool) {
+	body, ok := a.readBody(w, r)
 	if !ok {
 		return runtime.ResponseRequest{}, false
 	}
-	req, err := parseResponseRequest(obj)
-	if err != nil {
-		fail(w, http.StatusBadRequest, "invalid_request", "Invalid response request: "+err.Error())
-		return runtime.ResponseRequest{}, false
-	}
-	return req, true
+	return generalResponseRequest(w, body)
 }
 
 // decodeBoth decodes body with readResponseRequest and with the general
@@ -42,7 +36,7 @@ func decodeBoth(t *testing.T, body []byte) (req runtime.ResponseRequest, ok bool
 	}
 	recNew, recOld := httptest.NewRecorder(), httptest.NewRecorder()
 	req, ok = a.readResponseRequest(recNew, post())
-	want, wantOK := generalResponseRequest(a, recOld, post())
+	want, wantOK := generalPath(a, recOld, post())
 	if ok != wantOK {
 		t.Fatalf("body %q: accepted %v, the general path %v (%d %s)", body, ok, wantOK, recOld.Code, recOld.Body)
 	}

@@ -135,6 +135,12 @@ func (a *API) readResponseRequest(w http.ResponseWriter, r *http.Request) (runti
 	if req, ok := fastResponseRequest(body); ok {
 		return req, true
 	}
+	return generalResponseRequest(w, body)
+}
+
+// generalResponseRequest decodes a body the general way: the whole body
+// into a map, then parseResponseRequest, which words every error.
+func generalResponseRequest(w http.ResponseWriter, body []byte) (runtime.ResponseRequest, bool) {
 	obj, ok := httpapi.DecodeObject(w, body)
 	if !ok {
 		return runtime.ResponseRequest{}, false
