@@ -6,43 +6,62 @@ import (
 	"time"
 )
 
-// alarm is a segment's deadline: a timer that cancels the response it is
-// armed for (with errDeadline) when it fires. Alarms are pooled: nearly
-// every turn ends long before its deadline, and a fresh timer and its
-// function per segment were garbage on every turn.
+// alarm is a timer that calls its set's action on the response it is
+// armed for: a segment's deadline (which cancels the response) and the
+// flush of its pending events. Alarms are pooled: nearly every turn ends
+// long before its deadline and its first flush, and a fresh timer and its
+// function per turn were garbage on every turn.
 type alarm struct {
 	timer  *time.Timer
+	set    *alarmSet
 	target atomic.Pointer[Response] // the response it is armed for
 }
 
-var alarms = sync.Pool{New: func() any {
-	a := &alarm{}
-	a.timer = time.AfterFunc(time.Hour, a.fire)
-	a.timer.Stop()
-	return a
-}}
+// alarmSet is a pool of alarms with one action.
+type alarmSet struct {
+	action func(*Response)
+	pool   sync.Pool
+}
 
-// armAlarm returns an alarm that cancels r after d.
-func armAlarm(r *Response, d time.Duration) *alarm {
-	a := alarms.Get().(*alarm)
+var (
+	// deadlineAlarms cancel a response whose segment's deadline passed.
+	deadlineAlarms = newAlarmSet((*Response).deadlinePassed)
+	// flushAlarms write a response's pending events for followers.
+	flushAlarms = newAlarmSet((*Response).flush)
+)
+
+func newAlarmSet(action func(*Response)) *alarmSet {
+	s := &alarmSet{action: action}
+	s.pool.New = func() any {
+		a := &alarm{set: s}
+		a.timer = time.AfterFunc(time.Hour, a.fire)
+		a.timer.Stop()
+		return a
+	}
+	return s
+}
+
+// arm returns an alarm of the set that acts on r after d.
+func (s *alarmSet) arm(r *Response, d time.Duration) *alarm {
+	a := s.pool.Get().(*alarm)
 	a.target.Store(r)
 	a.timer.Reset(d)
 	return a
 }
 
-// fire cancels the response the alarm is armed for.
+// fire acts on the response the alarm is armed for.
 func (a *alarm) fire() {
 	if r := a.target.Load(); r != nil {
-		r.deadlinePassed()
+		a.set.action(r)
 	}
 }
 
 // disarm stops the alarm. One that was stopped before it fired goes back
-// to the pool (its function will not run); one that fired is left to the
-// collector, since its function may still be running.
+// to its pool (its action will not run); one that fired is left to the
+// collector, since its action may still be running.
 func (a *alarm) disarm() {
 	if a.timer.Stop() {
 		a.target.Store(nil)
-		alarms.Put(a)
+		a.set.pool.Put(a)
 	}
 }

@@ -69,11 +69,7 @@ func (r *Response) emit(e Event) error {
 	}
 	if !r.flushing && e.Type != EventCompleted && e.Type != EventError {
 		r.flushing = true
-		if r.flushTimer == nil {
-			r.flushTimer = time.AfterFunc(r.svc.flushDelay, r.flush)
-		} else {
-			r.flushTimer.Reset(r.svc.flushDelay)
-		}
+		r.flushAlarm = flushAlarms.arm(r, r.svc.flushDelay)
 	}
 	if r.events == nil {
 		return nil
@@ -132,10 +128,11 @@ func (r *Response) takePending() []store.Event {
 	defer r.mu.Unlock()
 	p := r.pending
 	r.pending = nil
-	if r.flushing && r.flushTimer != nil {
+	if r.flushing && r.flushAlarm != nil {
 		// A commit takes them first: no flush is due (a short turn's
-		// timer never fires).
-		r.flushTimer.Stop()
+		// alarm never fires). A flush that fired takes them itself.
+		r.flushAlarm.disarm()
+		r.flushAlarm = nil
 	}
 	r.flushing = false
 	return p

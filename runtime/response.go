@@ -94,7 +94,7 @@ type Response struct {
 	pending    []store.Event // events not yet in Redis
 	arena      []byte        // the block events are encoded into (emit.go)
 	flushing   bool          // a flush is scheduled
-	flushTimer *time.Timer   // schedules flushes; stopped when the events are taken
+	flushAlarm *alarm        // schedules a flush; disarmed when the events are taken (alarm.go)
 	state      map[string]json.RawMessage
 	closed     bool
 	// agentReturned is set once the agent's Run returned: later emits

@@ -95,7 +95,7 @@ func (r *Response) enterSegment(ctx context.Context, t *ticket) error {
 	if r.deadline != nil {
 		r.deadline.disarm()
 	}
-	r.deadline = armAlarm(r, r.svc.timeout)
+	r.deadline = deadlineAlarms.arm(r, r.svc.timeout)
 	r.mu.Unlock()
 	queuedAt := time.Now()
 	if err := t.acquire(ctx); err != nil {
