@@ -241,6 +241,10 @@ func (s *Service) StartResponse(ctx context.Context, p Principal, req ResponseRe
 		RequestClientTool: r.requestClientTool,
 	}
 	r.startTrace(s.tracer)
+	// response.created is emitted here, on the caller's goroutine: a
+	// streaming caller finds it queued when this returns and writes it at
+	// once, without waiting for the run's goroutine to be scheduled.
+	r.emit(Event{Type: EventCreated, Metadata: r.metadata})
 	r.admitted = place
 	s.runners.run(r)
 	return r, nil

@@ -19,7 +19,6 @@ func (r *Response) run() {
 	// slot, until its final step is recorded (renewer.go).
 	s.renewal.add(r, r.watch.started)
 	defer s.renewal.remove(r)
-	r.emit(Event{Type: EventCreated, Metadata: r.metadata})
 	runErr := r.runAgent(r.admitted)
 	r.finish(runErr)
 }
