@@ -3,6 +3,8 @@ package memstore
 import (
 	"slices"
 	"sort"
+	"sync"
+	"sync/atomic"
 
 	"github.com/harnest/harnest/runtime/store"
 )
@@ -18,15 +20,15 @@ import (
 // another in one byte slice, and a slice of small records that say where
 // each ends), so that the garbage collector does not look into them, and
 // a write of a batch usually costs no allocation at all once the buffers
-// have room. An event's type is a number: the index of one of the
-// runtime's own types (commonEventTypes), or else of the log's own short
-// table of the other types it has seen.
+// have room. An event's type is a number: its number in the process's
+// table of event types (eventTypes), or else its index in the log's own
+// short table.
 
 // eventLog is a response's bounded event log.
 type eventLog struct {
 	json   []byte        // the held events' JSON, one after another
 	events []loggedEvent // the held events, sequences increasing
-	types  []string      // the event types not in commonEventTypes the log has seen, each once; nil until one comes
+	types  []string      // the event types past eventTypes' room the log has seen, each once; nil until one comes
 	// trimmed is how many bytes of JSON were dropped from the front by
 	// trims: an event's end counts from the log's start, json[0] is at
 	// trimmed.
@@ -82,42 +84,71 @@ func (l *eventLog) add(events []store.Event) {
 	l.trim(events[len(events)-1].Sequence + 1 - store.MaxEvents)
 }
 
-// commonEventTypes are the runtime's event types (runtime/event.go). The
-// log names them by their index here, so that a log of the runtime's
-// events needs no table of its own (no allocation, no pointers). It is
-// only a shortcut: any other type is kept in the log's own table.
-var commonEventTypes = [...]string{
-	"response.created", "response.text.delta", "response.thinking.delta",
-	"response.agent_activity", "response.agent_metadata", "response.decision_result",
-	"response.tool_call", "response.tool_result", "response.state_delta",
-	"response.artifact", "approval.requested", "client_tool.requested",
-	"response.in_progress", "response.completed", "error",
+// eventTypes numbers the event types the logs hold, for the whole
+// process, learned as they first arrive: a log keeps a type as its number
+// (no pointer in its records, no table of its own for the runtime's
+// handful of types). Past maxSharedTypes types, a log keeps the others in
+// its own table, so an agent that invents types cannot grow it.
+var eventTypes sharedTypes
+
+// maxSharedTypes bounds eventTypes.
+const maxSharedTypes = 64
+
+// sharedTypes is a bounded, append-only table of event type names.
+type sharedTypes struct {
+	numbers sync.Map                 // name -> uint32
+	names   atomic.Pointer[[]string] // by number; replaced, never changed
+	mu      sync.Mutex               // orders additions
 }
 
-// typeIndex returns the number of an event type: its index in
-// commonEventTypes, or len(commonEventTypes) plus its index in the log's
-// own table, where it is added when it is new.
+// number returns the type's number, adding it while there is room.
+func (t *sharedTypes) number(name string) (uint32, bool) {
+	if n, ok := t.numbers.Load(name); ok {
+		return n.(uint32), true
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if n, ok := t.numbers.Load(name); ok {
+		return n.(uint32), true
+	}
+	var names []string
+	if p := t.names.Load(); p != nil {
+		names = *p
+	}
+	if len(names) == maxSharedTypes {
+		return 0, false
+	}
+	grown := append(names[:len(names):len(names)], name)
+	t.names.Store(&grown)
+	t.numbers.Store(name, uint32(len(names)))
+	return uint32(len(names)), true
+}
+
+// name returns the type numbered n.
+func (t *sharedTypes) name(n uint32) string { return (*t.names.Load())[n] }
+
+// typeIndex returns the number of an event type: its number in
+// eventTypes, or maxSharedTypes plus its index in the log's own table,
+// where it is added when it is new.
 func (l *eventLog) typeIndex(t string) uint32 {
-	for i, common := range commonEventTypes {
-		if common == t {
-			return uint32(i)
-		}
+	if n, ok := eventTypes.number(t); ok {
+		return n
 	}
 	for i, known := range l.types {
 		if known == t {
-			return uint32(len(commonEventTypes) + i)
+			return uint32(maxSharedTypes + i)
 		}
 	}
 	l.types = append(l.types, t)
-	return uint32(len(commonEventTypes) + len(l.types) - 1)
+	return uint32(maxSharedTypes + len(l.types) - 1)
 }
 
 // typeName returns the event type numbered typ by typeIndex.
 func (l *eventLog) typeName(typ uint32) string {
-	if int(typ) < len(commonEventTypes) {
-		return commonEventTypes[typ]
+	if typ < maxSharedTypes {
+		return eventTypes.name(typ)
 	}
-	return l.types[int(typ)-len(commonEventTypes)]
+	return l.types[int(typ)-maxSharedTypes]
 }
 
 // trim drops the batches, oldest first, whose events are all older than

@@ -51,8 +51,28 @@ func TestEventLogKeepsEventsAcrossTrims(t *testing.T) {
 	if err != nil || len(page) != 5 || page[0].Sequence != first+11 {
 		t.Fatalf("a page of 5 after %d: %v, %v", first+10, page, err)
 	}
-	if len(l.types) != 3 {
-		t.Fatalf("the log's own type table holds %q, want the 3 types that are not the runtime's", l.types)
+	if len(l.types) != 0 {
+		t.Fatalf("the log's own type table holds %q, want none while the shared table has room", l.types)
+	}
+}
+
+// TestSharedTypesAreBounded fills a table of event types: each name keeps
+// its number, and past maxSharedTypes a name gets none (the log then keeps
+// it in its own table).
+func TestSharedTypesAreBounded(t *testing.T) {
+	var table sharedTypes
+	for i := range maxSharedTypes {
+		name := fmt.Sprintf("type.%d", i)
+		n, ok := table.number(name)
+		if again, _ := table.number(name); !ok || again != n || table.name(n) != name {
+			t.Fatalf("%s: number %d (%v), again %d, name %q", name, n, ok, again, table.name(n))
+		}
+	}
+	if _, ok := table.number("one.too.many"); ok {
+		t.Fatal("a type past the table's room got a number")
+	}
+	if n, ok := table.number("type.3"); !ok || table.name(n) != "type.3" {
+		t.Fatal("a known type lost its number once the table was full")
 	}
 }
 
