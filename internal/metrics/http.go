@@ -104,16 +104,12 @@ type httpSeries struct {
 // httpSeriesOf returns the series of a route, method and status, made on
 // first use.
 func (m *Metrics) httpSeriesOf(route, method string, status int) *httpSeries {
-	key := httpLabels{route, method, status}
-	if s, ok := m.httpSeries.Load(key); ok {
-		return s.(*httpSeries)
-	}
-	s := &httpSeries{
-		requests: m.httpRequests.WithLabelValues(route, method, statusLabel(status)),
-		duration: m.httpDuration.WithLabelValues(route, method),
-	}
-	actual, _ := m.httpSeries.LoadOrStore(key, s)
-	return actual.(*httpSeries)
+	return cached(&m.httpSeries, httpLabels{route, method, status}, func() *httpSeries {
+		return &httpSeries{
+			requests: m.httpRequests.WithLabelValues(route, method, statusLabel(status)),
+			duration: m.httpDuration.WithLabelValues(route, method),
+		}
+	})
 }
 
 // recorder remembers the status a handler answered with, and counts an

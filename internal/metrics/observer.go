@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -65,27 +66,32 @@ type turnSeries struct {
 // turnSeriesOf returns the series of a transport and status, made on first
 // use (so that a scrape shows only the series that have counted).
 func (m *Metrics) turnSeriesOf(transport, status string) *turnSeries {
-	key := turnLabels{transport, status}
-	if s, ok := m.series.Load(key); ok {
-		return s.(*turnSeries)
-	}
-	s := &turnSeries{
-		transport: transport,
-		turns:     m.turns.WithLabelValues(transport, m.backend, status),
-		duration:  m.turnDuration.WithLabelValues(transport, m.backend),
-	}
-	actual, _ := m.series.LoadOrStore(key, s)
-	return actual.(*turnSeries)
+	return cached(&m.series, turnLabels{transport, status}, func() *turnSeries {
+		return &turnSeries{
+			transport: transport,
+			turns:     m.turns.WithLabelValues(transport, m.backend, status),
+			duration:  m.turnDuration.WithLabelValues(transport, m.backend),
+		}
+	})
 }
 
 // firstEventOf returns the first-event histogram of a transport, made on
 // the first turn of it that has a first event.
 func (m *Metrics) firstEventOf(transport string) prometheus.Observer {
-	if o, ok := m.firstEvents.Load(transport); ok {
-		return o.(prometheus.Observer)
+	return cached(&m.firstEvents, transport, func() prometheus.Observer {
+		return m.turnFirstEvent.WithLabelValues(transport)
+	})
+}
+
+// cached returns the value kept under key in m, made by build on the first
+// call for the key (a series looked up by its labels once, not hashed by
+// the vector on every observation).
+func cached[K comparable, V any](m *sync.Map, key K, build func() V) V {
+	if v, ok := m.Load(key); ok {
+		return v.(V)
 	}
-	actual, _ := m.firstEvents.LoadOrStore(transport, m.turnFirstEvent.WithLabelValues(transport))
-	return actual.(prometheus.Observer)
+	v, _ := m.LoadOrStore(key, build())
+	return v.(V)
 }
 
 func (o turnObserver) AdmissionWaited(wait time.Duration) {
