@@ -2,9 +2,6 @@ package runtime
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -16,6 +13,7 @@ import (
 	"time"
 
 	"github.com/harnest/harnest/internal/netguard"
+	"github.com/harnest/harnest/internal/testutil"
 	"github.com/harnest/harnest/runtime/store"
 	"github.com/harnest/harnest/runtime/store/memstore"
 )
@@ -116,32 +114,14 @@ func TestDispatcherRetriesAndSignsWebhooks(t *testing.T) {
 		if r.Header.Get("X-Extra") != "yes" || r.Header.Get("Content-Type") != "application/json" || r.Method != http.MethodPost {
 			t.Errorf("request %d: %s %v", i, r.Method, r.Header)
 		}
-		if !verifyHMAC(key, r.Header.Get("Harnest-Signature"), rc.bodies[i]) {
+		if !testutil.VerifyWebhookSignature(key, testutil.Request{Header: r.Header, Body: rc.bodies[i]}) {
 			t.Errorf("request %d: signature %q does not verify", i, r.Header.Get("Harnest-Signature"))
 		}
 	}
 	other, _ := webhookKey(ctx, st, "bob")
-	if verifyHMAC(other, rc.got[0].Header.Get("Harnest-Signature"), rc.bodies[0]) {
+	if testutil.VerifyWebhookSignature(other, testutil.Request{Header: rc.got[0].Header, Body: rc.bodies[0]}) {
 		t.Error("another user's key verifies alice's webhook")
 	}
-}
-
-// verifyHMAC checks a Harnest-Signature header as a receiver does.
-func verifyHMAC(key []byte, header, body string) bool {
-	var ts, sig string
-	for _, part := range strings.Split(header, ",") {
-		k, v, _ := strings.Cut(part, "=")
-		switch k {
-		case "t":
-			ts = v
-		case "v1":
-			sig = v
-		}
-	}
-	m := hmac.New(sha256.New, key)
-	m.Write([]byte(ts + "." + body))
-	want := hex.EncodeToString(m.Sum(nil))
-	return ts != "" && hmac.Equal([]byte(sig), []byte(want))
 }
 
 func TestDispatcherGivesUpAfterMaxAttempts(t *testing.T) {
