@@ -147,7 +147,11 @@ func (r *Response) flush() {
 		return
 	}
 	ctx := context.WithoutCancel(r.ctx) // the store bounds the call in time
-	if err := r.svc.store.AppendEvents(ctx, r.turn.UserID, r.SessionID, r.ID, events); err != nil {
+	err := r.beginLate(ctx)
+	if err == nil {
+		err = r.svc.store.AppendEvents(ctx, r.turn.UserID, r.SessionID, r.ID, events)
+	}
+	if err != nil {
 		// Keep them for the next flush or the final step, in order: the log
 		// must not have a gap.
 		r.svc.log.Warn("cannot log events; keeping them for the next write", "responseId", r.ID, "err", err)
@@ -160,14 +164,39 @@ func (r *Response) flush() {
 	r.sendWebhookEvents(events)
 }
 
+// beginLate begins a response whose new session is not in the store yet
+// (see begin) before a flush writes its first events: followers may then
+// find it. The caller holds flushMu.
+func (r *Response) beginLate(ctx context.Context) error {
+	if r.inStore.Load() {
+		return nil
+	}
+	inProgress := r.envelope(StatusInProgress)
+	receipt, _ := inProgress.encode()
+	if _, err := r.svc.store.BeginResponse(ctx, r.beginStep(r.turn.UserID, true, receipt)); err != nil {
+		return err
+	}
+	r.inStore.Store(true)
+	return nil
+}
+
 // commit writes a step with every event not yet in Redis, after any flush
 // in flight, so the log stays in sequence order. The events join c, which
-// keeps them should the step have to be written again.
+// keeps them should the step have to be written again. The first write of
+// a response whose new session is not in the store yet (see begin) makes
+// the session.
 func (r *Response) commit(ctx context.Context, c *store.Commit) error {
 	r.flushMu.Lock()
 	defer r.flushMu.Unlock()
 	c.Events = append(c.Events, r.takePending()...)
-	return r.svc.store.CommitResponse(ctx, *c)
+	if !r.inStore.Load() {
+		c.CreateSession, c.Lease = true, r.svc.lease
+	}
+	err := r.svc.store.CommitResponse(ctx, *c)
+	if err == nil && c.CreateSession {
+		r.inStore.Store(true)
+	}
+	return err
 }
 
 // Queued is how many events of the stream wait to be taken: a transport

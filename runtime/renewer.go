@@ -120,9 +120,12 @@ func (w *renewer) due(now time.Time, age time.Duration) (due []*Response, idle b
 func (w *renewer) renew(r *Response) {
 	s := r.svc
 	started := time.Now()
-	ctx, cancel := context.WithTimeout(context.Background(), s.lease/3)
-	ok, err := s.store.RenewLease(ctx, r.turn.UserID, r.SessionID, r.ID, s.replica, s.lease)
-	cancel()
+	ok, err := true, error(nil)
+	if r.inStore.Load() { // else no lease is held yet (see Response.begin)
+		ctx, cancel := context.WithTimeout(context.Background(), s.lease/3)
+		ok, err = s.store.RenewLease(ctx, r.turn.UserID, r.SessionID, r.ID, s.replica, s.lease)
+		cancel()
+	}
 	if err == nil && !ok {
 		s.log.Warn("response lost its session lease", "responseId", r.ID)
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/harnest/harnest/runtime/store"
@@ -105,6 +106,10 @@ type Response struct {
 
 	// flushMu orders writes of events to Redis: flushes and commits.
 	flushMu sync.Mutex
+	// inStore is set once the response is in the store, holding its
+	// session; until then its first write makes the session (begin).
+	// Set under flushMu, or before the run starts.
+	inStore atomic.Bool
 	// admitted is the run's place in admission, until the run takes a
 	// slot with it.
 	admitted *ticket
@@ -210,12 +215,7 @@ func (s *Service) StartResponse(ctx context.Context, p Principal, req ResponseRe
 		r.cancel(nil)
 		return nil, errShuttingDown
 	}
-	inProgress := r.envelope(StatusInProgress)
-	receipt, _ := inProgress.encode()
-	state, err := s.store.BeginResponse(ctx, store.Begin{
-		User: p.UserID, Session: sessionID, ResponseID: r.ID, CreateSession: create,
-		Receipt: receipt, Lease: s.lease, Replica: s.replica, Now: s.timestamp(),
-	})
+	state, err := r.begin(ctx, p.UserID, create, req)
 	if err != nil {
 		r.limits.giveBack()
 		place.release()
@@ -248,6 +248,34 @@ func (s *Service) StartResponse(ctx context.Context, p Principal, req ResponseRe
 	r.admitted = place
 	s.runners.run(r)
 	return r, nil
+}
+
+// begin takes the session for the response and returns its state. A new
+// session whose caller learns of it only with the answer (a JSON turn, not
+// in the background) is not begun here: nobody else can know it yet, so
+// there is no lease to take, and the response's first write makes it (see
+// commit and flush). Such a turn costs the store one write instead of two.
+func (r *Response) begin(ctx context.Context, user string, create bool, req ResponseRequest) (map[string]json.RawMessage, error) {
+	s := r.svc
+	if create && !req.Stream && !req.Background {
+		return map[string]json.RawMessage{}, nil
+	}
+	inProgress := r.envelope(StatusInProgress)
+	receipt, _ := inProgress.encode()
+	state, err := s.store.BeginResponse(ctx, r.beginStep(user, create, receipt))
+	if err == nil {
+		r.inStore.Store(true)
+	}
+	return state, err
+}
+
+// beginStep is the store's Begin of the response.
+func (r *Response) beginStep(user string, create bool, receipt []byte) store.Begin {
+	s := r.svc
+	return store.Begin{
+		User: user, Session: r.SessionID, ResponseID: r.ID, CreateSession: create,
+		Receipt: receipt, Lease: s.lease, Replica: s.replica, Now: s.timestamp(),
+	}
 }
 
 // Events delivers the events of the response's first segment in order,

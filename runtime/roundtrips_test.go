@@ -34,8 +34,9 @@ func (c *roundTrips) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.P
 var _ redis.Hook = (*roundTrips)(nil)
 
 // TestRoundTripsPerTurn checks that a turn costs a fixed number of Redis
-// round trips, whatever the number of events: begin (1), commit (1), each
-// one script.
+// round trips, whatever the number of events: begin (1) and commit (1),
+// each one script; and a JSON turn that makes a new session one, its
+// commit, which makes the session too.
 func TestRoundTripsPerTurn(t *testing.T) {
 	counter := &roundTrips{}
 	st, err := redisstore.Open(context.Background(), redisstore.Options{Hooks: []redis.Hook{counter}})
@@ -64,26 +65,40 @@ func TestRoundTripsPerTurn(t *testing.T) {
 	<-warm.Done()
 	sessionID := ""
 	for _, n := range []int{1, 10, 200} {
-		for _, stream := range []bool{false, true} {
-			deltas = n
-			before := counter.n.Load()
-			r, err := s.StartResponse(context.Background(), Anonymous, ResponseRequest{Input: "hi", SessionID: sessionID, Stream: stream})
-			if err != nil {
-				t.Fatal(err)
+		for _, newSession := range []bool{true, false} {
+			for _, stream := range []bool{false, true} {
+				deltas = n
+				req := ResponseRequest{Input: "hi", Stream: stream}
+				if !newSession {
+					req.SessionID = sessionID
+				}
+				before := counter.n.Load()
+				r, err := s.StartResponse(context.Background(), Anonymous, req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if stream {
+					r.Each(func(Event) error { return nil })
+				}
+				if out := r.Outcome(); out.Err != nil {
+					t.Fatal(out.Err)
+				}
+				<-r.Done()
+				got := counter.n.Load() - before
+				want := 2
+				if newSession && !stream {
+					want = 1
+				}
+				t.Logf("%d deltas, new session=%v, stream=%v: %d round trips", n, newSession, stream, got)
+				if got != int64(want) {
+					t.Errorf("%d deltas, new session=%v, stream=%v: %d round trips, want %d", n, newSession, stream, got, want)
+				}
+				sessionID = r.SessionID
+				// What the turn wrote is all there, whichever way it began.
+				if msgs, err := st.LastMessages(context.Background(), AnonymousUser, r.SessionID, 10); err != nil || len(msgs) < 2 {
+					t.Errorf("%d deltas, new session=%v, stream=%v: transcript %d messages (%v)", n, newSession, stream, len(msgs), err)
+				}
 			}
-			if stream {
-				r.Each(func(Event) error { return nil })
-			}
-			if out := r.Outcome(); out.Err != nil {
-				t.Fatal(out.Err)
-			}
-			<-r.Done()
-			got := counter.n.Load() - before
-			t.Logf("%d deltas, stream=%v: %d round trips", n, stream, got)
-			if got != 2 {
-				t.Errorf("%d deltas, stream=%v: %d round trips, want 2 (the begin and commit scripts)", n, stream, got)
-			}
-			sessionID = r.SessionID
 		}
 	}
 }

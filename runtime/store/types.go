@@ -80,6 +80,16 @@ type Commit struct {
 	// Replica is the ID of the replica that runs the response (as in Begin).
 	Replica string
 	Now     string
+	// CreateSession makes the session with this step: the response made a
+	// new session that nobody else can know yet, so it skipped
+	// BeginResponse, and this is its first write. The session is made and
+	// listed, the response joins it, and a step that does not Release also
+	// takes the lease for Lease and registers the run; no lease is checked.
+	// When the session exists already (an earlier try of this same step was
+	// written and its answer lost), the step is checked and written as
+	// without CreateSession.
+	CreateSession bool
+	Lease         time.Duration // with CreateSession and no Release: the hold taken
 }
 
 // ErrLeaseLost means another response took the session while this one ran

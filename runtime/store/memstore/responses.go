@@ -46,26 +46,37 @@ func (s *Store) BeginResponse(ctx context.Context, b store.Begin) (map[string]js
 // c.Release, all under the session's lock. It returns ErrLeaseLost when
 // another response holds the session or the session is gone (deleted
 // after the lease lapsed), and ErrReceiptFinal when the lease lapsed and
-// the receipt is already final; nothing is written then.
+// the receipt is already final; nothing is written then. With
+// c.CreateSession it first makes the session, when there is none.
 func (s *Store) CommitResponse(ctx context.Context, c store.Commit) error {
 	if err := s.closed.check(); err != nil {
 		return err
 	}
-	sh, sp := s.lockSpace(c.User, c.Session)
+	var sh *shard
+	var sp *space
+	if c.CreateSession {
+		sh, sp = s.lockSpaceForWrite(c.User, c.Session)
+	} else {
+		sh, sp = s.lockSpace(c.User, c.Session)
+	}
+	now := s.now()
+	created := c.CreateSession && !sp.hasSession
+	if created {
+		s.createForCommit(sp, c, now)
+	}
 	if sp == nil || !sp.hasSession {
 		// Gone: the step would make a transcript and state without a
 		// session. (A held lease keeps a session from being deleted.)
 		sh.mu.Unlock()
 		return store.ErrLeaseLost
 	}
-	now := s.now()
 	holder := sp.lease.heldBy(now)
 	held := holder != ""
 	if held && holder != c.ResponseID {
 		sh.mu.Unlock()
 		return store.ErrLeaseLost
 	}
-	if !held {
+	if !held && !created {
 		// The lease lapsed: a sweeper may have made the receipt final
 		// meanwhile (while the response holds its lease, nobody else
 		// writes its receipt, and a renewal never takes a lease back over
@@ -93,7 +104,7 @@ func (s *Store) CommitResponse(ctx context.Context, c store.Commit) error {
 	if c.Wait != nil {
 		s.addWait(sp, c.User, c.Session, c.Wait, now)
 	}
-	if c.Release {
+	if c.Release && !created {
 		if held {
 			sp.lease = lease{}
 		}
@@ -104,6 +115,19 @@ func (s *Store) CommitResponse(ctx context.Context, c store.Commit) error {
 		s.hubs.notify(responseKey{c.User, c.Session, c.ResponseID})
 	}
 	return nil
+}
+
+// createForCommit makes the session of a step with CreateSession, under the
+// space's lock: listed for its user, and held by the response (its run
+// registered) unless the step releases it.
+func (s *Store) createForCommit(sp *space, c store.Commit, now time.Time) {
+	sp.session = sessionData{createdAt: c.Now, updatedAt: c.Now}
+	sp.hasSession = true
+	s.users.addSession(c.User, c.Session)
+	if !c.Release {
+		sp.lease = lease{holder: c.ResponseID, expires: now.Add(c.Lease)}
+		s.runs.register(runKey{c.User, c.Session, c.ResponseID, c.Replica}, now.Add(c.Lease))
+	}
 }
 
 // ReplaceReceipt replaces a receipt that is not final, without touching

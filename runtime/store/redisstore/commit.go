@@ -16,8 +16,11 @@ import (
 // KEYS: 1 lease, 2 meta, 3 receipt, 4 state, 5 events, 6 transcript; then,
 // in this order and only when used: the wait's record and the session's
 // waits (a step with a wait), the user's wait index entry (a wait, where
-// one server holds every key), the run registry (a release, where one
-// server holds every key).
+// one server holds every key), the run registry (a release, or a step that
+// creates the session and keeps its lease, where one server holds every
+// key), the session's responses (a step that creates the session) and the
+// user's session index (one that creates it, where one server holds every
+// key).
 //
 // ARGV, as commitCall writes them: 1 the response ID, 2 now, 3 the
 // receipt, 4 its TTL in ms, 5 "1" to release the lease, 6 the number of
@@ -28,26 +31,51 @@ import (
 // 16 kind, 17 response ID, 18 expiry (Unix ms), 19 after sequence, 20
 // replica, 21 TTL in ms, 22 now (Unix ms), 23 its entry's score in the
 // session's waits, 24 "1" when a wait index key is given, 25 the session
-// ID it holds; 26 the run's member when the registry key is given; then
-// the state's fields and values, then the messages.
+// ID it holds; 26 the run's member when the registry key is given; the
+// session to create: 27 "1" to create it, 28 the lease in ms (0: no
+// expiry), 29 the run's score, 30 the escaped response ID, 31 the session
+// ID; then the state's fields and values, then the messages.
 //
 // It returns 1 when the step is written, 0 when the lease is lost (another
 // response holds it, or the session is gone) and -1 when the receipt is
 // final. A failed XADD (an entry ID the log is past) does not stop the
 // other writes, as in a transaction; its error is the script's answer.
 var commitScript = redis.NewScript(finalReceiptLua + `
-local holder = redis.call('GET', KEYS[1])
-if holder and holder ~= ARGV[1] then return 0 end
-if not holder then
-  -- The lease lapsed: a sweeper may have made the receipt final.
-  local receipt = redis.call('GET', KEYS[3])
-  if receipt and isFinal(receipt) then return -1 end
+local key = 6
+local waitRecord, waits, waitIndex, runs
+if ARGV[15] ~= '' then
+  waitRecord, waits, key = KEYS[7], KEYS[8], 8
+  if ARGV[24] == '1' then key = key + 1; waitIndex = KEYS[key] end
 end
--- Every session's meta holds msgs: only without it is EXISTS asked.
-local length = redis.call('HGET', KEYS[2], 'msgs')
-if not length and redis.call('EXISTS', KEYS[2]) == 0 then return 0 end
+if ARGV[26] ~= '' then key = key + 1; runs = KEYS[key] end
+-- A session made by this step, unless an earlier try of it was written.
+local create = ARGV[27] == '1' and redis.call('EXISTS', KEYS[2]) == 0
+local holder, length
+if create then
+  redis.call('SADD', KEYS[key + 1], ARGV[30])
+  if KEYS[key + 2] then redis.call('ZADD', KEYS[key + 2], 0, ARGV[31]) end
+  if ARGV[5] ~= '1' then
+    if tonumber(ARGV[28]) > 0 then
+      redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[28])
+    else
+      redis.call('SET', KEYS[1], ARGV[1])
+    end
+    if runs then redis.call('ZADD', runs, ARGV[29], ARGV[26]) end
+  end
+else
+  holder = redis.call('GET', KEYS[1])
+  if holder and holder ~= ARGV[1] then return 0 end
+  if not holder then
+    -- The lease lapsed: a sweeper may have made the receipt final.
+    local receipt = redis.call('GET', KEYS[3])
+    if receipt and isFinal(receipt) then return -1 end
+  end
+  -- Every session's meta holds msgs: only without it is EXISTS asked.
+  length = redis.call('HGET', KEYS[2], 'msgs')
+  if not length and redis.call('EXISTS', KEYS[2]) == 0 then return 0 end
+end
 local fields, messages = tonumber(ARGV[6]), tonumber(ARGV[7])
-local first = 27
+local first = 32
 -- HSET and ZADD take many pairs, in chunks: unpack is bounded by Lua's stack.
 for i = first, first + 2 * fields - 1, 200 do
   redis.call('HSET', KEYS[4], unpack(ARGV, i, math.min(i + 199, first + 2 * fields - 1)))
@@ -63,8 +91,8 @@ if ARGV[8] ~= '' then
   if type(added) == 'table' and added.err then failed = added end
   redis.call('PEXPIRE', KEYS[5], ARGV[4])
 end
+local offset = tonumber(length) or 0
 if messages > 0 then
-  local offset = tonumber(length) or 0
   local m = first + 2 * fields
   for from = 0, messages - 1, 100 do
     local scored = {}
@@ -74,31 +102,31 @@ if messages > 0 then
     end
     redis.call('ZADD', KEYS[6], unpack(scored))
   end
+end
+if create then
+  redis.call('HSET', KEYS[2], 'createdAt', ARGV[2], 'updatedAt', ARGV[2], 'msgs', messages)
+elseif messages > 0 then
   redis.call('HSET', KEYS[2], 'msgs', offset + messages, 'updatedAt', ARGV[2])
 elseif fields > 0 then
   redis.call('HSET', KEYS[2], 'updatedAt', ARGV[2])
 end
 redis.call('SET', KEYS[3], ARGV[3], 'PX', ARGV[4])
-local key = 6
-if ARGV[15] ~= '' then
-  local record, waits = KEYS[key + 1], KEYS[key + 2]
-  key = key + 2
-  redis.call('HSET', record, 'kind', ARGV[16], 'responseId', ARGV[17], 'status', 'pending',
+if waitRecord then
+  redis.call('HSET', waitRecord, 'kind', ARGV[16], 'responseId', ARGV[17], 'status', 'pending',
     'expiresAt', ARGV[18], 'after', ARGV[19], 'replica', ARGV[20])
-  redis.call('PEXPIRE', record, ARGV[21])
+  redis.call('PEXPIRE', waitRecord, ARGV[21])
   redis.call('ZREMRANGEBYSCORE', waits, '-inf', ARGV[22])
   redis.call('ZADD', waits, ARGV[23], ARGV[15])
-  if ARGV[24] == '1' then
-    key = key + 1
+  if waitIndex then
     if tonumber(ARGV[21]) > 0 then
-      redis.call('SET', KEYS[key], ARGV[25], 'PX', ARGV[21])
+      redis.call('SET', waitIndex, ARGV[25], 'PX', ARGV[21])
     else
-      redis.call('SET', KEYS[key], ARGV[25])
+      redis.call('SET', waitIndex, ARGV[25])
     end
   end
 end
 if ARGV[5] == '1' and holder then redis.call('DEL', KEYS[1]) end
-if ARGV[26] ~= '' then redis.call('ZREM', KEYS[key + 1], ARGV[26]) end
+if runs and ARGV[5] == '1' then redis.call('ZREM', runs, ARGV[26]) end
 if ARGV[8] ~= '' then redis.call('PUBLISH', ARGV[13], ARGV[14]) end
 if failed then return failed end
 return 1
@@ -106,7 +134,9 @@ return 1
 
 // CommitResponse writes the receipt, its events, the transcript messages,
 // the state delta, the wait and the lease's release of one step atomically,
-// in one script: one round trip.
+// in one script: one round trip. With c.CreateSession the same script
+// makes the session first (and takes its lease, unless the step releases
+// it).
 //
 // It returns ErrLeaseLost when another response holds the session, or when
 // the session is gone (deleted after the lease lapsed; nothing of it is
@@ -115,21 +145,21 @@ return 1
 // its receipt, and a renewal never takes a lease back over a final
 // receipt). Nothing is written then.
 //
-// On a Cluster the user's wait index and the run registry are written in
-// steps of their own (see cluster.go): a wait is indexed before the script
-// writes it, and a released run forgotten after it.
+// On a Cluster the user's wait index, the run registry and the user's
+// session index are written in steps of their own (see cluster.go): a wait
+// is indexed, and a run that a new session's step keeps registered, before
+// the script writes them; a released run is forgotten, and a new session
+// indexed, after it.
 func (s *Store) CommitResponse(ctx context.Context, c store.Commit) error {
-	var indexWait, unregister bookkeeping
-	if s.clustered && c.Wait != nil {
-		indexWait = s.indexWait(ctx, c.User, c.Session, c.Wait)
-	}
-	if s.clustered && c.Release {
-		unregister = s.unregisterRun(ctx, c.User, c.Session, c.ResponseID, c.Replica)
+	var before, after []bookkeeping
+	if s.clustered {
+		before, after = s.commitBookkeeping(ctx, c)
 	}
 	// A crash (or a refused commit) after this leaves an index entry whose
 	// wait is missing, which reads as no wait; it expires with the wait.
-	if err := s.sendBookkeeping(ctx, indexWait); err != nil {
-		return fmt.Errorf("store: commit response: index the wait: %w", err)
+	// A run registered then has no receipt: a sweep only forgets it.
+	if err := s.sendBookkeeping(ctx, before...); err != nil {
+		return fmt.Errorf("store: commit response: index the wait or register the run: %w", err)
 	}
 	written, err := s.runScript(ctx, s.commitCall(c)).Int64()
 	if err != nil {
@@ -142,15 +172,35 @@ func (s *Store) CommitResponse(ctx context.Context, c store.Commit) error {
 		return store.ErrReceiptFinal
 	}
 	// The commit is done whatever this answers: a run left registered has
-	// a final receipt, which a sweep only forgets.
-	_ = s.sendBookkeeping(ctx, unregister)
+	// a final receipt, which a sweep only forgets; a session not indexed
+	// is not listed, and is indexed again by nothing (as a begin that
+	// could not index it).
+	_ = s.sendBookkeeping(ctx, after...)
 	return nil
+}
+
+// commitBookkeeping is what a commit on a Cluster writes in steps of its
+// own, before and after its script.
+func (s *Store) commitBookkeeping(ctx context.Context, c store.Commit) (before, after []bookkeeping) {
+	if c.Wait != nil {
+		before = append(before, s.indexWait(ctx, c.User, c.Session, c.Wait))
+	}
+	switch {
+	case c.CreateSession && !c.Release:
+		before = append(before, s.registerRun(ctx, c.User, c.Session, c.ResponseID, c.Replica, c.Lease))
+	case c.Release && !c.CreateSession:
+		after = append(after, s.unregisterRun(ctx, c.User, c.Session, c.ResponseID, c.Replica))
+	}
+	if c.CreateSession {
+		after = append(after, s.indexSession(ctx, c.User, c.Session))
+	}
+	return before, after
 }
 
 // commitCall is commitScript's call for c (see its KEYS and ARGV).
 func (s *Store) commitCall(c store.Commit) scriptCall {
 	k := s.sessionKeys(c.User, c.Session)
-	call := newScriptCall(commitScript, 30+len(c.StateDelta), 10)
+	call := newScriptCall(commitScript, 35+len(c.StateDelta), 12)
 	call.key(k.lease)
 	call.key(k.meta)
 	call.key(k.receipt(c.ResponseID))
@@ -164,8 +214,18 @@ func (s *Store) commitCall(c store.Commit) scriptCall {
 			call.key(s.waitIndexKey(c.User, c.Wait.ID))
 		}
 	}
-	if c.Release && !s.clustered {
+	// The registry: a release forgets the run, a new session's step that
+	// keeps its lease registers it (a new session's step that releases it
+	// never registered one).
+	registry := !s.clustered && c.Release != c.CreateSession
+	if registry {
 		call.key(s.runsKey())
+	}
+	if c.CreateSession {
+		call.key(k.responses)
+		if !s.clustered {
+			call.key(s.indexKey(c.User))
+		}
 	}
 	release := "0"
 	if c.Release {
@@ -180,11 +240,12 @@ func (s *Store) commitCall(c store.Commit) scriptCall {
 	call.num(int64(len(c.Messages)))
 	eventArgs(&call, k, c)
 	waitArgs(&call, c, !s.clustered)
-	if c.Release && !s.clustered {
+	if registry {
 		call.str(runMember(c.User, c.Session, c.ResponseID, c.Replica))
 	} else {
 		call.str("")
 	}
+	createArgs(&call, c)
 	for field, value := range c.StateDelta {
 		call.str(field)
 		call.bytes(value)
@@ -193,6 +254,22 @@ func (s *Store) commitCall(c store.Commit) scriptCall {
 		call.bytes(m)
 	}
 	return call
+}
+
+// createArgs adds ARGV 27 to 31 of commitScript: the session the step
+// makes, if it makes one.
+func createArgs(call *scriptCall, c store.Commit) {
+	if !c.CreateSession {
+		for range 5 {
+			call.str("")
+		}
+		return
+	}
+	call.str("1")
+	call.num(millis(c.Lease))
+	call.num(time.Now().Add(c.Lease).UnixMilli())
+	call.str(escapeID(c.ResponseID))
+	call.str(c.Session)
 }
 
 // eventArgs adds ARGV 8 to 14 of commitScript: the step's events as one

@@ -29,6 +29,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("Sessions", func(t *testing.T) { testSessions(t, h) })
 	t.Run("Transcripts", func(t *testing.T) { testTranscripts(t, h) })
 	t.Run("Responses", func(t *testing.T) { testResponses(t, h) })
+	t.Run("CreatingCommits", func(t *testing.T) { testCreatingCommits(t, h) })
 	t.Run("Leases", func(t *testing.T) { testLeases(t, h) })
 	t.Run("Runs", func(t *testing.T) { testRuns(t, h) })
 	t.Run("Events", func(t *testing.T) { testEvents(t, h) })

@@ -1,0 +1,131 @@
+package storetest
+
+import (
+	"encoding/json"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/harnest/harnest/runtime/store"
+)
+
+// testCreatingCommits is the contract of a commit with CreateSession: the
+// first write of a response whose new session skipped BeginResponse makes
+// the session as the begin would have.
+func testCreatingCommits(t *testing.T, h Harness) {
+	always := func(store.Lapsed) bool { return true }
+	failed := func(store.Lapsed, []byte) []byte { return []byte(`{"status":"failed"}`) }
+
+	t.Run("MakesTheSession", func(t *testing.T) {
+		s := open(t, h)
+		err := s.CommitResponse(ctx, creatingCommit("u", "s", "resp_1", true))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sess, found, err := s.GetSession(ctx, "u", "s")
+		if err != nil || !found || sess.CreatedAt != "t1" || sess.UpdatedAt != "t1" || string(sess.State["k"]) != `"v"` {
+			t.Fatalf("session %+v %v %v", sess, found, err)
+		}
+		if list, err := s.ListSessions(ctx, "u", "", 10); err != nil || len(list) != 1 || list[0].ID != "s" {
+			t.Fatalf("listed %+v %v", list, err)
+		}
+		if got, _, _ := s.Receipt(ctx, "u", "s", "resp_1"); string(got) != string(completed) {
+			t.Fatalf("receipt %s", got)
+		}
+		if events, _ := s.EventsAfter(ctx, "u", "s", "resp_1", -1, 10); len(events) != 2 {
+			t.Fatalf("events %+v", events)
+		}
+		if msgs, _ := s.Messages(ctx, "u", "s", 0, 10); len(msgs) != 2 || msgs[1].Offset != 1 {
+			t.Fatalf("messages %+v", msgs)
+		}
+		// Released: no lease is left, and no run to sweep.
+		mustBegin(t, s, "u", "s", "resp_2", false, time.Minute)
+		finish(t, s, "u", "s", "resp_2")
+		if msgs, _ := s.Messages(ctx, "u", "s", 0, 10); len(msgs) != 2 {
+			t.Fatalf("the next turn's commit moved the transcript: %+v", msgs)
+		}
+		if swept, err := s.SweepLapsed(ctx, time.Now().Add(time.Hour), 10, always, failed); err != nil || len(swept) != 0 {
+			t.Fatalf("a released new session left a run: %v %v", swept, err)
+		}
+		// The response belongs to the session: deleted with it.
+		if found, err := s.DeleteSession(ctx, "u", "s"); err != nil || !found {
+			t.Fatalf("delete: %v %v", found, err)
+		}
+		if _, found, _ := s.Receipt(ctx, "u", "s", "resp_1"); found {
+			t.Fatal("the receipt outlived its session")
+		}
+	})
+	t.Run("KeepsTheLeaseWithoutRelease", func(t *testing.T) {
+		s := open(t, h)
+		c := creatingCommit("u", "s", "resp_1", false)
+		c.Lease = shortLease
+		c.Receipt = inProgress
+		if err := s.CommitResponse(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.BeginResponse(ctx, beginArgs("u", "s", "resp_2", false, time.Minute)); !errors.Is(err, store.ErrSessionBusy) {
+			t.Fatalf("begin while the new session is held: %v, want ErrSessionBusy", err)
+		}
+		// Its run is registered: once the lease lapses, a sweep fails it.
+		h.Elapse(lapse)
+		swept, err := s.SweepLapsed(ctx, time.Now(), 10, always, failed)
+		want := store.Lapsed{User: "u", Session: "s", ResponseID: "resp_1", Replica: "r1"}
+		if err != nil || len(swept) != 1 || swept[0] != want {
+			t.Fatalf("swept %v %v, want %v", swept, err, want)
+		}
+	})
+	t.Run("HeldThenReleased", func(t *testing.T) {
+		s := open(t, h)
+		c := creatingCommit("u", "s", "resp_1", false)
+		c.Receipt = inProgress
+		if err := s.CommitResponse(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+		finish(t, s, "u", "s", "resp_1")
+		mustBegin(t, s, "u", "s", "resp_2", false, time.Minute)
+		if swept, err := s.SweepLapsed(ctx, time.Now().Add(time.Hour), 10, always, failed); err != nil || len(swept) != 0 {
+			t.Fatalf("a released run is still registered: %v %v", swept, err)
+		}
+	})
+	t.Run("WrittenAgainIsRefused", func(t *testing.T) {
+		// The same step sent again (its first answer lost) finds the
+		// session it made and the final receipt: nothing is written twice.
+		s := open(t, h)
+		c := creatingCommit("u", "s", "resp_1", true)
+		if err := s.CommitResponse(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+		c.Events = nil
+		if err := s.CommitResponse(ctx, c); !errors.Is(err, store.ErrReceiptFinal) {
+			t.Fatalf("the step again: %v, want ErrReceiptFinal", err)
+		}
+		if msgs, _ := s.Messages(ctx, "u", "s", 0, 10); len(msgs) != 2 {
+			t.Fatalf("messages written twice: %+v", msgs)
+		}
+	})
+	t.Run("OtherSessionsUntouched", func(t *testing.T) {
+		s := open(t, h)
+		mustBegin(t, s, "u", "old", "resp_0", true, time.Minute)
+		if err := s.CommitResponse(ctx, creatingCommit("u", "s", "resp_1", true)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.BeginResponse(ctx, beginArgs("u", "old", "resp_2", false, time.Minute)); !errors.Is(err, store.ErrSessionBusy) {
+			t.Fatalf("the other session's lease: %v, want ErrSessionBusy", err)
+		}
+		if list, _ := s.ListSessions(ctx, "u", "", 10); len(list) != 2 {
+			t.Fatalf("listed %+v", list)
+		}
+	})
+}
+
+// creatingCommit is the first step of response rid, which makes the
+// user's session: a completed receipt, two events, two messages and a
+// state key, released when release.
+func creatingCommit(user, session, rid string, release bool) store.Commit {
+	return store.Commit{User: user, Session: session, ResponseID: rid, Receipt: completed,
+		Events:        []store.Event{ev(0), ev(1)},
+		Messages:      [][]byte{[]byte(`{"id":"m1"}`), []byte(`{"id":"m2"}`)},
+		StateDelta:    map[string]json.RawMessage{"k": json.RawMessage(`"v"`)},
+		Release:       release,
+		CreateSession: true, Lease: time.Minute, Replica: "r1", Now: "t1"}
+}
