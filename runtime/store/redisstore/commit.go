@@ -135,8 +135,9 @@ return 1
 // CommitResponse writes the receipt, its events, the transcript messages,
 // the state delta, the wait and the lease's release of one step atomically,
 // in one script: one round trip. With c.CreateSession the same script
-// makes the session first (and takes its lease, unless the step releases
-// it).
+// makes the session first and takes its lease; a step that makes the
+// session and releases it at once is a transaction instead
+// (commitNewSession).
 //
 // It returns ErrLeaseLost when another response holds the session, or when
 // the session is gone (deleted after the lease lapsed; nothing of it is
@@ -151,6 +152,9 @@ return 1
 // the script writes them; a released run is forgotten, and a new session
 // indexed, after it.
 func (s *Store) CommitResponse(ctx context.Context, c store.Commit) error {
+	if c.CreateSession && c.Release && c.Wait == nil {
+		return s.commitNewSession(ctx, c)
+	}
 	var before, after []bookkeeping
 	if s.clustered {
 		before, after = s.commitBookkeeping(ctx, c)

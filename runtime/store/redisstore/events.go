@@ -23,10 +23,11 @@ import (
 
 func eventID(seq int) string { return "0-" + strconv.Itoa(seq+1) }
 
-// addEvents queues one XADD holding a batch of consecutive events.
-func (s *Store) addEvents(ctx context.Context, p redis.Pipeliner, key string, events []store.Event) {
+// addEvents queues one XADD holding a batch of consecutive events, and
+// returns it (nil for no events).
+func (s *Store) addEvents(ctx context.Context, p redis.Pipeliner, key string, events []store.Event) *redis.StringCmd {
 	if len(events) == 0 {
-		return
+		return nil
 	}
 	types, batch := eventBatchFields(events)
 	last := events[len(events)-1].Sequence
@@ -37,7 +38,7 @@ func (s *Store) addEvents(ctx context.Context, p redis.Pipeliner, key string, ev
 	if oldest := last + 1 - store.MaxEvents; oldest > 0 {
 		args.MinID = eventID(oldest) // exact: a few large batches would never fill an approximate node
 	}
-	p.XAdd(ctx, args)
+	return p.XAdd(ctx, args)
 }
 
 // eventBatchFields are the "t" and "e" fields of a log entry holding

@@ -87,20 +87,34 @@ func testCreatingCommits(t *testing.T, h Harness) {
 			t.Fatalf("a released run is still registered: %v %v", swept, err)
 		}
 	})
-	t.Run("WrittenAgainIsRefused", func(t *testing.T) {
-		// The same step sent again (its first answer lost) finds the
-		// session it made and the final receipt: nothing is written twice.
+	t.Run("WrittenAgainChangesNothing", func(t *testing.T) {
+		// The same final step sent again (its first answer lost: the
+		// runtime sends a final step until the store takes it) is refused
+		// as final or written again the same: nothing is there twice.
 		s := open(t, h)
-		c := creatingCommit("u", "s", "resp_1", true)
-		if err := s.CommitResponse(ctx, c); err != nil {
-			t.Fatal(err)
+		for _, session := range []string{"s1", "s2"} {
+			c := creatingCommit("u", session, "resp_1", true)
+			if err := s.CommitResponse(ctx, c); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.CommitResponse(ctx, c); err != nil && !errors.Is(err, store.ErrReceiptFinal) {
+				t.Fatalf("%s: the step again: %v, want it written or ErrReceiptFinal", session, err)
+			}
+			if msgs, _ := s.Messages(ctx, "u", session, 0, 10); len(msgs) != 2 {
+				t.Fatalf("%s: messages %+v, want 2", session, msgs)
+			}
+			if events, _ := s.EventsAfter(ctx, "u", session, "resp_1", -1, 10); len(events) != 2 {
+				t.Fatalf("%s: events %+v, want 2", session, events)
+			}
+			if got, _, _ := s.Receipt(ctx, "u", session, "resp_1"); string(got) != string(completed) {
+				t.Fatalf("%s: receipt %s", session, got)
+			}
+			if list, _ := s.ListSessions(ctx, "u", session, 0); len(list) > 0 && list[0].ID == session {
+				t.Fatalf("%s: listed after itself", session)
+			}
 		}
-		c.Events = nil
-		if err := s.CommitResponse(ctx, c); !errors.Is(err, store.ErrReceiptFinal) {
-			t.Fatalf("the step again: %v, want ErrReceiptFinal", err)
-		}
-		if msgs, _ := s.Messages(ctx, "u", "s", 0, 10); len(msgs) != 2 {
-			t.Fatalf("messages written twice: %+v", msgs)
+		if list, _ := s.ListSessions(ctx, "u", "", 10); len(list) != 2 {
+			t.Fatalf("listed %+v, want the two sessions once each", list)
 		}
 	})
 	t.Run("OtherSessionsUntouched", func(t *testing.T) {

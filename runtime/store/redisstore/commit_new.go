@@ -1,0 +1,89 @@
+package redisstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/harnest/harnest/runtime/store"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// commitNewSession writes the one step of a response that makes its
+// session and releases it at once (a JSON turn answered in one step): a
+// transaction of plain commands, no script, since there is nothing to
+// check. Nobody knows the session before, so no lease is read or taken
+// and nobody is told of the events. A script costs Redis about as much
+// again as the commands it runs; a transaction's commands cost Redis
+// what they cost on their own.
+//
+// Nothing in it depends on what is stored: sent again (its first answer
+// lost), it writes the same values again, and only its XADD fails, for an
+// entry the log holds already; that failure means the step is written.
+//
+// On a Cluster the user's session index is written after it, in a step of
+// its own (see cluster.go).
+func (s *Store) commitNewSession(ctx context.Context, c store.Commit) error {
+	k := s.sessionKeys(c.User, c.Session)
+	var added *redis.StringCmd
+	cmds, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.SAdd(ctx, k.responses, escapeID(c.ResponseID))
+		if !s.clustered {
+			p.ZAdd(ctx, s.indexKey(c.User), redis.Z{Member: c.Session})
+		}
+		if len(c.StateDelta) > 0 {
+			fields := make([]any, 0, 2*len(c.StateDelta))
+			for field, value := range c.StateDelta {
+				fields = append(fields, field, []byte(value))
+			}
+			p.HSet(ctx, k.state, fields...)
+		}
+		if len(c.Events) > 0 {
+			added = s.addEvents(ctx, p, k.events(c.ResponseID), c.Events)
+			p.PExpire(ctx, k.events(c.ResponseID), s.receiptTTL)
+		}
+		if len(c.Messages) > 0 {
+			scored := make([]redis.Z, len(c.Messages))
+			for i, m := range c.Messages {
+				scored[i] = redis.Z{Score: float64(i), Member: m}
+			}
+			p.ZAdd(ctx, k.msgs, scored...)
+		}
+		p.HSet(ctx, k.meta, "createdAt", c.Now, "updatedAt", c.Now, "msgs", len(c.Messages))
+		p.Set(ctx, k.receipt(c.ResponseID), c.Receipt, s.receiptTTL)
+		return nil
+	})
+	if err != nil && !writtenBefore(cmds, added) {
+		return fmt.Errorf("store: commit response: %w", err)
+	}
+	if s.clustered {
+		// Not indexed, the session is not listed; it is not indexed again
+		// (as a begin that could not index it).
+		_ = s.sendBookkeeping(ctx, s.indexSession(ctx, c.User, c.Session))
+	}
+	return nil
+}
+
+// writtenBefore reports whether the only command of the transaction that
+// failed is its XADD, refused for an entry the log holds already: the
+// step was written before.
+func writtenBefore(cmds []redis.Cmder, added *redis.StringCmd) bool {
+	if added == nil || !isEntryHeld(added.Err()) {
+		return false
+	}
+	for _, cmd := range cmds {
+		if cmd != added && cmd.Err() != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// isEntryHeld reports whether an XADD was refused because the log holds
+// an entry with that ID, or a later one, already.
+func isEntryHeld(err error) bool {
+	var rerr redis.Error
+	return errors.As(err, &rerr) && strings.Contains(err.Error(), "equal or smaller than the target stream top item")
+}
