@@ -24,43 +24,42 @@ import (
 //
 // ARGV, as commitCall writes them: 1 the response ID, 2 now, 3 the
 // receipt, 4 its TTL in ms, 5 "1" to release the lease, 6 the number of
-// state fields, 7 the number of messages; the event batch: 8 its entry ID
-// ("" for no events), 9 the MINID that trims the log ("" for none), 10 its
-// first sequence, 11 its types, 12 its events, 13 the channel to publish
-// on, 14 its last sequence; the wait: 15 its escaped ID ("" for no wait),
-// 16 kind, 17 response ID, 18 expiry (Unix ms), 19 after sequence, 20
-// replica, 21 TTL in ms, 22 now (Unix ms), 23 its entry's score in the
-// session's waits, 24 "1" when a wait index key is given, 25 the session
-// ID it holds; 26 the run's member when the registry key is given; the
-// session to create: 27 "1" to create it, 28 the lease in ms (0: no
-// expiry), 29 the run's score, 30 the escaped response ID, 31 the session
-// ID; then the state's fields and values, then the messages.
+// state fields, 7 the number of messages; the event batch (events.go): 8
+// its score ("" for no events), 9 the score below which the log is trimmed
+// ("" for none), 10 its member, 11 the channel to publish on, 12 its last
+// sequence; the wait: 13 its escaped ID ("" for no wait), 14 kind, 15
+// response ID, 16 expiry (Unix ms), 17 after sequence, 18 replica, 19 TTL
+// in ms, 20 now (Unix ms), 21 its entry's score in the session's waits, 22
+// "1" when a wait index key is given, 23 the session ID it holds; 24 the
+// run's member when the registry key is given; the session to create: 25
+// "1" to create it, 26 the lease in ms (0: no expiry), 27 the run's score,
+// 28 the escaped response ID, 29 the session ID; then the state's fields
+// and values, then the messages.
 //
 // It returns 1 when the step is written, 0 when the lease is lost (another
 // response holds it, or the session is gone) and -1 when the receipt is
-// final. A failed XADD (an entry ID the log is past) does not stop the
-// other writes, as in a transaction; its error is the script's answer.
+// final.
 var commitScript = redis.NewScript(finalReceiptLua + `
 local key = 6
 local waitRecord, waits, waitIndex, runs
-if ARGV[15] ~= '' then
+if ARGV[13] ~= '' then
   waitRecord, waits, key = KEYS[7], KEYS[8], 8
-  if ARGV[24] == '1' then key = key + 1; waitIndex = KEYS[key] end
+  if ARGV[22] == '1' then key = key + 1; waitIndex = KEYS[key] end
 end
-if ARGV[26] ~= '' then key = key + 1; runs = KEYS[key] end
+if ARGV[24] ~= '' then key = key + 1; runs = KEYS[key] end
 -- A session made by this step, unless an earlier try of it was written.
-local create = ARGV[27] == '1' and redis.call('EXISTS', KEYS[2]) == 0
+local create = ARGV[25] == '1' and redis.call('EXISTS', KEYS[2]) == 0
 local holder, length
 if create then
-  redis.call('SADD', KEYS[key + 1], ARGV[30])
-  if KEYS[key + 2] then redis.call('ZADD', KEYS[key + 2], 0, ARGV[31]) end
+  redis.call('SADD', KEYS[key + 1], ARGV[28])
+  if KEYS[key + 2] then redis.call('ZADD', KEYS[key + 2], 0, ARGV[29]) end
   if ARGV[5] ~= '1' then
-    if tonumber(ARGV[28]) > 0 then
-      redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[28])
+    if tonumber(ARGV[26]) > 0 then
+      redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[26])
     else
       redis.call('SET', KEYS[1], ARGV[1])
     end
-    if runs then redis.call('ZADD', runs, ARGV[29], ARGV[26]) end
+    if runs then redis.call('ZADD', runs, ARGV[27], ARGV[24]) end
   end
 else
   holder = redis.call('GET', KEYS[1])
@@ -75,20 +74,14 @@ else
   if not length and redis.call('EXISTS', KEYS[2]) == 0 then return 0 end
 end
 local fields, messages = tonumber(ARGV[6]), tonumber(ARGV[7])
-local first = 32
+local first = 30
 -- HSET and ZADD take many pairs, in chunks: unpack is bounded by Lua's stack.
 for i = first, first + 2 * fields - 1, 200 do
   redis.call('HSET', KEYS[4], unpack(ARGV, i, math.min(i + 199, first + 2 * fields - 1)))
 end
-local failed
 if ARGV[8] ~= '' then
-  local added
-  if ARGV[9] ~= '' then
-    added = redis.pcall('XADD', KEYS[5], 'MINID', ARGV[9], ARGV[8], 'f', ARGV[10], 't', ARGV[11], 'e', ARGV[12])
-  else
-    added = redis.pcall('XADD', KEYS[5], ARGV[8], 'f', ARGV[10], 't', ARGV[11], 'e', ARGV[12])
-  end
-  if type(added) == 'table' and added.err then failed = added end
+  redis.call('ZADD', KEYS[5], ARGV[8], ARGV[10])
+  if ARGV[9] ~= '' then redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', ARGV[9]) end
   redis.call('PEXPIRE', KEYS[5], ARGV[4])
 end
 local offset = tonumber(length) or 0
@@ -112,23 +105,22 @@ elseif fields > 0 then
 end
 redis.call('SET', KEYS[3], ARGV[3], 'PX', ARGV[4])
 if waitRecord then
-  redis.call('HSET', waitRecord, 'kind', ARGV[16], 'responseId', ARGV[17], 'status', 'pending',
-    'expiresAt', ARGV[18], 'after', ARGV[19], 'replica', ARGV[20])
-  redis.call('PEXPIRE', waitRecord, ARGV[21])
-  redis.call('ZREMRANGEBYSCORE', waits, '-inf', ARGV[22])
-  redis.call('ZADD', waits, ARGV[23], ARGV[15])
+  redis.call('HSET', waitRecord, 'kind', ARGV[14], 'responseId', ARGV[15], 'status', 'pending',
+    'expiresAt', ARGV[16], 'after', ARGV[17], 'replica', ARGV[18])
+  redis.call('PEXPIRE', waitRecord, ARGV[19])
+  redis.call('ZREMRANGEBYSCORE', waits, '-inf', ARGV[20])
+  redis.call('ZADD', waits, ARGV[21], ARGV[13])
   if waitIndex then
-    if tonumber(ARGV[21]) > 0 then
-      redis.call('SET', waitIndex, ARGV[25], 'PX', ARGV[21])
+    if tonumber(ARGV[19]) > 0 then
+      redis.call('SET', waitIndex, ARGV[23], 'PX', ARGV[19])
     else
-      redis.call('SET', waitIndex, ARGV[25])
+      redis.call('SET', waitIndex, ARGV[23])
     end
   end
 end
 if ARGV[5] == '1' and holder then redis.call('DEL', KEYS[1]) end
-if runs and ARGV[5] == '1' then redis.call('ZREM', runs, ARGV[26]) end
-if ARGV[8] ~= '' then redis.call('PUBLISH', ARGV[13], ARGV[14]) end
-if failed then return failed end
+if runs and ARGV[5] == '1' then redis.call('ZREM', runs, ARGV[24]) end
+if ARGV[8] ~= '' then redis.call('PUBLISH', ARGV[11], ARGV[12]) end
 return 1
 `)
 
@@ -260,7 +252,7 @@ func (s *Store) commitCall(c store.Commit) scriptCall {
 	return call
 }
 
-// createArgs adds ARGV 27 to 31 of commitScript: the session the step
+// createArgs adds ARGV 25 to 29 of commitScript: the session the step
 // makes, if it makes one.
 func createArgs(call *scriptCall, c store.Commit) {
 	if !c.CreateSession {
@@ -276,31 +268,24 @@ func createArgs(call *scriptCall, c store.Commit) {
 	call.str(c.Session)
 }
 
-// eventArgs adds ARGV 8 to 14 of commitScript: the step's events as one
-// entry of the log (see events.go), and its notification.
+// eventArgs adds ARGV 8 to 12 of commitScript: the step's events as one
+// batch of the log (see events.go), and its notification.
 func eventArgs(call *scriptCall, k sessionKeys, c store.Commit) {
 	if len(c.Events) == 0 {
-		for range 7 {
+		for range 5 {
 			call.str("")
 		}
 		return
 	}
 	last := c.Events[len(c.Events)-1].Sequence
-	call.str(eventID(last))
-	if oldest := last + 1 - store.MaxEvents; oldest > 0 {
-		call.str(eventID(oldest)) // exact: a few large batches would never fill an approximate node
-	} else {
-		call.str("")
-	}
-	types, batch := eventBatchFields(c.Events)
-	call.num(int64(c.Events[0].Sequence))
-	call.str(types)
-	call.bytes(batch)
+	call.num(int64(last))
+	call.str(trimBelow(last))
+	call.bytes(eventMember(c.Events))
 	call.str(k.channel(c.ResponseID))
 	call.num(int64(last))
 }
 
-// waitArgs adds ARGV 15 to 25 of commitScript: the step's wait, and its
+// waitArgs adds ARGV 13 to 23 of commitScript: the step's wait, and its
 // entry in the user's index when indexed is true (one server holds every
 // key).
 func waitArgs(call *scriptCall, c store.Commit, indexed bool) {

@@ -2,9 +2,7 @@ package redisstore
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/harnest/harnest/runtime/store"
 
@@ -20,15 +18,13 @@ import (
 // what they cost on their own.
 //
 // Nothing in it depends on what is stored: sent again (its first answer
-// lost), it writes the same values again, and only its XADD fails, for an
-// entry the log holds already; that failure means the step is written.
+// lost), it writes the same values again.
 //
 // On a Cluster the user's session index is written after it, in a step of
 // its own (see cluster.go).
 func (s *Store) commitNewSession(ctx context.Context, c store.Commit) error {
 	k := s.sessionKeys(c.User, c.Session)
-	var added *redis.StringCmd
-	cmds, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+	_, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		p.SAdd(ctx, k.responses, escapeID(c.ResponseID))
 		if !s.clustered {
 			p.ZAdd(ctx, s.indexKey(c.User), redis.Z{Member: c.Session})
@@ -40,10 +36,7 @@ func (s *Store) commitNewSession(ctx context.Context, c store.Commit) error {
 			}
 			p.HSet(ctx, k.state, fields...)
 		}
-		if len(c.Events) > 0 {
-			added = s.addEvents(ctx, p, k.events(c.ResponseID), c.Events)
-			p.PExpire(ctx, k.events(c.ResponseID), s.receiptTTL)
-		}
+		s.addEvents(ctx, p, k.events(c.ResponseID), c.Events)
 		if len(c.Messages) > 0 {
 			scored := make([]redis.Z, len(c.Messages))
 			for i, m := range c.Messages {
@@ -55,7 +48,7 @@ func (s *Store) commitNewSession(ctx context.Context, c store.Commit) error {
 		p.Set(ctx, k.receipt(c.ResponseID), c.Receipt, s.receiptTTL)
 		return nil
 	})
-	if err != nil && !writtenBefore(cmds, added) {
+	if err != nil {
 		return fmt.Errorf("store: commit response: %w", err)
 	}
 	if s.clustered {
@@ -64,26 +57,4 @@ func (s *Store) commitNewSession(ctx context.Context, c store.Commit) error {
 		_ = s.sendBookkeeping(ctx, s.indexSession(ctx, c.User, c.Session))
 	}
 	return nil
-}
-
-// writtenBefore reports whether the only command of the transaction that
-// failed is its XADD, refused for an entry the log holds already: the
-// step was written before.
-func writtenBefore(cmds []redis.Cmder, added *redis.StringCmd) bool {
-	if added == nil || !isEntryHeld(added.Err()) {
-		return false
-	}
-	for _, cmd := range cmds {
-		if cmd != added && cmd.Err() != nil {
-			return false
-		}
-	}
-	return true
-}
-
-// isEntryHeld reports whether an XADD was refused because the log holds
-// an entry with that ID, or a later one, already.
-func isEntryHeld(err error) bool {
-	var rerr redis.Error
-	return errors.As(err, &rerr) && strings.Contains(err.Error(), "equal or smaller than the target stream top item")
 }

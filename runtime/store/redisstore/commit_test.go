@@ -61,10 +61,10 @@ func TestCommitTrimsTheEventLog(t *testing.T) {
 	})
 }
 
-// A commit whose event entry the log is already past (its answer was lost
-// after an earlier write) writes the rest of the step and reports the
-// refused entry, as the transaction it replaced did.
-func TestCommitWithARefusedEntryWritesTheRest(t *testing.T) {
+// A commit whose batch the log is already past (its answer was lost after
+// an earlier write, and it is sent again) writes the whole step, and
+// readers see each event once, in order.
+func TestCommitOfABatchTheLogIsPast(t *testing.T) {
 	eachStore(t, func(t *testing.T, s *Store) {
 		ctx := context.Background()
 		beginNew(t, s)
@@ -73,8 +73,19 @@ func TestCommitWithARefusedEntryWritesTheRest(t *testing.T) {
 		}
 		err := s.CommitResponse(ctx, store.Commit{User: "u", Session: "s", ResponseID: "resp_1",
 			Receipt: []byte(`{"status":"completed"}`), Events: events(3, 4), Messages: [][]byte{[]byte(`{"m":1}`)}, Release: true})
-		if err == nil || errors.Is(err, store.ErrLeaseLost) || errors.Is(err, store.ErrReceiptFinal) {
-			t.Fatalf("commit of an entry the log is past: %v, want the XADD's error", err)
+		if err != nil {
+			t.Fatalf("commit of a batch the log is past: %v", err)
+		}
+		for _, after := range []int{-1, 2} {
+			got, err := s.EventsAfter(ctx, "u", "s", "resp_1", after, 0)
+			if err != nil || len(got) != 5-after {
+				t.Fatalf("events after %d: %v %v, want %d", after, got, err, 5-after)
+			}
+			for i, e := range got {
+				if e.Sequence != after+1+i {
+					t.Fatalf("events after %d: %v, want each sequence once, in order", after, got)
+				}
+			}
 		}
 		receipt, found, err := s.Receipt(ctx, "u", "s", "resp_1")
 		if err != nil || !found || string(receipt) != `{"status":"completed"}` {

@@ -1,9 +1,11 @@
 package redisstore
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -12,57 +14,94 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// A response's event log is a Redis stream under its session's tag. Each
-// write (a flush, or the commit of a step) adds one entry holding a batch of
-// consecutive events; the entry's ID is 0-(n+1) for the batch's last
-// sequence n, so "the entries holding events after sequence n" is a plain
-// XRANGE from 0-(n+2). An entry has the batch's first sequence ("f"), the
-// events' types ("t", comma-separated) and their JSON as an array ("e").
-// The log is capped at about MaxEvents events (XADD MINID); a reader asking
-// for a position that was trimmed away is told so.
+// A response's event log is a sorted set under its session's tag. Each
+// write (a flush, or the commit of a step) adds one member holding a batch
+// of consecutive events, scored by the batch's last sequence, so "the
+// batches holding events after sequence n" is a plain ZRANGE BYSCORE from
+// (n. A member is the batch's first sequence, the length of its types,
+// the types (comma-separated) and the events' JSON as an array:
+// "3:27:response.output_text.delta[{...}]" (see appendEventMember).
+//
+// A sorted set rather than a stream: Redis gives a new stream's first node
+// 4 KiB at once, which a short turn's log never fills, and a batch written
+// again (its first answer lost) is the same member with the same score, so
+// adding it again changes nothing. The log is capped at about MaxEvents
+// events (the batches that end before the oldest kept sequence are
+// removed); a reader asking for a position that was trimmed away is told
+// so.
 
-func eventID(seq int) string { return "0-" + strconv.Itoa(seq+1) }
-
-// addEvents queues one XADD holding a batch of consecutive events, and
-// returns it (nil for no events).
-func (s *Store) addEvents(ctx context.Context, p redis.Pipeliner, key string, events []store.Event) *redis.StringCmd {
-	if len(events) == 0 {
-		return nil
-	}
-	types, batch := eventBatchFields(events)
-	last := events[len(events)-1].Sequence
-	args := &redis.XAddArgs{
-		Stream: key, ID: eventID(last),
-		Values: []any{"f", events[0].Sequence, "t", types, "e", batch},
-	}
-	if oldest := last + 1 - store.MaxEvents; oldest > 0 {
-		args.MinID = eventID(oldest) // exact: a few large batches would never fill an approximate node
-	}
-	return p.XAdd(ctx, args)
-}
-
-// eventBatchFields are the "t" and "e" fields of a log entry holding
-// events: their types, comma-separated, and their JSON as an array.
-func eventBatchFields(events []store.Event) (types string, batch []byte) {
-	size, typesSize := 2, 0
+// eventMember is the log's member for a batch of consecutive events.
+func eventMember(events []store.Event) []byte {
+	size, typesSize := 2+2*20, 0
 	for _, e := range events {
 		size += len(e.JSON) + 1
 		typesSize += len(e.Type) + 1
 	}
-	var t strings.Builder
-	t.Grow(typesSize)
-	batch = make([]byte, 0, size)
-	batch = append(batch, '[')
+	b := make([]byte, 0, size+typesSize)
+	b = strconv.AppendInt(b, int64(events[0].Sequence), 10)
+	b = append(b, ':')
+	b = strconv.AppendInt(b, int64(max(typesSize-1, 0)), 10)
+	b = append(b, ':')
 	for i, e := range events {
 		if i > 0 {
-			batch = append(batch, ',')
-			t.WriteByte(',')
+			b = append(b, ',')
 		}
-		t.WriteString(e.Type)
-		batch = append(batch, e.JSON...)
+		b = append(b, e.Type...)
 	}
-	batch = append(batch, ']')
-	return t.String(), batch
+	b = append(b, '[')
+	for i, e := range events {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, e.JSON...)
+	}
+	return append(b, ']')
+}
+
+// eventBatch decodes one member of a log: its batch of consecutive events.
+func eventBatch(member string) ([]store.Event, error) {
+	bad := fmt.Errorf("store: read events: a log entry is not a batch of events")
+	firstText, rest, ok1 := strings.Cut(member, ":")
+	sizeText, rest, ok2 := strings.Cut(rest, ":")
+	first, err1 := strconv.Atoi(firstText)
+	size, err2 := strconv.Atoi(sizeText)
+	if !ok1 || !ok2 || err1 != nil || err2 != nil || size < 0 || size > len(rest) {
+		return nil, bad
+	}
+	types := strings.Split(rest[:size], ",")
+	var raws []json.RawMessage
+	if err := json.Unmarshal([]byte(rest[size:]), &raws); err != nil || len(raws) != len(types) {
+		return nil, bad
+	}
+	batch := make([]store.Event, len(raws))
+	for j, raw := range raws {
+		batch[j] = store.Event{Sequence: first + j, Type: types[j], JSON: raw}
+	}
+	return batch, nil
+}
+
+// trimBelow is the score below which a log's batches are removed once it
+// holds the batch ending at sequence last ("" when nothing is trimmed): a
+// batch wholly before the oldest kept event.
+func trimBelow(last int) string {
+	if oldest := last + 1 - store.MaxEvents; oldest > 0 {
+		return "(" + strconv.Itoa(oldest) // exact: a few large batches would never reach an approximate bound
+	}
+	return ""
+}
+
+// addEvents queues the writes of a batch of consecutive events to the log
+// at key: the batch, the trim, the expiry.
+func (s *Store) addEvents(ctx context.Context, p redis.Pipeliner, key string, events []store.Event) {
+	if len(events) == 0 {
+		return
+	}
+	last := events[len(events)-1].Sequence
+	p.ZAdd(ctx, key, redis.Z{Score: float64(last), Member: eventMember(events)})
+	if below := trimBelow(last); below != "" {
+		p.ZRemRangeByScore(ctx, key, "-inf", below)
+	}
+	p.PExpire(ctx, key, s.receiptTTL)
 }
 
 // AppendEvents logs events of a running response and tells followers on
@@ -75,7 +114,6 @@ func (s *Store) AppendEvents(ctx context.Context, user, session, responseID stri
 	k := s.sessionKeys(user, session)
 	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		s.addEvents(ctx, p, k.events(responseID), events)
-		p.Expire(ctx, k.events(responseID), s.receiptTTL)
 		p.Publish(ctx, s.eventsChannel(user, session, responseID), events[len(events)-1].Sequence)
 		return nil
 	})
@@ -101,30 +139,28 @@ func (s *Store) EventsAfter(ctx context.Context, user, session, responseID strin
 	for first := true; ; first = false {
 		held := len(out)
 		want := min(limit-held, maxEventsPerRead)
-		msgs, more, err := s.eventEntries(ctx, key, after, want)
+		members, more, err := s.eventEntries(ctx, key, after, want)
 		if err != nil {
 			return nil, err
 		}
-		for i, m := range msgs {
-			batch, err := eventBatch(m)
-			if err != nil {
-				return nil, err
+		read, err := eventBatches(members)
+		if err != nil {
+			return nil, err
+		}
+		if first && len(read) > 0 && read[0].Sequence > after+1 {
+			return nil, store.ErrEventsTrimmed
+		}
+		for _, e := range read {
+			// A batch written again after a write whose answer was lost
+			// repeats events the log already has: each sequence counts once.
+			if e.Sequence <= after {
+				continue
 			}
-			if first && i == 0 && len(batch) > 0 && batch[0].Sequence > after+1 {
-				return nil, store.ErrEventsTrimmed
+			if limit > 0 && len(out) == limit {
+				return out, nil
 			}
-			for _, e := range batch {
-				// A batch written again after a write whose answer was lost
-				// repeats events the log already has: each sequence counts once.
-				if e.Sequence <= after {
-					continue
-				}
-				if limit > 0 && len(out) == limit {
-					return out, nil
-				}
-				out = append(out, e)
-				after = e.Sequence
-			}
+			out = append(out, e)
+			after = e.Sequence
 		}
 		if !more || len(out) == held || limit > 0 && len(out) == limit {
 			return out, nil // the log ends, or no entry added an event
@@ -132,49 +168,59 @@ func (s *Store) EventsAfter(ctx context.Context, user, session, responseID strin
 	}
 }
 
+// eventBatches decodes the members of one read, in sequence order. The
+// batches come in the order of their last events; only a batch written
+// again after later ones (a write whose answer was lost, sent again once
+// the log was past it) brings earlier events after later ones.
+func eventBatches(members []string) ([]store.Event, error) {
+	var read []store.Event
+	sorted := true
+	for _, m := range members {
+		batch, err := eventBatch(m)
+		if err != nil {
+			return nil, err
+		}
+		if len(read) > 0 && len(batch) > 0 && batch[0].Sequence <= read[len(read)-1].Sequence {
+			sorted = false
+		}
+		read = append(read, batch...)
+	}
+	if !sorted {
+		slices.SortStableFunc(read, func(a, b store.Event) int { return cmp.Compare(a.Sequence, b.Sequence) })
+	}
+	return read, nil
+}
+
 // maxEventsPerRead bounds the sequences one read of EventsAfter spans, so
-// that a huge limit cannot overflow an entry ID.
+// that a huge limit cannot overflow the scores it asks for.
 const maxEventsPerRead = 1 << 30
 
-// eventEntries reads the entries of a log that hold the want events after
-// sequence after: those whose last event is one of the next want
-// sequences, and the first entry past them. more reports that there may be
-// further entries (the entry past them was read whole). With want < 1 it
-// reads every entry after after.
-func (s *Store) eventEntries(ctx context.Context, key string, after, want int) (msgs []redis.XMessage, more bool, err error) {
+// eventEntries reads the batches of a log that hold the want events
+// after sequence after: those whose last event is one of the next want
+// sequences, and the first batch past them. more reports that there may be
+// further batches (the batch past them was read whole). With want < 1 it
+// reads every batch after after.
+func (s *Store) eventEntries(ctx context.Context, key string, after, want int) (members []string, more bool, err error) {
+	from := "(" + strconv.Itoa(after)
 	if want < 1 {
-		msgs, err = s.rdb.XRange(ctx, key, eventID(after+1), "+").Result()
+		members, err = s.rdb.ZRangeByScore(ctx, key, &redis.ZRangeBy{Min: from, Max: "+inf"}).Result()
 		if err != nil {
 			return nil, false, fmt.Errorf("store: read events: %w", err)
 		}
-		return msgs, false, nil
+		return members, false, nil
 	}
-	var within, next *redis.XMessageSliceCmd
+	through := strconv.Itoa(after + want)
+	var within, next *redis.StringSliceCmd
 	_, err = s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-		within = p.XRange(ctx, key, eventID(after+1), eventID(after+want))
-		next = p.XRangeN(ctx, key, eventID(after+want+1), "+", 1)
+		within = p.ZRangeByScore(ctx, key, &redis.ZRangeBy{Min: from, Max: through})
+		next = p.ZRangeByScore(ctx, key, &redis.ZRangeBy{Min: "(" + through, Max: "+inf", Count: 1})
 		return nil
 	})
 	if err != nil {
 		return nil, false, fmt.Errorf("store: read events: %w", err)
 	}
-	msgs = append(within.Val(), next.Val()...)
-	return msgs, len(next.Val()) > 0, nil
-}
-
-// eventBatch decodes one entry of a log: its batch of consecutive events.
-func eventBatch(m redis.XMessage) ([]store.Event, error) {
-	first, _ := strconv.Atoi(fmt.Sprint(m.Values["f"]))
-	types := strings.Split(fmt.Sprint(m.Values["t"]), ",")
-	var raws []json.RawMessage
-	if err := json.Unmarshal([]byte(fmt.Sprint(m.Values["e"])), &raws); err != nil || len(raws) != len(types) {
-		return nil, fmt.Errorf("store: read events: entry %s is not a batch of events", m.ID)
-	}
-	batch := make([]store.Event, len(raws))
-	for j, raw := range raws {
-		batch[j] = store.Event{Sequence: first + j, Type: types[j], JSON: raw}
-	}
-	return batch, nil
+	members = append(within.Val(), next.Val()...)
+	return members, len(next.Val()) > 0, nil
 }
 
 // eventsChannel is where a response's new events are announced.

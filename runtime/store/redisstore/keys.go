@@ -58,7 +58,7 @@ func (s *Store) sessionKeys(user, session string) sessionKeys {
 
 // receipt and events are a response's keys, under its session's tag.
 func (k sessionKeys) receipt(responseID string) string { return k.tag + ":r:" + escapeID(responseID) }
-func (k sessionKeys) events(responseID string) string  { return k.tag + ":e:" + escapeID(responseID) }
+func (k sessionKeys) events(responseID string) string  { return k.tag + ":l:" + escapeID(responseID) }
 
 // channel is where a response's new events are announced (a pub/sub
 // channel, not a key).
