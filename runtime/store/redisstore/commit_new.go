@@ -20,11 +20,13 @@ import (
 // Nothing in it depends on what is stored: sent again (its first answer
 // lost), it writes the same values again.
 //
-// On a Cluster the user's session index is written after it, in a step of
-// its own (see cluster.go).
+// Where one server holds every key, concurrent ones go together in one
+// transaction (group_commit.go). On a Cluster each goes on its own, and
+// the user's session index is written after it, in a step of its own (see
+// cluster.go).
 func (s *Store) commitNewSession(ctx context.Context, c store.Commit) error {
 	k := s.sessionKeys(c.User, c.Session)
-	_, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+	queue := func(p redis.Pipeliner) {
 		p.SAdd(ctx, k.responses, escapeID(c.ResponseID))
 		if !s.clustered {
 			p.ZAdd(ctx, s.indexKey(c.User), redis.Z{Member: c.Session})
@@ -46,8 +48,13 @@ func (s *Store) commitNewSession(ctx context.Context, c store.Commit) error {
 		}
 		p.HSet(ctx, k.meta, "createdAt", c.Now, "updatedAt", c.Now, "msgs", len(c.Messages))
 		p.Set(ctx, k.receipt(c.ResponseID), c.Receipt, s.receiptTTL)
-		return nil
-	})
+	}
+	var err error
+	if s.clustered {
+		_, err = s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error { queue(p); return nil })
+	} else {
+		err = s.commits.commit(ctx, s.rdb, queue)
+	}
 	if err != nil {
 		return fmt.Errorf("store: commit response: %w", err)
 	}

@@ -51,8 +51,9 @@ type Store struct {
 	embedded   *miniredis.Miniredis
 	clustered  bool // a Redis Cluster: a transaction keeps to one slot (see cluster.go)
 	describe   string
-	relay      relayParts // relay.go
-	runs       string     // the run registry's key (runs.go), made once
+	relay      relayParts  // relay.go
+	runs       string      // the run registry's key (runs.go), made once
+	commits    groupCommit // new sessions' commits sent together (group_commit.go)
 }
 
 // Open connects to Redis, or starts an embedded miniredis (for tests) when

@@ -1,0 +1,131 @@
+package redisstore
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// groupCommit sends the transactions of concurrent new-session commits
+// (commit_new.go) together: while batches are in flight, the commits that
+// arrive queue up, and the next one to go sends everything queued as one
+// transaction, in one round trip. A lone commit goes at once, as before;
+// under load each round trip (a write and a read on both sides, which on
+// loopback cost about as much as the commands) carries several turns.
+//
+// One transaction for several turns keeps each turn atomic (a transaction
+// is all or nothing as a whole); each commit is told the errors of its
+// own commands. On a Cluster a transaction keeps to one slot, so there
+// each commit is sent on its own.
+type groupCommit struct {
+	mu      sync.Mutex
+	queue   []*queuedCommit
+	sending int // batches in flight
+}
+
+// queuedCommit is one commit waiting in, or leading, a batch.
+type queuedCommit struct {
+	queue func(p redis.Pipeliner) // adds the commit's commands
+	cmds  []redis.Cmder           // its commands, once sent
+	err   error
+	// wake tells a waiting commit that its batch was sent (false), or
+	// that it sends the batch it is handed (true). Each commit is woken
+	// once at most.
+	wake  chan bool
+	batch []*queuedCommit
+}
+
+// Bounds: batches in flight at once (two keep Redis busy while one
+// travels), and commits in one batch.
+const (
+	maxBatchesInFlight = 2
+	maxBatchCommits    = 64
+)
+
+// commit sends the commit's commands, in a batch with others when some
+// are waiting, and returns the error of its own commands.
+func (g *groupCommit) commit(ctx context.Context, rdb redis.UniversalClient, queue func(p redis.Pipeliner)) error {
+	q := &queuedCommit{queue: queue, wake: make(chan bool, 1)}
+	g.mu.Lock()
+	g.queue = append(g.queue, q)
+	if g.sending >= maxBatchesInFlight {
+		g.mu.Unlock()
+		if lead := <-q.wake; !lead {
+			return q.err
+		}
+	} else {
+		g.sending++
+		q.batch = g.take()
+		g.mu.Unlock()
+	}
+	// Another commit's context must not end the batch.
+	send(context.WithoutCancel(ctx), rdb, q.batch)
+	g.mu.Lock()
+	if len(g.queue) == 0 {
+		g.sending--
+		g.mu.Unlock()
+		return q.err
+	}
+	// Hand what queued meanwhile to its first commit, which sends it; this
+	// one returns.
+	next := g.queue[0]
+	next.batch = g.take()
+	g.mu.Unlock()
+	next.wake <- true
+	return q.err
+}
+
+// take removes up to maxBatchCommits queued commits; the caller holds mu.
+func (g *groupCommit) take() []*queuedCommit {
+	n := min(len(g.queue), maxBatchCommits)
+	batch := g.queue[:n:n]
+	g.queue = g.queue[n:]
+	if len(g.queue) == 0 {
+		g.queue = nil
+	}
+	return batch
+}
+
+// send writes a batch as one transaction and tells each commit but the
+// first (the one sending it) that it is done.
+func send(ctx context.Context, rdb redis.UniversalClient, batch []*queuedCommit) {
+	var counts []int
+	cmds, err := rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		counts = make([]int, len(batch))
+		for i, q := range batch {
+			before := p.Len()
+			q.queue(p)
+			counts[i] = p.Len() - before
+		}
+		return nil
+	})
+	// cmds are the batch's commands in order, MULTI and EXEC excepted.
+	at := 0
+	for i, q := range batch {
+		if at+counts[i] <= len(cmds) {
+			q.cmds = cmds[at : at+counts[i]]
+		}
+		at += counts[i]
+		q.err = firstError(q.cmds, err)
+		if i > 0 {
+			q.wake <- false
+		}
+	}
+}
+
+// firstError is the first error among a commit's commands; a batch that
+// failed as a whole (no answer, or not a transaction) fails every commit.
+func firstError(cmds []redis.Cmder, batchErr error) error {
+	var rerr redis.Error
+	if batchErr != nil && (len(cmds) == 0 || !errors.As(batchErr, &rerr)) {
+		return batchErr
+	}
+	for _, cmd := range cmds {
+		if err := cmd.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
