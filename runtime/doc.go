@@ -8,5 +8,8 @@
 // takes the session's lease and writes the in_progress receipt in one store
 // round trip, then the agent runs behind the concurrency gate and the
 // deadline; the final receipt, the event log, the transcript messages and the
-// state delta are committed together in a second round trip.
+// state delta are committed together in a second round trip. A JSON turn
+// that makes a new session skips the first: nobody can know the session
+// before the answer, so its first write (the commit, or the first flush of
+// a turn that runs on) makes the session and takes the lease.
 package runtime

@@ -153,7 +153,9 @@ const streamQueue = 16
 var emptyObject = json.RawMessage("{}")
 
 // StartResponse checks the request, takes the session (creating it when no
-// ID is given), records the in_progress receipt and starts the agent. The
+// ID is given), records the in_progress receipt and starts the agent (a
+// JSON turn that makes a new session is taken and recorded by its first
+// write instead: see begin). The
 // response runs until the agent ends, ctx ends (cancelled, unless
 // Background), or the deadline passes. Errors here mean nothing was started.
 func (s *Service) StartResponse(ctx context.Context, p Principal, req ResponseRequest) (*Response, error) {

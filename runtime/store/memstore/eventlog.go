@@ -9,8 +9,8 @@ import (
 	"github.com/harnest/harnest/runtime/store"
 )
 
-// A response's event log is kept as the Redis store keeps a stream of
-// entries: each write (a flush, or the commit of a step) adds one batch of
+// A response's event log is kept as the Redis store keeps its sorted set
+// of batches: each write (a flush, or the commit of a step) adds one batch of
 // consecutive events. The log is trimmed by whole batches to the last
 // store.MaxEvents events (a batch that holds the oldest of them is kept
 // whole), and a reader asking for events before the first held batch is

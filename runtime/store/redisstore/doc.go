@@ -14,7 +14,11 @@
 // commit checks the lease and writes the step. Their bookkeeping outside
 // the session (the run registry, the user's indexes) is in the same
 // script on a single node or Sentinel, and in steps of its own on a
-// Cluster.
+// Cluster. A JSON turn that makes a new session is one round trip: its
+// only step makes the session too, as a transaction of plain commands
+// (commit_new.go), and concurrent ones share one transaction per round
+// trip (group_commit.go). A response's event log is a sorted set of
+// batches (events.go).
 //
 // Keys that a script or a transaction touches together share a hash tag
 // (one slot on a Cluster): everything of one session lives under
@@ -52,7 +56,8 @@
 // cluster.go (transactions that keep to one slot, and the bookkeeping
 // beside them), scripts.go (every Lua script, loaded at Open, and how the
 // turn's scripts are called), session.go, begin.go and commit.go (a
-// response's begin and its steps), response.go (receipts, leases,
+// response's begin and its steps), commit_new.go and group_commit.go (a
+// new session's one-step turn, and those sent together), response.go (receipts, leases,
 // transcripts), events.go,
 // runs.go (the sweeper's registry), waits.go, asset.go, secret.go, hub.go
 // (pub/sub: control messages and event wake-ups), hub_sharded.go (a
