@@ -25,30 +25,8 @@ import (
 // the user's session index is written after it, in a step of its own (see
 // cluster.go).
 func (s *Store) commitNewSession(ctx context.Context, c store.Commit) error {
-	k := s.sessionKeys(c.User, c.Session)
-	queue := func(p redis.Pipeliner) {
-		p.SAdd(ctx, k.responses, escapeID(c.ResponseID))
-		if !s.clustered {
-			p.ZAdd(ctx, s.indexKey(c.User), redis.Z{Member: c.Session})
-		}
-		if len(c.StateDelta) > 0 {
-			fields := make([]any, 0, 2*len(c.StateDelta))
-			for field, value := range c.StateDelta {
-				fields = append(fields, field, []byte(value))
-			}
-			p.HSet(ctx, k.state, fields...)
-		}
-		s.addEvents(ctx, p, k.events(c.ResponseID), c.Events)
-		if len(c.Messages) > 0 {
-			scored := make([]redis.Z, len(c.Messages))
-			for i, m := range c.Messages {
-				scored[i] = redis.Z{Score: float64(i), Member: m}
-			}
-			p.ZAdd(ctx, k.msgs, scored...)
-		}
-		p.HSet(ctx, k.meta, "createdAt", c.Now, "updatedAt", c.Now, "msgs", len(c.Messages))
-		p.Set(ctx, k.receipt(c.ResponseID), c.Receipt, s.receiptTTL)
-	}
+	tx := s.newSessionCommands(c)
+	queue := func(p redis.Pipeliner) { tx.queue(ctx, p) }
 	var err error
 	if s.clustered {
 		_, err = s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error { queue(p); return nil })
@@ -64,4 +42,101 @@ func (s *Store) commitNewSession(ctx context.Context, c store.Commit) error {
 		_ = s.sendBookkeeping(ctx, s.indexSession(ctx, c.User, c.Session))
 	}
 	return nil
+}
+
+// newSessionTx is the commands of a new session's one-step turn, built in
+// one argList: each command is an allocation of go-redis's, its arguments
+// none of their own.
+type newSessionTx struct {
+	argList
+	ends [10]int // where each command's arguments end
+	n    int     // commands
+}
+
+// end closes the command whose arguments were added since the last end.
+func (tx *newSessionTx) end() {
+	tx.ends[tx.n] = len(tx.args)
+	tx.n++
+}
+
+// queue adds the commands to a pipeline.
+func (tx *newSessionTx) queue(ctx context.Context, p redis.Pipeliner) {
+	from := 0
+	for _, to := range tx.ends[:tx.n] {
+		p.Do(ctx, tx.args[from:to:to]...)
+		from = to
+	}
+}
+
+// newSessionCommands are commitNewSession's commands for c: the session's
+// responses, the user's index (one server), the state, the event log, the
+// transcript, the session's meta and the receipt.
+func (s *Store) newSessionCommands(c store.Commit) *newSessionTx {
+	k := s.sessionKeys(c.User, c.Session)
+	strs := 12 + 2*len(c.StateDelta)
+	tx := &newSessionTx{argList: newArgList(36+2*len(c.StateDelta)+2*len(c.Messages), strs, 6+len(c.Messages))}
+	tx.word("sadd")
+	tx.str(k.responses)
+	tx.str(escapeID(c.ResponseID))
+	tx.end()
+	if !s.clustered {
+		tx.word("zadd")
+		tx.str(s.indexKey(c.User))
+		tx.word("0")
+		tx.str(c.Session)
+		tx.end()
+	}
+	if len(c.StateDelta) > 0 {
+		tx.word("hset")
+		tx.str(k.state)
+		for field, value := range c.StateDelta {
+			tx.str(field)
+			tx.bytes(value)
+		}
+		tx.end()
+	}
+	if len(c.Events) > 0 {
+		log, last := k.events(c.ResponseID), c.Events[len(c.Events)-1].Sequence
+		tx.word("zadd")
+		tx.str(log)
+		tx.num(int64(last))
+		tx.bytes(eventMember(c.Events))
+		tx.end()
+		if below := trimBelow(last); below != "" {
+			tx.word("zremrangebyscore")
+			tx.str(log)
+			tx.word("-inf")
+			tx.str(below)
+			tx.end()
+		}
+		tx.word("pexpire")
+		tx.str(log)
+		tx.num(millis(s.receiptTTL))
+		tx.end()
+	}
+	if len(c.Messages) > 0 {
+		tx.word("zadd")
+		tx.str(k.msgs)
+		for i, m := range c.Messages {
+			tx.num(int64(i))
+			tx.bytes(m)
+		}
+		tx.end()
+	}
+	tx.word("hset")
+	tx.str(k.meta)
+	tx.word("createdAt")
+	tx.str(c.Now)
+	tx.word("updatedAt")
+	tx.str(c.Now)
+	tx.word("msgs")
+	tx.num(int64(len(c.Messages)))
+	tx.end()
+	tx.word("set")
+	tx.str(k.receipt(c.ResponseID))
+	tx.bytes(c.Receipt)
+	tx.word("px")
+	tx.num(millis(s.receiptTTL))
+	tx.end()
+	return tx
 }

@@ -77,32 +77,56 @@ local function isFinal(receipt)
 end
 `
 
-// scriptCall is one EVALSHA command built in a single argument slice: the
-// script's digest, its keys, then its arguments, each encoded once. The
-// hot path (begin, commit) builds its scripts' calls this way rather than
-// through redis.Script.Run, which copies keys and arguments into a new
-// slice. Add every key before the first argument.
-//
-// Strings and numbers go in as pointers into the call's own slices, which
-// go-redis writes as the values they point to: a string or an int64 put in
-// an interface costs an allocation each, a pointer none. (When a slice
-// grows, the pointers into its old array still read the same values; the
-// sizes given to newScriptCall only save that copy.)
-type scriptCall struct {
+// argList holds the arguments of one or more commands in a single slice,
+// each encoded once. Strings and numbers go in as pointers into the
+// list's own slices, which go-redis writes as the values they point to: a
+// string or an int64 put in an interface costs an allocation each, a
+// pointer none. (When a slice grows, the pointers into its old array still
+// read the same values; sizing the slices up front only saves that copy.)
+type argList struct {
 	args []any
 	strs []string
 	nums []int64
+}
+
+// newArgList has room for args arguments, strs strings and nums int64s.
+func newArgList(args, strs, nums int) argList {
+	return argList{args: make([]any, 0, args), strs: make([]string, 0, strs), nums: make([]int64, 0, nums)}
+}
+
+// str adds a string argument.
+func (a *argList) str(v string) {
+	a.strs = append(a.strs, v)
+	a.args = append(a.args, &a.strs[len(a.strs)-1])
+}
+
+// num adds a number argument.
+func (a *argList) num(v int64) {
+	a.nums = append(a.nums, v)
+	a.args = append(a.args, &a.nums[len(a.nums)-1])
+}
+
+// bytes adds an argument sent as it is (a receipt, a message, JSON).
+func (a *argList) bytes(v []byte) { a.args = append(a.args, v) }
+
+// word adds an argument that is a constant of the code (a command's name,
+// an option): a constant string in an interface costs no allocation.
+func (a *argList) word(v string) { a.args = append(a.args, v) }
+
+// scriptCall is one EVALSHA command built in one argList: the script's
+// digest, its keys, then its arguments. The hot path (begin, commit)
+// builds its scripts' calls this way rather than through
+// redis.Script.Run, which copies keys and arguments into a new slice. Add
+// every key before the first argument.
+type scriptCall struct {
+	argList
 	keys int
 }
 
 // newScriptCall starts a call of sc with room for the given numbers of
 // strings (keys included) and int64s; byte slices need no room.
 func newScriptCall(sc *redis.Script, strs, nums int) scriptCall {
-	c := scriptCall{
-		args: make([]any, 0, 3+strs+nums+4),
-		strs: make([]string, 0, 1+strs),
-		nums: make([]int64, 0, nums),
-	}
+	c := scriptCall{argList: newArgList(3+strs+nums+4, 1+strs, nums)}
 	c.args = append(c.args, "evalsha", nil, 0)
 	c.strs = append(c.strs, sc.Hash())
 	c.args[1] = &c.strs[0]
@@ -115,21 +139,6 @@ func (c *scriptCall) key(k string) {
 	c.keys++
 	c.args[2] = c.keys
 }
-
-// str adds a string argument.
-func (c *scriptCall) str(v string) {
-	c.strs = append(c.strs, v)
-	c.args = append(c.args, &c.strs[len(c.strs)-1])
-}
-
-// num adds a number argument.
-func (c *scriptCall) num(v int64) {
-	c.nums = append(c.nums, v)
-	c.args = append(c.args, &c.nums[len(c.nums)-1])
-}
-
-// bytes adds an argument sent as it is (a receipt, a message, JSON).
-func (c *scriptCall) bytes(v []byte) { c.args = append(c.args, v) }
 
 // runScript sends the call in one round trip. When Redis answers NOSCRIPT
 // (it forgot the scripts: a restart, a failover, SCRIPT FLUSH) the scripts
