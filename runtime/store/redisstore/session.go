@@ -123,7 +123,8 @@ var deleteSessionScript = redis.NewScript(`
 if redis.call('EXISTS', KEYS[1]) == 0 then return {0, 0} end
 if redis.call('EXISTS', KEYS[4]) == 1 then return {-1, 0} end
 for _, id in ipairs(redis.call('SMEMBERS', KEYS[5])) do
-  redis.call('DEL', ARGV[1] .. ':r:' .. id, ARGV[1] .. ':l:' .. id)
+  -- :e: is the event log as versions before the sorted set kept it.
+  redis.call('DEL', ARGV[1] .. ':r:' .. id, ARGV[1] .. ':l:' .. id, ARGV[1] .. ':e:' .. id)
 end
 for _, id in ipairs(redis.call('SMEMBERS', KEYS[6])) do
   redis.call('DEL', ARGV[1] .. ':ad:' .. id, ARGV[1] .. ':am:' .. id)

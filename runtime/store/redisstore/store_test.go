@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -50,8 +51,21 @@ func TestDeleteSessionRemovesResponseKeys(t *testing.T) {
 		if err := s.CommitResponse(ctx, store.Commit{User: "u", Session: "s", ResponseID: "resp_1", Receipt: []byte(`{"done":1}`), Events: []store.Event{{Sequence: 0, Type: "x", JSON: []byte(`{}`)}}, Release: true}); err != nil {
 			t.Fatal(err)
 		}
-		if found, err := s.DeleteSession(ctx, "u", "s"); !found || err != nil {
-			t.Fatal(found, err)
+		// An event log as versions before the sorted set kept it.
+		old := s.sessionKeys("u", "s").tag + ":e:resp_1"
+		if err := s.rdb.XAdd(ctx, &redis.XAddArgs{Stream: old, ID: "0-1", Values: []any{"f", 0}}).Err(); err != nil {
+			t.Fatal(err)
+		}
+		// A session made by its only step (commitNewSession).
+		if err := s.CommitResponse(ctx, store.Commit{User: "u", Session: "s2", ResponseID: "resp_2", Receipt: []byte(`{"done":1}`),
+			Events: []store.Event{{Sequence: 0, Type: "x", JSON: []byte(`{}`)}}, Messages: [][]byte{[]byte(`{}`)},
+			StateDelta: map[string]json.RawMessage{"k": json.RawMessage(`1`)}, Release: true, CreateSession: true}); err != nil {
+			t.Fatal(err)
+		}
+		for _, session := range []string{"s", "s2"} {
+			if found, err := s.DeleteSession(ctx, "u", session); !found || err != nil {
+				t.Fatal(session, found, err)
+			}
 		}
 		keys, err := s.rdb.Keys(ctx, s.prefix+"*").Result()
 		if err != nil {
