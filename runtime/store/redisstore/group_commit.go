@@ -8,18 +8,21 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// groupCommit sends the transactions of concurrent new-session commits
-// (commit_new.go) together: while batches are in flight, the commits that
-// arrive queue up, and the next one to go sends everything queued as one
-// transaction, in one round trip. A lone commit goes at once, as before;
-// under load each round trip (a write and a read on both sides, which on
-// loopback cost about as much as the commands) carries several turns.
+// groupCommit sends the commands of concurrent callers together: while
+// batches are in flight, the calls that arrive queue up, and the next one
+// to go sends everything queued in one round trip. A lone call goes at
+// once, as before; under load each round trip (a write and a read on both
+// sides, which on loopback cost about as much as the commands) carries
+// several turns. The store keeps two: the new sessions' transactions
+// (commit_new.go), sent as one transaction, and the turns' scripts
+// (scripts.go), sent as one pipeline, each script atomic on its own.
 //
 // One transaction for several turns keeps each turn atomic (a transaction
-// is all or nothing as a whole); each commit is told the errors of its
-// own commands. On a Cluster a transaction keeps to one slot, so there
-// each commit is sent on its own.
+// is all or nothing as a whole); each call is told the errors of its own
+// commands. On a Cluster a transaction keeps to one slot, so there each
+// call is sent on its own (the callers do not use a group).
 type groupCommit struct {
+	tx      bool // a batch is one transaction, not a plain pipeline
 	mu      sync.Mutex
 	queue   []*queuedCommit
 	sending int // batches in flight
@@ -61,7 +64,7 @@ func (g *groupCommit) commit(ctx context.Context, rdb redis.UniversalClient, que
 		g.mu.Unlock()
 	}
 	// Another commit's context must not end the batch.
-	send(context.WithoutCancel(ctx), rdb, q.batch)
+	send(context.WithoutCancel(ctx), rdb, q.batch, g.tx)
 	g.mu.Lock()
 	if len(g.queue) == 0 {
 		g.sending--
@@ -88,11 +91,11 @@ func (g *groupCommit) take() []*queuedCommit {
 	return batch
 }
 
-// send writes a batch as one transaction and tells each commit but the
-// first (the one sending it) that it is done.
-func send(ctx context.Context, rdb redis.UniversalClient, batch []*queuedCommit) {
+// send writes a batch, as one transaction when tx, and tells each commit
+// but the first (the one sending it) that it is done.
+func send(ctx context.Context, rdb redis.UniversalClient, batch []*queuedCommit, tx bool) {
 	var counts []int
-	cmds, err := rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+	queue := func(p redis.Pipeliner) error {
 		counts = make([]int, len(batch))
 		for i, q := range batch {
 			before := p.Len()
@@ -100,8 +103,15 @@ func send(ctx context.Context, rdb redis.UniversalClient, batch []*queuedCommit)
 			counts[i] = p.Len() - before
 		}
 		return nil
-	})
-	// cmds are the batch's commands in order, MULTI and EXEC excepted.
+	}
+	var cmds []redis.Cmder
+	var err error
+	if tx {
+		cmds, err = rdb.TxPipelined(ctx, queue)
+	} else {
+		cmds, err = rdb.Pipelined(ctx, queue)
+	}
+	// cmds are the batch's commands in order (MULTI and EXEC excepted).
 	at := 0
 	for i, q := range batch {
 		if at+counts[i] <= len(cmds) {

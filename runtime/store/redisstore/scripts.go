@@ -156,12 +156,21 @@ func (s *Store) runScript(ctx context.Context, c scriptCall) *redis.Cmd {
 	return cmd
 }
 
+// sendScript sends the call: on its own on a Cluster, and otherwise with
+// the scripts of concurrent turns in one round trip (group_commit.go).
 func (s *Store) sendScript(ctx context.Context, c scriptCall) *redis.Cmd {
 	cmd := redis.NewCmd(ctx, c.args...)
 	if c.keys > 0 {
 		cmd.SetFirstKeyPos(3) // a Cluster client routes the call by KEYS[1]
 	}
-	_ = s.rdb.Process(ctx, cmd)
+	if s.clustered {
+		_ = s.rdb.Process(ctx, cmd)
+		return cmd
+	}
+	err := s.scripts.commit(ctx, s.rdb, func(p redis.Pipeliner) { _ = p.Process(ctx, cmd) })
+	if err != nil && cmd.Err() == nil {
+		cmd.SetErr(err)
+	}
 	return cmd
 }
 
