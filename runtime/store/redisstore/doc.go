@@ -17,8 +17,9 @@
 // Cluster. A JSON turn that makes a new session is one round trip: its
 // only step makes the session too, as a transaction of plain commands
 // (commit_new.go), and concurrent ones share one transaction per round
-// trip (group_commit.go). A response's event log is a sorted set of
-// batches (events.go).
+// trip (group_commit.go); concurrent turns' scripts share a round trip
+// the same way, as one pipeline. A response's event log is a sorted set
+// of batches (events.go).
 //
 // Keys that a script or a transaction touches together share a hash tag
 // (one slot on a Cluster): everything of one session lives under
