@@ -64,7 +64,7 @@ func (g *groupCommit) commit(ctx context.Context, rdb redis.UniversalClient, que
 		g.mu.Unlock()
 	}
 	// Another commit's context must not end the batch.
-	send(context.WithoutCancel(ctx), rdb, q.batch, g.tx)
+	send(context.WithoutCancel(ctx), rdb, q.batch, g.tx, q)
 	g.mu.Lock()
 	if len(g.queue) == 0 {
 		g.sending--
@@ -92,8 +92,8 @@ func (g *groupCommit) take() []*queuedCommit {
 }
 
 // send writes a batch, as one transaction when tx, and tells each commit
-// but the first (the one sending it) that it is done.
-func send(ctx context.Context, rdb redis.UniversalClient, batch []*queuedCommit, tx bool) {
+// but the one sending it (leader) that it is done.
+func send(ctx context.Context, rdb redis.UniversalClient, batch []*queuedCommit, tx bool, leader *queuedCommit) {
 	var counts []int
 	queue := func(p redis.Pipeliner) error {
 		counts = make([]int, len(batch))
@@ -119,7 +119,7 @@ func send(ctx context.Context, rdb redis.UniversalClient, batch []*queuedCommit,
 		}
 		at += counts[i]
 		q.err = firstError(q.cmds, err)
-		if i > 0 {
+		if q != leader {
 			q.wake <- false
 		}
 	}

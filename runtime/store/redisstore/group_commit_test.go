@@ -30,7 +30,7 @@ func TestGroupCommitTellsEachItsOwnErrors(t *testing.T) {
 			{queue: setAt("a string"), wake: make(chan bool, 1)},
 			{queue: setAt("three"), wake: make(chan bool, 1)},
 		}
-		send(ctx, s.rdb, batch, true)
+		send(ctx, s.rdb, batch, true, batch[0])
 		for i, q := range batch {
 			wantErr := i == 1
 			if (q.err != nil) != wantErr || wantErr && !strings.Contains(q.err.Error(), "WRONGTYPE") {
