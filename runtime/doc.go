@@ -10,6 +10,6 @@
 // deadline; the final receipt, the event log, the transcript messages and the
 // state delta are committed together in a second round trip. A JSON turn
 // that makes a new session skips the first: nobody can know the session
-// before the answer, so its first write (the commit, or the first flush of
-// a turn that runs on) makes the session and takes the lease.
+// before the answer, so its final step makes it; a turn that flushes or
+// suspends before that begins first.
 package runtime

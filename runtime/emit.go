@@ -165,15 +165,13 @@ func (r *Response) flush() {
 }
 
 // beginLate begins a response whose new session is not in the store yet
-// (see begin) before a flush writes its first events: followers may then
-// find it. The caller holds flushMu.
+// (see begin) before a write that does not end it: a flush (followers may
+// then find it) or a suspension's step. The caller holds flushMu.
 func (r *Response) beginLate(ctx context.Context) error {
 	if r.inStore.Load() {
 		return nil
 	}
-	inProgress := r.envelope(StatusInProgress)
-	receipt, _ := inProgress.encode()
-	if _, err := r.svc.store.BeginResponse(ctx, r.beginStep(r.turn.UserID, true, receipt)); err != nil {
+	if _, err := r.svc.store.BeginResponse(ctx, r.beginStep(r.turn.UserID, true)); err != nil {
 		return err
 	}
 	r.inStore.Store(true)
@@ -182,15 +180,21 @@ func (r *Response) beginLate(ctx context.Context) error {
 
 // commit writes a step with every event not yet in Redis, after any flush
 // in flight, so the log stays in sequence order. The events join c, which
-// keeps them should the step have to be written again. The first write of
-// a response whose new session is not in the store yet (see begin) makes
-// the session.
+// keeps them should the step have to be written again. A response whose
+// new session is not in the store yet (see begin) makes it with its final
+// step, or begins first when the step keeps the session (a suspension).
 func (r *Response) commit(ctx context.Context, c *store.Commit) error {
 	r.flushMu.Lock()
 	defer r.flushMu.Unlock()
 	c.Events = append(c.Events, r.takePending()...)
 	if !r.inStore.Load() {
-		c.CreateSession, c.Lease = true, r.svc.lease
+		if !c.Release {
+			if err := r.beginLate(ctx); err != nil {
+				return err
+			}
+		} else {
+			c.CreateSession = true
+		}
 	}
 	err := r.svc.store.CommitResponse(ctx, *c)
 	if err == nil && c.CreateSession {

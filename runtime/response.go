@@ -255,25 +255,27 @@ func (s *Service) StartResponse(ctx context.Context, p Principal, req ResponseRe
 // begin takes the session for the response and returns its state. A new
 // session whose caller learns of it only with the answer (a JSON turn, not
 // in the background) is not begun here: nobody else can know it yet, so
-// there is no lease to take, and the response's first write makes it (see
-// commit and flush). Such a turn costs the store one write instead of two.
+// there is no lease to take. Its final step makes it, when that is its
+// first write (commit); a flush or a suspension first begins it (beginLate).
+// Such a turn costs the store one write instead of two.
 func (r *Response) begin(ctx context.Context, user string, create bool, req ResponseRequest) (map[string]json.RawMessage, error) {
 	s := r.svc
 	if create && !req.Stream && !req.Background {
 		return map[string]json.RawMessage{}, nil
 	}
-	inProgress := r.envelope(StatusInProgress)
-	receipt, _ := inProgress.encode()
-	state, err := s.store.BeginResponse(ctx, r.beginStep(user, create, receipt))
+	state, err := s.store.BeginResponse(ctx, r.beginStep(user, create))
 	if err == nil {
 		r.inStore.Store(true)
 	}
 	return state, err
 }
 
-// beginStep is the store's Begin of the response.
-func (r *Response) beginStep(user string, create bool, receipt []byte) store.Begin {
+// beginStep is the store's Begin of the response, with its in_progress
+// receipt.
+func (r *Response) beginStep(user string, create bool) store.Begin {
 	s := r.svc
+	inProgress := r.envelope(StatusInProgress)
+	receipt, _ := inProgress.encode()
 	return store.Begin{
 		User: user, Session: r.SessionID, ResponseID: r.ID, CreateSession: create,
 		Receipt: receipt, Lease: s.lease, Replica: s.replica, Now: s.timestamp(),

@@ -90,8 +90,8 @@ type Responses interface {
 	// ErrLeaseLost: another response holds the session, or the session is
 	// gone (deleted once the lease lapsed: it is not made again);
 	// ErrReceiptFinal: the receipt is already final. Nothing is written
-	// then. With c.CreateSession it also makes the session, as
-	// BeginResponse would have (see Commit).
+	// then. With c.CreateSession a response's only step also makes its
+	// session, as BeginResponse would have (see Commit).
 	CommitResponse(ctx context.Context, c Commit) error
 	// ReplaceReceipt overwrites a receipt that is not final
 	// (ErrReceiptFinal otherwise).

@@ -80,17 +80,20 @@ type Commit struct {
 	// Replica is the ID of the replica that runs the response (as in Begin).
 	Replica string
 	Now     string
-	// CreateSession makes the session with this step: the response made a
-	// new session that nobody else can know yet, so it skipped
-	// BeginResponse, and this is its first write. The session is made and
-	// listed, the response joins it, and a step that does not Release also
-	// takes the lease for Lease and registers the run; no lease is checked.
-	// When the session exists already (an earlier try of this same step was
-	// written and its answer lost), the step is checked and written as
-	// without CreateSession.
+	// CreateSession makes the session with this step, its response's only
+	// one: the response made a new session that nobody else can know yet,
+	// so it skipped BeginResponse, and this step ends it (Release must be
+	// set: ErrCreateWithoutRelease otherwise). The session is made and
+	// listed, and the response joins it; no lease is checked or taken.
+	// Sent again (its first answer lost), the step is refused as final or
+	// written again the same.
 	CreateSession bool
-	Lease         time.Duration // with CreateSession and no Release: the hold taken
 }
+
+// ErrCreateWithoutRelease refuses a step that would make its session and
+// keep it: such a response begins (BeginResponse) first. Nothing is
+// written.
+var ErrCreateWithoutRelease = errors.New("store: a step that makes its session must release it")
 
 // ErrLeaseLost means another response took the session while this one ran
 // (its lease lapsed); nothing of the step was written.

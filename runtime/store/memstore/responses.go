@@ -52,6 +52,9 @@ func (s *Store) CommitResponse(ctx context.Context, c store.Commit) error {
 	if err := s.closed.check(); err != nil {
 		return err
 	}
+	if c.CreateSession && !c.Release {
+		return store.ErrCreateWithoutRelease
+	}
 	var sh *shard
 	var sp *space
 	if c.CreateSession {
@@ -62,7 +65,7 @@ func (s *Store) CommitResponse(ctx context.Context, c store.Commit) error {
 	now := s.now()
 	created := c.CreateSession && !sp.hasSession
 	if created {
-		s.createForCommit(sp, c, now)
+		s.createForCommit(sp, c)
 	}
 	if sp == nil || !sp.hasSession {
 		// Gone: the step would make a transcript and state without a
@@ -104,7 +107,7 @@ func (s *Store) CommitResponse(ctx context.Context, c store.Commit) error {
 	if c.Wait != nil {
 		s.addWait(sp, c.User, c.Session, c.Wait, now)
 	}
-	if c.Release && !created {
+	if c.Release && !created { // a session made by this step had no lease nor run
 		if held {
 			sp.lease = lease{}
 		}
@@ -118,16 +121,11 @@ func (s *Store) CommitResponse(ctx context.Context, c store.Commit) error {
 }
 
 // createForCommit makes the session of a step with CreateSession, under the
-// space's lock: listed for its user, and held by the response (its run
-// registered) unless the step releases it.
-func (s *Store) createForCommit(sp *space, c store.Commit, now time.Time) {
+// space's lock, and lists it for its user.
+func (s *Store) createForCommit(sp *space, c store.Commit) {
 	sp.session = sessionData{createdAt: c.Now, updatedAt: c.Now}
 	sp.hasSession = true
 	s.users.addSession(c.User, c.Session)
-	if !c.Release {
-		sp.lease = lease{holder: c.ResponseID, expires: now.Add(c.Lease)}
-		s.runs.register(runKey{c.User, c.Session, c.ResponseID, c.Replica}, now.Add(c.Lease))
-	}
 }
 
 // ReplaceReceipt replaces a receipt that is not final, without touching

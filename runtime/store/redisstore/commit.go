@@ -16,11 +16,8 @@ import (
 // KEYS: 1 lease, 2 meta, 3 receipt, 4 state, 5 events, 6 transcript; then,
 // in this order and only when used: the wait's record and the session's
 // waits (a step with a wait), the user's wait index entry (a wait, where
-// one server holds every key), the run registry (a release, or a step that
-// creates the session and keeps its lease, where one server holds every
-// key), the session's responses (a step that creates the session) and the
-// user's session index (one that creates it, where one server holds every
-// key).
+// one server holds every key), the run registry (a release, where one
+// server holds every key).
 //
 // ARGV, as commitCall writes them: 1 the response ID, 2 now, 3 the
 // receipt, 4 its TTL in ms, 5 "1" to release the lease, 6 the number of
@@ -31,10 +28,8 @@ import (
 // response ID, 16 expiry (Unix ms), 17 after sequence, 18 replica, 19 TTL
 // in ms, 20 now (Unix ms), 21 its entry's score in the session's waits, 22
 // "1" when a wait index key is given, 23 the session ID it holds; 24 the
-// run's member when the registry key is given; the session to create: 25
-// "1" to create it, 26 the lease in ms (0: no expiry), 27 the run's score,
-// 28 the escaped response ID, 29 the session ID; then the state's fields
-// and values, then the messages.
+// run's member when the registry key is given; then the state's fields and
+// values, then the messages.
 //
 // It returns 1 when the step is written, 0 when the lease is lost (another
 // response holds it, or the session is gone) and -1 when the receipt is
@@ -47,34 +42,18 @@ if ARGV[13] ~= '' then
   if ARGV[22] == '1' then key = key + 1; waitIndex = KEYS[key] end
 end
 if ARGV[24] ~= '' then key = key + 1; runs = KEYS[key] end
--- A session made by this step, unless an earlier try of it was written.
-local create = ARGV[25] == '1' and redis.call('EXISTS', KEYS[2]) == 0
-local holder, length
-if create then
-  redis.call('SADD', KEYS[key + 1], ARGV[28])
-  if KEYS[key + 2] then redis.call('ZADD', KEYS[key + 2], 0, ARGV[29]) end
-  if ARGV[5] ~= '1' then
-    if tonumber(ARGV[26]) > 0 then
-      redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[26])
-    else
-      redis.call('SET', KEYS[1], ARGV[1])
-    end
-    if runs then redis.call('ZADD', runs, ARGV[27], ARGV[24]) end
-  end
-else
-  holder = redis.call('GET', KEYS[1])
-  if holder and holder ~= ARGV[1] then return 0 end
-  if not holder then
-    -- The lease lapsed: a sweeper may have made the receipt final.
-    local receipt = redis.call('GET', KEYS[3])
-    if receipt and isFinal(receipt) then return -1 end
-  end
-  -- Every session's meta holds msgs: only without it is EXISTS asked.
-  length = redis.call('HGET', KEYS[2], 'msgs')
-  if not length and redis.call('EXISTS', KEYS[2]) == 0 then return 0 end
+local holder = redis.call('GET', KEYS[1])
+if holder and holder ~= ARGV[1] then return 0 end
+if not holder then
+  -- The lease lapsed: a sweeper may have made the receipt final.
+  local receipt = redis.call('GET', KEYS[3])
+  if receipt and isFinal(receipt) then return -1 end
 end
+-- Every session's meta holds msgs: only without it is EXISTS asked.
+local length = redis.call('HGET', KEYS[2], 'msgs')
+if not length and redis.call('EXISTS', KEYS[2]) == 0 then return 0 end
 local fields, messages = tonumber(ARGV[6]), tonumber(ARGV[7])
-local first = 30
+local first = 25
 -- HSET and ZADD take many pairs, in chunks: unpack is bounded by Lua's stack.
 for i = first, first + 2 * fields - 1, 200 do
   redis.call('HSET', KEYS[4], unpack(ARGV, i, math.min(i + 199, first + 2 * fields - 1)))
@@ -96,9 +75,7 @@ if messages > 0 then
     redis.call('ZADD', KEYS[6], unpack(scored))
   end
 end
-if create then
-  redis.call('HSET', KEYS[2], 'createdAt', ARGV[2], 'updatedAt', ARGV[2], 'msgs', messages)
-elseif messages > 0 then
+if messages > 0 then
   redis.call('HSET', KEYS[2], 'msgs', offset + messages, 'updatedAt', ARGV[2])
 elseif fields > 0 then
   redis.call('HSET', KEYS[2], 'updatedAt', ARGV[2])
@@ -126,10 +103,8 @@ return 1
 
 // CommitResponse writes the receipt, its events, the transcript messages,
 // the state delta, the wait and the lease's release of one step atomically,
-// in one script: one round trip. With c.CreateSession the same script
-// makes the session first and takes its lease; a step that makes the
-// session and releases it at once is a transaction instead
-// (commitNewSession).
+// in one script: one round trip. A step with c.CreateSession (which must
+// release) is a transaction instead (commitNewSession).
 //
 // It returns ErrLeaseLost when another response holds the session, or when
 // the session is gone (deleted after the lease lapsed; nothing of it is
@@ -138,24 +113,27 @@ return 1
 // its receipt, and a renewal never takes a lease back over a final
 // receipt). Nothing is written then.
 //
-// On a Cluster the user's wait index, the run registry and the user's
-// session index are written in steps of their own (see cluster.go): a wait
-// is indexed, and a run that a new session's step keeps registered, before
-// the script writes them; a released run is forgotten, and a new session
-// indexed, after it.
+// On a Cluster the user's wait index and the run registry are written in
+// steps of their own (see cluster.go): a wait is indexed before the script
+// writes it, and a released run forgotten after it.
 func (s *Store) CommitResponse(ctx context.Context, c store.Commit) error {
-	if c.CreateSession && c.Release && c.Wait == nil {
+	if c.CreateSession {
+		if !c.Release {
+			return store.ErrCreateWithoutRelease
+		}
 		return s.commitNewSession(ctx, c)
 	}
-	var before, after []bookkeeping
-	if s.clustered {
-		before, after = s.commitBookkeeping(ctx, c)
+	var indexWait, unregister bookkeeping
+	if s.clustered && c.Wait != nil {
+		indexWait = s.indexWait(ctx, c.User, c.Session, c.Wait)
+	}
+	if s.clustered && c.Release {
+		unregister = s.unregisterRun(ctx, c.User, c.Session, c.ResponseID, c.Replica)
 	}
 	// A crash (or a refused commit) after this leaves an index entry whose
 	// wait is missing, which reads as no wait; it expires with the wait.
-	// A run registered then has no receipt: a sweep only forgets it.
-	if err := s.sendBookkeeping(ctx, before...); err != nil {
-		return fmt.Errorf("store: commit response: index the wait or register the run: %w", err)
+	if err := s.sendBookkeeping(ctx, indexWait); err != nil {
+		return fmt.Errorf("store: commit response: index the wait: %w", err)
 	}
 	written, err := s.runScript(ctx, s.commitCall(c)).Int64()
 	if err != nil {
@@ -168,35 +146,15 @@ func (s *Store) CommitResponse(ctx context.Context, c store.Commit) error {
 		return store.ErrReceiptFinal
 	}
 	// The commit is done whatever this answers: a run left registered has
-	// a final receipt, which a sweep only forgets; a session not indexed
-	// is not listed, and is indexed again by nothing (as a begin that
-	// could not index it).
-	_ = s.sendBookkeeping(ctx, after...)
+	// a final receipt, which a sweep only forgets.
+	_ = s.sendBookkeeping(ctx, unregister)
 	return nil
-}
-
-// commitBookkeeping is what a commit on a Cluster writes in steps of its
-// own, before and after its script.
-func (s *Store) commitBookkeeping(ctx context.Context, c store.Commit) (before, after []bookkeeping) {
-	if c.Wait != nil {
-		before = append(before, s.indexWait(ctx, c.User, c.Session, c.Wait))
-	}
-	switch {
-	case c.CreateSession && !c.Release:
-		before = append(before, s.registerRun(ctx, c.User, c.Session, c.ResponseID, c.Replica, c.Lease))
-	case c.Release && !c.CreateSession:
-		after = append(after, s.unregisterRun(ctx, c.User, c.Session, c.ResponseID, c.Replica))
-	}
-	if c.CreateSession {
-		after = append(after, s.indexSession(ctx, c.User, c.Session))
-	}
-	return before, after
 }
 
 // commitCall is commitScript's call for c (see its KEYS and ARGV).
 func (s *Store) commitCall(c store.Commit) scriptCall {
 	k := s.sessionKeys(c.User, c.Session)
-	call := newScriptCall(commitScript, 35+len(c.StateDelta), 12)
+	call := newScriptCall(commitScript, 30+len(c.StateDelta), 10)
 	call.key(k.lease)
 	call.key(k.meta)
 	call.key(k.receipt(c.ResponseID))
@@ -210,18 +168,9 @@ func (s *Store) commitCall(c store.Commit) scriptCall {
 			call.key(s.waitIndexKey(c.User, c.Wait.ID))
 		}
 	}
-	// The registry: a release forgets the run, a new session's step that
-	// keeps its lease registers it (a new session's step that releases it
-	// never registered one).
-	registry := !s.clustered && c.Release != c.CreateSession
+	registry := c.Release && !s.clustered // a release forgets the run
 	if registry {
 		call.key(s.runsKey())
-	}
-	if c.CreateSession {
-		call.key(k.responses)
-		if !s.clustered {
-			call.key(s.indexKey(c.User))
-		}
 	}
 	release := "0"
 	if c.Release {
@@ -241,7 +190,6 @@ func (s *Store) commitCall(c store.Commit) scriptCall {
 	} else {
 		call.str("")
 	}
-	createArgs(&call, c)
 	for field, value := range c.StateDelta {
 		call.str(field)
 		call.bytes(value)
@@ -250,22 +198,6 @@ func (s *Store) commitCall(c store.Commit) scriptCall {
 		call.bytes(m)
 	}
 	return call
-}
-
-// createArgs adds ARGV 25 to 29 of commitScript: the session the step
-// makes, if it makes one.
-func createArgs(call *scriptCall, c store.Commit) {
-	if !c.CreateSession {
-		for range 5 {
-			call.str("")
-		}
-		return
-	}
-	call.str("1")
-	call.num(millis(c.Lease))
-	call.num(time.Now().Add(c.Lease).UnixMilli())
-	call.str(escapeID(c.ResponseID))
-	call.str(c.Session)
 }
 
 // eventArgs adds ARGV 8 to 12 of commitScript: the step's events as one

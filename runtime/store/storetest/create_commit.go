@@ -18,7 +18,7 @@ func testCreatingCommits(t *testing.T, h Harness) {
 
 	t.Run("MakesTheSession", func(t *testing.T) {
 		s := open(t, h)
-		err := s.CommitResponse(ctx, creatingCommit("u", "s", "resp_1", true))
+		err := s.CommitResponse(ctx, creatingCommit("u", "s", "resp_1"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -55,36 +55,20 @@ func testCreatingCommits(t *testing.T, h Harness) {
 			t.Fatal("the receipt outlived its session")
 		}
 	})
-	t.Run("KeepsTheLeaseWithoutRelease", func(t *testing.T) {
+	t.Run("MustRelease", func(t *testing.T) {
+		// A step that would make its session and keep it is refused, and
+		// nothing of it is kept: such a response begins first.
 		s := open(t, h)
-		c := creatingCommit("u", "s", "resp_1", false)
-		c.Lease = shortLease
-		c.Receipt = inProgress
-		if err := s.CommitResponse(ctx, c); err != nil {
-			t.Fatal(err)
+		c := creatingCommit("u", "s", "resp_1")
+		c.Release, c.Receipt = false, inProgress
+		if err := s.CommitResponse(ctx, c); !errors.Is(err, store.ErrCreateWithoutRelease) {
+			t.Fatalf("a step that makes its session and keeps it: %v, want ErrCreateWithoutRelease", err)
 		}
-		if _, err := s.BeginResponse(ctx, beginArgs("u", "s", "resp_2", false, time.Minute)); !errors.Is(err, store.ErrSessionBusy) {
-			t.Fatalf("begin while the new session is held: %v, want ErrSessionBusy", err)
+		if _, found, _ := s.GetSession(ctx, "u", "s"); found {
+			t.Fatal("a refused step made its session")
 		}
-		// Its run is registered: once the lease lapses, a sweep fails it.
-		h.Elapse(lapse)
-		swept, err := s.SweepLapsed(ctx, time.Now(), 10, always, failed)
-		want := store.Lapsed{User: "u", Session: "s", ResponseID: "resp_1", Replica: "r1"}
-		if err != nil || len(swept) != 1 || swept[0] != want {
-			t.Fatalf("swept %v %v, want %v", swept, err, want)
-		}
-	})
-	t.Run("HeldThenReleased", func(t *testing.T) {
-		s := open(t, h)
-		c := creatingCommit("u", "s", "resp_1", false)
-		c.Receipt = inProgress
-		if err := s.CommitResponse(ctx, c); err != nil {
-			t.Fatal(err)
-		}
-		finish(t, s, "u", "s", "resp_1")
-		mustBegin(t, s, "u", "s", "resp_2", false, time.Minute)
-		if swept, err := s.SweepLapsed(ctx, time.Now().Add(time.Hour), 10, always, failed); err != nil || len(swept) != 0 {
-			t.Fatalf("a released run is still registered: %v %v", swept, err)
+		if _, found, _ := s.Receipt(ctx, "u", "s", "resp_1"); found {
+			t.Fatal("a refused step kept its receipt")
 		}
 	})
 	t.Run("WrittenAgainChangesNothing", func(t *testing.T) {
@@ -93,7 +77,7 @@ func testCreatingCommits(t *testing.T, h Harness) {
 		// as final or written again the same: nothing is there twice.
 		s := open(t, h)
 		for _, session := range []string{"s1", "s2"} {
-			c := creatingCommit("u", session, "resp_1", true)
+			c := creatingCommit("u", session, "resp_1")
 			if err := s.CommitResponse(ctx, c); err != nil {
 				t.Fatal(err)
 			}
@@ -120,7 +104,7 @@ func testCreatingCommits(t *testing.T, h Harness) {
 	t.Run("OtherSessionsUntouched", func(t *testing.T) {
 		s := open(t, h)
 		mustBegin(t, s, "u", "old", "resp_0", true, time.Minute)
-		if err := s.CommitResponse(ctx, creatingCommit("u", "s", "resp_1", true)); err != nil {
+		if err := s.CommitResponse(ctx, creatingCommit("u", "s", "resp_1")); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := s.BeginResponse(ctx, beginArgs("u", "old", "resp_2", false, time.Minute)); !errors.Is(err, store.ErrSessionBusy) {
@@ -132,14 +116,14 @@ func testCreatingCommits(t *testing.T, h Harness) {
 	})
 }
 
-// creatingCommit is the first step of response rid, which makes the
+// creatingCommit is the only step of response rid, which makes the
 // user's session: a completed receipt, two events, two messages and a
-// state key, released when release.
-func creatingCommit(user, session, rid string, release bool) store.Commit {
+// state key.
+func creatingCommit(user, session, rid string) store.Commit {
 	return store.Commit{User: user, Session: session, ResponseID: rid, Receipt: completed,
 		Events:        []store.Event{ev(0), ev(1)},
 		Messages:      [][]byte{[]byte(`{"id":"m1"}`), []byte(`{"id":"m2"}`)},
 		StateDelta:    map[string]json.RawMessage{"k": json.RawMessage(`"v"`)},
-		Release:       release,
-		CreateSession: true, Lease: time.Minute, Replica: "r1", Now: "t1"}
+		Release:       true,
+		CreateSession: true, Replica: "r1", Now: "t1"}
 }
