@@ -21,7 +21,7 @@ import (
 // lost), it writes the same values again.
 //
 // Where one server holds every key, concurrent ones go together in one
-// transaction (group_commit.go). On a Cluster each goes on its own, and
+// transaction (round_trips.go). On a Cluster each goes on its own, and
 // the user's session index is written after it, in a step of its own (see
 // cluster.go).
 func (s *Store) commitNewSession(ctx context.Context, c store.Commit) error {
@@ -31,7 +31,7 @@ func (s *Store) commitNewSession(ctx context.Context, c store.Commit) error {
 	if s.clustered {
 		_, err = s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error { queue(p); return nil })
 	} else {
-		err = s.commits.commit(ctx, s.rdb, queue)
+		err = s.commits.do(ctx, s.rdb, queue)
 	}
 	if err != nil {
 		return fmt.Errorf("store: commit response: %w", err)

@@ -17,7 +17,7 @@
 // Cluster. A JSON turn that makes a new session is one round trip: its
 // only step makes the session too, as a transaction of plain commands
 // (commit_new.go), and concurrent ones share one transaction per round
-// trip (group_commit.go); concurrent turns' scripts share a round trip
+// trip (round_trips.go); concurrent turns' scripts share a round trip
 // the same way, as one pipeline. A response's event log is a sorted set
 // of batches (events.go).
 //
@@ -57,7 +57,7 @@
 // cluster.go (transactions that keep to one slot, and the bookkeeping
 // beside them), scripts.go (every Lua script, loaded at Open, and how the
 // turn's scripts are called), session.go, begin.go and commit.go (a
-// response's begin and its steps), commit_new.go and group_commit.go (a
+// response's begin and its steps), commit_new.go and round_trips.go (a
 // new session's one-step turn, and those sent together), response.go (receipts, leases,
 // transcripts), events.go,
 // runs.go (the sweeper's registry), waits.go, asset.go, secret.go, hub.go

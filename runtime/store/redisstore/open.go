@@ -51,17 +51,17 @@ type Store struct {
 	embedded   *miniredis.Miniredis
 	clustered  bool // a Redis Cluster: a transaction keeps to one slot (see cluster.go)
 	describe   string
-	relay      relayParts  // relay.go
-	runs       string      // the run registry's key (runs.go), made once
-	commits    groupCommit // new sessions' commits sent together (group_commit.go)
-	scripts    groupCommit // the turns' scripts sent together (scripts.go)
+	relay      relayParts     // relay.go
+	runs       string         // the run registry's key (runs.go), made once
+	commits    roundTripGroup // new sessions' commits sent together (round_trips.go)
+	scripts    roundTripGroup // the turns' scripts sent together (scripts.go)
 }
 
 // Open connects to Redis, or starts an embedded miniredis (for tests) when
 // opts.URL is empty, and checks that the server answers and loads the
 // store's scripts.
 func Open(ctx context.Context, opts Options) (*Store, error) {
-	s := &Store{prefix: opts.KeyPrefix, receiptTTL: opts.ReceiptTTL, timeout: opts.Timeout, commits: groupCommit{tx: true}}
+	s := &Store{prefix: opts.KeyPrefix, receiptTTL: opts.ReceiptTTL, timeout: opts.Timeout, commits: roundTripGroup{tx: true}}
 	if s.prefix == "" {
 		s.prefix = "harnest:"
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// groupCommit sends the commands of concurrent callers together: while
+// roundTripGroup sends the commands of concurrent callers together: while
 // batches are in flight, the calls that arrive queue up, and the next one
 // to go sends everything queued in one round trip. A lone call goes at
 // once, as before; under load each round trip (a write and a read on both
@@ -21,36 +21,36 @@ import (
 // is all or nothing as a whole); each call is told the errors of its own
 // commands. On a Cluster a transaction keeps to one slot, so there each
 // call is sent on its own (the callers do not use a group).
-type groupCommit struct {
+type roundTripGroup struct {
 	tx      bool // a batch is one transaction, not a plain pipeline
 	mu      sync.Mutex
-	queue   []*queuedCommit
+	queue   []*queuedCall
 	sending int // batches in flight
 }
 
-// queuedCommit is one commit waiting in, or leading, a batch.
-type queuedCommit struct {
-	queue func(p redis.Pipeliner) // adds the commit's commands
+// queuedCall is one call waiting in, or leading, a batch.
+type queuedCall struct {
+	queue func(p redis.Pipeliner) // adds the call's commands
 	cmds  []redis.Cmder           // its commands, once sent
 	err   error
-	// wake tells a waiting commit that its batch was sent (false), or
-	// that it sends the batch it is handed (true). Each commit is woken
-	// once at most.
+	// wake tells a waiting call that its batch was sent (false), or that
+	// it sends the batch it is handed (true). Each call is woken once at
+	// most.
 	wake  chan bool
-	batch []*queuedCommit
+	batch []*queuedCall
 }
 
 // Bounds: batches in flight at once (two keep Redis busy while one
-// travels), and commits in one batch.
+// travels), and calls in one batch.
 const (
 	maxBatchesInFlight = 2
-	maxBatchCommits    = 64
+	maxBatchCalls      = 64
 )
 
-// commit sends the commit's commands, in a batch with others when some
-// are waiting, and returns the error of its own commands.
-func (g *groupCommit) commit(ctx context.Context, rdb redis.UniversalClient, queue func(p redis.Pipeliner)) error {
-	q := &queuedCommit{queue: queue, wake: make(chan bool, 1)}
+// do sends the call's commands, in a batch with others when some are
+// waiting, and returns the error of its own commands.
+func (g *roundTripGroup) do(ctx context.Context, rdb redis.UniversalClient, queue func(p redis.Pipeliner)) error {
+	q := &queuedCall{queue: queue, wake: make(chan bool, 1)}
 	g.mu.Lock()
 	g.queue = append(g.queue, q)
 	if g.sending >= maxBatchesInFlight {
@@ -63,15 +63,15 @@ func (g *groupCommit) commit(ctx context.Context, rdb redis.UniversalClient, que
 		q.batch = g.take()
 		g.mu.Unlock()
 	}
-	// Another commit's context must not end the batch.
-	send(context.WithoutCancel(ctx), rdb, q.batch, g.tx, q)
+	// Another call's context must not end the batch.
+	sendBatch(context.WithoutCancel(ctx), rdb, q.batch, g.tx, q)
 	g.mu.Lock()
 	if len(g.queue) == 0 {
 		g.sending--
 		g.mu.Unlock()
 		return q.err
 	}
-	// Hand what queued meanwhile to its first commit, which sends it; this
+	// Hand what queued meanwhile to its first call, which sends it; this
 	// one returns.
 	next := g.queue[0]
 	next.batch = g.take()
@@ -80,9 +80,9 @@ func (g *groupCommit) commit(ctx context.Context, rdb redis.UniversalClient, que
 	return q.err
 }
 
-// take removes up to maxBatchCommits queued commits; the caller holds mu.
-func (g *groupCommit) take() []*queuedCommit {
-	n := min(len(g.queue), maxBatchCommits)
+// take removes up to maxBatchCalls queued calls; the caller holds mu.
+func (g *roundTripGroup) take() []*queuedCall {
+	n := min(len(g.queue), maxBatchCalls)
 	batch := g.queue[:n:n]
 	g.queue = g.queue[n:]
 	if len(g.queue) == 0 {
@@ -91,9 +91,9 @@ func (g *groupCommit) take() []*queuedCommit {
 	return batch
 }
 
-// send writes a batch, as one transaction when tx, and tells each commit
-// but the one sending it (leader) that it is done.
-func send(ctx context.Context, rdb redis.UniversalClient, batch []*queuedCommit, tx bool, leader *queuedCommit) {
+// sendBatch writes a batch, as one transaction when tx, and tells each
+// call but the one sending it (leader) that it is done.
+func sendBatch(ctx context.Context, rdb redis.UniversalClient, batch []*queuedCall, tx bool, leader *queuedCall) {
 	var counts []int
 	queue := func(p redis.Pipeliner) error {
 		counts = make([]int, len(batch))
@@ -125,8 +125,8 @@ func send(ctx context.Context, rdb redis.UniversalClient, batch []*queuedCommit,
 	}
 }
 
-// firstError is the first error among a commit's commands; a batch that
-// failed as a whole (no answer, or not a transaction) fails every commit.
+// firstError is the first error among a call's commands; a batch that
+// failed as a whole (no answer, or not a transaction) fails every call.
 func firstError(cmds []redis.Cmder, batchErr error) error {
 	var rerr redis.Error
 	if batchErr != nil && (len(cmds) == 0 || !errors.As(batchErr, &rerr)) {

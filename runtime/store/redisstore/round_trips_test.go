@@ -12,11 +12,11 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// A batch of commits is one transaction, and each commit is told the
-// errors of its own commands only: a commit whose key holds the wrong type
-// fails, the others in the batch are written, and every commit but the
-// one that sent the batch is woken as done.
-func TestGroupCommitTellsEachItsOwnErrors(t *testing.T) {
+// A batch of calls is one transaction, and each call is told the errors
+// of its own commands only: a call whose key holds the wrong type fails,
+// the others in the batch are written, and every call but the one that
+// sent the batch is woken as done.
+func TestBatchTellsEachCallItsOwnErrors(t *testing.T) {
 	eachStore(t, func(t *testing.T, s *Store) {
 		ctx := context.Background()
 		if err := s.rdb.Set(ctx, s.prefix+"a string", "x", 0).Err(); err != nil {
@@ -25,28 +25,28 @@ func TestGroupCommitTellsEachItsOwnErrors(t *testing.T) {
 		setAt := func(key string) func(p redis.Pipeliner) {
 			return func(p redis.Pipeliner) { p.HSet(ctx, s.prefix+key, "f", "v"); p.Incr(ctx, s.prefix+key+":n") }
 		}
-		batch := []*queuedCommit{
+		batch := []*queuedCall{
 			{queue: setAt("one"), wake: make(chan bool, 1)},
 			{queue: setAt("a string"), wake: make(chan bool, 1)},
 			{queue: setAt("three"), wake: make(chan bool, 1)},
 		}
-		send(ctx, s.rdb, batch, true, batch[0])
+		sendBatch(ctx, s.rdb, batch, true, batch[0])
 		for i, q := range batch {
 			wantErr := i == 1
 			if (q.err != nil) != wantErr || wantErr && !strings.Contains(q.err.Error(), "WRONGTYPE") {
-				t.Errorf("commit %d: %v, want an error: %v", i, q.err, wantErr)
+				t.Errorf("call %d: %v, want an error: %v", i, q.err, wantErr)
 			}
 			if len(q.cmds) != 2 {
-				t.Errorf("commit %d has %d commands, want its 2", i, len(q.cmds))
+				t.Errorf("call %d has %d commands, want its 2", i, len(q.cmds))
 			}
 			select {
 			case done := <-q.wake:
 				if i == 0 || done {
-					t.Errorf("commit %d woken with %v", i, done)
+					t.Errorf("call %d woken with %v", i, done)
 				}
 			default:
 				if i > 0 {
-					t.Errorf("commit %d was not woken", i)
+					t.Errorf("call %d was not woken", i)
 				}
 			}
 		}
@@ -60,7 +60,7 @@ func TestGroupCommitTellsEachItsOwnErrors(t *testing.T) {
 
 // Many concurrent new sessions' turns, committed in batches, are all
 // written, each whole.
-func TestGroupCommitUnderLoad(t *testing.T) {
+func TestNewSessionsCommittedInBatches(t *testing.T) {
 	eachStore(t, func(t *testing.T, s *Store) {
 		ctx := context.Background()
 		const turns = 200

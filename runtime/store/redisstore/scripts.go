@@ -157,7 +157,7 @@ func (s *Store) runScript(ctx context.Context, c scriptCall) *redis.Cmd {
 }
 
 // sendScript sends the call: on its own on a Cluster, and otherwise with
-// the scripts of concurrent turns in one round trip (group_commit.go).
+// the scripts of concurrent turns in one round trip (round_trips.go).
 func (s *Store) sendScript(ctx context.Context, c scriptCall) *redis.Cmd {
 	cmd := redis.NewCmd(ctx, c.args...)
 	if c.keys > 0 {
@@ -167,7 +167,7 @@ func (s *Store) sendScript(ctx context.Context, c scriptCall) *redis.Cmd {
 		_ = s.rdb.Process(ctx, cmd)
 		return cmd
 	}
-	err := s.scripts.commit(ctx, s.rdb, func(p redis.Pipeliner) { _ = p.Process(ctx, cmd) })
+	err := s.scripts.do(ctx, s.rdb, func(p redis.Pipeliner) { _ = p.Process(ctx, cmd) })
 	if err != nil && cmd.Err() == nil {
 		cmd.SetErr(err)
 	}
