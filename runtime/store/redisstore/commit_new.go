@@ -96,21 +96,11 @@ func (s *Store) newSessionCommands(c store.Commit) *newSessionTx {
 		tx.end()
 	}
 	if len(c.Events) > 0 {
-		log, last := k.events(c.ResponseID), c.Events[len(c.Events)-1].Sequence
-		tx.word("zadd")
-		tx.str(log)
-		tx.num(int64(last))
+		// The whole log is this one batch: a plain string (see events.go).
+		tx.word("set")
+		tx.str(k.events(c.ResponseID))
 		tx.bytes(eventMember(c.Events))
-		tx.end()
-		if below := trimBelow(last); below != "" {
-			tx.word("zremrangebyscore")
-			tx.str(log)
-			tx.word("-inf")
-			tx.str(below)
-			tx.end()
-		}
-		tx.word("pexpire")
-		tx.str(log)
+		tx.word("px")
 		tx.num(millis(s.receiptTTL))
 		tx.end()
 	}

@@ -135,3 +135,24 @@ func TestCommitOfALargeStep(t *testing.T) {
 		}
 	})
 }
+
+// The one step of a new session's turn keeps its event log as one plain
+// string (events.go), with the receipt's TTL; the contract reads it
+// (storetest, ItsLogReadsFromAnyPosition).
+func TestNewSessionLogIsOneString(t *testing.T) {
+	eachStore(t, func(t *testing.T, s *Store) {
+		ctx := context.Background()
+		err := s.CommitResponse(ctx, store.Commit{User: "u", Session: "s", ResponseID: "resp_1",
+			Receipt: []byte(`{"status":"completed"}`), Events: events(0, 2), Release: true, CreateSession: true, Now: "t1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		log := s.sessionKeys("u", "s").events("resp_1")
+		if kind, err := s.rdb.Type(ctx, log).Result(); err != nil || kind != "string" {
+			t.Fatalf("the log is a %q (%v), want a string", kind, err)
+		}
+		if ttl, err := s.rdb.PTTL(ctx, log).Result(); err != nil || ttl <= 0 || ttl > s.receiptTTL {
+			t.Fatalf("the log's TTL is %v (%v), want at most %v", ttl, err, s.receiptTTL)
+		}
+	})
+}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -21,6 +22,13 @@ import (
 // (n. A member is the batch's first sequence, the length of its types,
 // the types (comma-separated) and the events' JSON as an array:
 // "3:27:response.output_text.delta[{...}]" (see appendEventMember).
+//
+// A log written in one batch, by the one step of a new session's turn
+// (commit_new.go), is that batch's member as a plain string instead: a
+// sorted set of one member costs Redis a skiplist, a dict and an expiry
+// command more. No later write adds to such a log (the step was the
+// response's last), and a reader meeting a string reads it as the one
+// member it is.
 //
 // A sorted set rather than a stream: Redis gives a new stream's first node
 // 4 KiB at once, which a short turn's log never fills, and a batch written
@@ -199,28 +207,43 @@ const maxEventsPerRead = 1 << 30
 // after sequence after: those whose last event is one of the next want
 // sequences, and the first batch past them. more reports that there may be
 // further batches (the batch past them was read whole). With want < 1 it
-// reads every batch after after.
+// reads every batch after after. A log of one batch (a plain string) is
+// read whole.
 func (s *Store) eventEntries(ctx context.Context, key string, after, want int) (members []string, more bool, err error) {
 	from := "(" + strconv.Itoa(after)
 	if want < 1 {
 		members, err = s.rdb.ZRangeByScore(ctx, key, &redis.ZRangeBy{Min: from, Max: "+inf"}).Result()
-		if err != nil {
-			return nil, false, fmt.Errorf("store: read events: %w", err)
+	} else {
+		through := strconv.Itoa(after + want)
+		var within, next *redis.StringSliceCmd
+		_, err = s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+			within = p.ZRangeByScore(ctx, key, &redis.ZRangeBy{Min: from, Max: through})
+			next = p.ZRangeByScore(ctx, key, &redis.ZRangeBy{Min: "(" + through, Max: "+inf", Count: 1})
+			return nil
+		})
+		if err == nil {
+			members, more = append(within.Val(), next.Val()...), len(next.Val()) > 0
 		}
-		return members, false, nil
 	}
-	through := strconv.Itoa(after + want)
-	var within, next *redis.StringSliceCmd
-	_, err = s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-		within = p.ZRangeByScore(ctx, key, &redis.ZRangeBy{Min: from, Max: through})
-		next = p.ZRangeByScore(ctx, key, &redis.ZRangeBy{Min: "(" + through, Max: "+inf", Count: 1})
-		return nil
-	})
+	if redis.HasErrorPrefix(err, "WRONGTYPE") {
+		return s.oneBatchLog(ctx, key)
+	}
 	if err != nil {
 		return nil, false, fmt.Errorf("store: read events: %w", err)
 	}
-	members = append(within.Val(), next.Val()...)
-	return members, len(next.Val()) > 0, nil
+	return members, more, nil
+}
+
+// oneBatchLog reads a log kept as a plain string: its one member.
+func (s *Store) oneBatchLog(ctx context.Context, key string) (members []string, more bool, err error) {
+	member, err := s.rdb.Get(ctx, key).Result()
+	switch {
+	case errors.Is(err, redis.Nil):
+		return nil, false, nil // expired, or deleted, since the first read
+	case err != nil:
+		return nil, false, fmt.Errorf("store: read events: %w", err)
+	}
+	return []string{member}, false, nil
 }
 
 // eventsChannel is where a response's new events are announced.

@@ -54,6 +54,32 @@ func testCreatingCommits(t *testing.T, h Harness) {
 		if _, found, _ := s.Receipt(ctx, "u", "s", "resp_1"); found {
 			t.Fatal("the receipt outlived its session")
 		}
+		if events, err := s.EventsAfter(ctx, "u", "s", "resp_1", -1, 10); err != nil || len(events) != 0 {
+			t.Fatalf("the event log outlived its session: %+v %v", events, err)
+		}
+	})
+	t.Run("ItsLogReadsFromAnyPosition", func(t *testing.T) {
+		// The step's events are the response's whole log: read from the
+		// start, from inside, in pages, and past its end.
+		s := open(t, h)
+		c := creatingCommit("u", "s", "resp_1")
+		c.Events = []store.Event{ev(0), ev(1), ev(2), ev(3), ev(4)}
+		if err := s.CommitResponse(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+		for _, read := range []struct{ after, limit, first, n int }{
+			{-1, 0, 0, 5}, {-1, 2, 0, 2}, {1, 2, 2, 2}, {3, 0, 4, 1}, {4, 0, 0, 0}, {9, 3, 0, 0},
+		} {
+			events, err := s.EventsAfter(ctx, "u", "s", "resp_1", read.after, read.limit)
+			if err != nil || len(events) != read.n {
+				t.Fatalf("after %d, limit %d: %+v %v, want %d events", read.after, read.limit, events, err, read.n)
+			}
+			for i, e := range events {
+				if e.Sequence != read.first+i || string(e.JSON) != string(ev(read.first+i).JSON) {
+					t.Fatalf("after %d, limit %d: event %d is %+v", read.after, read.limit, i, e)
+				}
+			}
+		}
 	})
 	t.Run("MustRelease", func(t *testing.T) {
 		// A step that would make its session and keep it is refused, and
