@@ -14,9 +14,11 @@ import (
 // beginScript takes a session's lease for a response and writes its
 // in_progress receipt, or refuses and writes nothing.
 //
-// KEYS: 1 meta, 2 state, 3 lease, 4 receipt, 5 responses; where one server
-// holds every key (not a Cluster, see cluster.go) also 6 the run registry
-// and, for a new session, 7 the user's session index.
+// KEYS: 1 meta, 2 state, 3 lease, 4 receipt; where one server holds every
+// key (not a Cluster, see cluster.go) also 5 the run registry and, for a
+// new session, 6 the user's session index.
+// The response joins the session's list of responses: a field r:<escaped
+// ID> of its meta (keys.go).
 // ARGV: 1 "1" to create the session, 2 now, 3 the response ID, 4 the lease
 // in ms (0: no expiry), 5 the receipt, 6 its TTL in ms, 7 the escaped
 // response ID, 8 the run's score, 9 the run's member, 10 the session ID.
@@ -38,9 +40,9 @@ if create then
   redis.call('HSET', KEYS[1], 'createdAt', ARGV[2], 'updatedAt', ARGV[2], 'msgs', 0)
 end
 redis.call('SET', KEYS[4], ARGV[5], 'PX', ARGV[6])
-redis.call('SADD', KEYS[5], ARGV[7])
-if KEYS[6] then redis.call('ZADD', KEYS[6], ARGV[8], ARGV[9]) end
-if KEYS[7] then redis.call('ZADD', KEYS[7], 0, ARGV[10]) end
+redis.call('HSET', KEYS[1], 'r:' .. ARGV[7], '')
+if KEYS[5] then redis.call('ZADD', KEYS[5], ARGV[8], ARGV[9]) end
+if KEYS[6] then redis.call('ZADD', KEYS[6], 0, ARGV[10]) end
 if create then return {} end
 return redis.call('HGETALL', KEYS[2])
 `)
@@ -103,7 +105,6 @@ func (s *Store) beginCall(b store.Begin) scriptCall {
 	c.key(k.state)
 	c.key(k.lease)
 	c.key(k.receipt(b.ResponseID))
-	c.key(k.responses)
 	if !s.clustered {
 		c.key(s.runsKey())
 		if b.CreateSession {

@@ -68,17 +68,13 @@ func (tx *newSessionTx) queue(ctx context.Context, p redis.Pipeliner) {
 	}
 }
 
-// newSessionCommands are commitNewSession's commands for c: the session's
-// responses, the user's index (one server), the state, the event log, the
-// transcript, the session's meta and the receipt.
+// newSessionCommands are commitNewSession's commands for c: the user's
+// index (one server), the state, the event log, the transcript, the
+// session's meta (with its one response) and the receipt.
 func (s *Store) newSessionCommands(c store.Commit) *newSessionTx {
 	k := s.sessionKeys(c.User, c.Session)
 	strs := 12 + 2*len(c.StateDelta)
 	tx := &newSessionTx{argList: newArgList(36+2*len(c.StateDelta)+2*len(c.Messages), strs, 6+len(c.Messages))}
-	tx.word("sadd")
-	tx.str(k.responses)
-	tx.str(escapeID(c.ResponseID))
-	tx.end()
 	if !s.clustered {
 		tx.word("zadd")
 		tx.str(s.indexKey(c.User))
@@ -121,6 +117,8 @@ func (s *Store) newSessionCommands(c store.Commit) *newSessionTx {
 	tx.str(c.Now)
 	tx.word("msgs")
 	tx.num(int64(len(c.Messages)))
+	tx.str(responseField(c.ResponseID))
+	tx.word("")
 	tx.end()
 	tx.word("set")
 	tx.str(k.receipt(c.ResponseID))

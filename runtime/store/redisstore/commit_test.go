@@ -156,3 +156,35 @@ func TestNewSessionLogIsOneString(t *testing.T) {
 		}
 	})
 }
+
+// A session's responses are fields of its meta; a session made before
+// kept them in a set of their own, and deleting it still deletes them.
+func TestDeleteSessionOfTheOlderForm(t *testing.T) {
+	eachStore(t, func(t *testing.T, s *Store) {
+		ctx := context.Background()
+		beginNew(t, s)
+		finish := store.Commit{User: "u", Session: "s", ResponseID: "resp_1", Receipt: []byte(`{"status":"completed"}`),
+			Events: events(0, 1), Release: true, Now: "t2"}
+		if err := s.CommitResponse(ctx, finish); err != nil {
+			t.Fatal(err)
+		}
+		k := s.sessionKeys("u", "s")
+		if has, err := s.rdb.HExists(ctx, k.meta, responseField("resp_1")).Result(); err != nil || !has {
+			t.Fatalf("the response is not a field of its session's meta (%v, %v)", has, err)
+		}
+		// An older response: in the set, not in the meta.
+		if err := s.rdb.SAdd(ctx, k.responses, "resp_0").Err(); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.rdb.Set(ctx, k.receipt("resp_0"), `{"status":"completed"}`, time.Hour).Err(); err != nil {
+			t.Fatal(err)
+		}
+		if found, err := s.DeleteSession(ctx, "u", "s"); err != nil || !found {
+			t.Fatalf("delete: %v %v", found, err)
+		}
+		left, err := s.rdb.Exists(ctx, k.receipt("resp_0"), k.receipt("resp_1"), k.events("resp_1"), k.responses, k.meta).Result()
+		if err != nil || left != 0 {
+			t.Fatalf("%d keys of the session left (%v)", left, err)
+		}
+	})
+}

@@ -18,11 +18,11 @@ func escapeID(id string) string {
 // script may touch them together (also on Redis Cluster).
 type sessionKeys struct {
 	tag       string // prefix + "{s:user:session}"
-	meta      string // HASH createdAt, updatedAt, msgs (transcript length)
+	meta      string // HASH createdAt, updatedAt, msgs (transcript length), r:<escaped response ID> "" for each response
 	state     string // HASH top-level state key -> JSON value
 	msgs      string // ZSET transcript: score = offset, member = message JSON
 	lease     string // STRING id of the response that holds the session
-	responses string // SET ids of the session's responses, to delete them with it
+	responses string // SET escaped IDs of the responses of a session made before they were meta fields, to delete them with it
 }
 
 // sessionKeySuffixes follow the tag in sessionKeys' fields, in order.
@@ -55,6 +55,10 @@ func (s *Store) sessionKeys(user, session string) sessionKeys {
 	}
 	return sessionKeys{tag: key(0), meta: key(1), state: key(2), msgs: key(3), lease: key(4), responses: key(5)}
 }
+
+// responseField is a response's field in its session's meta: the
+// session's responses are deleted with it.
+func responseField(responseID string) string { return "r:" + escapeID(responseID) }
 
 // receipt and events are a response's keys, under its session's tag.
 func (k sessionKeys) receipt(responseID string) string { return k.tag + ":r:" + escapeID(responseID) }

@@ -40,9 +40,10 @@ func (s *Store) CreateSession(ctx context.Context, user, id string, state map[st
 // that ID.
 func (s *Store) GetSession(ctx context.Context, user, id string) (sess store.Session, found bool, err error) {
 	k := s.sessionKeys(user, id)
-	var meta, state *redis.MapStringStringCmd
+	var meta *redis.SliceCmd
+	var state *redis.MapStringStringCmd
 	err = s.pipelined(ctx, func(p redis.Pipeliner) {
-		meta = p.HGetAll(ctx, k.meta)
+		meta = readMeta(ctx, p, k)
 		state = p.HGetAll(ctx, k.state)
 	})
 	if err != nil {
@@ -68,12 +69,12 @@ func (s *Store) ListSessions(ctx context.Context, user, after string, limit int)
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	metas := make([]*redis.MapStringStringCmd, len(ids))
+	metas := make([]*redis.SliceCmd, len(ids))
 	states := make([]*redis.MapStringStringCmd, len(ids))
 	err = s.pipelined(ctx, func(p redis.Pipeliner) {
 		for i, id := range ids {
 			k := s.sessionKeys(user, id)
-			metas[i] = p.HGetAll(ctx, k.meta)
+			metas[i] = readMeta(ctx, p, k)
 			states[i] = p.HGetAll(ctx, k.state)
 		}
 	})
@@ -101,10 +102,11 @@ return 1
 func (s *Store) PatchState(ctx context.Context, user, id string, delta map[string]json.RawMessage, now string) (store.Session, bool, error) {
 	k := s.sessionKeys(user, id)
 	args := append([]any{now}, stateArgs(delta)...)
-	var meta, state *redis.MapStringStringCmd
+	var meta *redis.SliceCmd
+	var state *redis.MapStringStringCmd
 	err := s.pipelined(ctx, func(p redis.Pipeliner) {
 		patchStateScript.Run(ctx, p, []string{k.meta, k.state}, args...)
-		meta = p.HGetAll(ctx, k.meta)
+		meta = readMeta(ctx, p, k)
 		state = p.HGetAll(ctx, k.state)
 	})
 	if err != nil {
@@ -115,17 +117,23 @@ func (s *Store) PatchState(ctx context.Context, user, id string, delta map[strin
 }
 
 // deleteSessionScript deletes a session's keys unless a response holds it.
-// KEYS: meta, state, msgs, lease, responses, assets, assetBytes, waits;
+// KEYS: meta, state, msgs, lease, responses (an older session's set),
+// assets, assetBytes, waits;
 // ARGV[1]: the session's tag. It returns {0, 0} when there is no session,
 // {-1, 0} when it is held, otherwise {1, the assets' bytes, the escaped
 // IDs of its waits...}.
 var deleteSessionScript = redis.NewScript(`
 if redis.call('EXISTS', KEYS[1]) == 0 then return {0, 0} end
 if redis.call('EXISTS', KEYS[4]) == 1 then return {-1, 0} end
-for _, id in ipairs(redis.call('SMEMBERS', KEYS[5])) do
+local function deleteResponse(id)
   -- :e: is the event log as versions before the sorted set kept it.
   redis.call('DEL', ARGV[1] .. ':r:' .. id, ARGV[1] .. ':l:' .. id, ARGV[1] .. ':e:' .. id)
 end
+for _, field in ipairs(redis.call('HKEYS', KEYS[1])) do
+  if string.sub(field, 1, 2) == 'r:' then deleteResponse(string.sub(field, 3)) end
+end
+-- Sessions made before the responses were meta fields list them in a set.
+for _, id in ipairs(redis.call('SMEMBERS', KEYS[5])) do deleteResponse(id) end
 for _, id in ipairs(redis.call('SMEMBERS', KEYS[6])) do
   redis.call('DEL', ARGV[1] .. ':ad:' .. id, ARGV[1] .. ':am:' .. id)
 end
@@ -212,17 +220,28 @@ func stateArgs(state map[string]json.RawMessage) []any {
 	return args
 }
 
-func sessionFrom(user, id string, meta, state map[string]string) (store.Session, bool) {
-	if len(meta) == 0 {
+func sessionFrom(user, id string, meta []any, state map[string]string) (store.Session, bool) {
+	if len(meta) != 2 {
 		return store.Session{}, false
 	}
+	createdAt, ok := meta[0].(string)
+	if !ok {
+		return store.Session{}, false // no meta: no such session
+	}
+	updatedAt, _ := meta[1].(string)
 	sess := store.Session{
 		ID: id, UserID: user,
 		State:     make(map[string]json.RawMessage, len(state)),
-		CreatedAt: meta["createdAt"], UpdatedAt: meta["updatedAt"],
+		CreatedAt: createdAt, UpdatedAt: updatedAt,
 	}
 	for key, value := range state {
 		sess.State[key] = json.RawMessage(value)
 	}
 	return sess, true
+}
+
+// readMeta queues the read of what a session's meta tells of it: its
+// createdAt and updatedAt (not its responses' fields, which grow with it).
+func readMeta(ctx context.Context, p redis.Pipeliner, k sessionKeys) *redis.SliceCmd {
+	return p.HMGet(ctx, k.meta, "createdAt", "updatedAt")
 }
