@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/harnest/harnest/config"
+	"github.com/harnest/harnest/internal/gcfloor"
 	"github.com/harnest/harnest/internal/httplog"
 	"github.com/harnest/harnest/internal/logbuf"
 	"github.com/harnest/harnest/server"
@@ -44,6 +45,13 @@ func serve(args []string) int {
 		fmt.Fprintln(os.Stderr, "harnest serve:", err)
 		return 2
 	}
+
+	floor, err := gcFloor(os.Getenv)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "harnest serve:", err)
+		return 2
+	}
+	defer gcfloor.Start(floor).Stop()
 
 	f, err := config.Load(folder)
 	if err != nil {
@@ -98,6 +106,30 @@ func serve(args []string) int {
 	}
 	log.Info("stopped")
 	return 0
+}
+
+// defaultGCFloor is the heap the collector waits for (internal/gcfloor).
+const defaultGCFloor = 64 << 20
+
+// gcFloor is the heap size below which the collector does not run:
+// HARNEST_GC_FLOOR (a size such as 64MiB; 0 turns the floor off), by
+// default defaultGCFloor, and none when the operator set GOGC.
+func gcFloor(getenv func(string) string) (uint64, error) {
+	if getenv("GOGC") != "" {
+		return 0, nil
+	}
+	v := getenv("HARNEST_GC_FLOOR")
+	if v == "" {
+		return defaultGCFloor, nil
+	}
+	if v == "0" {
+		return 0, nil
+	}
+	n, err := config.ParseByteSize(v)
+	if err != nil {
+		return 0, fmt.Errorf("HARNEST_GC_FLOOR=%q: %v (give a size such as 64MiB, or 0 for none)", v, err)
+	}
+	return uint64(n), nil
 }
 
 // printBanner says what is served where, and which store holds the state.
