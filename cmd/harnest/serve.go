@@ -46,13 +46,6 @@ func serve(args []string) int {
 		return 2
 	}
 
-	floor, err := gcFloor(os.Getenv)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "harnest serve:", err)
-		return 2
-	}
-	defer gcfloor.Start(floor).Stop()
-
 	f, err := config.Load(folder)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "harnest serve: %s is not a valid agent folder:\n%v\nRun \"harnest check %s\" to list every problem.\n", folder, err, folder)
@@ -69,6 +62,14 @@ func serve(args []string) int {
 		fmt.Fprintf(os.Stderr, "harnest serve: host %q is not a loopback address; set server.http.allowRemote: true (and configure auth.tokens) to serve other machines\n", httpCfg.Host)
 		return 1
 	}
+
+	onRedis := *redisURL != "" || f.Config.Store.Redis.URL != ""
+	floor, err := gcFloor(onRedis, os.Getenv)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "harnest serve:", err)
+		return 2
+	}
+	defer gcfloor.Start(floor).Stop()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -111,11 +112,14 @@ func serve(args []string) int {
 // defaultGCFloor is the heap the collector waits for (internal/gcfloor).
 const defaultGCFloor = 64 << 20
 
-// gcFloor is the heap size below which the collector does not run:
-// HARNEST_GC_FLOOR (a size such as 64MiB; 0 turns the floor off), by
-// default defaultGCFloor, and none when the operator set GOGC.
-func gcFloor(getenv func(string) string) (uint64, error) {
-	if getenv("GOGC") != "" {
+// gcFloor is the heap size below which the collector of a replica on
+// Redis does not run: HARNEST_GC_FLOOR (a size such as 64MiB; 0 turns the
+// floor off), by default defaultGCFloor, and none when the operator set
+// GOGC. A replica on the in-process store gets none: its heap holds the
+// state and soon passes any floor, and fewer collections would only keep
+// grown goroutine stacks longer (an idle socket's memory).
+func gcFloor(onRedis bool, getenv func(string) string) (uint64, error) {
+	if !onRedis || getenv("GOGC") != "" {
 		return 0, nil
 	}
 	v := getenv("HARNEST_GC_FLOOR")
