@@ -13,7 +13,8 @@ import (
 // commitScript writes one step of a response, atomically, or refuses and
 // writes nothing (see CommitResponse).
 //
-// KEYS: 1 lease, 2 meta, 3 receipt, 4 state, 5 events, 6 transcript; then,
+// KEYS: 1 lease, 2 meta, 3 receipt, 4 state, 5 events, 6 the older
+// form's transcript (transcript.go); then,
 // in this order and only when used: the wait's record and the session's
 // waits (a step with a wait), the user's wait index entry (a wait, where
 // one server holds every key), the run registry (a release, where one
@@ -65,14 +66,20 @@ if ARGV[8] ~= '' then
 end
 local offset = tonumber(length) or 0
 if messages > 0 then
-  local m = first + 2 * fields
+  -- The transcript is in meta (transcript.go), or in the sorted set of a
+  -- session made before.
+  local m, older = first + 2 * fields, redis.call('EXISTS', KEYS[6]) == 1
   for from = 0, messages - 1, 100 do
-    local scored = {}
+    local args = {}
     for i = from, math.min(from + 99, messages - 1) do
-      scored[#scored + 1] = offset + i
-      scored[#scored + 1] = ARGV[m + i]
+      if older then
+        args[#args + 1] = offset + i
+      else
+        args[#args + 1] = 'm:' .. (offset + i)
+      end
+      args[#args + 1] = ARGV[m + i]
     end
-    redis.call('ZADD', KEYS[6], unpack(scored))
+    if older then redis.call('ZADD', KEYS[6], unpack(args)) else redis.call('HSET', KEYS[2], unpack(args)) end
   end
 end
 if messages > 0 then

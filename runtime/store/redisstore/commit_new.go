@@ -69,11 +69,11 @@ func (tx *newSessionTx) queue(ctx context.Context, p redis.Pipeliner) {
 }
 
 // newSessionCommands are commitNewSession's commands for c: the user's
-// index (one server), the state, the event log, the transcript, the
-// session's meta (with its one response) and the receipt.
+// index (one server), the state, the event log, the session's meta (with
+// its one response and its transcript, transcript.go) and the receipt.
 func (s *Store) newSessionCommands(c store.Commit) *newSessionTx {
 	k := s.sessionKeys(c.User, c.Session)
-	strs := 12 + 2*len(c.StateDelta)
+	strs := 12 + 2*len(c.StateDelta) + len(c.Messages)
 	tx := &newSessionTx{argList: newArgList(36+2*len(c.StateDelta)+2*len(c.Messages), strs, 6+len(c.Messages))}
 	if !s.clustered {
 		tx.word("zadd")
@@ -100,15 +100,6 @@ func (s *Store) newSessionCommands(c store.Commit) *newSessionTx {
 		tx.num(millis(s.receiptTTL))
 		tx.end()
 	}
-	if len(c.Messages) > 0 {
-		tx.word("zadd")
-		tx.str(k.msgs)
-		for i, m := range c.Messages {
-			tx.num(int64(i))
-			tx.bytes(m)
-		}
-		tx.end()
-	}
 	tx.word("hset")
 	tx.str(k.meta)
 	tx.word("createdAt")
@@ -119,6 +110,10 @@ func (s *Store) newSessionCommands(c store.Commit) *newSessionTx {
 	tx.num(int64(len(c.Messages)))
 	tx.str(responseField(c.ResponseID))
 	tx.word("")
+	for i, m := range c.Messages {
+		tx.str(messageField(i))
+		tx.bytes(m)
+	}
 	tx.end()
 	tx.word("set")
 	tx.str(k.receipt(c.ResponseID))

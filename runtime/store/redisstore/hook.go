@@ -18,7 +18,7 @@ import (
 var scriptNames = map[*redis.Script]string{
 	createSessionScript: "create_session", patchStateScript: "patch_state",
 	deleteSessionScript: "delete_session", forgetSessionScript: "forget_session",
-	beginScript: "begin_response", commitScript: "commit_response", renewScript: "renew_lease", resolveWaitScript: "resolve_wait", finishWaitScript: "finish_wait",
+	beginScript: "begin_response", commitScript: "commit_response", renewScript: "renew_lease", readTranscriptScript: "read_transcript", resolveWaitScript: "resolve_wait", finishWaitScript: "finish_wait",
 	reserveScript: "reserve_asset_bytes", putTaskScript: "put_task",
 	exchangeScript: "relay_exchange", setStateScript: "relay_set_state", enqueueScript: "relay_enqueue",
 	replyScript: "relay_reply", cancelScript: "relay_cancel", bucketScript: "relay_bucket", spacingScript: "relay_spacing",

@@ -1,6 +1,9 @@
 package redisstore
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // escapeID makes an ID safe inside a key: the characters that separate key
 // parts or delimit a hash tag are percent-escaped, so no ID can name
@@ -18,9 +21,9 @@ func escapeID(id string) string {
 // script may touch them together (also on Redis Cluster).
 type sessionKeys struct {
 	tag       string // prefix + "{s:user:session}"
-	meta      string // HASH createdAt, updatedAt, msgs (transcript length), r:<escaped response ID> "" for each response
+	meta      string // HASH createdAt, updatedAt, msgs (transcript length), r:<escaped response ID> "" for each response, m:<offset> for each message (transcript.go)
 	state     string // HASH top-level state key -> JSON value
-	msgs      string // ZSET transcript: score = offset, member = message JSON
+	msgs      string // ZSET the transcript of a session made before it was in meta: score = offset, member = message JSON
 	lease     string // STRING id of the response that holds the session
 	responses string // SET escaped IDs of the responses of a session made before they were meta fields, to delete them with it
 }
@@ -55,6 +58,9 @@ func (s *Store) sessionKeys(user, session string) sessionKeys {
 	}
 	return sessionKeys{tag: key(0), meta: key(1), state: key(2), msgs: key(3), lease: key(4), responses: key(5)}
 }
+
+// messageField is transcript message i's field in its session's meta.
+func messageField(i int) string { return "m:" + strconv.Itoa(i) }
 
 // responseField is a response's field in its session's meta: the
 // session's responses are deleted with it.

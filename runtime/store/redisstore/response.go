@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/harnest/harnest/runtime/store"
@@ -87,39 +86,4 @@ func (s *Store) Receipt(ctx context.Context, user, session, responseID string) (
 		return nil, false, fmt.Errorf("store: read receipt: %w", err)
 	}
 	return b, true, nil
-}
-
-// Messages reads up to limit transcript messages starting at offset from,
-// in order; O(log N + limit) whatever the transcript's length.
-func (s *Store) Messages(ctx context.Context, user, session string, from int64, limit int) ([]store.StoredMessage, error) {
-	k := s.sessionKeys(user, session)
-	zs, err := s.rdb.ZRangeByScoreWithScores(ctx, k.msgs, &redis.ZRangeBy{
-		Min: strconv.FormatInt(from, 10), Max: "+inf", Count: int64(limit),
-	}).Result()
-	if err != nil {
-		return nil, fmt.Errorf("store: read transcript: %w", err)
-	}
-	return storedMessages(zs), nil
-}
-
-// LastMessages reads the newest limit transcript messages, oldest first.
-func (s *Store) LastMessages(ctx context.Context, user, session string, limit int) ([]store.StoredMessage, error) {
-	k := s.sessionKeys(user, session)
-	zs, err := s.rdb.ZRevRangeWithScores(ctx, k.msgs, 0, int64(limit)-1).Result()
-	if err != nil {
-		return nil, fmt.Errorf("store: read transcript: %w", err)
-	}
-	for i, j := 0, len(zs)-1; i < j; i, j = i+1, j-1 {
-		zs[i], zs[j] = zs[j], zs[i]
-	}
-	return storedMessages(zs), nil
-}
-
-func storedMessages(zs []redis.Z) []store.StoredMessage {
-	out := make([]store.StoredMessage, len(zs))
-	for i, z := range zs {
-		member, _ := z.Member.(string)
-		out[i] = store.StoredMessage{Offset: int64(z.Score), JSON: []byte(member)}
-	}
-	return out
 }

@@ -16,8 +16,8 @@ import (
 var scripts = []*redis.Script{
 	// session.go
 	createSessionScript, patchStateScript, deleteSessionScript, forgetSessionScript,
-	// begin.go, commit.go, response.go, waits.go, asset.go, tasks.go
-	beginScript, commitScript, renewScript, resolveWaitScript, finishWaitScript, reserveScript, putTaskScript,
+	// begin.go, commit.go, response.go, transcript.go, waits.go, asset.go, tasks.go
+	beginScript, commitScript, renewScript, readTranscriptScript, resolveWaitScript, finishWaitScript, reserveScript, putTaskScript,
 	// relay_participants.go, relay_items.go, relay_limits.go
 	exchangeScript, setStateScript, enqueueScript, replyScript, cancelScript, bucketScript, spacingScript,
 	// router.go
