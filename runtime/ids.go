@@ -59,8 +59,31 @@ func newHex() string { return newID("") }
 // NewResponseID returns a fresh response ID: "resp_" and 32 hex characters.
 func NewResponseID() string { return newID("resp_") }
 
-// NewSessionID returns a fresh session ID of 32 hex characters.
-func NewSessionID() string { return newID("") }
+// NewSessionID returns a fresh session ID: a version 7 UUID (RFC 9562) as
+// 32 hex characters. Its first 48 bits are the Unix time in milliseconds,
+// so IDs made later sort later: a user's sessions list in about the order
+// they were made (lists are by ID), and a new session's entry in the
+// user's index goes in at its end instead of at a random place, where the
+// index's path is already in the CPU's cache. The other 74 bits are
+// random, as many as a UUID's version 4 has less two.
+func NewSessionID() string { return newSessionIDAt(time.Now()) }
+
+// newSessionIDAt is NewSessionID at the time t.
+func newSessionIDAt(t time.Time) string {
+	var raw [16]byte
+	ms := uint64(t.UnixMilli())
+	for i := range 6 {
+		raw[i] = byte(ms >> (40 - 8*i))
+	}
+	src := idSources.Get().(*mrand.ChaCha8)
+	_, _ = src.Read(raw[6:]) // never fails
+	idSources.Put(src)
+	raw[6] = 0x70 | raw[6]&0x0f // version 7
+	raw[8] = 0x80 | raw[8]&0x3f // the RFC 9562 variant
+	var h [32]byte
+	hex.Encode(h[:], raw[:])
+	return string(h[:])
+}
 
 // timestampLayout is ISO-8601 in UTC with microseconds and an explicit
 // offset.
