@@ -11,6 +11,11 @@ import (
 // kilobytes would otherwise ask for hundreds of thousands).
 const maxPercent = 10000
 
+// heapMinimum is Go's least heap goal at GOGC=100, which GOGC scales: the
+// goal is never below heapMinimum × GOGC/100, also before the first
+// collection, when nothing is live yet.
+const heapMinimum = 4 << 20
+
 // Floor adjusts GOGC after every collection until Stop.
 type Floor struct {
 	floor uint64 // bytes
@@ -91,16 +96,16 @@ func (f *Floor) adjust() bool {
 }
 
 // percentFor is the GOGC that puts the heap goal, live × (1 + GOGC/100),
-// at floor or above, never below base nor above maxPercent.
+// at floor or above, never below base nor above maxPercent. Nor above
+// what puts Go's least goal (heapMinimum × GOGC/100) past the floor: a
+// live heap under heapMinimum (or none, before the first collection)
+// would otherwise move the goal far above the floor, to 400 MiB at the
+// most.
 func percentFor(live, floor uint64, base int) int {
-	if live == 0 {
-		live = 1 // before the first collection: as high as allowed
+	most := min(floor*100/heapMinimum, maxPercent)
+	want := most
+	if live > 0 {
+		want = min((floor-min(live, floor))*100/live, most)
 	}
-	want := base
-	if live < floor {
-		if p := (floor - live) * 100 / live; p > uint64(base) {
-			want = int(min(p, maxPercent))
-		}
-	}
-	return max(want, base)
+	return max(int(want), base)
 }

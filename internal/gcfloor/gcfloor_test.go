@@ -7,7 +7,8 @@ import (
 )
 
 // The GOGC that puts the heap goal at the floor: none above base once the
-// live heap is past half the floor, never above maxPercent.
+// live heap is past half the floor, never above maxPercent, nor above what
+// puts Go's least heap goal (4 MiB × GOGC/100) past the floor.
 func TestPercentFor(t *testing.T) {
 	const mib = 1 << 20
 	for _, c := range []struct {
@@ -19,8 +20,10 @@ func TestPercentFor(t *testing.T) {
 		{40 * mib, 64 * mib, 100, 100},
 		{1 << 30, 64 * mib, 100, 100},
 		{4 * mib, 64 * mib, 2000, 2000},
-		{1024, 64 * mib, 100, maxPercent},
-		{0, 64 * mib, 100, maxPercent},
+		{1024, 64 * mib, 100, 1600},      // Go's least goal, 4 MiB × 16, is the floor
+		{0, 64 * mib, 100, 1600},         // before the first collection: the same
+		{1024, 1 << 30, 100, maxPercent}, // 4 MiB × 256 would be the floor
+		{0, 2 * mib, 100, 100},           // a floor under Go's least goal is none
 	} {
 		if got := percentFor(c.live, c.floor, c.base); got != c.want {
 			t.Errorf("live %d, floor %d, base %d: GOGC %d, want %d", c.live, c.floor, c.base, got, c.want)

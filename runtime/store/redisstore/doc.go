@@ -19,7 +19,10 @@
 // (commit_new.go), and concurrent ones share one transaction per round
 // trip (round_trips.go); concurrent turns' scripts share a round trip
 // the same way, as one pipeline. A response's event log is a sorted set
-// of batches (events.go).
+// of batches, or a plain string when it is the one batch of a new
+// session's one-step turn (events.go). A session's meta hash holds its
+// responses and its transcript, a field each (transcript.go); sessions
+// made before kept them in keys of their own, which are still read.
 //
 // Keys that a script or a transaction touches together share a hash tag
 // (one slot on a Cluster): everything of one session lives under
@@ -58,8 +61,9 @@
 // beside them), scripts.go (every Lua script, loaded at Open, and how the
 // turn's scripts are called), session.go, begin.go and commit.go (a
 // response's begin and its steps), commit_new.go and round_trips.go (a
-// new session's one-step turn, and those sent together), response.go (receipts, leases,
-// transcripts), events.go,
+// new session's one-step turn, and those sent together), response.go
+// (receipts, leases), transcript.go (a session's messages, fields of its
+// meta), events.go,
 // runs.go (the sweeper's registry), waits.go, asset.go, secret.go, hub.go
 // (pub/sub: control messages and event wake-ups), hub_sharded.go (a
 // Cluster's sharded control channels), ping.go, tasks.go, threads.go,
