@@ -458,7 +458,7 @@ func (b *builder) addSessions(doc *openapi3.T) {
 		Description: "Creating a session first is optional: `POST /responses` without `sessionId` creates one. " +
 			"Create one here to choose its ID or give it initial state.",
 		RequestBody: jsonBody("Send `{}` to let the server choose the ID.", strictObject("A new session.",
-			opt("id", nonEmptyStr("The session ID. A random ID is generated when omitted.")),
+			opt("id", nonEmptyStr("The session ID. When omitted, the server makes one: a version 7 UUID as 32 hex digits, so that IDs made later sort later.")),
 			opt("state", freeObject("The initial session state. Defaults to `{}`.")),
 		)),
 		Responses: replies(
