@@ -47,10 +47,12 @@ func (s *Store) expire(now time.Time) {
 func (s *Store) expireShard(i int, now time.Time) {
 	sh := &s.shards[i]
 	sh.mu.Lock()
-	for k, sp := range sh.spaces {
+	for k, i := range sh.spaces {
+		sp := s.spaces.at(i)
 		s.expireSpace(k, sp, now)
 		if sp.empty(now) {
 			delete(sh.spaces, k)
+			s.spaces.remove(i)
 		}
 	}
 	sh.mu.Unlock()

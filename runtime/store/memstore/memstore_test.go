@@ -3,6 +3,7 @@ package memstore
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -57,7 +58,8 @@ func (s *Store) counts() counts {
 	for i := range s.shards {
 		sh := &s.shards[i]
 		sh.mu.Lock()
-		for _, sp := range sh.spaces {
+		for _, i := range sh.spaces {
+			sp := s.spaces.at(i)
 			c.spaces++
 			c.responses += sp.responses.len()
 			c.waits += len(sp.waits)
@@ -77,6 +79,23 @@ func (s *Store) counts() counts {
 		us.mu.Unlock()
 	}
 	return c
+}
+
+// tableSpaces counts the spaces the space table holds.
+func (s *Store) tableSpaces() int {
+	s.spaces.mu.Lock()
+	defer s.spaces.mu.Unlock()
+	n := 0
+	if p := s.spaces.chunks.Load(); p != nil {
+		for _, chunk := range *p {
+			for _, sp := range chunk {
+				if sp != nil {
+					n++
+				}
+			}
+		}
+	}
+	return n
 }
 
 // The expiry pass returns the memory of what expired: receipts, event
@@ -117,6 +136,57 @@ func TestExpiryPassDropsWhatExpired(t *testing.T) {
 	}
 	if rows, _ := s.ListSessions(ctx, "u", "", 10); len(rows) != 3 {
 		t.Fatalf("sessions expired: %+v", rows)
+	}
+	if n := s.tableSpaces(); n != 3 {
+		t.Fatalf("the space table holds %d spaces, the shards 3", n)
+	}
+}
+
+// The space table holds exactly the shards' spaces: a space dropped by a
+// deletion, by the expiry pass or by a begin that finds no session gives
+// its slot back, and a freed slot is used again.
+func TestSpaceTableFollowsTheShards(t *testing.T) {
+	ctx := context.Background()
+	s, clock := newClocked(t, time.Hour)
+	for i := range 3000 { // past one chunk
+		if err := s.CreateSession(ctx, "u", fmt.Sprintf("s%d", i), nil, clock.Now().String()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, c := s.tableSpaces(), s.counts(); n != 3000 || c.spaces != 3000 {
+		t.Fatalf("after 3000 sessions: the table holds %d spaces, the shards %d", n, c.spaces)
+	}
+	for i := range 1000 {
+		if found, err := s.DeleteSession(ctx, "u", fmt.Sprintf("s%d", i)); err != nil || !found {
+			t.Fatalf("delete s%d: %v %v", i, found, err)
+		}
+	}
+	// A begin of an unknown session makes no space.
+	b := store.Begin{User: "u", Session: "nope", ResponseID: "r", Receipt: []byte(`{}`), Lease: time.Minute}
+	if _, err := s.BeginResponse(ctx, b); !errors.Is(err, store.ErrSessionNotFound) {
+		t.Fatalf("begin of an unknown session: %v", err)
+	}
+	// Events without a session make a space, which expiry drops.
+	if err := s.AppendEvents(ctx, "v", "loose", "resp_x", []store.Event{{Sequence: 0, Type: "x", JSON: []byte(`{}`)}}); err != nil {
+		t.Fatal(err)
+	}
+	s.expire(clock.Add(2 * time.Hour))
+	if n, c := s.tableSpaces(), s.counts(); n != 2000 || c.spaces != 2000 {
+		t.Fatalf("after deleting 1000: the table holds %d spaces, the shards %d", n, c.spaces)
+	}
+	used := s.spaces.used
+	for i := range 1001 {
+		if err := s.CreateSession(ctx, "u", fmt.Sprintf("t%d", i), nil, clock.Now().String()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if s.spaces.used != used+1 {
+		t.Fatalf("1001 new sessions took %d new slots, want 1 (1000 freed ones reused)", s.spaces.used-used)
+	}
+	for _, id := range []string{"s2999", "t0", "t1000"} {
+		if _, found, err := s.GetSession(ctx, "u", id); err != nil || !found {
+			t.Fatalf("session %s: found %v, %v", id, found, err)
+		}
 	}
 }
 

@@ -23,7 +23,7 @@ func (s *Store) BeginResponse(ctx context.Context, b store.Begin) (map[string]js
 	switch {
 	case !b.CreateSession && !sp.hasSession:
 		if sp.empty(now) {
-			delete(sh.spaces, spaceKey{b.User, b.Session})
+			s.dropSpace(sh, spaceKey{b.User, b.Session})
 		}
 		return nil, store.ErrSessionNotFound
 	case sp.lease.heldBy(now) != "":

@@ -107,7 +107,7 @@ func (s *Store) DeleteSession(ctx context.Context, user, id string) (bool, error
 	}
 	s.users.removeWaits(user, id, waits)
 	s.users.removeSession(user, id, sp.assetBytes)
-	delete(sh.spaces, spaceKey{user, id})
+	s.dropSpace(sh, spaceKey{user, id})
 	return true, nil
 }
 

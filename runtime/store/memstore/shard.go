@@ -12,7 +12,7 @@ const shardCount = 64
 // shard is one lock and the session spaces it guards.
 type shard struct {
 	mu     sync.Mutex
-	spaces map[spaceKey]*space
+	spaces map[spaceKey]int32 // each space's index in the store's spaceTable
 }
 
 // spaceKey names a user's session. As map keys, the two IDs stay apart: no
@@ -117,7 +117,11 @@ func hashIDs(a, b string) uint32 {
 func (s *Store) lockSpace(user, session string) (*shard, *space) {
 	sh := s.shardOf(user, session)
 	sh.mu.Lock()
-	return sh, sh.spaces[spaceKey{user, session}]
+	i, ok := sh.spaces[spaceKey{user, session}]
+	if !ok {
+		return sh, nil
+	}
+	return sh, s.spaces.at(i)
 }
 
 // lockSpaceForWrite is lockSpace, making the space when there is none.
@@ -125,12 +129,20 @@ func (s *Store) lockSpaceForWrite(user, session string) (*shard, *space) {
 	sh := s.shardOf(user, session)
 	sh.mu.Lock()
 	k := spaceKey{user, session}
-	sp := sh.spaces[k]
-	if sp == nil {
-		sp = &space{}
-		sh.spaces[k] = sp
+	if i, ok := sh.spaces[k]; ok {
+		return sh, s.spaces.at(i)
 	}
+	sp := &space{}
+	sh.spaces[k] = s.spaces.add(sp)
 	return sh, sp
+}
+
+// dropSpace forgets the space of k; the caller holds sh's lock.
+func (s *Store) dropSpace(sh *shard, k spaceKey) {
+	if i, ok := sh.spaces[k]; ok {
+		delete(sh.spaces, k)
+		s.spaces.remove(i)
+	}
 }
 
 // response returns the space's response with that ID, made if missing.

@@ -61,6 +61,7 @@ type Store struct {
 	receiptTTL time.Duration
 
 	shards  [shardCount]shard // sessions and everything under them (shard.go)
+	spaces  spaceTable        // the shards' spaces, by index (spacetable.go)
 	users   userIndex         // users' session indexes, asset bytes, wait indexes (users.go)
 	runs    runRegistry       // the responses that hold a lease (runs.go)
 	secrets secretTable       // shared secrets (secrets.go)
@@ -82,7 +83,7 @@ func New(opts Options) *Store {
 		s.receiptTTL = DefaultReceiptTTL
 	}
 	for i := range s.shards {
-		s.shards[i].spaces = map[spaceKey]*space{}
+		s.shards[i].spaces = map[spaceKey]int32{}
 	}
 	for i := range s.users.shards {
 		s.users.shards[i].users = map[string]*userData{}
