@@ -9,7 +9,9 @@
 // Layout: a session's data (its state, transcript, lease, responses with
 // their receipts and event logs, waits and assets) lives in one of 64
 // shards, chosen by a hash of the user and session IDs and guarded by the
-// shard's lock (shard.go). A user's session index (an ordered B-tree, for
+// shard's lock (shard.go). A shard's map keeps each space's index in the
+// store's space table (spacetable.go), so that the garbage collector
+// walks the spaces in the order they were made, not in hash order. A user's session index (an ordered B-tree, for
 // keyset pages), asset byte counter and wait index have their own lock
 // (users.go); so do the run registry (runs.go), the shared secrets
 // (secrets.go) and the hubs (hub.go). A shard lock may be held while one
