@@ -9,9 +9,11 @@
 // Layout: a session's data (its state, transcript, lease, responses with
 // their receipts and event logs, waits and assets) lives in one of 64
 // shards, chosen by a hash of the user and session IDs and guarded by the
-// shard's lock (shard.go). A shard's map keeps each space's index in the
-// store's space table (spacetable.go), so that the garbage collector
-// walks the spaces in the order they were made, not in hash order. A
+// shard's lock (shard.go). A shard's map is keyed by that hash (a 64-bit
+// FNV-1a; keys whose hashes collide go to a map of their own) and keeps
+// each space's index in the store's space table (spacetable.go), so that
+// the garbage collector walks the spaces in the order they were made, not
+// in hash order. A
 // user's session index (an ordered B-tree, for keyset pages), asset byte
 // counter and wait index have their own lock (users.go); so do the space
 // table, the run registry (runs.go), the shared secrets (secrets.go) and

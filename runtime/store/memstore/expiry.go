@@ -47,11 +47,15 @@ func (s *Store) expire(now time.Time) {
 func (s *Store) expireShard(i int, now time.Time) {
 	sh := &s.shards[i]
 	sh.mu.Lock()
-	for k, i := range sh.spaces {
-		sp := s.spaces.at(i)
-		s.expireSpace(k, sp, now)
-		if sp.empty(now) {
-			delete(sh.spaces, k)
+	for h, i := range sh.spaces {
+		if sp := s.spaces.at(i); s.expireSpace(sp, now) {
+			delete(sh.spaces, h)
+			s.spaces.remove(i)
+		}
+	}
+	for k, i := range sh.clash {
+		if sp := s.spaces.at(i); s.expireSpace(sp, now) {
+			delete(sh.clash, k)
 			s.spaces.remove(i)
 		}
 	}
@@ -67,9 +71,11 @@ func (s *Store) sweepParts(now time.Time) {
 	s.relayToolsSpace.sweep(now)
 }
 
-// expireSpace drops what expired in one space. The caller holds its
-// shard's lock.
-func (s *Store) expireSpace(k spaceKey, sp *space, now time.Time) {
+// expireSpace drops what expired in one space, and reports whether the
+// space is left with nothing (the caller then drops it). The caller holds
+// its shard's lock.
+func (s *Store) expireSpace(sp *space, now time.Time) (empty bool) {
+	k := sp.key
 	if sp.lease.holder != "" && sp.lease.heldBy(now) == "" {
 		sp.lease = lease{}
 	}
@@ -90,4 +96,5 @@ func (s *Store) expireSpace(k spaceKey, sp *space, now time.Time) {
 		}
 	}
 	s.users.removeWaits(k.user, k.session, gone)
+	return sp.empty(now)
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -22,6 +24,24 @@ func TestContract(t *testing.T) {
 		},
 		Elapse: time.Sleep,
 	})
+}
+
+// TestContractWithCollidingHashes runs the contract with every session's
+// hash the same: all but the first space of a shard are found through its
+// clash map, as sessions whose IDs were chosen to collide would be.
+func TestContractWithCollidingHashes(t *testing.T) {
+	defer collideEveryHash(t)()
+	TestContract(t)
+	TestSpaceTableFollowsTheShards(t)
+}
+
+// collideEveryHash makes every key's hash the same until the returned
+// function is called. Not for parallel tests: spaceHash is the package's.
+func collideEveryHash(t *testing.T) (restore func()) {
+	t.Helper()
+	was := spaceHash
+	spaceHash = func(spaceKey) uint64 { return 42 }
+	return func() { spaceHash = was }
 }
 
 // fakeClock is a clock that moves only when told.
@@ -58,7 +78,7 @@ func (s *Store) counts() counts {
 	for i := range s.shards {
 		sh := &s.shards[i]
 		sh.mu.Lock()
-		for _, i := range sh.spaces {
+		for _, i := range append(slices.Collect(maps.Values(sh.spaces)), slices.Collect(maps.Values(sh.clash))...) {
 			sp := s.spaces.at(i)
 			c.spaces++
 			c.responses += sp.responses.len()

@@ -11,8 +11,16 @@ const shardCount = 64
 
 // shard is one lock and the session spaces it guards.
 type shard struct {
-	mu     sync.Mutex
-	spaces map[spaceKey]int32 // each space's index in the store's spaceTable
+	mu sync.Mutex
+	// spaces finds a space by its key's hash (spaceHash): the index of the
+	// space in the store's spaceTable. A map of integers is smaller than
+	// one of two strings, its keys are hashed once (the hash also picks the
+	// shard), and it holds nothing the garbage collector follows.
+	spaces map[uint64]int32
+	// clash holds the spaces whose key's hash is another key's in spaces
+	// (nil until one is): 64-bit hashes of chosen session IDs can be made
+	// to collide, never to mix two sessions up.
+	clash map[spaceKey]int32
 }
 
 // spaceKey names a user's session. As map keys, the two IDs stay apart: no
@@ -29,6 +37,7 @@ type spaceKey struct{ user, session string }
 // its event log's), so the space is one allocation for all of them, and
 // the garbage collector has fewer objects to mark.
 type space struct {
+	key        spaceKey    // whose space it is
 	session    sessionData // meaningful when hasSession
 	hasSession bool
 	transcript transcript
@@ -94,9 +103,24 @@ func (r *response) liveEvents(now time.Time) *eventLog {
 	return &r.events
 }
 
-// shardOf returns the shard of a user's session.
-func (s *Store) shardOf(user, session string) *shard {
-	return &s.shards[hashIDs(user, session)&(shardCount-1)]
+// shardOf returns the shard of a key's hash (spaceHash).
+func (s *Store) shardOf(h uint64) *shard {
+	return &s.shards[h&(shardCount-1)]
+}
+
+// spaceHash is FNV-1a (64 bits) over a user's and a session's IDs with a
+// separator, without allocating: it picks the shard and is the key in the
+// shard's map. A variable, so that tests can make every key collide.
+var spaceHash = func(k spaceKey) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(k.user); i++ {
+		h = (h ^ uint64(k.user[i])) * 1099511628211
+	}
+	h = (h ^ 0xff) * 1099511628211
+	for i := 0; i < len(k.session); i++ {
+		h = (h ^ uint64(k.session[i])) * 1099511628211
+	}
+	return h
 }
 
 // hashIDs is FNV-1a over two IDs with a separator, without allocating.
@@ -115,9 +139,11 @@ func hashIDs(a, b string) uint32 {
 // lockSpace locks the shard of a user's session and returns it with the
 // session's space (nil when there is none). The caller unlocks the shard.
 func (s *Store) lockSpace(user, session string) (*shard, *space) {
-	sh := s.shardOf(user, session)
+	k := spaceKey{user, session}
+	h := spaceHash(k)
+	sh := s.shardOf(h)
 	sh.mu.Lock()
-	i, ok := sh.spaces[spaceKey{user, session}]
+	i, ok := s.find(sh, k, h)
 	if !ok {
 		return sh, nil
 	}
@@ -126,21 +152,44 @@ func (s *Store) lockSpace(user, session string) (*shard, *space) {
 
 // lockSpaceForWrite is lockSpace, making the space when there is none.
 func (s *Store) lockSpaceForWrite(user, session string) (*shard, *space) {
-	sh := s.shardOf(user, session)
-	sh.mu.Lock()
 	k := spaceKey{user, session}
-	if i, ok := sh.spaces[k]; ok {
+	h := spaceHash(k)
+	sh := s.shardOf(h)
+	sh.mu.Lock()
+	if i, ok := s.find(sh, k, h); ok {
 		return sh, s.spaces.at(i)
 	}
-	sp := &space{}
-	sh.spaces[k] = s.spaces.add(sp)
+	sp := &space{key: k}
+	i := s.spaces.add(sp)
+	if _, taken := sh.spaces[h]; !taken {
+		sh.spaces[h] = i
+	} else {
+		if sh.clash == nil {
+			sh.clash = map[spaceKey]int32{}
+		}
+		sh.clash[k] = i
+	}
 	return sh, sp
+}
+
+// find returns the index of k's space in sh (h is k's hash); the caller
+// holds sh's lock.
+func (s *Store) find(sh *shard, k spaceKey, h uint64) (int32, bool) {
+	if i, ok := sh.spaces[h]; ok && s.spaces.at(i).key == k {
+		return i, true
+	}
+	i, ok := sh.clash[k] // a nil map finds nothing
+	return i, ok
 }
 
 // dropSpace forgets the space of k; the caller holds sh's lock.
 func (s *Store) dropSpace(sh *shard, k spaceKey) {
-	if i, ok := sh.spaces[k]; ok {
-		delete(sh.spaces, k)
+	h := spaceHash(k)
+	if i, ok := sh.spaces[h]; ok && s.spaces.at(i).key == k {
+		delete(sh.spaces, h)
+		s.spaces.remove(i)
+	} else if i, ok := sh.clash[k]; ok {
+		delete(sh.clash, k)
 		s.spaces.remove(i)
 	}
 }

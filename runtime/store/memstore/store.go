@@ -83,7 +83,7 @@ func New(opts Options) *Store {
 		s.receiptTTL = DefaultReceiptTTL
 	}
 	for i := range s.shards {
-		s.shards[i].spaces = map[spaceKey]int32{}
+		s.shards[i].spaces = map[uint64]int32{}
 	}
 	for i := range s.users.shards {
 		s.users.shards[i].users = map[string]*userData{}
