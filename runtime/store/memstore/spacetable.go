@@ -15,7 +15,8 @@ import (
 //
 // A slot is written under the table's lock and by a caller that holds the
 // lock of the shard whose map gets (or loses) the index; it is read under
-// that shard's lock. Freed indexes are reused, newest first.
+// that shard's lock. Freed indexes are reused, newest first. An index is
+// an int32: room for two billion spaces at once.
 type spaceTable struct {
 	mu     sync.Mutex
 	chunks atomic.Pointer[[]*spaceChunk] // grown by a new slice, never changed in place
