@@ -34,12 +34,17 @@ var idSources = sync.Pool{New: func() any {
 	return mrand.NewChaCha8(seed)
 }}
 
+// randomBytes fills b with random bytes from a pooled source.
+func randomBytes(b []byte) {
+	src := idSources.Get().(*mrand.ChaCha8)
+	_, _ = src.Read(b) // never fails
+	idSources.Put(src)
+}
+
 // randomHex fills h (32 bytes) with the hex of 128 random bits.
 func randomHex(h []byte) {
 	var raw [16]byte
-	src := idSources.Get().(*mrand.ChaCha8)
-	_, _ = src.Read(raw[:]) // never fails
-	idSources.Put(src)
+	randomBytes(raw[:])
 	hex.Encode(h, raw[:])
 }
 
@@ -75,9 +80,7 @@ func newSessionIDAt(t time.Time) string {
 	for i := range 6 {
 		raw[i] = byte(ms >> (40 - 8*i))
 	}
-	src := idSources.Get().(*mrand.ChaCha8)
-	_, _ = src.Read(raw[6:]) // never fails
-	idSources.Put(src)
+	randomBytes(raw[6:])
 	raw[6] = 0x70 | raw[6]&0x0f // version 7
 	raw[8] = 0x80 | raw[8]&0x3f // the RFC 9562 variant
 	var h [32]byte

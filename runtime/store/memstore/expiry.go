@@ -47,20 +47,21 @@ func (s *Store) expire(now time.Time) {
 func (s *Store) expireShard(i int, now time.Time) {
 	sh := &s.shards[i]
 	sh.mu.Lock()
-	for h, i := range sh.spaces {
-		if sp := s.spaces.at(i); s.expireSpace(sp, now) {
-			delete(sh.spaces, h)
-			s.spaces.remove(i)
-		}
-	}
-	for k, i := range sh.clash {
-		if sp := s.spaces.at(i); s.expireSpace(sp, now) {
-			delete(sh.clash, k)
-			s.spaces.remove(i)
-		}
-	}
+	expireSpaces(s, sh.spaces, now)
+	expireSpaces(s, sh.clash, now)
 	sh.mu.Unlock()
 	s.users.expire(i, now)
+}
+
+// expireSpaces expires the spaces of one of a shard's maps, and drops
+// those left with nothing. The caller holds the shard's lock.
+func expireSpaces[K comparable](s *Store, spaces map[K]int32, now time.Time) {
+	for k, at := range spaces {
+		if s.expireSpace(s.spaces.at(at), now) {
+			delete(spaces, k)
+			s.spaces.remove(at)
+		}
+	}
 }
 
 // sweepParts lets each part drop what expired at now.

@@ -108,30 +108,20 @@ func (s *Store) shardOf(h uint64) *shard {
 	return &s.shards[h&(shardCount-1)]
 }
 
-// spaceHash is FNV-1a (64 bits) over a user's and a session's IDs with a
-// separator, without allocating: it picks the shard and is the key in the
+// spaceHash is a key's hash: it picks the shard and is the key in the
 // shard's map. A variable, so that tests can make every key collide.
-var spaceHash = func(k spaceKey) uint64 {
+var spaceHash = func(k spaceKey) uint64 { return hashIDs(k.user, k.session) }
+
+// hashIDs is FNV-1a (64 bits) over two IDs with a separator, without
+// allocating.
+func hashIDs(a, b string) uint64 {
 	h := uint64(14695981039346656037)
-	for i := 0; i < len(k.user); i++ {
-		h = (h ^ uint64(k.user[i])) * 1099511628211
+	for i := 0; i < len(a); i++ {
+		h = (h ^ uint64(a[i])) * 1099511628211
 	}
 	h = (h ^ 0xff) * 1099511628211
-	for i := 0; i < len(k.session); i++ {
-		h = (h ^ uint64(k.session[i])) * 1099511628211
-	}
-	return h
-}
-
-// hashIDs is FNV-1a over two IDs with a separator, without allocating.
-func hashIDs(a, b string) uint32 {
-	h := uint32(2166136261)
-	for i := 0; i < len(a); i++ {
-		h = (h ^ uint32(a[i])) * 16777619
-	}
-	h = (h ^ 0xff) * 16777619
 	for i := 0; i < len(b); i++ {
-		h = (h ^ uint32(b[i])) * 16777619
+		h = (h ^ uint64(b[i])) * 1099511628211
 	}
 	return h
 }
@@ -143,8 +133,8 @@ func (s *Store) lockSpace(user, session string) (*shard, *space) {
 	h := spaceHash(k)
 	sh := s.shardOf(h)
 	sh.mu.Lock()
-	i, ok := s.find(sh, k, h)
-	if !ok {
+	i, found, _ := s.locate(sh, k, h)
+	if !found {
 		return sh, nil
 	}
 	return sh, s.spaces.at(i)
@@ -156,42 +146,52 @@ func (s *Store) lockSpaceForWrite(user, session string) (*shard, *space) {
 	h := spaceHash(k)
 	sh := s.shardOf(h)
 	sh.mu.Lock()
-	if i, ok := s.find(sh, k, h); ok {
+	i, found, inClash := s.locate(sh, k, h)
+	if found {
 		return sh, s.spaces.at(i)
 	}
 	sp := &space{key: k}
-	i := s.spaces.add(sp)
-	if _, taken := sh.spaces[h]; !taken {
+	i = s.spaces.add(sp)
+	if !inClash {
 		sh.spaces[h] = i
-	} else {
-		if sh.clash == nil {
-			sh.clash = map[spaceKey]int32{}
-		}
-		sh.clash[k] = i
+		return sh, sp
 	}
+	if sh.clash == nil {
+		sh.clash = map[spaceKey]int32{}
+	}
+	sh.clash[k] = i
 	return sh, sp
 }
 
-// find returns the index of k's space in sh (h is k's hash); the caller
-// holds sh's lock.
-func (s *Store) find(sh *shard, k spaceKey, h uint64) (int32, bool) {
-	if i, ok := sh.spaces[h]; ok && s.spaces.at(i).key == k {
-		return i, true
+// locate finds k's space in sh (h is k's hash): its index, and whether it
+// is (or, when not found, would go) in the clash map, because another
+// key's space has h. The caller holds sh's lock.
+func (s *Store) locate(sh *shard, k spaceKey, h uint64) (i int32, found, inClash bool) {
+	if i, taken := sh.spaces[h]; taken {
+		if s.spaces.at(i).key == k {
+			return i, true, false
+		}
+		inClash = true
 	}
-	i, ok := sh.clash[k] // a nil map finds nothing
-	return i, ok
+	if i, ok := sh.clash[k]; ok { // a nil map finds nothing
+		return i, true, true
+	}
+	return 0, false, inClash
 }
 
 // dropSpace forgets the space of k; the caller holds sh's lock.
 func (s *Store) dropSpace(sh *shard, k spaceKey) {
 	h := spaceHash(k)
-	if i, ok := sh.spaces[h]; ok && s.spaces.at(i).key == k {
-		delete(sh.spaces, h)
-		s.spaces.remove(i)
-	} else if i, ok := sh.clash[k]; ok {
+	i, found, inClash := s.locate(sh, k, h)
+	switch {
+	case !found:
+		return
+	case inClash:
 		delete(sh.clash, k)
-		s.spaces.remove(i)
+	default:
+		delete(sh.spaces, h)
 	}
+	s.spaces.remove(i)
 }
 
 // response returns the space's response with that ID, made if missing.

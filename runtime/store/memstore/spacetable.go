@@ -30,8 +30,11 @@ const spaceChunkBits = 10
 type spaceChunk [1 << spaceChunkBits]*space
 
 // at returns the space at index i.
-func (t *spaceTable) at(i int32) *space {
-	return (*t.chunks.Load())[i>>spaceChunkBits][i&(1<<spaceChunkBits-1)]
+func (t *spaceTable) at(i int32) *space { return *t.slot(i) }
+
+// slot is index i's place in its chunk.
+func (t *spaceTable) slot(i int32) **space {
+	return &(*t.chunks.Load())[i>>spaceChunkBits][i&(1<<spaceChunkBits-1)]
 }
 
 // add puts sp at a free index and returns it.
@@ -53,7 +56,7 @@ func (t *spaceTable) add(sp *space) int32 {
 			t.chunks.Store(&grown)
 		}
 	}
-	(*t.chunks.Load())[i>>spaceChunkBits][i&(1<<spaceChunkBits-1)] = sp
+	*t.slot(i) = sp
 	return i
 }
 
@@ -61,6 +64,6 @@ func (t *spaceTable) add(sp *space) int32 {
 func (t *spaceTable) remove(i int32) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	(*t.chunks.Load())[i>>spaceChunkBits][i&(1<<spaceChunkBits-1)] = nil
+	*t.slot(i) = nil
 	t.free = append(t.free, i)
 }
