@@ -13,12 +13,11 @@
 // FNV-1a; keys whose hashes collide go to a map of their own) and keeps
 // each space's index in the store's space table (spacetable.go), so that
 // the garbage collector walks the spaces in the order they were made, not
-// in hash order. A
-// user's session index (an ordered B-tree, for keyset pages), asset byte
-// counter and wait index have their own lock (users.go); so do the space
-// table, the run registry (runs.go), the shared secrets (secrets.go) and
-// the hubs (hub.go). A shard lock may be held while one of those is
-// taken, never the other way round.
+// in hash order. A user's session index (an ordered B-tree, for keyset
+// pages), asset byte counter and wait index have their own lock
+// (users.go); so do the space table, the run registry (runs.go), the
+// shared secrets (secrets.go) and the hubs (hub.go). A shard lock may be
+// held while one of those is taken, never the other way round.
 //
 // A session's space is one struct holding by value what every session has
 // (its record, its transcript's buffers, its first response with its event
