@@ -49,8 +49,8 @@ func (s *Store) commitNewSession(ctx context.Context, c store.Commit) error {
 // none of their own.
 type newSessionTx struct {
 	argList
-	ends [10]int // where each command's arguments end
-	n    int     // commands
+	ends [8]int // where each command's arguments end
+	n    int    // commands
 }
 
 // end closes the command whose arguments were added since the last end.
@@ -69,12 +69,13 @@ func (tx *newSessionTx) queue(ctx context.Context, p redis.Pipeliner) {
 }
 
 // newSessionCommands are commitNewSession's commands for c: the user's
-// index (one server), the state, the event log, the session's meta (with
-// its one response and its transcript, transcript.go) and the receipt.
+// index (one server), the state, the session's meta (with its one
+// response and its transcript, transcript.go), and the response's receipt
+// and event log in one string (events.go).
 func (s *Store) newSessionCommands(c store.Commit) *newSessionTx {
 	k := s.sessionKeys(c.User, c.Session)
-	strs := 12 + 2*len(c.StateDelta) + len(c.Messages)
-	tx := &newSessionTx{argList: newArgList(36+2*len(c.StateDelta)+2*len(c.Messages), strs, 6+len(c.Messages))}
+	strs := 8 + len(c.StateDelta) + len(c.Messages)
+	tx := &newSessionTx{argList: newArgList(24+2*len(c.StateDelta)+2*len(c.Messages), strs, 2)}
 	if !s.clustered {
 		tx.word("zadd")
 		tx.str(s.indexKey(c.User))
@@ -89,15 +90,6 @@ func (s *Store) newSessionCommands(c store.Commit) *newSessionTx {
 			tx.str(field)
 			tx.bytes(value)
 		}
-		tx.end()
-	}
-	if len(c.Events) > 0 {
-		// The whole log is this one batch: a plain string (see events.go).
-		tx.word("set")
-		tx.str(k.events(c.ResponseID))
-		tx.bytes(eventMember(c.Events))
-		tx.word("px")
-		tx.num(millis(s.receiptTTL))
 		tx.end()
 	}
 	tx.word("hset")
@@ -115,9 +107,11 @@ func (s *Store) newSessionCommands(c store.Commit) *newSessionTx {
 		tx.bytes(m)
 	}
 	tx.end()
+	// The receipt and the whole log, which is this one batch: one plain
+	// string (see events.go).
 	tx.word("set")
-	tx.str(k.receipt(c.ResponseID))
-	tx.bytes(c.Receipt)
+	tx.str(k.events(c.ResponseID))
+	tx.bytes(oneStepLog(c.Receipt, c.Events))
 	tx.word("px")
 	tx.num(millis(s.receiptTTL))
 	tx.end()

@@ -19,8 +19,9 @@
 // (commit_new.go), and concurrent ones share one transaction per round
 // trip (round_trips.go); concurrent turns' scripts share a round trip
 // the same way, as one pipeline. A response's event log is a sorted set
-// of batches, or a plain string when it is the one batch of a new
-// session's one-step turn (events.go). A session's meta hash holds its
+// of batches, and its receipt a key of its own; a new session's one-step
+// turn keeps both in one plain string instead (events.go). A session's
+// meta hash holds its
 // responses and its transcript, a field each (transcript.go); sessions
 // made before kept them in keys of their own, which are still read.
 //

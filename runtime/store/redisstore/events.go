@@ -24,11 +24,18 @@ import (
 // "3:27:response.output_text.delta[{...}]" (see appendEventMember).
 //
 // A log written in one batch, by the one step of a new session's turn
-// (commit_new.go), is that batch's member as a plain string instead: a
-// sorted set of one member costs Redis a skiplist, a dict and an expiry
-// command more. No later write adds to such a log (the step was the
-// response's last), and a reader meeting a string reads it as the one
-// member it is.
+// (commit_new.go), is a plain string instead, which holds the response's
+// receipt as well: "R", the receipt's length, ":", the receipt, then the
+// batch's member (empty when the step had no events), as in
+// "R260:{...}0:75:response.created,...[...]". A sorted set of one member
+// costs Redis a skiplist, a dict and an expiry command more, and a key of
+// its own for the receipt another key and expiry. No later write adds to
+// such a log (the step was the response's last, with a final receipt), so
+// a log kept as a string is a finished response's: the scripts that must
+// not write over a final receipt refuse when they find one. A reader
+// meeting a string reads it as the one member it holds. (Strings written
+// before the receipt moved in start with a digit: the member alone, the
+// receipt in its own key.)
 //
 // A sorted set rather than a stream: Redis gives a new stream's first node
 // 4 KiB at once, which a short turn's log never fills, and a batch written
@@ -40,15 +47,56 @@ import (
 
 // eventMember is the log's member for a batch of consecutive events.
 func eventMember(events []store.Event) []byte {
-	size, typesSize := 2+2*20, 0
+	return appendEventMember(make([]byte, 0, eventMemberSize(events)), events)
+}
+
+// eventMemberSize is about the length of events' member: room enough.
+func eventMemberSize(events []store.Event) int {
+	size := 2 + 2*20
 	for _, e := range events {
-		size += len(e.JSON) + 1
-		typesSize += len(e.Type) + 1
+		size += len(e.JSON) + len(e.Type) + 2
 	}
-	b := make([]byte, 0, size+typesSize)
+	return size
+}
+
+// oneStepLog is the plain string that keeps the receipt and the whole log
+// of a response written in one step (see the top of this file).
+func oneStepLog(receipt []byte, events []store.Event) []byte {
+	b := make([]byte, 0, 1+20+1+len(receipt)+eventMemberSize(events))
+	b = append(b, 'R')
+	b = strconv.AppendInt(b, int64(len(receipt)), 10)
+	b = append(b, ':')
+	b = append(b, receipt...)
+	if len(events) == 0 {
+		return b
+	}
+	return appendEventMember(b, events)
+}
+
+// splitOneStepLog splits a log kept as a plain string into the receipt it
+// holds (nil in the older form, which has none) and its member ("" when
+// the step had no events).
+func splitOneStepLog(log string) (receipt []byte, member string, err error) {
+	if !strings.HasPrefix(log, "R") {
+		return nil, log, nil
+	}
+	sizeText, rest, ok := strings.Cut(log[1:], ":")
+	size, err := strconv.Atoi(sizeText)
+	if !ok || err != nil || size < 0 || size > len(rest) {
+		return nil, "", fmt.Errorf("store: read a one-step response: its receipt's length is not a length")
+	}
+	return []byte(rest[:size]), rest[size:], nil
+}
+
+// appendEventMember appends events' member to b.
+func appendEventMember(b []byte, events []store.Event) []byte {
 	b = strconv.AppendInt(b, int64(events[0].Sequence), 10)
 	b = append(b, ':')
-	b = strconv.AppendInt(b, int64(max(typesSize-1, 0)), 10)
+	typesSize := -1
+	for _, e := range events {
+		typesSize += len(e.Type) + 1
+	}
+	b = strconv.AppendInt(b, int64(max(typesSize, 0)), 10)
 	b = append(b, ':')
 	for i, e := range events {
 		if i > 0 {
@@ -234,14 +282,19 @@ func (s *Store) eventEntries(ctx context.Context, key string, after, want int) (
 	return members, more, nil
 }
 
-// oneBatchLog reads a log kept as a plain string: its one member.
+// oneBatchLog reads a log kept as a plain string: its one member, if it
+// has one.
 func (s *Store) oneBatchLog(ctx context.Context, key string) (members []string, more bool, err error) {
-	member, err := s.rdb.Get(ctx, key).Result()
+	log, err := s.rdb.Get(ctx, key).Result()
 	switch {
 	case errors.Is(err, redis.Nil):
 		return nil, false, nil // expired, or deleted, since the first read
 	case err != nil:
 		return nil, false, fmt.Errorf("store: read events: %w", err)
+	}
+	_, member, err := splitOneStepLog(log)
+	if err != nil || member == "" {
+		return nil, false, err
 	}
 	return []string{member}, false, nil
 }

@@ -15,14 +15,32 @@ import (
 // session: a resumed response is in_progress again, and a response whose
 // step could not be committed (lease lost) records its failure. It returns
 // ErrReceiptFinal, writing nothing, when the receipt is already final.
+//
+// A response written in one step keeps its final receipt in its log,
+// which is then a plain string (events.go). Both keys are watched; a
+// write to either meanwhile (a flush of the response's events, a sweeper
+// failing it) reads them again.
 func (s *Store) ReplaceReceipt(ctx context.Context, user, session, responseID string, receipt []byte) error {
-	key := s.sessionKeys(user, session).receipt(responseID)
-	err := s.rdb.Watch(ctx, func(tx *redis.Tx) error {
-		current, err := tx.Get(ctx, key).Bytes()
+	k := s.sessionKeys(user, session)
+	key, log := k.receipt(responseID), k.events(responseID)
+	replace := func(tx *redis.Tx) error {
+		var current *redis.StringCmd
+		var logType *redis.StatusCmd
+		_, _ = tx.Pipelined(ctx, func(p redis.Pipeliner) error {
+			current = p.Get(ctx, key)
+			logType = p.Type(ctx, log)
+			return nil
+		})
+		b, err := current.Bytes()
 		if err != nil && !errors.Is(err, redis.Nil) {
 			return err
 		}
-		if err == nil && store.IsFinalReceipt(current) {
+		if err == nil && store.IsFinalReceipt(b) {
+			return store.ErrReceiptFinal
+		}
+		if kind, err := logType.Result(); err != nil {
+			return err
+		} else if kind == "string" {
 			return store.ErrReceiptFinal
 		}
 		_, err = tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
@@ -30,27 +48,41 @@ func (s *Store) ReplaceReceipt(ctx context.Context, user, session, responseID st
 			return nil
 		})
 		return err
-	}, key)
-	if errors.Is(err, redis.TxFailedErr) {
-		return store.ErrReceiptFinal // only a final write races a holder's own writes
 	}
-	if err != nil && !errors.Is(err, store.ErrReceiptFinal) {
-		return fmt.Errorf("store: write receipt: %w", err)
+	var err error
+	for range maxReplaceTries {
+		err = s.rdb.Watch(ctx, replace, key, log)
+		if !errors.Is(err, redis.TxFailedErr) {
+			break
+		}
 	}
-	return err
+	switch {
+	case err == nil || errors.Is(err, store.ErrReceiptFinal):
+		return err
+	case errors.Is(err, redis.TxFailedErr):
+		return fmt.Errorf("store: write receipt: the response's receipt or log changed on each of %d tries: %w", maxReplaceTries, err)
+	}
+	return fmt.Errorf("store: write receipt: %w", err)
 }
+
+// maxReplaceTries bounds ReplaceReceipt's reads and writes when the keys
+// it watches keep changing.
+const maxReplaceTries = 16
 
 // renewScript extends the response's lease, or takes it again when it
 // lapsed, nobody else took it, the session still exists and its receipt
 // is not final (the replica lived through a Redis outage longer than the
 // lease, and nobody failed the response or deleted the session
 // meanwhile); see finalReceiptLua for how it reads the receipt's status.
-// KEYS: lease, receipt, session meta. ARGV: response ID, lease in ms.
+// A log kept as a string is a finished response's (events.go).
+// KEYS: lease, receipt, session meta, event log. ARGV: response ID, lease
+// in ms.
 var renewScript = redis.NewScript(finalReceiptLua + `
 local holder = redis.call('GET', KEYS[1])
 if holder == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 if holder then return 0 end
 if redis.call('EXISTS', KEYS[3]) == 0 then return 0 end
+if redis.call('TYPE', KEYS[4]).ok == 'string' then return 0 end
 local receipt = redis.call('GET', KEYS[2])
 if receipt and isFinal(receipt) then return 0 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
@@ -67,7 +99,7 @@ func (s *Store) RenewLease(ctx context.Context, user, session, responseID, repli
 	// Both commands may run again after NOSCRIPT (see pipelined): a renewal
 	// and a registration are the same the second time.
 	err := s.pipelined(ctx, func(p redis.Pipeliner) {
-		renewed = renewScript.Run(ctx, p, []string{k.lease, k.receipt(responseID), k.meta}, responseID, lease.Milliseconds())
+		renewed = renewScript.Run(ctx, p, []string{k.lease, k.receipt(responseID), k.meta, k.events(responseID)}, responseID, lease.Milliseconds())
 		s.registerRun(ctx, user, session, responseID, replica, lease)(p)
 	})
 	n, _ := renewed.Int()
@@ -75,15 +107,33 @@ func (s *Store) RenewLease(ctx context.Context, user, session, responseID, repli
 }
 
 // Receipt reads a response's receipt in the user's session; found is false
-// when there is none.
+// when there is none. It is in its own key, or for a response written in
+// one step in its log (events.go): both are read, in one round trip.
 func (s *Store) Receipt(ctx context.Context, user, session, responseID string) ([]byte, bool, error) {
 	k := s.sessionKeys(user, session)
-	b, err := s.rdb.Get(ctx, k.receipt(responseID)).Bytes()
-	if errors.Is(err, redis.Nil) {
-		return nil, false, nil
+	var own, log *redis.StringCmd
+	_, _ = s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		own = p.Get(ctx, k.receipt(responseID))
+		log = p.Get(ctx, k.events(responseID))
+		return nil
+	})
+	b, err := own.Bytes()
+	if err == nil {
+		return b, true, nil
 	}
+	if !errors.Is(err, redis.Nil) {
+		return nil, false, fmt.Errorf("store: read receipt: %w", err)
+	}
+	text, err := log.Result()
+	switch {
+	case errors.Is(err, redis.Nil) || redis.HasErrorPrefix(err, "WRONGTYPE"):
+		return nil, false, nil // no log, or a sorted set: no receipt in it
+	case err != nil:
+		return nil, false, fmt.Errorf("store: read receipt: %w", err)
+	}
+	receipt, _, err := splitOneStepLog(text)
 	if err != nil {
 		return nil, false, fmt.Errorf("store: read receipt: %w", err)
 	}
-	return b, true, nil
+	return receipt, receipt != nil, nil
 }

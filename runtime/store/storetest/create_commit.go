@@ -127,6 +127,54 @@ func testCreatingCommits(t *testing.T, h Harness) {
 			t.Fatalf("listed %+v, want the two sessions once each", list)
 		}
 	})
+	t.Run("ItsReceiptIsFinal", func(t *testing.T) {
+		// The step was the response's last: its receipt is final as any
+		// other, whatever way the store keeps it.
+		s := open(t, h)
+		if err := s.CommitResponse(ctx, creatingCommit("u", "s", "resp_1")); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.ReplaceReceipt(ctx, "u", "s", "resp_1", inProgress); !errors.Is(err, store.ErrReceiptFinal) {
+			t.Fatalf("replacing the receipt: %v, want ErrReceiptFinal", err)
+		}
+		if renewed, err := s.RenewLease(ctx, "u", "s", "resp_1", "r1", time.Minute); err != nil || renewed {
+			t.Fatalf("renewing the finished response's lease: %v %v, want false", renewed, err)
+		}
+		later := creatingCommit("u", "s", "resp_1")
+		later.CreateSession, later.Messages, later.Events = false, [][]byte{[]byte(`{"id":"m3"}`)}, []store.Event{ev(2)}
+		if err := s.CommitResponse(ctx, later); !errors.Is(err, store.ErrReceiptFinal) {
+			t.Fatalf("a later step of the finished response: %v, want ErrReceiptFinal", err)
+		}
+		if got, _, _ := s.Receipt(ctx, "u", "s", "resp_1"); string(got) != string(completed) {
+			t.Fatalf("receipt %s, want %s", got, completed)
+		}
+		if msgs, _ := s.Messages(ctx, "u", "s", 0, 10); len(msgs) != 2 {
+			t.Fatalf("messages %+v, want 2", msgs)
+		}
+		mustBegin(t, s, "u", "s", "resp_2", false, time.Minute) // no lease was taken
+	})
+	t.Run("ExpiresAsAnyOther", func(t *testing.T) {
+		// Redis keeps event logs at least a second (EXPIRE counts seconds).
+		const ttl = time.Second
+		s := h.Open(t, ttl)
+		if err := s.CommitResponse(ctx, creatingCommit("u", "s", "resp_1")); err != nil {
+			t.Fatal(err)
+		}
+		h.Elapse(ttl / 2)
+		if _, found, _ := s.Receipt(ctx, "u", "s", "resp_1"); !found {
+			t.Fatal("the receipt expired before its TTL")
+		}
+		h.Elapse(ttl/2 + ttl/4)
+		if _, found, _ := s.Receipt(ctx, "u", "s", "resp_1"); found {
+			t.Fatal("the receipt outlived its TTL")
+		}
+		if got, err := s.EventsAfter(ctx, "u", "s", "resp_1", -1, 10); err != nil || len(got) != 0 {
+			t.Fatalf("the event log outlived its TTL: %v %v", sequences(got), err)
+		}
+		if msgs, _ := s.Messages(ctx, "u", "s", 0, 10); len(msgs) != 2 {
+			t.Fatalf("the transcript expired with the receipt: %d messages", len(msgs))
+		}
+	})
 	t.Run("OtherSessionsUntouched", func(t *testing.T) {
 		s := open(t, h)
 		mustBegin(t, s, "u", "old", "resp_0", true, time.Minute)
