@@ -1,0 +1,77 @@
+package apidoc
+
+import (
+	"net/http"
+
+	"github.com/getkin/kin-openapi/openapi3"
+)
+
+// The discovery operations: the agent card and the readiness check.
+
+func (b *builder) addDiscovery(doc *openapi3.T, o Options) {
+	doc.AddOperation("/agent", http.MethodGet, &openapi3.Operation{
+		Tags:        []string{tagDiscovery},
+		OperationID: "getAgent",
+		Summary:     "Describe the agent and its endpoints",
+		Description: "Public: needs no credentials. Use `endpoints` to see which routes are enabled and `resources` to find this document.",
+		Security:    &openapi3.SecurityRequirements{},
+		Responses: replies(
+			jsonReply(200, "The agent description.", b.ref("Agent")).example(agentExample(o)),
+		),
+	})
+	doc.AddOperation("/readyz", http.MethodGet, &openapi3.Operation{
+		Tags:        []string{tagDiscovery},
+		OperationID: "getReadiness",
+		Summary:     "Check that this server can take requests",
+		Description: "Public: needs no credentials. Readiness, for load balancers and orchestrators: 200 while the state " +
+			"store answers within its timeout and the server is not shutting down, 503 otherwise. " +
+			"(`GET /healthz` is liveness: it answers 200 whenever the process runs.)",
+		Security: &openapi3.SecurityRequirements{},
+		Responses: replies(
+			jsonReply(200, "The server is ready.", object("Readiness.",
+				req("status", enumStr("Always `ready`.", "ready")),
+			)).example(map[string]any{"status": "ready"}),
+			b.failure(503, "Not ready: `code` is `store_unavailable` when the state store does not answer and "+
+				"`server_shutdown` when the server is shutting down; the body also has `\"status\": \"unavailable\"`.").
+				example(map[string]any{"status": "unavailable", "detail": "The state store does not answer", "code": "store_unavailable"}),
+		),
+	})
+}
+
+func agentExample(o Options) map[string]any {
+	endpoints := map[string]any{
+		"openapi":         "/openapi.json",
+		"openapiYaml":     "/openapi.yaml",
+		"docs":            "/docs",
+		"responses":       "/responses",
+		"responseStatus":  "/responses/{responseId}",
+		"sessions":        "/sessions",
+		"sessionMessages": "/sessions/{sessionId}/messages",
+		"responseEvents":  "/responses/{responseId}/events",
+		"responseCancel":  "/responses/{responseId}/cancel",
+		"approvals":       "/approvals/{approvalId}",
+		"clientTools":     "/client-tools/{requestId}",
+		"assets":          "/sessions/{sessionId}/assets",
+		"asset":           "/sessions/{sessionId}/assets/{assetId}",
+	}
+	if o.Live {
+		endpoints["live"] = "/live"
+	}
+	if o.AGUI {
+		endpoints["agui"] = "/agui"
+	}
+	if o.MCP {
+		endpoints["mcp"] = "/mcp"
+	}
+	return map[string]any{
+		"id":          agentName(o.AgentName),
+		"name":        agentName(o.AgentName),
+		"description": "An example agent.",
+		"card":        map[string]any{},
+		"endpoints":   endpoints,
+		"resources": []any{
+			map[string]any{"name": "openapi.json", "uri": "/openapi.json", "mimeType": "application/json"},
+			map[string]any{"name": "openapi.yaml", "uri": "/openapi.yaml", "mimeType": "application/yaml"},
+		},
+	}
+}

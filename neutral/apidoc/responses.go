@@ -1,0 +1,222 @@
+package apidoc
+
+import (
+	"net/http"
+
+	"github.com/getkin/kin-openapi/openapi3"
+)
+
+// The response operations, and their examples.
+
+const streamDescription = "Sent when the request has `\"stream\": true`. Each frame is `event: <name>`, " +
+	"`id: <sequence>` and `data: <JSON>`, then a blank line. Every payload carries `type` (the event name), `sequence` (0, 1, 2, ...), " +
+	"`responseId` and `sessionId`. A dropped stream cancels the response unless the request had `\"background\": true`; " +
+	"resume it with `GET /responses/{responseId}/events` and `Last-Event-ID`.\n\n" +
+	"Events:\n\n" +
+	"- `response.created`: the response has started; always first.\n" +
+	"- `response.text.delta`: the next piece of answer text in `delta`.\n" +
+	"- `response.thinking.delta`: the next piece of reasoning text, when enabled.\n" +
+	"- `response.agent_activity`: an agent or graph node changed state.\n" +
+	"- `response.agent_metadata`: model details and token usage for one model call.\n" +
+	"- `response.tool_call`: the agent called a tool.\n" +
+	"- `response.tool_result`: a tool returned.\n" +
+	"- `response.state_delta`: the session state changed.\n" +
+	artifactEventText +
+	"- `response.completed`: the final envelope (as in the JSON reply, with `responseId` instead of `id`); ends the stream.\n" +
+	"- `error`: the run failed, with the reason in `error`; ends the stream.\n\n" +
+	"When the agent needs approval or a client-side tool, `approval.requested` or `client_tool.requested` " +
+	"is followed by `response.completed` with `status` `requires_action`."
+
+const streamExample = `event: response.created
+id: 0
+data: {"type": "response.created", "sequence": 0, "responseId": "resp_4f1c2a9b8e7d4c3fa1b2c3d4e5f60718", "sessionId": "8d3e5c1a2b4f4e6a9c0d1e2f3a4b5c6d", "metadata": {}}
+
+event: response.text.delta
+id: 1
+data: {"type": "response.text.delta", "sequence": 1, "responseId": "resp_4f1c2a9b8e7d4c3fa1b2c3d4e5f60718", "sessionId": "8d3e5c1a2b4f4e6a9c0d1e2f3a4b5c6d", "delta": "Hello! "}
+
+event: response.text.delta
+id: 2
+data: {"type": "response.text.delta", "sequence": 2, "responseId": "resp_4f1c2a9b8e7d4c3fa1b2c3d4e5f60718", "sessionId": "8d3e5c1a2b4f4e6a9c0d1e2f3a4b5c6d", "delta": "How can I help?"}
+
+event: response.completed
+id: 3
+data: {"type": "response.completed", "sequence": 3, "responseId": "resp_4f1c2a9b8e7d4c3fa1b2c3d4e5f60718", "sessionId": "8d3e5c1a2b4f4e6a9c0d1e2f3a4b5c6d", "status": "completed", "outputText": "Hello! How can I help?", "output": [{"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Hello! How can I help?"}]}], "metadata": {}}
+
+`
+
+func completedExample() map[string]any {
+	return map[string]any{
+		"id":         "resp_4f1c2a9b8e7d4c3fa1b2c3d4e5f60718",
+		"sessionId":  "8d3e5c1a2b4f4e6a9c0d1e2f3a4b5c6d",
+		"status":     "completed",
+		"outputText": "Hello! How can I help?",
+		"output": []any{
+			map[string]any{
+				"type": "message",
+				"role": "assistant",
+				"content": []any{
+					map[string]any{"type": "output_text", "text": "Hello! How can I help?"},
+				},
+			},
+		},
+		"metadata": map[string]any{},
+	}
+}
+
+// inputSchema is the `input` of POST /responses: a non-blank string, or a
+// non-empty list of content parts.
+func (b *builder) inputSchema() *openapi3.SchemaRef {
+	text := openapi3.NewStringSchema().WithMinLength(1).WithPattern(`\S`)
+	text.Description = "The user's message as plain text. It must not be blank."
+
+	part := &openapi3.Schema{OneOf: openapi3.SchemaRefs{b.ref("TextInputPart"), b.ref("MediaInputPart"),
+		b.ref("FileURLInputPart"), b.ref("DataInputPart")}}
+	part.Description = "A text part, a media part (a session asset), a file by URL or a data part, told apart by `type` " +
+		"(and, for `file`, by `assetId` or `url`)."
+	parts := openapi3.NewArraySchema().WithMinItems(1).WithMaxItems(maxInputParts)
+	parts.Items = inline(part)
+	parts.Description = "The user's message as content parts, in order: `{\"type\": \"text\", \"text\": ...}` and " +
+		"`{\"type\": \"image\"|\"audio\"|\"video\"|\"file\", \"assetId\": ...}`, `{\"type\": \"file\", \"url\": ...}` and " +
+		"`{\"type\": \"data\", \"data\": <any JSON>}`. Text parts are joined with newlines. " +
+		"At least one part must be non-blank text or media; media needs `sessionId`, since assets belong to a session."
+
+	s := &openapi3.Schema{OneOf: openapi3.SchemaRefs{inline(text), inline(parts)}}
+	s.Description = "The user's message: a non-blank string, or an array of content parts."
+	return inline(s)
+}
+
+// maxInputParts bounds the content parts of one input.
+const maxInputParts = 64
+
+func requiresActionExample() map[string]any {
+	return map[string]any{
+		"id":         "resp_4f1c2a9b8e7d4c3fa1b2c3d4e5f60718",
+		"sessionId":  "8d3e5c1a2b4f4e6a9c0d1e2f3a4b5c6d",
+		"status":     "requires_action",
+		"outputText": "",
+		"output": []any{
+			map[string]any{
+				"type": "message",
+				"role": "assistant",
+				"content": []any{
+					map[string]any{"type": "output_text", "text": "I drafted the reply."},
+				},
+			},
+		},
+		"metadata": map[string]any{},
+		"requiredAction": map[string]any{
+			"type":      "human_approval",
+			"id":        "approval_9a8b7c6d5e4f40312a1b2c3d4e5f6071",
+			"callId":    "resp_4f1c2a9b8e7d4c3fa1b2c3d4e5f60718",
+			"action":    "send_email",
+			"message":   "Send the reply to bob@example.com?",
+			"expiresAt": "2025-01-01T12:15:00.000000+00:00",
+		},
+	}
+}
+
+func (b *builder) addResponses(doc *openapi3.T) {
+	request := strictObject("A message for the agent.",
+		req("input", b.inputSchema()),
+		opt("sessionId", nonEmptyStr("An existing session to continue. Leave out to start a new session.")),
+		opt("stream", boolean("Reply with Server-Sent Events instead of one JSON document.", false)),
+		opt("background", boolean("Harnest extension: the run no longer depends on the request. "+
+			"A JSON call returns at once with the `in_progress` receipt; poll `GET /responses/{responseId}` or follow "+
+			"`GET /responses/{responseId}/events`. With `stream` the events still arrive, but a dropped connection "+
+			"does not cancel the run. Stop it with `POST /responses/{responseId}/cancel`.", false)),
+		opt("metadata", freeObject("Caller metadata, echoed in the reply. Not used for identity or authentication.")),
+		opt("webhook", webhookSchema()), // webhook.go
+	)
+	body := jsonBody("The message and how to deliver the reply.", request)
+	body.Value.Content.Get(mediaJSON).Examples = openapi3.Examples{
+		"newConversation": example("Start a new conversation",
+			map[string]any{"input": "Hello! What can you help me with?"}),
+		"stream": example("Stream the reply as Server-Sent Events",
+			map[string]any{"input": "Hello!", "stream": true}),
+		"followUp": example("Continue a conversation (use the sessionId from an earlier reply)",
+			map[string]any{"input": "Tell me more.", "sessionId": "REPLACE_WITH_RETURNED_SESSION_ID"}),
+	}
+
+	ok := jsonReply(200, "The agent's reply: a JSON envelope by default, or an event stream when `stream` is true. "+
+		"With `background` the JSON envelope is the receipt as it stands, normally `in_progress`.",
+		b.ref("ResponseEnvelope")).examples(openapi3.Examples{
+		"completed":      example("The agent answered", completedExample()),
+		"requiresAction": example("The agent waits for a human approval (answer with POST /approvals/{id})", requiresActionExample()),
+	}).headers(idHeaders())
+	sse := openapi3.NewStringSchema()
+	sse.Description = streamDescription
+	ok.value.Content[mediaSSE] = &openapi3.MediaType{
+		Schema:  inline(sse),
+		Example: streamExample,
+	}
+
+	doc.AddOperation("/responses", http.MethodPost, &openapi3.Operation{
+		Tags:        []string{tagResponses},
+		OperationID: "createAgentResponse",
+		Summary:     "Send a message to the agent",
+		Description: "Runs the agent on `input` and returns its reply. Without `sessionId` a new session is created. " +
+			"A session runs one response at a time. `input` is a string or a list of content parts that may name " +
+			"the session's assets. With `background` (a harnest extension) the run goes on without the request, and a " +
+			"`webhook` then receives its final receipt (the `completionWebhook` callback).",
+		RequestBody: body,
+		Callbacks:   b.webhookCallbacks(),
+		Responses: replies(
+			ok,
+			b.failure(400, "The body does not match the request schema (`Invalid response request`), or its content is invalid, "+
+				"for example a media part naming an asset the session does not have, or a `webhook` that cannot be delivered "+
+				"or comes without `background` (`invalid_request`)."),
+			b.failure(404, "Session not found: `sessionId` does not name one of the caller's sessions."),
+			b.failure(408, "The request body did not arrive within `server.http.bodyTimeoutSeconds` (`request_timeout`)."),
+			b.failure(409, "The session is busy with another response."),
+			b.tooLarge(),
+			b.notJSON(),
+			b.failure(429, "Too many responses: the caller's share of running and waiting turns "+
+				"(`server.limits.maxTurnsPerUser`) or the server's queue (`server.http.maxQueuedRequests`) is full "+
+				"(`too_many_requests`); retry after `Retry-After` seconds.").
+				headers(openapi3.Headers{"Retry-After": header("Seconds to wait before retrying.", openapi3.NewIntegerSchema().NewRef())}),
+			b.failure(502, "Agent completed without customer-facing output"),
+			b.failure(503, "The server cannot accept more responses right now."),
+			b.failure(504, "Response timed out"),
+		),
+	})
+
+	doc.AddOperation("/responses/{responseId}", http.MethodGet, &openapi3.Operation{
+		Tags:        []string{tagResponses},
+		OperationID: "getAgentResponse",
+		Summary:     "Read or recover a response",
+		Description: "Returns the latest state of a response. While it runs the status is `in_progress`; " +
+			"once finished this is exactly the JSON the original call returned.",
+		Parameters: openapi3.Parameters{
+			responsePathParam(),
+			responseSessionParam(),
+		},
+		Responses: replies(
+			jsonReply(200, "The response envelope.", b.ref("ResponseEnvelope")),
+			b.failure(400, "sessionId must be non-empty"),
+			b.failure(404, "Response not found"),
+		),
+	})
+
+	b.addResponseControl(doc)
+	b.addWaits(doc)
+	b.addWebhookKey(doc) // webhook.go
+}
+
+func responsePathParam() *openapi3.ParameterRef {
+	return pathParam("responseId", "The response `id` from an earlier reply.")
+}
+
+func responseSessionParam() *openapi3.ParameterRef {
+	return queryParam("sessionId", "The session the response belongs to.", true, nonEmptyStr(""))
+}
+
+// idHeaders are the headers that name the response and its session on
+// every POST /responses reply, so that a caller whose call failed can still
+// read the receipt.
+func idHeaders() openapi3.Headers {
+	return openapi3.Headers{
+		"Harnest-Response-Id": header("The response ID, sent before the body so a dropped call can still be recovered.", str("")),
+		"Harnest-Session-Id":  header("The session ID of the response.", str("")),
+	}
+}
