@@ -280,7 +280,7 @@ memory_on() {
 }
 
 if want growth && ((have_harnest)); then
-	note "" "== growth: median latency one call at a time, and its ratio to the smallest size (target: flat, ±20 %)"
+	note "" "== growth: median latency one call at a time, over a probe of fixed size timed after each call, and its ratio to the smallest size (target: flat, ±20 %)"
 	each_store growth_on
 fi
 

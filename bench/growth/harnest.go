@@ -28,6 +28,14 @@ func (h *harnest) createSession(ctx context.Context) (string, error) {
 	return s.ID, nil
 }
 
+// deleteSession deletes a session.
+func (h *harnest) deleteSession(ctx context.Context, session string) error {
+	if err := httpjson.Delete(ctx, h.client, h.base+"/sessions/"+url.PathEscape(session)); err != nil {
+		return fmt.Errorf("delete a session: %w", err)
+	}
+	return nil
+}
+
 // createSessions makes n sessions, workers at a time.
 func (h *harnest) createSessions(ctx context.Context, n, workers int) error {
 	var left atomic.Int64

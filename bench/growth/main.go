@@ -9,11 +9,15 @@
 //     last, as the user's sessions grow to 100,000 (-list-at).
 //
 // Each figure is the median of -reads timed calls (for turns, of -window
-// turns) at that size, with its ratio to the figure at the smallest size:
-// flat means within ±20 % (0.80..1.20). Calls are made one at a time, so the
-// figures are latencies on an otherwise idle server; the transcript grows
-// by turns (two messages each) and the sessions by POST /sessions, -c at a
-// time.
+// turns) at that size. Calls are made one at a time, so the figures are
+// latencies on an otherwise idle server, and they move with the host (a
+// 0.2 ms turn by a fifth from one minute to the next on a shared machine).
+// So every timed call is followed by a timed probe of a size that does not
+// grow: a turn in a small session (kept at 10 to 30 messages) after a turn,
+// the one page of a session of 10 messages after a page. A figure's ratio
+// is its median over its probes' median, against the same at the smallest
+// size: flat means within ±20 % (0.80..1.20). The transcript grows by turns
+// (two messages each) and the sessions by POST /sessions, -c at a time.
 //
 //	growth -url http://127.0.0.1:PORT
 //
@@ -122,19 +126,29 @@ func run(o Options) error {
 	return nil
 }
 
-// row is one measured figure at one size.
+// row is one measured figure at one size, and its probes' (see the
+// package doc).
 type row struct {
-	what string
-	size int
-	unit string // what size counts
-	took time.Duration
+	what  string
+	size  int
+	unit  string // what size counts
+	took  time.Duration
+	probe time.Duration
 }
 
-// growTranscript grows one session by JSON turns, timing each, and times
-// its pages at the requested sizes. The turn figure at a size is the median
-// of the -window turns that start there.
+// growTranscript grows one session by JSON turns, timing each and a probe
+// turn after it, and times its pages at the requested sizes. The turn
+// figure at a size is the median of the -window turns that start there.
 func growTranscript(ctx context.Context, h *harnest, o Options) ([]row, error) {
 	session, err := h.createSession(ctx)
+	if err != nil {
+		return nil, err
+	}
+	small, err := newSmallSession(ctx, h)
+	if err != nil {
+		return nil, err
+	}
+	reads, err := newPageProbe(ctx, h)
 	if err != nil {
 		return nil, err
 	}
@@ -147,14 +161,17 @@ func growTranscript(ctx context.Context, h *harnest, o Options) ([]row, error) {
 	}
 	var rows []row
 	pageAt := o.PageAt
-	turns := make([]time.Duration, 0, end/2+1) // turns[i] started at 2*i messages
+	turns := make([]time.Duration, 0, end/2+1)  // turns[i] started at 2*i messages
+	probes := make([]time.Duration, 0, end/2+1) // the probe turn after turns[i]
 	for messages := 0; ; messages += 2 {
 		if len(pageAt) > 0 && messages >= pageAt[0] {
-			first, last, err := timePages(ctx, o.Reads, func(cursor string) (string, int, error) { return h.messagesPage(ctx, session, cursor) })
+			first, last, err := timePages(ctx, o.Reads,
+				func(cursor string) (string, int, error) { return h.messagesPage(ctx, session, cursor) },
+				func() error { return reads.read(ctx) })
 			if err != nil {
 				return nil, err
 			}
-			rows = append(rows, row{"transcript first page", messages, "messages", first}, row{"transcript last page", messages, "messages", last})
+			rows = append(rows, first.row("transcript first page", messages, "messages"), last.row("transcript last page", messages, "messages"))
 			pageAt = pageAt[1:]
 		}
 		if messages >= end {
@@ -164,13 +181,92 @@ func growTranscript(ctx context.Context, h *harnest, o Options) ([]row, error) {
 		if err != nil {
 			return nil, fmt.Errorf("a turn at %d messages: %w", messages, err)
 		}
-		turns = append(turns, took)
+		probe, err := small.turn(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("a probe turn: %w", err)
+		}
+		turns, probes = append(turns, took), append(probes, probe)
 	}
 	for _, at := range o.TurnAt {
-		i := at / 2
-		rows = append(rows, row{"JSON turn in the session", at, "messages", median(turns[i:min(i+o.Window, len(turns))])})
+		i, j := at/2, min(at/2+o.Window, len(turns))
+		rows = append(rows, row{"JSON turn in the session", at, "messages", median(turns[i:j]), median(probes[i:j])})
 	}
 	return rows, nil
+}
+
+// smallSession is the probe turns' session: a turn in it costs the same
+// all along, so the server's and the host's speed of the moment can be
+// told from a growing figure's. It is replaced (deleted and made again)
+// when it reaches smallSessionTo messages, so the user's session count
+// does not grow with it.
+type smallSession struct {
+	h  *harnest
+	id string
+	n  int // messages
+}
+
+// Bounds of a small session's transcript, in messages: it starts at the
+// first and is replaced when it reaches the second.
+const (
+	smallSessionFrom = 10
+	smallSessionTo   = 30
+)
+
+func newSmallSession(ctx context.Context, h *harnest) (*smallSession, error) {
+	s := &smallSession{h: h}
+	return s, s.fill(ctx)
+}
+
+// fill makes the session and its first smallSessionFrom messages.
+func (s *smallSession) fill(ctx context.Context) error {
+	id, err := s.h.createSession(ctx)
+	if err != nil {
+		return err
+	}
+	s.id, s.n = id, 0
+	for s.n < smallSessionFrom {
+		if _, err := s.h.turn(ctx, s.id); err != nil {
+			return err
+		}
+		s.n += 2
+	}
+	return nil
+}
+
+// turn times one turn in the small session (replacing it first, untimed,
+// when it is full).
+func (s *smallSession) turn(ctx context.Context) (time.Duration, error) {
+	if s.n >= smallSessionTo {
+		if err := s.h.deleteSession(ctx, s.id); err != nil {
+			return 0, err
+		}
+		if err := s.fill(ctx); err != nil {
+			return 0, err
+		}
+	}
+	took, err := s.h.turn(ctx, s.id)
+	s.n += 2
+	return took, err
+}
+
+// pageProbe is the probe reads' session: smallSessionFrom messages that
+// never change, read as one page.
+type pageProbe struct {
+	h  *harnest
+	id string
+}
+
+func newPageProbe(ctx context.Context, h *harnest) (pageProbe, error) {
+	s, err := newSmallSession(ctx, h)
+	if err != nil {
+		return pageProbe{}, err
+	}
+	return pageProbe{h: h, id: s.id}, nil
+}
+
+func (p pageProbe) read(ctx context.Context) error {
+	_, _, err := p.h.messagesPage(ctx, p.id, "")
+	return err
 }
 
 // growSessions creates sessions and times list pages at the requested
@@ -180,6 +276,11 @@ func growSessions(ctx context.Context, h *harnest, o Options) ([]row, error) {
 	if err != nil {
 		return nil, err
 	}
+	reads, err := newPageProbe(ctx, h) // one session more
+	if err != nil {
+		return nil, err
+	}
+	have++
 	var rows []row
 	for _, n := range o.ListAt {
 		if n > have {
@@ -188,39 +289,56 @@ func growSessions(ctx context.Context, h *harnest, o Options) ([]row, error) {
 			}
 			have = n
 		}
-		first, last, err := timePages(ctx, o.Reads, func(cursor string) (string, int, error) { return h.sessionsPage(ctx, cursor) })
+		first, last, err := timePages(ctx, o.Reads,
+			func(cursor string) (string, int, error) { return h.sessionsPage(ctx, cursor) },
+			func() error { return reads.read(ctx) })
 		if err != nil {
 			return nil, err
 		}
-		rows = append(rows, row{"session list first page", have, "sessions", first}, row{"session list last page", have, "sessions", last})
+		rows = append(rows, first.row("session list first page", have, "sessions"), last.row("session list last page", have, "sessions"))
 	}
 	return rows, nil
 }
 
+// timed is the median of a page's timed reads and of the probes timed
+// after them.
+type timed struct{ took, probe time.Duration }
+
+func (t timed) row(what string, size int, unit string) row {
+	return row{what: what, size: size, unit: unit, took: t.took, probe: t.probe}
+}
+
 // timePages times the first page reads times, walks every page to the
-// last one that has items, and times that one reads times. page reads the
-// page after cursor ("" for the first) and returns the next cursor (""
-// after the last) and how many items the page had.
-func timePages(ctx context.Context, reads int, page func(cursor string) (next string, items int, err error)) (first, last time.Duration, err error) {
-	timeOne := func(cursor string) (time.Duration, error) {
+// last one that has items, and times that one reads times; each timed
+// read is followed by a timed probe. page reads the page after cursor (""
+// for the first) and returns the next cursor ("" after the last) and how
+// many items the page had.
+func timePages(ctx context.Context, reads int, page func(cursor string) (next string, items int, err error), probe func() error) (first, last timed, err error) {
+	timeOne := func(cursor string) (timed, error) {
 		samples := make([]time.Duration, 0, reads)
+		probes := make([]time.Duration, 0, reads)
 		for range reads {
 			start := time.Now()
 			if _, _, err := page(cursor); err != nil {
-				return 0, err
+				return timed{}, err
 			}
 			samples = append(samples, time.Since(start))
+			start = time.Now()
+			if err := probe(); err != nil {
+				return timed{}, fmt.Errorf("a probe: %w", err)
+			}
+			probes = append(probes, time.Since(start))
 		}
-		return median(samples), nil
+		return timed{median(samples), median(probes)}, nil
 	}
 	if first, err = timeOne(""); err != nil {
-		return 0, 0, err
+		return timed{}, timed{}, err
 	}
 	cursor, lastFull := "", ""
 	for {
 		next, items, err := page(cursor)
 		if err != nil {
-			return 0, 0, err
+			return timed{}, timed{}, err
 		}
 		if items > 0 {
 			lastFull = cursor
@@ -229,12 +347,12 @@ func timePages(ctx context.Context, reads int, page func(cursor string) (next st
 			break
 		}
 		if ctx.Err() != nil {
-			return 0, 0, ctx.Err()
+			return timed{}, timed{}, ctx.Err()
 		}
 		cursor = next
 	}
 	if last, err = timeOne(lastFull); err != nil {
-		return 0, 0, err
+		return timed{}, timed{}, err
 	}
 	return first, last, nil
 }
@@ -248,25 +366,26 @@ func median(samples []time.Duration) time.Duration {
 	return s[len(s)/2]
 }
 
-// printRows prints each figure with its ratio to the same figure at the
-// smallest size, and whether it stayed flat (within ±20 %).
+// printRows prints each figure, its probes', and its ratio to the same
+// figure at the smallest size, both over their probes; and whether it
+// stayed flat (within ±20 %).
 func printRows(rows []row) {
-	firstOf := map[string]time.Duration{}
+	firstOf := map[string]float64{}
 	worst := map[string]float64{}
 	var order []string
 	for _, r := range rows {
 		if _, ok := firstOf[r.what]; !ok {
-			firstOf[r.what] = r.took
+			firstOf[r.what] = r.relative()
 			order = append(order, r.what)
 		}
 	}
 	slices.SortStableFunc(rows, func(a, b row) int { return slices.Index(order, a.what) - slices.Index(order, b.what) })
 	for _, r := range rows {
-		ratio := float64(r.took) / float64(max(firstOf[r.what], 1))
+		ratio := r.relative() / firstOf[r.what]
 		if d := abs(ratio - 1); d > worst[r.what] {
 			worst[r.what] = d
 		}
-		fmt.Printf("%-26s at %7d %-8s %9.3f ms  x%.2f\n", r.what, r.size, r.unit, float64(r.took.Microseconds())/1000, ratio)
+		fmt.Printf("%-26s at %7d %-8s %9.3f ms  probe %6.3f ms  x%.2f\n", r.what, r.size, r.unit, millis(r.took), millis(r.probe), ratio)
 	}
 	for _, what := range order {
 		verdict := "flat (within ±20 %)"
@@ -276,6 +395,17 @@ func printRows(rows []row) {
 		fmt.Printf("%-26s %s\n", what+":", verdict)
 	}
 }
+
+// relative is the figure over its probes' (the figure itself when it had
+// no probes).
+func (r row) relative() float64 {
+	if r.probe <= 0 {
+		return float64(max(r.took, 1))
+	}
+	return float64(max(r.took, 1)) / float64(r.probe)
+}
+
+func millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 func abs(x float64) float64 {
 	if x < 0 {

@@ -33,11 +33,28 @@ func TestTimePagesFindsTheLastPageWithItems(t *testing.T) {
 		p := pages[cursor]
 		return p.next, p.items, nil
 	}
-	if _, _, err := timePages(t.Context(), 2, page); err != nil {
+	probes := 0
+	if _, _, err := timePages(t.Context(), 2, page, func() error { probes++; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if last := read[len(read)-1]; last != "b" {
 		t.Fatalf("the last page timed was %q, want b (read %v)", last, read)
+	}
+	if probes != 4 {
+		t.Fatalf("%d probes, want one after each of the 4 timed reads", probes)
+	}
+}
+
+// A figure is judged over its probes: a host twice as slow at the larger
+// size, in both, is flat.
+func TestRelativeIsOverTheProbes(t *testing.T) {
+	small := row{took: 200 * time.Microsecond, probe: 100 * time.Microsecond}
+	slowHost := row{took: 400 * time.Microsecond, probe: 200 * time.Microsecond}
+	if small.relative() != slowHost.relative() {
+		t.Fatalf("relative %v and %v, want the same", small.relative(), slowHost.relative())
+	}
+	if unprobed := (row{took: 300 * time.Microsecond}); unprobed.relative() != float64(300*time.Microsecond) {
+		t.Fatalf("a row without probes: relative %v, want its figure", unprobed.relative())
 	}
 }
 

@@ -1,6 +1,6 @@
 // Package httpjson makes the small JSON calls the benchmark's programs need
 // besides their measured load: create a session, start a response, read a
-// receipt, answer an approval.
+// receipt, answer an approval, delete a session.
 package httpjson
 
 import (
@@ -35,6 +35,15 @@ func Get(ctx context.Context, client *http.Client, url string, out any) error {
 		return err
 	}
 	return do(client, req, out)
+}
+
+// Delete sends a DELETE and wants a 2xx answer.
+func Delete(ctx context.Context, client *http.Client, url string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, url, nil)
+	if err != nil {
+		return err
+	}
+	return do(client, req, nil)
 }
 
 func do(client *http.Client, req *http.Request, out any) error {

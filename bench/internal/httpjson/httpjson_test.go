@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-func TestPostAndGet(t *testing.T) {
+func TestPostGetAndDelete(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/missing" {
 			http.Error(w, `{"detail":"no such thing"}`, http.StatusNotFound)
@@ -39,5 +39,11 @@ func TestPostAndGet(t *testing.T) {
 	err := Get(ctx, srv.Client(), srv.URL+"/missing", &got)
 	if err == nil || !strings.Contains(err.Error(), "HTTP 404") || !strings.Contains(err.Error(), "no such thing") {
 		t.Fatalf("Get /missing = %v, want the status and the body", err)
+	}
+	if err := Delete(ctx, srv.Client(), srv.URL+"/x"); err != nil {
+		t.Fatalf("Delete = %v", err)
+	}
+	if err := Delete(ctx, srv.Client(), srv.URL+"/missing"); err == nil || !strings.Contains(err.Error(), "DELETE /missing: HTTP 404") {
+		t.Fatalf("Delete /missing = %v, want the method, path and status", err)
 	}
 }
