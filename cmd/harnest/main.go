@@ -6,6 +6,11 @@
 //	harnest check [folder]
 //	harnest init <folder> [--template echo|model|worker-python|worker-node]
 //	harnest version
+//
+// default.pgo in this directory is the CPU profile that go build optimises
+// harnest with (profile-guided optimisation); bench/pgo.sh makes it from the
+// benchmark's loads, through the profiling endpoint that a build with
+// -tags pprof has (pprof.go).
 package main
 
 import (
