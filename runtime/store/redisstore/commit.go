@@ -45,13 +45,9 @@ end
 if ARGV[24] ~= '' then key = key + 1; runs = KEYS[key] end
 local holder = redis.call('GET', KEYS[1])
 if holder and holder ~= ARGV[1] then return 0 end
-if not holder then
-  -- The lease lapsed: a sweeper may have made the receipt final, or the
-  -- response was written in one step (a log kept as a string, events.go).
-  local receipt = redis.call('GET', KEYS[3])
-  if receipt and isFinal(receipt) then return -1 end
-  if redis.call('TYPE', KEYS[5]).ok == 'string' then return -1 end
-end
+-- The lease lapsed: a sweeper may have made the receipt final, or the
+-- response was written in one step.
+if not holder and finished(KEYS[3], KEYS[5]) then return -1 end
 -- Every session's meta holds msgs: only without it is EXISTS asked.
 local length = redis.call('HGET', KEYS[2], 'msgs')
 if not length and redis.call('EXISTS', KEYS[2]) == 0 then return 0 end

@@ -73,8 +73,7 @@ const maxReplaceTries = 16
 // lapsed, nobody else took it, the session still exists and its receipt
 // is not final (the replica lived through a Redis outage longer than the
 // lease, and nobody failed the response or deleted the session
-// meanwhile); see finalReceiptLua for how it reads the receipt's status.
-// A log kept as a string is a finished response's (events.go).
+// meanwhile); see finalReceiptLua for how it tells a finished response.
 // KEYS: lease, receipt, session meta, event log. ARGV: response ID, lease
 // in ms.
 var renewScript = redis.NewScript(finalReceiptLua + `
@@ -82,9 +81,7 @@ local holder = redis.call('GET', KEYS[1])
 if holder == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 if holder then return 0 end
 if redis.call('EXISTS', KEYS[3]) == 0 then return 0 end
-if redis.call('TYPE', KEYS[4]).ok == 'string' then return 0 end
-local receipt = redis.call('GET', KEYS[2])
-if receipt and isFinal(receipt) then return 0 end
+if finished(KEYS[2], KEYS[4]) then return 0 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return 1
 `)

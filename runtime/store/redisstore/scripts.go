@@ -63,17 +63,24 @@ func hasNoScript(cmds []redis.Cmder) bool {
 	return false
 }
 
-// finalReceiptLua defines isFinal(receipt) for the scripts that must not
-// write over a final receipt: receipts are compact JSON whose first
-// "status" key is the envelope's (IDs in it before are escaped strings),
-// so the status after the first "status":" is the receipt's, as
-// store.IsFinalReceipt reads it.
+// finalReceiptLua defines finished(receiptKey, logKey) for the scripts
+// that must not write over a final receipt: the response's receipt is
+// final, or the response was written in one step (its log is then a plain
+// string holding its final receipt, events.go). Receipts are compact JSON
+// whose first "status" key is the envelope's (IDs in it before are
+// escaped strings), so isFinal takes the status after the first
+// "status":" as the receipt's, as store.IsFinalReceipt reads it.
 const finalReceiptLua = `
 local function isFinal(receipt)
   local _, e = string.find(receipt, '"status":"', 1, true)
   if not e then return false end
   local status = string.match(receipt, '^(%a+)"', e + 1)
   return status == 'completed' or status == 'failed' or status == 'cancelled' or status == 'denied'
+end
+local function finished(receiptKey, logKey)
+  local receipt = redis.call('GET', receiptKey)
+  if receipt and isFinal(receipt) then return true end
+  return redis.call('TYPE', logKey).ok == 'string'
 end
 `
 
