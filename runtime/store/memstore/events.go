@@ -18,7 +18,9 @@ func (s *Store) AppendEvents(ctx context.Context, user, session, responseID stri
 		return nil
 	}
 	sh, sp := s.lockSpaceForWrite(user, session)
-	s.addEvents(sp.response(responseID), events, s.now())
+	now := s.now()
+	s.addEvents(sp.response(responseID), events, now)
+	sh.expireAt(sp, now.Add(s.receiptTTL))
 	sh.mu.Unlock()
 	s.hubs.notify(responseKey{user, session, responseID})
 	return nil

@@ -3,38 +3,51 @@ package memstore
 import "time"
 
 // Reads never see what expired (they check the clock); the expiry pass
-// drops it so that its memory is returned: receipts and event logs past their TTL,
-// lapsed leases, waits past their tombstone, and spaces and users left
-// with nothing.
+// drops it so that its memory is returned: receipts and event logs past
+// their TTL, waits past their tombstone, and spaces and users left with
+// nothing. The pass runs every second. It looks at the spaces its shards'
+// queues say something expires in (expiryqueue.go), and at a few users'
+// wait indexes.
 
-// shardsPerPass is how many session shards (and user shards) one pass
-// sweeps: a pass every second visits each shard every shardCount /
-// shardsPerPass seconds, so a pass costs a fraction of the whole store
-// and holds each lock briefly.
-const shardsPerPass = 4
+// userShardsPerPass is how many user shards one pass sweeps: a pass
+// every second visits each one every shardCount / userShardsPerPass
+// seconds. (A user's waits are dropped with its sessions' waits; this
+// catches what those drops miss.)
+const userShardsPerPass = 4
 
 // expireEvery runs a pass every interval until the store is closed.
 func (s *Store) expireEvery(interval time.Duration) {
 	defer close(s.done)
 	t := time.NewTicker(interval)
 	defer t.Stop()
-	next := 0
+	nextUsers := 0
 	for {
 		select {
 		case <-s.stop:
 			return
 		case <-t.C:
-			now := s.now()
-			for range shardsPerPass {
-				s.expireShard(next, now)
-				next = (next + 1) % shardCount
-			}
-			s.sweepParts(now)
+			nextUsers = s.pass(s.now(), nextUsers)
 		}
 	}
 }
 
-// expire drops everything that expired at now, in every shard and part.
+// pass is one run of the expiry pass at now: the due spaces of every
+// shard, userShardsPerPass user shards from nextUsers on, and the parts.
+// It returns the user shard the next pass starts at.
+func (s *Store) pass(now time.Time, nextUsers int) int {
+	for i := range s.shards {
+		s.expireDue(&s.shards[i], now)
+	}
+	for range userShardsPerPass {
+		s.users.expire(nextUsers, now)
+		nextUsers = (nextUsers + 1) % shardCount
+	}
+	s.sweepParts(now)
+	return nextUsers
+}
+
+// expire drops everything that expired at now, looking at every space of
+// every shard, every user and every part (tests compare the pass with it).
 func (s *Store) expire(now time.Time) {
 	for i := range shardCount {
 		s.expireShard(i, now)

@@ -37,6 +37,7 @@ func (s *Store) BeginResponse(ctx context.Context, b store.Begin) (map[string]js
 	state := stateOf(&sp.session)
 	sp.lease = lease{holder: b.ResponseID, expires: now.Add(b.Lease)}
 	sp.response(b.ResponseID).setReceipt(b.Receipt, now, s.receiptTTL)
+	sh.expireAt(sp, now.Add(s.receiptTTL))
 	s.runs.register(runKey{b.User, b.Session, b.ResponseID, b.Replica}, now.Add(b.Lease))
 	return state, nil
 }
@@ -104,8 +105,9 @@ func (s *Store) CommitResponse(ctx context.Context, c store.Commit) error {
 		sp.session.updatedAt = c.Now
 	}
 	r.setReceipt(c.Receipt, now, s.receiptTTL)
+	sh.expireAt(sp, now.Add(s.receiptTTL)) // the receipt's and the events'
 	if c.Wait != nil {
-		s.addWait(sp, c.User, c.Session, c.Wait, now)
+		s.addWait(sh, sp, c.User, c.Session, c.Wait)
 	}
 	if c.Release && !created { // a session made by this step had no lease nor run
 		if held {
@@ -145,6 +147,7 @@ func (s *Store) ReplaceReceipt(ctx context.Context, user, session, responseID st
 		return store.ErrReceiptFinal
 	}
 	r.setReceipt(receipt, now, s.receiptTTL)
+	sh.expireAt(sp, now.Add(s.receiptTTL))
 	return nil
 }
 
@@ -167,6 +170,9 @@ func (s *Store) RenewLease(ctx context.Context, user, session, responseID, repli
 	case responseID:
 	case "":
 		if !sp.hasSession {
+			if sp.empty(now) { // made by this call: nothing would drop it
+				s.dropSpace(sh, spaceKey{user, session})
+			}
 			return false, nil // the session is gone: nothing to hold
 		}
 		if r := sp.responses.get(responseID); r != nil {

@@ -46,6 +46,16 @@ func (rs *responseSet) len() int {
 	return n
 }
 
+// each calls f with every response.
+func (rs *responseSet) each(f func(r *response)) {
+	if rs.firstID != "" {
+		f(&rs.first)
+	}
+	for _, r := range rs.more {
+		f(r)
+	}
+}
+
 // dropIf removes every response for which gone returns true.
 func (rs *responseSet) dropIf(gone func(r *response) bool) {
 	if rs.firstID != "" && gone(&rs.first) {

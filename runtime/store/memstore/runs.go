@@ -123,6 +123,7 @@ func (s *Store) sweepOne(k runKey, run store.Lapsed, failed func(store.Lapsed, [
 	}
 	if replacement != nil {
 		r.setReceipt(replacement, now, s.receiptTTL)
+		sh.expireAt(sp, now.Add(s.receiptTTL))
 	}
 	s.runs.unregister(k)
 	sh.mu.Unlock()

@@ -21,6 +21,8 @@ type shard struct {
 	// (nil until one is): 64-bit hashes of chosen session IDs can be made
 	// to collide, never to mix two sessions up.
 	clash map[spaceKey]int32
+	// due is when something in one of the spaces expires (expiryqueue.go).
+	due expiryQueue
 }
 
 // spaceKey names a user's session. As map keys, the two IDs stay apart: no
@@ -46,6 +48,7 @@ type space struct {
 	waits      map[string]*wait
 	assets     map[string]*asset
 	assetBytes int64 // the bytes of assets
+	checkAt    int64 // when the shard's expiry queue looks at the space (Unix ns; 0: not queued)
 }
 
 // sessionData is a session's own record.

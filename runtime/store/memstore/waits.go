@@ -25,9 +25,9 @@ type wait struct {
 	expires time.Time // when the record itself goes (the tombstone's end)
 }
 
-// addWait records a pending wait of the space's session and indexes it.
-// The caller holds the shard's lock.
-func (s *Store) addWait(sp *space, user, session string, w *store.Wait, now time.Time) {
+// addWait records a pending wait of the space's session, indexes it and
+// queues the space for its expiry. The caller holds the shard's lock.
+func (s *Store) addWait(sh *shard, sp *space, user, session string, w *store.Wait) {
 	stored := *w
 	stored.Session, stored.Status, stored.Output = session, store.WaitPending, nil
 	stored.ExpiresAt = time.UnixMilli(w.ExpiresAt.UnixMilli()) // kept to the millisecond, as in Redis
@@ -36,6 +36,7 @@ func (s *Store) addWait(sp *space, user, session string, w *store.Wait, now time
 		sp.waits = map[string]*wait{}
 	}
 	sp.waits[w.ID] = &wait{w: stored, expires: expires}
+	sh.expireAt(sp, expires)
 	s.users.addWait(user, w.ID, waitRef{session: session, expires: expires})
 }
 

@@ -1,0 +1,171 @@
+package memstore
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/harnest/harnest/runtime/store"
+)
+
+// queued counts the entries of every shard's expiry queue.
+func (s *Store) queued() int {
+	n := 0
+	for i := range s.shards {
+		sh := &s.shards[i]
+		sh.mu.Lock()
+		n += len(sh.due)
+		sh.mu.Unlock()
+	}
+	return n
+}
+
+// The pass drops what expired by the queue alone, as the full look at
+// every space does (TestExpiryPassDropsWhatExpired): waits when their
+// tombstone ends, receipts and logs at their TTL, spaces left with
+// nothing; sessions stay, and nothing is left queued once nothing in
+// them can expire. Also where every key's hash is the same.
+func TestExpiryQueueDropsWhatExpired(t *testing.T) {
+	t.Run("hashes apart", testExpiryQueueDropsWhatExpired)
+	t.Run("hashes collide", func(t *testing.T) {
+		defer collideEveryHash(t)()
+		testExpiryQueueDropsWhatExpired(t)
+	})
+}
+
+func testExpiryQueueDropsWhatExpired(t *testing.T) {
+	ctx := context.Background()
+	s, clock := newClocked(t, time.Hour)
+	start := clock.Now()
+	for i, sid := range []string{"s1", "s2", "s3"} {
+		rid := "resp_" + sid
+		b := store.Begin{User: "u", Session: sid, ResponseID: rid, CreateSession: true,
+			Receipt: []byte(`{"status":"in_progress"}`), Lease: time.Minute, Replica: "r1"}
+		if _, err := s.BeginResponse(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+		w := &store.Wait{ID: "w" + sid, Kind: store.WaitApproval, ResponseID: rid, ExpiresAt: clock.Now().Add(15 * time.Minute)}
+		err := s.CommitResponse(ctx, store.Commit{User: "u", Session: sid, ResponseID: rid,
+			Receipt: []byte(`{"status":"requires_action"}`), Events: []store.Event{{Sequence: 0, Type: "x", JSON: []byte(`{}`)}},
+			Wait: w, Release: i == 0, Replica: "r1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.AppendEvents(ctx, "v", "loose", "resp_x", []store.Event{{Sequence: 0, Type: "x", JSON: []byte(`{}`)}}); err != nil {
+		t.Fatal(err)
+	}
+	s.pass(start.Add(15*time.Minute), 0) // nothing is due yet
+	if c := s.counts(); c != (counts{spaces: 4, responses: 4, waits: 3, leases: 2, users: 1, userWaits: 3}) {
+		t.Fatalf("before anything expired: %+v", c)
+	}
+	s.pass(start.Add(17*time.Minute), 0) // the waits' tombstones (15 + 1 min) ended
+	if c := s.counts(); c.waits != 0 || c.userWaits != 0 || c.responses != 4 || c.spaces != 4 {
+		t.Fatalf("after the waits: %+v", c)
+	}
+	s.pass(start.Add(time.Hour+time.Second), 0) // receipts and logs expired
+	if c := s.counts(); c != (counts{spaces: 3, users: 1}) {
+		t.Fatalf("after the receipt TTL: %+v", c)
+	}
+	if rows, _ := s.ListSessions(ctx, "u", "", 10); len(rows) != 3 {
+		t.Fatalf("sessions expired: %+v", rows)
+	}
+	if n := s.tableSpaces(); n != 3 {
+		t.Fatalf("the space table holds %d spaces, the shards 3", n)
+	}
+	if n := s.queued(); n != 0 {
+		t.Fatalf("%d entries queued where nothing can expire", n)
+	}
+}
+
+// A session's receipts go one by one as each one's TTL ends; the session
+// is queued once at a time however many turns it takes, and stays.
+func TestExpiryQueueFollowsEachReceipt(t *testing.T) {
+	ctx := context.Background()
+	s, clock := newClocked(t, time.Hour)
+	start := clock.Now()
+	commit := func(rid string, create bool) {
+		t.Helper()
+		if !create {
+			b := store.Begin{User: "u", Session: "s", ResponseID: rid, Receipt: []byte(`{"status":"in_progress"}`), Lease: time.Minute}
+			if _, err := s.BeginResponse(ctx, b); err != nil {
+				t.Fatal(err)
+			}
+		}
+		err := s.CommitResponse(ctx, store.Commit{User: "u", Session: "s", ResponseID: rid, CreateSession: create,
+			Receipt: []byte(`{"status":"completed"}`), Events: []store.Event{{Sequence: 0, Type: "x", JSON: []byte(`{}`)}},
+			Messages: [][]byte{[]byte(`{"role":"user"}`)}, Release: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	commit("r0", true)
+	for i := 1; i <= 3; i++ {
+		clock.Add(10 * time.Minute)
+		commit(fmt.Sprintf("r%d", i), false)
+	}
+	for i := range 500 { // many turns within one second: queued once
+		commit(fmt.Sprintf("q%d", i), false)
+	}
+	if n := s.queued(); n != 1 {
+		t.Fatalf("%d queue entries for one session, want 1", n)
+	}
+	for i, want := range []int{503, 502, 501} {
+		s.pass(start.Add(time.Hour+time.Duration(i)*10*time.Minute+time.Second), 0)
+		if c := s.counts(); c.responses != want || c.spaces != 1 {
+			t.Fatalf("%d min past the TTL: %+v, want %d responses", i*10, c, want)
+		}
+		if n := s.queued(); n != 1 {
+			t.Fatalf("%d min past the TTL: %d queue entries, want 1", i*10, n)
+		}
+	}
+	s.pass(start.Add(time.Hour+30*time.Minute+time.Second), 0)
+	if c := s.counts(); c.responses != 0 || c.spaces != 1 {
+		t.Fatalf("every receipt expired: %+v", c)
+	}
+	if n := s.queued(); n != 0 {
+		t.Fatalf("%d queue entries left", n)
+	}
+	if msgs, err := s.LastMessages(ctx, "u", "s", 1000); err != nil || len(msgs) != 504 {
+		t.Fatalf("the transcript: %d messages (%v)", len(msgs), err)
+	}
+}
+
+// A renewal for a session that is gone keeps nothing: no pass would look
+// at an empty space that nothing in expires.
+func TestRenewOfAGoneSessionKeepsNoSpace(t *testing.T) {
+	ctx := context.Background()
+	s, _ := newClocked(t, time.Hour)
+	held, err := s.RenewLease(ctx, "u", "gone", "r", "replica", time.Minute)
+	if err != nil || held {
+		t.Fatalf("renew of a gone session: %v %v", held, err)
+	}
+	if n, c := s.tableSpaces(), s.counts(); n != 0 || c.spaces != 0 {
+		t.Fatalf("the table holds %d spaces, the shards %d", n, c.spaces)
+	}
+}
+
+func TestExpiryQueueIsAHeap(t *testing.T) {
+	var q expiryQueue
+	for _, at := range []int64{5, 3, 9, 1, 7, 3, 8, 2, 6, 4} {
+		q.push(dueSpace{at: at})
+	}
+	if _, ok := q.popDue(0); ok {
+		t.Fatal("popped an entry that is not due")
+	}
+	var got []int64
+	for {
+		d, ok := q.popDue(100)
+		if !ok {
+			break
+		}
+		got = append(got, d.at)
+	}
+	if fmt.Sprint(got) != "[1 2 3 3 4 5 6 7 8 9]" {
+		t.Fatalf("popped %v", got)
+	}
+	if q != nil {
+		t.Fatal("a drained queue keeps its array")
+	}
+}
