@@ -334,6 +334,7 @@ echo "== results ($(date -u +%Y-%m-%dT%H:%MZ), $(nproc 2>/dev/null || echo '?') 
 if [[ -s $results ]]; then
 	"$tmp/report" \
 		-target 'json:harnest-embedded/baseline>=0.5' \
+		-target 'json-redis:harnest-redis/baseline>=0.35' \
 		-target 'sse20:harnest/adk>=3' \
 		-target "sse20-c$TTFE_CONC:harnest/adk>=3" \
 		-target 'a2a:harnest/a2a-js>=2' \
