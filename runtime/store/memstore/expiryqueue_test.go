@@ -38,24 +38,7 @@ func testExpiryQueueDropsWhatExpired(t *testing.T) {
 	ctx := context.Background()
 	s, clock := newClocked(t, time.Hour)
 	start := clock.Now()
-	for i, sid := range []string{"s1", "s2", "s3"} {
-		rid := "resp_" + sid
-		b := store.Begin{User: "u", Session: sid, ResponseID: rid, CreateSession: true,
-			Receipt: []byte(`{"status":"in_progress"}`), Lease: time.Minute, Replica: "r1"}
-		if _, err := s.BeginResponse(ctx, b); err != nil {
-			t.Fatal(err)
-		}
-		w := &store.Wait{ID: "w" + sid, Kind: store.WaitApproval, ResponseID: rid, ExpiresAt: clock.Now().Add(15 * time.Minute)}
-		err := s.CommitResponse(ctx, store.Commit{User: "u", Session: sid, ResponseID: rid,
-			Receipt: []byte(`{"status":"requires_action"}`), Events: []store.Event{{Sequence: 0, Type: "x", JSON: []byte(`{}`)}},
-			Wait: w, Release: i == 0, Replica: "r1"})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := s.AppendEvents(ctx, "v", "loose", "resp_x", []store.Event{{Sequence: 0, Type: "x", JSON: []byte(`{}`)}}); err != nil {
-		t.Fatal(err)
-	}
+	seedExpiring(t, s, clock)
 	s.pass(start.Add(15*time.Minute), 0) // nothing is due yet
 	if c := s.counts(); c != (counts{spaces: 4, responses: 4, waits: 3, leases: 2, users: 1, userWaits: 3}) {
 		t.Fatalf("before anything expired: %+v", c)

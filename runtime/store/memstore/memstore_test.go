@@ -124,6 +124,29 @@ func (s *Store) tableSpaces() int {
 func TestExpiryPassDropsWhatExpired(t *testing.T) {
 	ctx := context.Background()
 	s, clock := newClocked(t, time.Hour)
+	seedExpiring(t, s, clock)
+	s.expire(clock.Add(2 * time.Minute)) // the leases lapsed
+	if c := s.counts(); c.leases != 0 || c.responses != 4 {
+		t.Fatalf("after the leases: %+v", c)
+	}
+	s.expire(clock.Add(time.Hour)) // receipts, logs and waits (15 min + the tombstone) expired
+	if c := s.counts(); c != (counts{spaces: 3, users: 1}) {
+		t.Fatalf("after the receipt TTL: %+v", c)
+	}
+	if rows, _ := s.ListSessions(ctx, "u", "", 10); len(rows) != 3 {
+		t.Fatalf("sessions expired: %+v", rows)
+	}
+	if n := s.tableSpaces(); n != 3 {
+		t.Fatalf("the space table holds %d spaces, the shards 3", n)
+	}
+}
+
+// seedExpiring stores three sessions of user u, each with a response, its
+// events and a wait of 15 minutes (two of them still holding their
+// lease), and events of a response of user v with no session.
+func seedExpiring(t *testing.T, s *Store, clock *fakeClock) {
+	t.Helper()
+	ctx := context.Background()
 	for i, sid := range []string{"s1", "s2", "s3"} {
 		rid := "resp_" + sid
 		b := store.Begin{User: "u", Session: sid, ResponseID: rid, CreateSession: true,
@@ -145,20 +168,6 @@ func TestExpiryPassDropsWhatExpired(t *testing.T) {
 	}
 	if c := s.counts(); c != (counts{spaces: 4, responses: 4, waits: 3, leases: 2, users: 1, userWaits: 3}) {
 		t.Fatalf("before: %+v", c)
-	}
-	s.expire(clock.Add(2 * time.Minute)) // the leases lapsed
-	if c := s.counts(); c.leases != 0 || c.responses != 4 {
-		t.Fatalf("after the leases: %+v", c)
-	}
-	s.expire(clock.Add(time.Hour)) // receipts, logs and waits (15 min + the tombstone) expired
-	if c := s.counts(); c != (counts{spaces: 3, users: 1}) {
-		t.Fatalf("after the receipt TTL: %+v", c)
-	}
-	if rows, _ := s.ListSessions(ctx, "u", "", 10); len(rows) != 3 {
-		t.Fatalf("sessions expired: %+v", rows)
-	}
-	if n := s.tableSpaces(); n != 3 {
-		t.Fatalf("the space table holds %d spaces, the shards 3", n)
 	}
 }
 
