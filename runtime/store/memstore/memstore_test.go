@@ -122,7 +122,6 @@ func (s *Store) tableSpaces() int {
 // logs, leases and waits go, and so do spaces left with nothing; sessions
 // stay.
 func TestExpiryPassDropsWhatExpired(t *testing.T) {
-	ctx := context.Background()
 	s, clock := newClocked(t, time.Hour)
 	seedExpiring(t, s, clock)
 	s.expire(clock.Add(2 * time.Minute)) // the leases lapsed
@@ -130,15 +129,7 @@ func TestExpiryPassDropsWhatExpired(t *testing.T) {
 		t.Fatalf("after the leases: %+v", c)
 	}
 	s.expire(clock.Add(time.Hour)) // receipts, logs and waits (15 min + the tombstone) expired
-	if c := s.counts(); c != (counts{spaces: 3, users: 1}) {
-		t.Fatalf("after the receipt TTL: %+v", c)
-	}
-	if rows, _ := s.ListSessions(ctx, "u", "", 10); len(rows) != 3 {
-		t.Fatalf("sessions expired: %+v", rows)
-	}
-	if n := s.tableSpaces(); n != 3 {
-		t.Fatalf("the space table holds %d spaces, the shards 3", n)
-	}
+	checkSeedExpired(t, s)
 }
 
 // seedExpiring stores three sessions of user u, each with a response, its
@@ -168,6 +159,21 @@ func seedExpiring(t *testing.T, s *Store, clock *fakeClock) {
 	}
 	if c := s.counts(); c != (counts{spaces: 4, responses: 4, waits: 3, leases: 2, users: 1, userWaits: 3}) {
 		t.Fatalf("before: %+v", c)
+	}
+}
+
+// checkSeedExpired checks that only seedExpiring's three sessions are left,
+// with nothing in them, once everything else in it expired.
+func checkSeedExpired(t *testing.T, s *Store) {
+	t.Helper()
+	if c := s.counts(); c != (counts{spaces: 3, users: 1}) {
+		t.Fatalf("after the receipt TTL: %+v", c)
+	}
+	if rows, _ := s.ListSessions(context.Background(), "u", "", 10); len(rows) != 3 {
+		t.Fatalf("sessions expired: %+v", rows)
+	}
+	if n := s.tableSpaces(); n != 3 {
+		t.Fatalf("the space table holds %d spaces, the shards 3", n)
 	}
 }
 
