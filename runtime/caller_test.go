@@ -70,6 +70,36 @@ func TestCallerGoneCancelsTheResponse(t *testing.T) {
 			}
 		})
 	}
+	t.Run("suspended, then gone", func(t *testing.T) {
+		// Answered at a suspension (requires_action), the caller leaves
+		// before it reads the answer: the suspended response lives on.
+		s := newTestService(t, AgentFunc(func(ctx context.Context, turn *Turn, emit Emit) error {
+			if err := turn.RequestApproval(ctx, ApprovalRequest{Action: "act"}); err != nil {
+				return err
+			}
+			return emit(Event{Type: EventTextDelta, Delta: "done"})
+		}), nil)
+		ctx, leave := context.WithCancel(context.Background())
+		r, err := s.StartResponse(ctx, testUser, ResponseRequest{Input: "x"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		<-r.Boundary()
+		leave()
+		if out := r.Outcome(); out.Err != nil || out.Envelope.Status != StatusRequiresAction {
+			t.Fatalf("outcome %+v %+v", out.Err, out.Envelope)
+		}
+		select {
+		case <-r.Done():
+			t.Fatalf("the suspended response ended: receipt %+v", receipt(t, s, r))
+		case <-time.After(50 * time.Millisecond):
+		}
+		if env := receipt(t, s, r); env.Status != StatusRequiresAction {
+			t.Fatalf("receipt %+v", env)
+		}
+		r.Cancel()
+		<-r.Done()
+	})
 	t.Run("answered", func(t *testing.T) {
 		s := newTestService(t, AgentFunc(func(ctx context.Context, turn *Turn, emit Emit) error {
 			return emit(Event{Type: EventTextDelta, Delta: "done"})

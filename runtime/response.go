@@ -203,8 +203,8 @@ func (s *Service) StartResponse(ctx context.Context, p Principal, req ResponseRe
 	// The context exists before the run is tracked, so Shutdown and control
 	// messages can always cancel what they see.
 	// A JSON caller is watched where it waits (Outcome): registering a
-	// function with its context cost a JSON turn three allocations and a
-	// twentieth of its CPU.
+	// function with its context cost a JSON turn three allocations and
+	// about 1 µs of its 44.
 	r.ctx, r.cancel = context.WithCancelCause(context.WithoutCancel(ctx))
 	switch {
 	case req.Background:
@@ -306,12 +306,15 @@ func (r *Response) Boundary() <-chan struct{} { return r.boundary }
 // Outcome waits for the first boundary and returns it. A JSON response is
 // cancelled when its caller's context ends first.
 func (r *Response) Outcome() Outcome {
-	if r.caller != nil {
-		select {
-		case <-r.boundary:
-		case <-r.caller.Done():
-			r.cancel(context.Canceled)
-			<-r.boundary
+	select {
+	case <-r.boundary: // answered: the caller has no more say
+	default:
+		if r.caller != nil {
+			select {
+			case <-r.boundary:
+			case <-r.caller.Done():
+				r.cancel(context.Canceled)
+			}
 		}
 	}
 	<-r.boundary

@@ -6,8 +6,9 @@ import "time"
 // spaces expires: a receipt, an event log or a wait. The expiry pass looks
 // only at the spaces whose time has come, so its work follows what
 // expires, not the size of the store. (It used to visit every space of
-// the store every 16 seconds: with 500k sessions that was a tenth of the
-// server's CPU, and JSON turns slowed down as the store grew.)
+// the store every 16 seconds: at 400k sessions, 9-11 ms of CPU every
+// second, each shard's lock held 2-3 ms at a time, and more as the store
+// grew; the queue's pass takes tens of microseconds.)
 //
 // A space is in its shard's queue at most once for a given time:
 // space.checkAt is the time the queue will look at it. A write that expires
