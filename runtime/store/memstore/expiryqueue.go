@@ -22,9 +22,11 @@ import "time"
 //
 // An entry names its space by the key's hash (the shard map's key), not by
 // its index in the space table: a dropped space's index may be given to a
-// space of another shard, which this shard's lock does not guard. Spaces in
-// the clash map share a hash with another space; the look finds each one
-// of them and tells them apart by checkAt.
+// space of another shard, which this shard's lock does not guard. The
+// spaces in the clash map share their hash with another space, so a hash
+// does not name them: they are not queued, and the pass looks at all of
+// them instead (there are none but where chosen IDs collide, and then the
+// pass's work grows with them, not with the square of them).
 //
 // Leases are not queued: a lapsed lease is free by the clock (lease.heldBy)
 // and does not keep a space; its holder's name is cleared when the space is
@@ -93,6 +95,9 @@ func (sh *shard) expireAt(sp *space, t time.Time) {
 	if sp.checkAt != 0 && sp.checkAt <= at {
 		return
 	}
+	if _, inClash := sh.clash[sp.key]; inClash { // a nil map finds nothing
+		return // looked at every pass (above)
+	}
 	sp.checkAt = at
 	sh.due.push(dueSpace{at: at, h: spaceHash(sp.key)})
 }
@@ -108,12 +113,13 @@ func ceilSecond(t time.Time) int64 {
 // it holds the shard's lock briefly; what is left waits for the next pass.
 const maxDuePerPass = 4096
 
-// expireDue looks at the spaces of sh whose time has come at now: it drops
-// what expired in them, drops the spaces left with nothing, and queues the
-// others for their next expiry.
+// expireDue looks at the spaces of sh whose time has come at now, and at
+// the spaces of its clash map: it drops what expired in them, drops the
+// spaces left with nothing, and queues the others for their next expiry.
 func (s *Store) expireDue(sh *shard, now time.Time) {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
+	expireSpaces(s, sh.clash, now) // nil but where hashes collide
 	for range maxDuePerPass {
 		d, ok := sh.due.popDue(now.UnixNano())
 		if !ok {
@@ -121,11 +127,6 @@ func (s *Store) expireDue(sh *shard, now time.Time) {
 		}
 		if i, ok := sh.spaces[d.h]; ok {
 			s.expireQueued(sh, s.spaces.at(i), d, now)
-		}
-		for k, i := range sh.clash { // nil but where hashes collide
-			if spaceHash(k) == d.h {
-				s.expireQueued(sh, s.spaces.at(i), d, now)
-			}
 		}
 	}
 }
