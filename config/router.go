@@ -125,10 +125,18 @@ type RouterHarness struct {
 	Place int `yaml:"-"`
 }
 
-// RouterPricing is a harness's price per million tokens, in micro-dollars.
+// RouterPricing is a harness's price in micro-dollars: per million
+// tokens of its exact usage, and per turn it answers.
 type RouterPricing struct {
 	InputPerMTokMicros  int64 `yaml:"inputPerMTokMicros"`
 	OutputPerMTokMicros int64 `yaml:"outputPerMTokMicros"`
+	// PerTurnMicros is the price of each turn the harness answers, on top
+	// of its tokens.
+	PerTurnMicros int64 `yaml:"perTurnMicros"`
+	// MaxTurnMicros is the most one turn can cost. The router holds it
+	// against the daily cost ceiling before asking the harness and settles
+	// the real cost after; 0 holds PerTurnMicros (at least 1).
+	MaxTurnMicros int64 `yaml:"maxTurnMicros"`
 }
 
 // RouterTurns say who answers each kind of turn.
@@ -150,9 +158,14 @@ type RouterVisitors struct {
 	DailyTurns int  `yaml:"dailyTurns"` // visitors' routed turns a UTC day; 0 keeps them out
 }
 
+// VisitorsOn reports whether visitors' turns may reach the router's relay
+// harnesses: visitors are enabled with a daily cap above 0.
+func (r RouterBackend) VisitorsOn() bool { return r.Visitors.Enabled && r.Visitors.DailyTurns > 0 }
+
 // Priced reports whether the harness has a price (and so a cost ceiling).
 func (h RouterHarness) Priced() bool {
-	return h.Pricing.InputPerMTokMicros > 0 || h.Pricing.OutputPerMTokMicros > 0
+	p := h.Pricing
+	return p.InputPerMTokMicros > 0 || p.OutputPerMTokMicros > 0 || p.PerTurnMicros > 0 || p.MaxTurnMicros > 0
 }
 
 // Backend is the harness's backend section as a spec.backend.

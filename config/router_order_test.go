@@ -62,3 +62,25 @@ func TestRouterNamesWithoutPlaces(t *testing.T) {
 		t.Errorf("names %v", got)
 	}
 }
+
+func TestRouterTurnPricing(t *testing.T) {
+	c := mustLoad(t, writeFolder(t, routerConfig(`      harnesses:
+        home: {echo: {}}
+        paid: {echo: {}, pricing: {perTurnMicros: 100, maxTurnMicros: 250}, dailyCostCeilingMicros: 300}
+      house: home
+`), minimalCard, minimalInstructions), nil).Config
+	paid := c.Spec.Backend.Router.Harnesses["paid"]
+	if !paid.Priced() || paid.Pricing.PerTurnMicros != 100 || paid.Pricing.MaxTurnMicros != 250 {
+		t.Errorf("pricing %+v", paid.Pricing)
+	}
+	probs := mustProblems(t, writeFolder(t, routerConfig(`      harnesses:
+        home: {echo: {}}
+        low: {echo: {}, pricing: {perTurnMicros: 100, maxTurnMicros: 50}}
+        minus: {echo: {}, pricing: {perTurnMicros: -1}}
+      house: home
+`), minimalCard, minimalInstructions), nil)
+	if !hasLine(probs, "spec.backend.router.harnesses.low.pricing.maxTurnMicros", "at least perTurnMicros") ||
+		!hasLine(probs, "spec.backend.router.harnesses.minus.pricing", "0 or more") {
+		t.Errorf("problems:\n%v", probs)
+	}
+}

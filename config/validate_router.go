@@ -108,6 +108,11 @@ func (v *validator) routerHarness(path, name string, h RouterHarness) {
 	if h.Pricing.InputPerMTokMicros < 0 || h.Pricing.OutputPerMTokMicros < 0 {
 		v.problem(path+".pricing", "prices must be 0 or more micro-dollars per million tokens")
 	}
+	if h.Pricing.PerTurnMicros < 0 || h.Pricing.MaxTurnMicros < 0 {
+		v.problem(path+".pricing", "perTurnMicros and maxTurnMicros must be 0 or more micro-dollars")
+	} else if m := h.Pricing.MaxTurnMicros; m > 0 && m < h.Pricing.PerTurnMicros {
+		v.problem(path+".pricing.maxTurnMicros", "must be at least perTurnMicros (%d): it is the most one turn can cost", h.Pricing.PerTurnMicros)
+	}
 	if h.DailyCostCeilingMicros < 0 {
 		v.problem(path+".dailyCostCeilingMicros", "must be 0 (closed) or more micro-dollars")
 	}

@@ -6,16 +6,19 @@ import (
 	"time"
 
 	"github.com/harnest/harnest/config"
+	"github.com/harnest/harnest/internal/budget"
 	"github.com/harnest/harnest/runtime"
 	"github.com/harnest/harnest/runtime/store"
 )
 
 // check says why a harness may not be asked now ("" when it may). On the
 // ladder, pauses and switches are switch_off and a spent ceiling is
-// no_ceiling.
-func (t *routed) check(ctx context.Context, name string, ladder bool) string {
+// no_ceiling. When it may, it returns what it holds for the turn (the
+// expected cost, the visitor's turn), which try settles; when it may
+// not, it holds nothing.
+func (t *routed) check(ctx context.Context, name string, ladder bool) (holds, string) {
 	if name == "" {
-		return ReasonNotAllowed // auto or expertise found no usable harness
+		return holds{}, ReasonNotAllowed // auto or expertise found no usable harness
 	}
 	h := t.r.cfg.Harnesses[name]
 	skip := func(reason, onLadder string) string {
@@ -26,43 +29,54 @@ func (t *routed) check(ctx context.Context, name string, ladder bool) string {
 	}
 	switch {
 	case !t.s.isAllowed(name):
-		return skip(ReasonNotAllowed, SkipSwitchOff)
+		return holds{}, skip(ReasonNotAllowed, SkipSwitchOff)
 	case t.s.paused[name]:
-		return skip(ReasonPaused, SkipSwitchOff)
-	case t.visitor && h.Relay != nil && (!t.r.cfg.Visitors.Enabled || t.r.cfg.Visitors.DailyTurns <= 0):
-		return skip(ReasonVisitorsOff, SkipSwitchOff)
+		return holds{}, skip(ReasonPaused, SkipSwitchOff)
+	case t.visitor && h.Relay != nil && !t.r.cfg.VisitorsOn():
+		return holds{}, skip(ReasonVisitorsOff, SkipSwitchOff)
 	case t.visitor && h.NeedsConsent && !t.consent:
-		return ReasonNoConsent
+		return holds{}, ReasonNoConsent
 	}
 	if reason := t.offline(ctx, h); reason != "" {
-		return reason
+		return holds{}, reason
 	}
+	var held holds
+	refuse := func(reason string) (holds, string) {
+		t.release(ctx, name, held)
+		return holds{}, reason
+	}
+	now := t.r.now()
 	if h.Priced() {
-		counts, err := t.r.st.RouterCounts(ctx, t.r.now())
-		if err != nil {
-			return ReasonStoreUnavailable
+		if h.DailyCostCeilingMicros <= 0 {
+			return holds{}, skip(ReasonCostCeiling, SkipNoCeiling)
 		}
-		if h.DailyCostCeilingMicros <= 0 || counts["cost:"+name] >= h.DailyCostCeilingMicros {
-			return skip(ReasonCostCeiling, SkipNoCeiling)
+		hold, ok, err := budget.Reserve(ctx, t.r.counter(costCounter(name)), expectedCost(h), h.DailyCostCeilingMicros, now)
+		switch {
+		case err != nil:
+			return holds{}, ReasonStoreUnavailable
+		case !ok:
+			return holds{}, skip(ReasonCostCeiling, SkipNoCeiling)
 		}
+		held.cost = hold
 	}
 	if t.visitor && h.Relay != nil {
-		_, ok, err := t.r.st.TakeRouterCount(ctx, "visitor_turns", 1, int64(t.r.cfg.Visitors.DailyTurns), t.r.now())
-		if err != nil {
-			return ReasonStoreUnavailable
+		hold, ok, err := budget.Reserve(ctx, t.r.counter(visitorTurnsCounter), 1, int64(t.r.cfg.Visitors.DailyTurns), now)
+		switch {
+		case err != nil:
+			return refuse(ReasonStoreUnavailable)
+		case !ok:
+			return refuse(ReasonVisitorDailyCap)
 		}
-		if !ok {
-			return ReasonVisitorDailyCap
-		}
+		held.visitor = hold
 	}
-	ok, _, err := t.r.st.AdmitRouterHarness(ctx, name, t.r.breakerPolicy(name), t.r.now())
+	ok, _, err := t.r.st.AdmitRouterHarness(ctx, name, t.r.breakerPolicy(name), now)
 	switch {
 	case err != nil:
-		return ReasonStoreUnavailable
+		return refuse(ReasonStoreUnavailable)
 	case !ok:
-		return ReasonCoolingDown
+		return refuse(ReasonCoolingDown)
 	}
-	return ""
+	return held, ""
 }
 
 // offline says harness_offline for a relay harness whose outside agent
@@ -82,14 +96,17 @@ func (t *routed) offline(ctx context.Context, h config.RouterHarness) string {
 	return ""
 }
 
-// try asks an admitted harness within its wait, counts its cost, tells
-// its breaker how it went and notes the rung. done: the turn is over
+// try asks an admitted harness within its wait, settles what check held
+// for it with its cost, tells its breaker how it went and notes the rung.
+// A harness that refused the turn is not a failure: its breaker hears
+// nothing and a visitor's turn is given back. done: the turn is over
 // (answered, or failed after its answer started, or cancelled).
-func (t *routed) try(ctx context.Context, name, prefix string) (done bool, err error) {
+func (t *routed) try(ctx context.Context, name, prefix string, held holds) (done bool, err error) {
 	wait := time.Duration(t.r.cfg.Harnesses[name].Wait()) * time.Millisecond
 	out := t.ask(ctx, name, wait, prefix)
-	t.account(ctx, name, out)
-	if ctx.Err() == nil || out.reason != "" {
+	refused := isRefusal(out.reason)
+	t.settle(ctx, name, held, t.account(name, out), refused)
+	if !refused && (ctx.Err() == nil || out.reason != "") {
 		sctx, cancel := storeCtx(ctx)
 		_, rerr := t.r.st.ReportRouterHarness(sctx, name, t.r.breakerPolicy(name), out.reason == "", t.r.now())
 		cancel()
@@ -110,22 +127,15 @@ func (t *routed) try(ctx context.Context, name, prefix string) (done bool, err e
 	return false, nil
 }
 
-// account adds the wait and the cost of one harness's usage.
-func (t *routed) account(ctx context.Context, name string, out outcome) {
+// account adds the wait of one harness's turn and its cost to the
+// receipt, and returns the cost.
+func (t *routed) account(name string, out outcome) int64 {
 	if t.rec.AnsweredBy == "" {
 		t.waited += out.waited
 	}
-	p := t.r.cfg.Harnesses[name].Pricing
-	micros := (int64(out.usage.InputTokens)*p.InputPerMTokMicros + int64(out.usage.OutputTokens)*p.OutputPerMTokMicros + 999_999) / 1_000_000
-	if micros <= 0 {
-		return
-	}
+	micros := turnCost(t.r.cfg.Harnesses[name], out)
 	t.rec.CostMicros += micros
-	sctx, cancel := storeCtx(ctx)
-	defer cancel()
-	if _, _, err := t.r.st.TakeRouterCount(sctx, "cost:"+name, micros, -1, t.r.now()); err != nil {
-		t.r.log.Warn("router: could not count a harness's cost", "harness", name, "error", err)
-	}
+	return micros
 }
 
 // fallBack answers after the chosen harness could not: the ladder when
@@ -139,11 +149,12 @@ func (t *routed) fallBack(ctx context.Context, failed string) error {
 			if rung == config.RouterPerson {
 				return t.person(ctx)
 			}
-			if reason := t.check(ctx, rung, true); reason != "" {
+			held, reason := t.check(ctx, rung, true)
+			if reason != "" {
 				t.rec.Rungs = append(t.rec.Rungs, store.RouterRung{Name: rung, Reason: reason})
 				continue
 			}
-			if done, err := t.try(ctx, rung, t.line(rung)); done {
+			if done, err := t.try(ctx, rung, t.line(rung), held); done {
 				return err
 			}
 		}
@@ -153,9 +164,9 @@ func (t *routed) fallBack(ctx context.Context, failed string) error {
 		return t.tellMe(failed)
 	case config.RouterFallbackNextHarness:
 		if next := t.next(failed); next != "" {
-			if reason := t.check(ctx, next, false); reason != "" {
+			if held, reason := t.check(ctx, next, false); reason != "" {
 				t.rec.Rungs = append(t.rec.Rungs, store.RouterRung{Name: next, Reason: reason})
-			} else if done, err := t.try(ctx, next, t.line(next)); done {
+			} else if done, err := t.try(ctx, next, t.line(next), held); done {
 				return err
 			}
 		}
@@ -205,7 +216,14 @@ func (t *routed) house(ctx context.Context, prefixed string) error {
 	if prefixed == "" {
 		return out.cause
 	}
-	t.account(ctx, name, out)
+	if micros := t.account(name, out); micros > 0 {
+		// The house is asked without a hold: its cost is counted as it is.
+		sctx, cancel := storeCtx(ctx)
+		if _, _, err := t.r.st.TakeRouterCount(sctx, costCounter(name), micros, -1, t.r.now()); err != nil {
+			t.r.log.Warn("router: could not count a harness's cost", "harness", name, "error", err)
+		}
+		cancel()
+	}
 	t.rec.Rungs = append(t.rec.Rungs, store.RouterRung{Name: name, Reason: out.reason})
 	if out.started {
 		t.rec.AnsweredBy = name

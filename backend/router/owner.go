@@ -64,11 +64,11 @@ func (r *Router) Status(ctx context.Context, user string) (Status, error) {
 	s := r.effective(ov)
 	out := Status{House: r.cfg.House, Choice: s.choice, Fallback: s.fallback, PlanDailyTurns: r.cfg.PlanTurns(),
 		DailyTurns: ov.DailyTurns, Turns: map[string]string{"owner": s.ownerTurns, "visitor": s.visitorTurns},
-		TurnsToday: counts["turns"], VisitorTurnsToday: counts["visitor_turns"], Harnesses: []HarnessStatus{}}
+		TurnsToday: counts["turns"], VisitorTurnsToday: counts[visitorTurnsCounter], Harnesses: []HarnessStatus{}}
 	for _, name := range r.order {
 		h := r.cfg.Harnesses[name]
 		hs := HarnessStatus{Name: name, Kind: h.Backend().Kind(), Skills: append([]string{}, h.Skills...),
-			Allowed: s.isAllowed(name), CostTodayMicros: counts["cost:"+name]}
+			Allowed: s.isAllowed(name), CostTodayMicros: counts[costCounter(name)]}
 		if hs.State, err = r.state(ctx, name, s, user, now); err != nil {
 			return Status{}, err
 		}

@@ -15,6 +15,7 @@ const (
 	ReasonCostCeiling      = "harness_cost_ceiling"
 	ReasonTierUnavailable  = "router_tier_unavailable"
 	ReasonVisitorsOff      = "harness_visitors_off"
+	ReasonRefused          = "harness_refused"
 	ReasonVisitorDailyCap  = "harness_visitor_daily_cap"
 	ReasonNoConsent        = "no_consent"
 	ReasonStoreUnavailable = "router_store_unavailable"
@@ -46,6 +47,15 @@ var sentences = map[string]string{
 	ReasonCostCeiling:     "its spending limit for today is reached",
 	ReasonTierUnavailable: "that tier is not available",
 	ReasonVisitorsOff:     "it does not take visitors' turns",
+	ReasonRefused:         "it refused this turn",
 	ReasonVisitorDailyCap: "it has taken today's visitor turns",
 	ReasonNoConsent:       "it needs your consent first",
+}
+
+// isRefusal reports a harness's answer that it will not take this turn
+// (visitors off, its visitors' cap, a refusal): not a failure of the
+// harness, so its breaker hears nothing and a visitor's turn is given
+// back.
+func isRefusal(reason string) bool {
+	return reason == ReasonRefused || reason == ReasonVisitorsOff || reason == ReasonVisitorDailyCap
 }

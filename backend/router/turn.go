@@ -50,10 +50,11 @@ func (r *Router) Run(ctx context.Context, turn *runtime.Turn, emit runtime.Emit)
 		t.rec.Reason = reason
 		return t.house(ctx, t.r.cfg.House)
 	}
-	t.rec.Reason = t.check(ctx, target, false)
+	var held holds
+	held, t.rec.Reason = t.check(ctx, target, false)
 	if t.rec.Reason == "" {
 		var done bool
-		if done, err = t.try(ctx, target, ""); done {
+		if done, err = t.try(ctx, target, "", held); done {
 			return err
 		}
 		t.rec.Reason = t.rec.Rungs[len(t.rec.Rungs)-1].Reason

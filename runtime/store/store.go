@@ -193,10 +193,11 @@ type Hub interface {
 // the router's config and the text-free receipts of routed turns. It is
 // the agent's: one router per store (key prefix).
 type Router interface {
-	// TakeRouterCount adds by to the counter name of the UTC day of now
-	// when the sum stays at most limit (limit < 0: always), and returns
-	// the counter after the call and whether it added. Counters last two
-	// days.
+	// TakeRouterCount adds by (negative: gives back) to the counter name
+	// of the UTC day of now when the sum stays at most limit (limit < 0:
+	// always), and returns the counter after the call and whether it
+	// added. Counters last two days. Holding before and settling after
+	// (internal/budget) keeps concurrent spenders within a limit.
 	TakeRouterCount(ctx context.Context, name string, by, limit int64, now time.Time) (count int64, ok bool, err error)
 	// RouterCounts reads every counter of the UTC day of now (name to
 	// value; missing counters are 0).

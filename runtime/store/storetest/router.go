@@ -14,6 +14,7 @@ func testRouter(t *testing.T, h Harness) {
 	subtests(t, h, map[string]func(t *testing.T, s store.Store){
 		"Counts":             testRouterCounts,
 		"CountsConcurrently": testRouterCountsConcurrently,
+		"CountsGiveBack":     testRouterCountsGiveBack,
 		"Breaker":            testRouterBreaker,
 		"Overrides":          testRouterOverrides,
 		"Receipts":           testRouterReceipts,
@@ -70,6 +71,31 @@ func testRouterCountsConcurrently(t *testing.T, s store.Store) {
 	wg.Wait()
 	if taken != 7 {
 		t.Fatalf("%d of 20 concurrent takes within a limit of 7 succeeded", taken)
+	}
+}
+
+// testRouterCountsGiveBack: a hold taken within a limit and given back
+// (a negative by) frees its room; a settle above the hold is counted
+// whatever the limit. This is how the router holds a turn's cost against
+// its ceiling before the turn and settles it after.
+func testRouterCountsGiveBack(t *testing.T, s store.Store) {
+	if n, ok, err := s.TakeRouterCount(ctx, "cost:h", 250, 300, routerNoon); err != nil || !ok || n != 250 {
+		t.Fatalf("hold: %d %v %v", n, ok, err)
+	}
+	if n, ok, err := s.TakeRouterCount(ctx, "cost:h", 100, 300, routerNoon); err != nil || ok || n != 250 {
+		t.Fatalf("a hold past the limit: %d %v %v; want 250 false", n, ok, err)
+	}
+	if n, ok, err := s.TakeRouterCount(ctx, "cost:h", -150, -1, routerNoon); err != nil || !ok || n != 100 {
+		t.Fatalf("give back: %d %v %v; want 100 true", n, ok, err)
+	}
+	if n, ok, err := s.TakeRouterCount(ctx, "cost:h", 100, 300, routerNoon); err != nil || !ok || n != 200 {
+		t.Fatalf("a hold in the room given back: %d %v %v; want 200 true", n, ok, err)
+	}
+	if n, ok, err := s.TakeRouterCount(ctx, "cost:h", 150, -1, routerNoon); err != nil || !ok || n != 350 {
+		t.Fatalf("a settle past the limit: %d %v %v; want 350 true", n, ok, err)
+	}
+	if n, ok, err := s.TakeRouterCount(ctx, "cost:h", -350, 300, routerNoon); err != nil || !ok || n != 0 {
+		t.Fatalf("give back everything: %d %v %v; want 0 true", n, ok, err)
 	}
 }
 
