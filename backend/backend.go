@@ -93,7 +93,7 @@ func newRouter(ctx context.Context, f *config.Folder, cfg config.RouterBackend, 
 		}
 	}
 	for name, h := range cfg.Harnesses {
-		agent, err := buildHarness(ctx, f, h, logger, parts)
+		agent, err := buildHarness(ctx, f, cfg, h, logger, parts)
 		if err != nil {
 			closeBuilt()
 			return nil, fmt.Errorf("backend: router harness %q: %w", name, err)
@@ -113,13 +113,13 @@ func newRouter(ctx context.Context, f *config.Folder, cfg config.RouterBackend, 
 }
 
 // buildHarness builds one router harness from its backend section.
-func buildHarness(ctx context.Context, f *config.Folder, h config.RouterHarness, logger *slog.Logger, parts Parts) (runtime.Agent, error) {
+func buildHarness(ctx context.Context, f *config.Folder, cfg config.RouterBackend, h config.RouterHarness, logger *slog.Logger, parts Parts) (runtime.Agent, error) {
 	switch {
 	case h.Relay != nil:
 		if parts.Relay == nil {
 			return nil, errors.New("a relay harness needs the relay; pass it in Parts")
 		}
-		return parts.Relay.AgentWith(*h.Relay), nil
+		return parts.Relay.AgentWith(routerRelaySection(cfg, *h.Relay)), nil
 	case h.Model != nil:
 		spec := f.Config.Spec
 		spec.Backend = config.Backend{Model: h.Model}
@@ -136,6 +136,22 @@ func buildHarness(ctx context.Context, f *config.Folder, h config.RouterHarness,
 		return remote, nil
 	}
 	return New(h.Backend(), f.Dir, logger)
+}
+
+// routerRelaySection is a router's relay harness section with the
+// router's visitors setting in force: visitors' turns reach the outside
+// agent while the router's visitors are on, within the router's daily cap
+// (the section's own allowVisitors and visitorDailyCap do not apply).
+// The router counts each visitor's turn before asking; the relay's own
+// count of the same turns, under the same cap, stays as a second guard
+// (the house, asked without the router's checks, meets it too).
+func routerRelaySection(cfg config.RouterBackend, b config.RelayBackend) config.RelayBackend {
+	b.AllowVisitors = cfg.VisitorsOn()
+	b.VisitorDailyCap = 0
+	if b.AllowVisitors {
+		b.VisitorDailyCap = cfg.Visitors.DailyTurns
+	}
+	return b
 }
 
 func countBackends(b config.Backend) int {

@@ -186,12 +186,27 @@ func (t *routed) ask(ctx context.Context, name string, wait time.Duration, prefi
 	return out
 }
 
-// failureReason names a harness's failure: the relay's unavailable
-// participant is offline, its deadline a timeout.
+// The relay backend's codes for refusals (relay.CodeOwnerOnly,
+// relay.CodeVisitorCap).
+const (
+	relayOwnerOnly  = "relay_owner_only"
+	relayVisitorCap = "relay_visitor_cap"
+)
+
+// failureReason names a harness's failure: the relay refusing a
+// visitor's turn is visitors off (or their cap), any other refusal is
+// refused, the relay's unavailable participant is offline, its deadline
+// a timeout.
 func failureReason(err error) string {
 	var e *runtime.Error
 	if errors.As(err, &e) {
 		switch {
+		case e.Code == relayOwnerOnly:
+			return ReasonVisitorsOff
+		case e.Code == relayVisitorCap:
+			return ReasonVisitorDailyCap
+		case errors.Is(e, runtime.ErrAgentRefused):
+			return ReasonRefused
 		case strings.HasPrefix(e.Code, "relay_deadline"):
 			return ReasonTimeout
 		case strings.HasPrefix(e.Code, "relay_"):
