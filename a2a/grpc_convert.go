@@ -69,7 +69,11 @@ func grpcError(err error) error {
 
 // grpcCode is the gRPC code of an A2A error (spec 1.0 §5.4). Internal
 // errors keep the code they carry for HTTP+JSON (UNAVAILABLE,
-// RESOURCE_EXHAUSTED and the like).
+// RESOURCE_EXHAUSTED and the like). The 1.0 drafts gave UNIMPLEMENTED to
+// -32003, -32004 and -32009 (and HTTP 409 and 415 to -32002 and -32005);
+// the released 1.0 and 1.0.1 tables say FAILED_PRECONDITION (and 400), as
+// a2a-go v2 does, whose gRPC client reads an error only when both its code
+// and its ErrorInfo reason match.
 func grpcCode(e *Error) codes.Code {
 	switch e.Code {
 	case -32001:

@@ -19,6 +19,13 @@ import (
 // "image/*" takes every image type, "*/*" everything, and a mode without a
 // slash ("text", as early cards wrote) every type under it.
 //
+// A message that continues a task (taskId) is not the agent's input but
+// the answer to what it asked for: an approval decision or a client tool's
+// output, which answer() takes as exactly one text or data part (and
+// refuses any other with ContentTypeNotSupported). Its data part is the
+// documented answer whatever the card's modes, so the modes are not
+// checked there.
+//
 // acceptedOutputModes are not checked: the spec asks agents to tailor
 // their output to them (SHOULD), not to refuse a request over them, and
 // an agent's output is only known once it runs.
@@ -101,9 +108,10 @@ func partMediaType(p Part) string {
 	return "application/octet-stream"
 }
 
-// checkInputModes refuses a message with a part the agent does not take.
+// checkInputModes refuses a message that starts a task with a part the
+// agent does not take.
 func (s *Server) checkInputModes(m Message) error {
-	if s.info.inputModes == nil {
+	if s.info.inputModes == nil || m.TaskID != "" {
 		return nil
 	}
 	for i, p := range m.Parts {
