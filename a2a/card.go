@@ -38,6 +38,7 @@ type cardInfo struct {
 	push       bool            // capabilities.pushNotifications is served (push.go)
 	declared   map[string]bool // extension URIs the card declares
 	required   []string        // ... of which clients must request these
+	inputModes *mediaTypes     // what messages may carry (modes.go); nil: anything
 	warnings   []string
 	json, etag []byte
 	modified   time.Time // Last-Modified: when the card was built
@@ -82,6 +83,7 @@ func buildCard(ctx context.Context, o Options) (*cardInfo, error) {
 		caps["extendedAgentCard"] = true
 	}
 	info.streaming = caps["streaming"] == true
+	info.inputModes = inputModesOf(card)
 
 	if exts, ok := caps["extensions"].([]any); ok {
 		kept := make([]any, 0, len(exts))

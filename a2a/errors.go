@@ -3,6 +3,7 @@ package a2a
 import (
 	"errors"
 	"net/http"
+	"time"
 
 	"github.com/harnest/harnest/runtime"
 )
@@ -17,6 +18,10 @@ type Error struct {
 	Message string
 	HTTP    int
 	Status  string
+	// RetryAfter, when set, is how long the caller should wait before
+	// trying again: HTTP+JSON sends it as Retry-After, and every 1.0
+	// binding as a google.rpc.RetryInfo detail.
+	RetryAfter time.Duration
 }
 
 func (e *Error) Error() string { return e.Message }
@@ -78,6 +83,19 @@ func errVersion(msg string) *Error {
 	return newError(-32009, "VERSION_NOT_SUPPORTED", http.StatusBadRequest, "FAILED_PRECONDITION", msg)
 }
 
+// errRateLimited is a refusal by a quota or rate limit (the user's turns
+// of the day, the responses in progress, the server's queue): not a crash,
+// so not -32603. A2A names no error for it; JSON-RPC gets -32000, the
+// first of the codes JSON-RPC 2.0 leaves to the server (a2a-go reads it as
+// its ErrServerError, apart from ErrInternalError), HTTP+JSON 429 and gRPC
+// RESOURCE_EXHAUSTED, as §3.3.2 asks of rate limits; every binding says
+// when to retry.
+func errRateLimited(msg string, retryAfter time.Duration) *Error {
+	e := newError(-32000, "RATE_LIMITED", http.StatusTooManyRequests, "RESOURCE_EXHAUSTED", msg)
+	e.RetryAfter = retryAfter
+	return e
+}
+
 // asA2A maps any error to an A2A error: the package's own pass through,
 // runtime errors are mapped once here by kind, and anything else becomes a
 // generic internal error that reveals nothing.
@@ -97,7 +115,7 @@ func asA2A(err error) *Error {
 	case errors.Is(re, runtime.ErrTooLarge), errors.Is(re, runtime.ErrInvalid):
 		return errInvalidParams(re.Detail)
 	case errors.Is(re, runtime.ErrRateLimited):
-		return newError(-32603, "RATE_LIMITED", http.StatusTooManyRequests, "RESOURCE_EXHAUSTED", re.Detail)
+		return errRateLimited(re.Detail, re.RetryAfter)
 	case errors.Is(re, runtime.ErrAgentRefused):
 		return newError(-32603, "PERMISSION_DENIED", http.StatusNotFound, "NOT_FOUND", re.Detail)
 	case errors.Is(re, runtime.ErrUnavailable):

@@ -101,7 +101,36 @@ func TestErrorPathsMatchTheSpec(t *testing.T) {
 	}
 }
 
-func checkRPCError(t *testing.T, h *harness, c errorPath, body string, headers []string) {
+// gotError is what a checked error answer said.
+type gotError struct {
+	message    string
+	details    []any  // 1.0: error.data or error.details
+	retryInfo  bool   // details hold a google.rpc.RetryInfo
+	retryAfter string // HTTP+JSON: the Retry-After header
+}
+
+func detailsOf(message string, details any) gotError {
+	got := gotError{message: message}
+	got.details, _ = details.([]any)
+	for _, d := range got.details {
+		if str(d, "@type") == "type.googleapis.com/google.rpc.RetryInfo" && strings.HasSuffix(str(d, "retryDelay"), "s") {
+			got.retryInfo = true
+		}
+	}
+	return got
+}
+
+// errorOf sends an error path's request to h and checks the answer as
+// TestErrorPathsMatchTheSpec does.
+func (h *harness) errorOf(t *testing.T, c errorPath) gotError {
+	t.Helper()
+	if strings.HasPrefix(c.path, "/a2a") {
+		return checkRPCError(t, h, c, c.body, c.headers)
+	}
+	return checkRESTError(t, h, c, c.path, c.body, c.headers)
+}
+
+func checkRPCError(t *testing.T, h *harness, c errorPath, body string, headers []string) gotError {
 	t.Helper()
 	code, ct, ev := h.sse(c.method, c.path, body, headers...)
 	wantCT := "application/json"
@@ -122,15 +151,16 @@ func checkRPCError(t *testing.T, h *harness, c errorPath, body string, headers [
 		if dig(e, "error", "data") != nil {
 			t.Errorf("0.3 error with data %v", dig(e, "error", "data"))
 		}
-		return
+		return gotError{message: str(e, "error", "message")}
 	}
 	if str(e, "error", "data", 0, "@type") != "type.googleapis.com/google.rpc.ErrorInfo" ||
 		str(e, "error", "data", 0, "reason") != c.reason || str(e, "error", "data", 0, "domain") != "a2a-protocol.org" {
 		t.Errorf("error.data %v, want an ErrorInfo with reason %s", dig(e, "error", "data"), c.reason)
 	}
+	return detailsOf(str(e, "error", "message"), dig(e, "error", "data"))
 }
 
-func checkRESTError(t *testing.T, h *harness, c errorPath, path, body string, headers []string) {
+func checkRESTError(t *testing.T, h *harness, c errorPath, path, body string, headers []string) gotError {
 	t.Helper()
 	r := h.do(c.method, path, body, headers...)
 	if r.Status != c.http || !strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
@@ -141,7 +171,7 @@ func checkRESTError(t *testing.T, h *harness, c errorPath, path, body string, he
 		if dig(e, "code") != float64(c.code) || str(e, "message") == "" {
 			t.Errorf("0.3 body %v, want {code: %d, message}", e, c.code)
 		}
-		return
+		return gotError{message: str(e, "message"), retryAfter: r.Header.Get("Retry-After")}
 	}
 	if dig(e, "error", "code") != float64(c.http) || str(e, "error", "status") != c.status || str(e, "error", "message") == "" {
 		t.Errorf("google.rpc.Status %v, want code %d status %s", e, c.http, c.status)
@@ -150,4 +180,7 @@ func checkRESTError(t *testing.T, h *harness, c errorPath, path, body string, he
 		str(e, "error", "details", 0, "reason") != c.reason || str(e, "error", "details", 0, "domain") != "a2a-protocol.org" {
 		t.Errorf("details %v, want an ErrorInfo with reason %s", dig(e, "error", "details"), c.reason)
 	}
+	got := detailsOf(str(e, "error", "message"), dig(e, "error", "details"))
+	got.retryAfter = r.Header.Get("Retry-After")
+	return got
 }

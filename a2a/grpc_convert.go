@@ -3,12 +3,15 @@ package a2a
 import (
 	"encoding/json"
 	"errors"
+	"time"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/protoadapt"
+	"google.golang.org/protobuf/types/known/durationpb"
 )
 
 // The package's model is the ProtoJSON of lf.a2a.v1 (model.go), so the
@@ -54,7 +57,11 @@ func grpcError(err error) error {
 		ae = asA2A(err)
 	}
 	st := status.New(grpcCode(ae), ae.Message)
-	if withInfo, err := st.WithDetails(&errdetails.ErrorInfo{Reason: ae.Reason, Domain: "a2a-protocol.org"}); err == nil {
+	details := []protoadapt.MessageV1{&errdetails.ErrorInfo{Reason: ae.Reason, Domain: "a2a-protocol.org"}}
+	if ae.RetryAfter > 0 {
+		details = append(details, &errdetails.RetryInfo{RetryDelay: durationpb.New(time.Duration(retrySeconds(ae.RetryAfter)) * time.Second)})
+	}
+	if withInfo, err := st.WithDetails(details...); err == nil {
 		st = withInfo
 	}
 	return st.Err()
@@ -62,7 +69,11 @@ func grpcError(err error) error {
 
 // grpcCode is the gRPC code of an A2A error (spec 1.0 §5.4). Internal
 // errors keep the code they carry for HTTP+JSON (UNAVAILABLE,
-// RESOURCE_EXHAUSTED and the like).
+// RESOURCE_EXHAUSTED and the like). The 1.0 drafts gave UNIMPLEMENTED to
+// -32003, -32004 and -32009 (and HTTP 409 and 415 to -32002 and -32005);
+// the released 1.0 and 1.0.1 tables say FAILED_PRECONDITION (and 400), as
+// a2a-go v2 does, whose gRPC client reads an error only when both its code
+// and its ErrorInfo reason match.
 func grpcCode(e *Error) codes.Code {
 	switch e.Code {
 	case -32001:

@@ -48,7 +48,7 @@ type grpcTarget struct {
 
 // startGRPC serves an echo agent whose card declares GRPC at a fresh
 // loopback address, over TLS when secure.
-func startGRPC(t *testing.T, redisURL string, secure bool, echo config.EchoBackend) grpcTarget {
+func startGRPC(t *testing.T, redisURL string, secure bool, echo config.EchoBackend, tune ...func(*config.Config)) grpcTarget {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -63,6 +63,9 @@ func startGRPC(t *testing.T, redisURL string, secure bool, echo config.EchoBacke
 		Config: func(c *config.Config) {
 			c.Spec.Backend.Echo = &echo
 			c.Auth.Tokens = []config.Token{{Token: grpcToken, User: "alice"}}
+			for _, f := range tune {
+				f(c)
+			}
 		},
 	})
 	target := grpcTarget{base: "http://" + addr, addr: addr, creds: insecure.NewCredentials(), http: &http.Client{}}

@@ -50,6 +50,7 @@ type setup struct {
 	agent    runtime.Agent
 	card     map[string]any
 	extended map[string]any // the extended card (Options.ExtendedCard)
+	config   func(*config.Config)
 }
 
 // testUser is the caller: the X-Test-User header's user, else anonymous;
@@ -77,6 +78,9 @@ func (s setup) serverSetup() servertest.Setup {
 		Config: func(c *config.Config) {
 			c.Spec.Backend.Echo = &echo
 			c.Spec.Output.Thinking = true
+			if s.config != nil {
+				s.config(c)
+			}
 		},
 		Tune: func(o *runtime.Options) { o.FlushDelay, o.Lease = 5*time.Millisecond, 3*time.Second },
 		A2A:  func(o *a2a.Options) { o.Principal, o.ExtendedCard = testUser, s.extended },

@@ -14,7 +14,10 @@ func testCard(base string, streaming bool) map[string]any {
 		"capabilities":       map[string]any{"streaming": streaming},
 		"defaultInputModes":  []any{"text/plain"},
 		"defaultOutputModes": []any{"text/plain"},
-		"skills":             []any{map[string]any{"id": "echo", "name": "Echo", "description": "Echoes.", "tags": []any{"echo"}}},
+		// The skill takes data and files besides the card's text (A2A
+		// refuses the parts of other types, modes.go).
+		"skills": []any{map[string]any{"id": "echo", "name": "Echo", "description": "Echoes.", "tags": []any{"echo"},
+			"inputModes": []any{"text/plain", "application/json", "image/*", "application/octet-stream"}}},
 	}
 }
 

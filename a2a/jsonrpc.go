@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/harnest/harnest/internal/sse"
@@ -97,10 +98,31 @@ func errorInfoOf(e *Error) errorInfo {
 	return errorInfo{Type: "type.googleapis.com/google.rpc.ErrorInfo", Reason: e.Reason, Domain: "a2a-protocol.org"}
 }
 
+// retryInfo is the google.rpc.RetryInfo detail of an error that says when
+// to retry (ProtoJSON Duration: seconds with an "s").
+type retryInfo struct {
+	Type       string `json:"@type"`
+	RetryDelay string `json:"retryDelay"`
+}
+
+// errorDetails are a 1.0 error's details: its ErrorInfo, and its
+// RetryInfo when it has one.
+func errorDetails(e *Error) []any {
+	details := []any{errorInfoOf(e)}
+	if e.RetryAfter > 0 {
+		details = append(details, retryInfo{Type: "type.googleapis.com/google.rpc.RetryInfo",
+			RetryDelay: fmt.Sprintf("%ds", retrySeconds(e.RetryAfter))})
+	}
+	return details
+}
+
+// retrySeconds is a wait in whole seconds, rounded up.
+func retrySeconds(d time.Duration) int64 { return int64((d + time.Second - 1) / time.Second) }
+
 func rpcError(e *Error, version string) rpcErrorBody {
 	b := rpcErrorBody{Code: e.Code, Message: e.Message}
 	if version != v03 {
-		b.Data = []errorInfo{errorInfoOf(e)}
+		b.Data = errorDetails(e)
 	}
 	return b
 }

@@ -64,6 +64,9 @@ func (s *Server) pushFirst(ctx context.Context, p runtime.Principal, req *sendRe
 
 // sendWithPush is send for a request that may carry a push config.
 func (s *Server) sendWithPush(ctx context.Context, p runtime.Principal, req sendRequest) (StreamEvent, error) {
+	if err := s.checkInputModes(req.Message); err != nil {
+		return StreamEvent{}, err
+	}
 	if err := s.pushFirst(ctx, p, &req); err != nil {
 		return StreamEvent{}, err
 	}
@@ -85,6 +88,9 @@ func (s *Server) sendWithPush(ctx context.Context, p runtime.Principal, req send
 // openStreamWithPush is openStream for a request that may carry a push
 // config.
 func (s *Server) openStreamWithPush(ctx context.Context, p runtime.Principal, req sendRequest) (*feed, error) {
+	if err := s.checkInputModes(req.Message); err != nil {
+		return nil, err
+	}
 	if err := s.pushFirst(ctx, p, &req); err != nil {
 		return nil, err
 	}

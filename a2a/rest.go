@@ -75,10 +75,10 @@ func (s *Server) rest(rv restVersion, h func(http.ResponseWriter, *http.Request,
 
 type statusBody struct {
 	Error struct {
-		Code    int         `json:"code"`
-		Status  string      `json:"status"`
-		Message string      `json:"message"`
-		Details []errorInfo `json:"details"`
+		Code    int    `json:"code"`
+		Status  string `json:"status"`
+		Message string `json:"message"`
+		Details []any  `json:"details"`
 	} `json:"error"`
 }
 
@@ -91,7 +91,7 @@ func restErrorBody(rv restVersion, e *Error) []byte {
 	}
 	var body statusBody
 	body.Error.Code, body.Error.Status, body.Error.Message = e.HTTP, e.Status, e.Message
-	body.Error.Details = []errorInfo{errorInfoOf(e)}
+	body.Error.Details = errorDetails(e)
 	b, _ = json.Marshal(body)
 	return b
 }
@@ -101,6 +101,9 @@ func (s *Server) restError(w http.ResponseWriter, rv restVersion, err error) {
 	w.Header().Set("Content-Type", "application/json")
 	if e.HTTP == http.StatusUnauthorized {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="harnest"`)
+	}
+	if e.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.FormatInt(retrySeconds(e.RetryAfter), 10))
 	}
 	w.WriteHeader(e.HTTP)
 	_, _ = w.Write(restErrorBody(rv, e))

@@ -32,10 +32,20 @@ type Options struct {
 	// for this long (default DefaultSessionIdleTimeout); its client starts
 	// a new one.
 	SessionIdleTimeout time.Duration
+	// MaxSessions bounds the MCP sessions this replica holds (default
+	// DefaultMaxSessions); MaxSessionsPerUser those of one user (default
+	// DefaultMaxSessionsPerUser). Past either, opening a session is
+	// refused (sessions.go).
+	MaxSessions        int
+	MaxSessionsPerUser int
 }
 
-// DefaultSessionIdleTimeout is how long an idle MCP session is kept.
-const DefaultSessionIdleTimeout = time.Hour
+// The defaults of the session bounds (see doc.go for why).
+const (
+	DefaultSessionIdleTimeout = 10 * time.Minute
+	DefaultMaxSessions        = 1000
+	DefaultMaxSessionsPerUser = 20
+)
 
 // door is the /mcp handler: the SDK's Streamable HTTP handler behind the
 // step that tells the SDK who the caller is.
@@ -44,7 +54,8 @@ type door struct {
 	log    *slog.Logger
 	hosts  hostGuard
 	server *mcp.Server
-	closed atomic.Bool // Close was called: new requests are refused
+	book   *sessionBook // whose each session is, and how many
+	closed atomic.Bool  // Close was called: new requests are refused
 	// sdk serves requests that carry no bearer token (servers without
 	// auth: every caller is anonymous).
 	sdk http.Handler
@@ -67,8 +78,15 @@ func New(o Options) http.Handler {
 	if o.SessionIdleTimeout <= 0 {
 		o.SessionIdleTimeout = DefaultSessionIdleTimeout
 	}
+	if o.MaxSessions <= 0 {
+		o.MaxSessions = DefaultMaxSessions
+	}
+	if o.MaxSessionsPerUser <= 0 {
+		o.MaxSessionsPerUser = DefaultMaxSessionsPerUser
+	}
 	d := &door{opts: o, log: log, hosts: newHostGuard(o.PublicBaseURL)}
 	d.server = d.newServer()
+	d.book = newSessionBook(o.MaxSessions, o.MaxSessionsPerUser, d.server)
 	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return d.server }, &mcp.StreamableHTTPOptions{
 		Logger:              log,
 		SessionTimeout:      o.SessionIdleTimeout,
@@ -98,17 +116,37 @@ func (d *door) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		httpapi.Fail(w, http.StatusUnauthorized, "unauthorized", "Authentication required: send Authorization: Bearer <token>")
 		return
 	}
+	next := d.sdk
 	if _, has := auth.BearerToken(r); has {
-		d.withUser.ServeHTTP(w, r)
-		return
-	}
-	if p != runtime.Anonymous {
+		next = d.withUser
+	} else if p != runtime.Anonymous {
 		// The tool handler takes a request without a token for the
 		// anonymous user; any other caller must say who they are with one.
 		httpapi.Fail(w, http.StatusUnauthorized, "unauthorized", "Authentication required: send Authorization: Bearer <token>")
 		return
 	}
-	d.sdk.ServeHTTP(w, r)
+	d.serveSession(w, r, p.UserID, next)
+}
+
+// serveSession hands the request to the SDK as its user's: a request on
+// another user's session gets the SDK's answer to an unknown one (404), and
+// a request that opens a session (a POST without Mcp-Session-Id) is booked
+// first, or refused past the bounds.
+func (d *door) serveSession(w http.ResponseWriter, r *http.Request, user string, next http.Handler) {
+	if id := r.Header.Get(sessionHeader); id != "" || r.Method != http.MethodPost {
+		if id != "" && d.book.ownedByOther(id, user) {
+			sessionNotFound(w)
+			return
+		}
+		next.ServeHTTP(w, r) // the SDK refuses a GET or DELETE without a session
+		return
+	}
+	if no := d.book.reserve(user, d.opts.SessionIdleTimeout); no != nil {
+		no.write(w, d.opts.SessionIdleTimeout)
+		return
+	}
+	defer func() { d.book.settle(user, w.Header().Get(sessionHeader)) }()
+	next.ServeHTTP(w, r)
 }
 
 // Close ends every MCP session: their streams (the standalone GET stream a

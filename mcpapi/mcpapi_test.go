@@ -130,13 +130,16 @@ func TestAuth(t *testing.T) {
 			t.Errorf("bob in alice's session: error %v, %q", res.IsError, text(res))
 		}
 
-		// Bob's token on alice's MCP session is refused by the SDK, and
-		// runs nothing.
+		// Bob's token on alice's MCP session gets what an unknown session
+		// ID gets (404), and runs nothing.
 		call := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"hello","arguments":{"message":"hijack","sessionId":"` + mine.SessionID + `"}}}`
 		reply := ts.As(bobToken).Do("POST", "/mcp", "application/json", []byte(call),
 			"Accept", "application/json, text/event-stream", "Mcp-Session-Id", alice.ID(), "Mcp-Protocol-Version", "2025-11-25")
-		if reply.Status != http.StatusForbidden {
-			t.Fatalf("bob on alice's MCP session: %d %s, want the SDK's 403", reply.Status, reply.Body)
+		unknown := ts.As(bobToken).Do("POST", "/mcp", "application/json", []byte(call),
+			"Accept", "application/json, text/event-stream", "Mcp-Session-Id", "no-such-session", "Mcp-Protocol-Version", "2025-11-25")
+		if reply.Status != http.StatusNotFound || unknown.Status != http.StatusNotFound || string(reply.Body) != string(unknown.Body) {
+			t.Fatalf("bob on alice's MCP session: %d %s; on an unknown one: %d %s; want the same 404",
+				reply.Status, reply.Body, unknown.Status, unknown.Body)
 		}
 		// The same request with alice's token is fine (the refusal was bob's).
 		reply = ts.As(aliceToken).Do("POST", "/mcp", "application/json", []byte(call),

@@ -41,9 +41,9 @@ func codeOf(env runtime.Envelope, fallback string) string {
 // or a client tool: what it waits for and the HTTP call that answers it.
 func requiredResult(env runtime.Envelope) (*mcp.CallToolResult, toolOutput, error) {
 	a := env.RequiredAction
-	ra := &requiredAction{Type: a.Type, ID: a.ID, Action: a.Action, Message: a.Message, Name: a.Name, ExpiresAt: a.ExpiresAt}
-	if len(a.Arguments) > 0 {
-		_ = json.Unmarshal(a.Arguments, &ra.Arguments)
+	ra := requiredAction{Type: a.Type, ID: a.ID, Action: a.Action, Message: a.Message, Name: a.Name, ExpiresAt: a.ExpiresAt}
+	if len(a.Arguments) > 0 && json.Unmarshal(a.Arguments, &ra.Arguments) != nil {
+		ra.Arguments = nil // not an object: the text says them
 	}
 	var text string
 	if a.Type == "client_tool" {

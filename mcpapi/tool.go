@@ -30,21 +30,26 @@ type toolOutput struct {
 	SessionID  string `json:"sessionId" jsonschema:"The conversation: pass it again to continue it."`
 	ResponseID string `json:"responseId" jsonschema:"This turn's response."`
 	Status     string `json:"status" jsonschema:"completed, requires_action or denied."`
-	// RequiredAction is set when Status is requires_action.
-	RequiredAction *requiredAction `json:"requiredAction,omitempty" jsonschema:"What the agent waits for, and how to answer it."`
+	// RequiredAction is set when Status is requires_action, and absent
+	// otherwise: its schema is an object that may be left out, not a
+	// union with null (strict clients such as the MCP Inspector warn of
+	// ["null","object"]).
+	RequiredAction requiredAction `json:"requiredAction,omitzero" jsonschema:"What the agent waits for, and how to answer it (only when status is requires_action)."`
 }
 
 // requiredAction is what a requires_action response waits for: a human
 // approval or a client tool, and the HTTP call that answers it.
 type requiredAction struct {
-	Type      string `json:"type" jsonschema:"human_approval or client_tool."`
-	ID        string `json:"id" jsonschema:"The approval or client tool request to answer."`
-	Action    string `json:"action,omitempty" jsonschema:"The action to approve."`
-	Message   string `json:"message,omitempty" jsonschema:"The agent's question to the human."`
-	Name      string `json:"name,omitempty" jsonschema:"The client tool to run."`
-	Arguments any    `json:"arguments,omitempty" jsonschema:"The action's or the tool's arguments."`
-	ExpiresAt string `json:"expiresAt" jsonschema:"When the wait ends without an answer."`
-	Answer    answer `json:"answer" jsonschema:"The HTTP call that answers it."`
+	Type    string `json:"type" jsonschema:"human_approval or client_tool."`
+	ID      string `json:"id" jsonschema:"The approval or client tool request to answer."`
+	Action  string `json:"action,omitempty" jsonschema:"The action to approve."`
+	Message string `json:"message,omitempty" jsonschema:"The agent's question to the human."`
+	Name    string `json:"name,omitempty" jsonschema:"The client tool to run."`
+	// Arguments is an object, with any members; arguments that are not
+	// an object are only in the text content.
+	Arguments map[string]any `json:"arguments,omitempty" jsonschema:"The action's or the tool's arguments."`
+	ExpiresAt string         `json:"expiresAt" jsonschema:"When the wait ends without an answer."`
+	Answer    answer         `json:"answer" jsonschema:"The HTTP call that answers it."`
 }
 
 // answer is the HTTP call that answers a required action.

@@ -38,8 +38,8 @@ func startMsgWorker(t *testing.T) (base string) {
 		"  - {url: \"http://" + addr + "/rest\", protocolBinding: HTTP+JSON, protocolVersion: \"1.0\"}\n" +
 		"  - {url: \"http://" + addr + "/a2a\", protocolBinding: JSONRPC, protocolVersion: \"0.3\"}\n" +
 		"  - {url: \"http://" + addr + "/rest\", protocolBinding: HTTP+JSON, protocolVersion: \"0.3\"}\n" +
-		"capabilities:\n  streaming: true\ndefaultInputModes: [text/plain]\ndefaultOutputModes: [text/plain]\n" +
-		"skills:\n  - {id: echo, name: Echo, description: Echoes parts., tags: [echo]}\n"
+		"capabilities:\n  streaming: true\ndefaultInputModes: [text/plain, application/json]\ndefaultOutputModes: [text/plain]\n" +
+		"skills:\n  - {id: echo, name: Echo, description: Echoes parts., tags: [echo], inputModes: [application/pdf]}\n"
 	cfg := configHead + "spec:\n  backend:\n    exec:\n      command: [python3, " + worker + "]\n      mode: worker\n      workers: 2\n"
 	return serveOn(t, l, writeFolder(t, map[string]string{"config.yaml": cfg, "agent-card.yaml": card}))
 }
