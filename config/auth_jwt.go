@@ -4,6 +4,14 @@ package config
 // iat when auth.jwt.leewaySeconds is not set.
 const DefaultJWTLeewaySeconds = 60
 
+// JWTUserPrefix starts the user ID of every caller who signed in with a
+// JWT: a token whose user claim is "alice" is the user "jwt:alice". The
+// users of auth.tokens are named in this file and never start with it
+// (validation refuses that), so a JWT can never stand for a static
+// token's user, or make one its owner, whatever its subject: the two
+// sources have separate user IDs, now and after either is added later.
+const JWTUserPrefix = "jwt:"
+
 // JWTAuth is auth.jwt: bearer tokens that are JSON Web Tokens of an
 // identity provider, accepted beside auth.tokens.
 type JWTAuth struct {

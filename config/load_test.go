@@ -354,6 +354,9 @@ func TestConfigProblems(t *testing.T) {
 			[]string{`config.yaml: auth.tokens[0].token: must not be empty`}},
 		{"missing user", func(*testing.T) string { return minimalConfig + "auth:\n  tokens:\n    - {token: abc}\n" }, nil,
 			[]string{`config.yaml: auth.tokens[0].user: must not be empty`}},
+		{"static user named like a JWT user", func(*testing.T) string {
+			return minimalConfig + "auth:\n  tokens:\n    - {token: t-one, user: \"jwt:alice\"}\n"
+		}, nil, []string{`config.yaml: auth.tokens[0].user: must not start with "jwt:"`, "auth.jwt"}},
 		{"duplicate token", func(*testing.T) string {
 			return minimalConfig + "auth:\n  tokens:\n    - {token: t-one, user: a}\n    - {token: t-two, user: b}\n    - {token: t-one, user: c}\n"
 		}, nil, []string{`config.yaml: auth.tokens[2].token: duplicate token`, "auth.tokens[0]"}},

@@ -232,6 +232,8 @@ func (v *validator) auth(a Auth) {
 		}
 		if t.User == "" {
 			v.problem(path+".user", "must not be empty; name the user this token stands for")
+		} else if strings.HasPrefix(t.User, JWTUserPrefix) {
+			v.problem(path+".user", "must not start with %q, which marks the users of auth.jwt's tokens; rename this user", JWTUserPrefix)
 		}
 	}
 }

@@ -221,11 +221,9 @@ func FuzzEventsAfter(f *testing.F) {
 		r.Header["Last-Event-Id"] = []string{lastEventID}
 		rec, reached := serveWithoutService(t, a.getEvents, r, "(*Service).GetResponse")
 
-		position := after
-		if position == "" {
-			position = r.Header.Get("Last-Event-ID")
-		}
-		valid := strings.TrimSpace(sessionID) != "" && (position == "" || validAfter(position))
+		// Both positions are read (the later is resumed after): each must
+		// be empty or valid.
+		valid := strings.TrimSpace(sessionID) != "" && (after == "" || validAfter(after)) && (lastEventID == "" || validAfter(lastEventID))
 		switch {
 		case valid && !reached:
 			t.Fatalf("valid sessionId %q, after %q, Last-Event-ID %q rejected: %d %s", sessionID, after, lastEventID, rec.Code, rec.Body)

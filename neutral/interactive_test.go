@@ -372,3 +372,51 @@ func (ts *testServer) readStream(path string, headers map[string]string) []sseFr
 	}
 	return frames
 }
+
+// TestEventsResumeAfterTheLaterCursor: an EventSource that reconnects asks
+// for its URL again, after=0 included, with Last-Event-ID: 2; it is sent
+// the events after 2 only, never again the ones it has. With both, the
+// later of the two wins either way, and a bad Last-Event-ID is the 400 of
+// a bad after.
+func TestEventsResumeAfterTheLaterCursor(t *testing.T) {
+	agent := runtime.AgentFunc(func(ctx context.Context, turn *runtime.Turn, emit runtime.Emit) error {
+		for i := 0; i < 8; i++ {
+			if err := emit(runtime.Event{Type: runtime.EventTextDelta, Delta: "d"}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	eachStore(t, setup{Agent: agent}, func(t *testing.T, ts *testServer) {
+		env := ts.Post("/responses", `{"input":"x","background":true}`).JSON(t)
+		rid, sid := env["id"].(string), env["sessionId"].(string)
+		path := "/responses/" + rid + "/events?sessionId=" + sid
+		all := ts.readStream(path+"&after=-1", nil) // waits for the end
+		if len(all) < 8 {
+			t.Fatalf("the whole stream has %d frames", len(all))
+		}
+		firstIDs := func(frames []sseFrame) string {
+			var ids []string
+			for _, f := range frames[:min(3, len(frames))] {
+				ids = append(ids, f.ID)
+			}
+			return strings.Join(ids, ",")
+		}
+		for _, tt := range []struct{ after, lastEventID, want string }{
+			{"0", "2", "3,4,5"},
+			{"5", "2", "6,7,8"},
+			{"", "2", "3,4,5"},
+			{"2", "", "3,4,5"},
+		} {
+			got := ts.readStream(path+"&after="+tt.after, map[string]string{"Last-Event-ID": tt.lastEventID})
+			if ids := firstIDs(got); ids != tt.want {
+				t.Errorf("after=%s, Last-Event-ID %q: frames %s…, want %s…", tt.after, tt.lastEventID, ids, tt.want)
+			}
+		}
+		bad := ts.Do("GET", path+"&after=0", "", nil, "Last-Event-ID", "x")
+		mustStatus(t, bad, 400)
+		if !strings.Contains(string(bad.Body), "invalid_after") {
+			t.Errorf("a bad Last-Event-ID: %s", bad.Body)
+		}
+	})
+}

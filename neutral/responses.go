@@ -217,7 +217,8 @@ func (a *API) getResponse(w http.ResponseWriter, r *http.Request) {
 
 // getEvents replays a response's events after a position and follows it live
 // until it ends, from any replica: GET /responses/{id}/events?sessionId=&after=N.
-// Last-Event-ID works as after. Leaving never cancels the response.
+// With both after and Last-Event-ID (an EventSource that reconnects), it
+// resumes after the later of the two. Leaving never cancels the response.
 func (a *API) getEvents(w http.ResponseWriter, r *http.Request) {
 	sessionID, after, ok := a.eventsRequest(w, r)
 	if !ok {
@@ -248,24 +249,26 @@ func (a *API) eventsRequest(w http.ResponseWriter, r *http.Request) (sessionID s
 	if !ok {
 		return "", 0, false
 	}
-	after = -1
-	raw := r.URL.Query().Get("after")
-	if raw == "" {
-		raw = r.Header.Get("Last-Event-ID")
+	after, given, valid := sse.ResumeAfter(r, parseSequence, func(a, b int) bool { return a > b })
+	if !valid {
+		fail(w, http.StatusBadRequest, "invalid_after", "after (or Last-Event-ID) must be an event sequence: an integer from -1")
+		return "", 0, false
 	}
-	if raw != "" {
-		n, err := strconv.Atoi(raw)
-		if err != nil || n < -1 {
-			fail(w, http.StatusBadRequest, "invalid_after", "after (or Last-Event-ID) must be an event sequence: an integer from -1")
-			return "", 0, false
-		}
-		after = n
+	if !given {
+		after = -1
 	}
 	if _, err := a.svc.GetResponse(r.Context(), auth.From(r.Context()), sessionID, r.PathValue("responseId")); err != nil {
 		writeError(w, err)
 		return "", 0, false
 	}
 	return sessionID, after, true
+}
+
+// parseSequence reads an event sequence given as a resume point: an
+// integer from -1.
+func parseSequence(raw string) (int, bool) {
+	n, err := strconv.Atoi(raw)
+	return n, err == nil && n >= -1
 }
 
 // writeStreamError ends an event stream with an error it met after its 200:

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/harnest/harnest/internal/auth"
+	"github.com/harnest/harnest/internal/sse"
 	"github.com/harnest/harnest/runtime/store"
 )
 
@@ -201,30 +202,40 @@ func feedOut(e store.RelayFeedEntry, looks map[string]store.RelayLook) feedEntry
 		Text: e.Text, Item: e.Item, At: e.At, Look: lookOut(looks[e.Participant])}
 }
 
-// validStreamID accepts a feed ID "ms-seq".
-func validStreamID(s string) bool {
+// feedCursor is a feed ID "ms-seq" given as a resume point.
+type feedCursor struct {
+	id      string
+	ms, seq uint64
+}
+
+// parseStreamID reads a feed ID "ms-seq".
+func parseStreamID(s string) (feedCursor, bool) {
 	a, b, ok := strings.Cut(s, "-")
 	if !ok {
-		return false
+		return feedCursor{}, false
 	}
-	_, e1 := strconv.ParseUint(a, 10, 64)
-	_, e2 := strconv.ParseUint(b, 10, 64)
-	return e1 == nil && e2 == nil
+	ms, e1 := strconv.ParseUint(a, 10, 64)
+	seq, e2 := strconv.ParseUint(b, 10, 64)
+	return feedCursor{id: s, ms: ms, seq: seq}, e1 == nil && e2 == nil
+}
+
+// streamIDAfter reports whether feed ID a comes after b.
+func streamIDAfter(a, b feedCursor) bool {
+	return a.ms > b.ms || a.ms == b.ms && a.seq > b.seq
 }
 
 // GET /owner/outside-agents/feed/stream: SSE of the calling owner's new
 // notices ("notice") and stage items ("stage"), each with its id;
-// Last-Event-ID (or ?after=) resumes after an entry.
+// Last-Event-ID or ?after= resumes after an entry (the later of the two
+// when both are sent, as a reconnecting EventSource does).
 func (r *Relay) handleFeedStream(w http.ResponseWriter, req *http.Request, owner string) {
 	ctx := req.Context()
-	after := req.Header.Get("Last-Event-ID")
-	if after == "" {
-		after = req.URL.Query().Get("after")
-	}
-	if after != "" && !validStreamID(after) {
-		fail(w, http.StatusBadRequest, "invalid_cursor", "Last-Event-ID must be an ID from this stream.")
+	cursor, _, valid := sse.ResumeAfter(req, parseStreamID, streamIDAfter)
+	if !valid {
+		fail(w, http.StatusBadRequest, "invalid_cursor", "Last-Event-ID (or after) must be an ID from this stream.")
 		return
 	}
+	after := cursor.id
 	// Listen first: an entry appended after this is woken for, one
 	// appended before is in the feed already.
 	wake, stop, err := r.st.ListenRelayFeed(ctx, owner)

@@ -216,12 +216,17 @@ func (r *Relay) IsPublic(req *http.Request) bool {
 
 // IsOwner reports whether a user is the agent's owner: a user of a token
 // with owner: true, a user whose JWT carried the owner claim, or the
-// anonymous user when auth has no tokens.
+// anonymous user when auth has no tokens. Each source makes owners of its
+// own users only: a JWT user (auth.IsJWTUser) is never an owner by a
+// static token's owner: true, and a static token's user never by a JWT.
 func (r *Relay) IsOwner(userID string) bool {
 	if userID == "" {
 		return false
 	}
-	if r.owners[userID] || (r.auth != nil && r.auth.IsOwner(userID)) { // IsOwner: a JWT's owner claim
+	if auth.IsJWTUser(userID) {
+		return r.auth != nil && r.auth.IsOwner(userID) // a JWT's owner claim
+	}
+	if r.owners[userID] {
 		return true
 	}
 	return userID == runtime.AnonymousUser && len(r.owners) == 0 && (r.auth == nil || !r.auth.Enabled())

@@ -66,25 +66,32 @@ type userHold struct {
 	svc               *Service
 	user, holder      string
 	slot, turnCounted bool
+	// lost ends the response when its slot lapsed and could not be taken
+	// back within the limit (slotLost).
+	lost func()
 
 	mu       sync.Mutex
 	renew    *time.Timer
 	released bool
 	// renewing is held while a renewal talks to the store, so that the
 	// release waits for it: a renewal that landed after the release would
-	// take the slot again (RenewUserSlot re-takes a lapsed slot).
+	// take the slot again (RenewUserSlot re-takes a lapsed slot within the
+	// limit).
 	renewing sync.Mutex
 }
 
 // takeUserLimits takes a slot and one of the day's turns for a new
 // response of user, or refuses it with RateLimitedError. Nothing is held
-// when it fails.
-func (s *Service) takeUserLimits(ctx context.Context, user, responseID string) (*userHold, error) {
+// when it fails. lost is called, at most once, when the response's slot
+// lapsed (its replica stalled past the lease) and the user's other
+// responses took it meanwhile: the response must end then, not run past
+// the limit.
+func (s *Service) takeUserLimits(ctx context.Context, user, responseID string, lost func()) (*userHold, error) {
 	l := s.limits
 	if l.ConcurrentResponses <= 0 && l.TurnsPerDay <= 0 {
 		return nil, nil
 	}
-	h := &userHold{svc: s, user: user, holder: responseID}
+	h := &userHold{svc: s, user: user, holder: responseID, lost: lost}
 	now := s.now()
 	if l.ConcurrentResponses > 0 {
 		_, ok, err := s.store.TakeUserSlot(ctx, user, responseID, l.ConcurrentResponses, s.lease, now)
@@ -128,7 +135,10 @@ func untilNextUTCDay(now time.Time) time.Duration {
 	return time.Date(y, m, d+1, 0, 0, 0, 0, time.UTC).Sub(now)
 }
 
-// renewSlot extends the slot's lease, then schedules the next renewal.
+// renewSlot extends the slot's lease, then schedules the next renewal. A
+// slot that lapsed meanwhile (this replica stalled past the lease) is
+// taken back only within the limit; when the user's other responses took
+// it, the response no longer counts as admitted and is ended (slotLost).
 func (h *userHold) renewSlot() {
 	s := h.svc
 	h.renewing.Lock()
@@ -140,17 +150,34 @@ func (h *userHold) renewSlot() {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), s.lease/3)
-	err := s.store.RenewUserSlot(ctx, h.user, h.holder, s.lease, s.now())
+	ok, err := s.store.RenewUserSlot(ctx, h.user, h.holder, s.limits.ConcurrentResponses, s.lease, s.now())
 	cancel()
 	h.renewing.Unlock()
-	if err != nil {
+	switch {
+	case err != nil:
 		s.log.Warn("cannot renew a response's slot among its user's responses in progress", "responseId", h.holder, "err", err)
+	case !ok:
+		s.log.Warn("a response lost its slot among its user's responses in progress while its replica stalled, and the limit is reached: it is ended",
+			"responseId", h.holder, "limit", s.limits.ConcurrentResponses)
+		if h.stop() && h.lost != nil { // it holds no slot: nothing to give back
+			h.lost()
+		}
+		return
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if !h.released {
 		h.renew.Reset(s.lease / 3)
 	}
+}
+
+// slotLostError ends a response whose slot lapsed while its replica
+// stalled and was taken by the user's other responses: it may not run past
+// the limit of responses in progress.
+func slotLostError(limit int) *Error {
+	return RateLimitedError(concurrentRetryAfter,
+		"This response was stopped (concurrency limit): its server stalled, its place among the %d responses you may have in progress at once lapsed meanwhile and your other responses took it; retry it %s, or once one of them has finished",
+		limit, FormatWait(concurrentRetryAfter))
 }
 
 // release gives the slot back when the response ends (its turn still

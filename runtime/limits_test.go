@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 )
@@ -60,5 +61,58 @@ func TestUserLimitsGivenBack(t *testing.T) {
 	held, ok, err := s.store.TakeUserSlot(ctx, testUser.UserID, "probe", 1, time.Second, time.Now())
 	if err != nil || !ok || held != 1 {
 		t.Fatalf("the slot was not given back: %d %v %v", held, ok, err)
+	}
+}
+
+// TestThawedResponseDoesNotRunPastTheLimit: a replica that stalled past
+// the lease finds, when it thaws, that its responses' slots lapsed and the
+// user's other responses took them. Its renewals do not take them back
+// past the limit: those responses end with rate_limited, and the user's
+// responses in progress never exceed the limit.
+func TestThawedResponseDoesNotRunPastTheLimit(t *testing.T) {
+	const limit = 2
+	s := newTestService(t, sleepAgent(time.Minute), func(o *Options) {
+		o.Limits = UserLimits{ConcurrentResponses: limit}
+		o.Lease = 3 * time.Second
+	})
+	ctx := context.Background()
+	var stalled []*Response
+	for i := 0; i < limit; i++ {
+		r, err := s.StartResponse(ctx, testUser, ResponseRequest{Input: "hi", Background: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		stalled = append(stalled, r)
+	}
+	// The stall: no renewal runs, the slots lapse (as a store drops lapsed
+	// slots), and two responses of another replica take them.
+	for _, r := range stalled {
+		r.limits.renewing.Lock()
+		if err := s.store.ReleaseUserSlot(ctx, testUser.UserID, r.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, other := range []string{"resp_elsewhere_1", "resp_elsewhere_2"} {
+		if _, ok, err := s.store.TakeUserSlot(ctx, testUser.UserID, other, limit, time.Minute, time.Now()); err != nil || !ok {
+			t.Fatalf("another replica's response takes a lapsed slot: %v %v", ok, err)
+		}
+	}
+	// The thaw: each renewal finds the limit reached.
+	for _, r := range stalled {
+		r.limits.renewing.Unlock()
+		r.limits.renewSlot()
+	}
+	for _, r := range stalled {
+		o := waitDone(t, r)
+		if o.Err == nil || o.Err.Code != CodeRateLimited || !strings.Contains(o.Err.Detail, "stalled") {
+			t.Fatalf("a thawed response whose slot was taken: %+v; want rate_limited saying it stalled", o.Err)
+		}
+		if o.Envelope.Status != StatusFailed {
+			t.Errorf("its receipt is %s, want failed", o.Envelope.Status)
+		}
+	}
+	held, ok, err := s.store.TakeUserSlot(ctx, testUser.UserID, "probe", limit, time.Minute, time.Now())
+	if err != nil || ok || held != limit {
+		t.Fatalf("slots held after the thaw: %d (probe taken %v, %v); want the other replica's %d only", held, ok, err, limit)
 	}
 }

@@ -218,7 +218,7 @@ func (s *Service) StartResponse(ctx context.Context, p Principal, req ResponseRe
 		r.cancel(nil)
 		return nil, err
 	}
-	if r.limits, err = s.takeUserLimits(ctx, p.UserID, r.ID); err != nil {
+	if r.limits, err = s.takeUserLimits(ctx, p.UserID, r.ID, r.slotLost); err != nil {
 		place.release()
 		r.cancel(nil)
 		return nil, err
@@ -332,6 +332,13 @@ func (r *Response) Cancel() { r.cancel(context.Canceled) }
 // with the given code, and its last event is an error with detail.
 func (r *Response) Abort(code, detail string) {
 	r.cancel(abortCause{&Error{Kind: ErrInvalid, Code: code, Detail: detail}})
+}
+
+// slotLost ends the response when its slot among its user's responses in
+// progress lapsed and could not be taken back within the limit (limits.go):
+// its receipt becomes failed with rate_limited.
+func (r *Response) slotLost() {
+	r.cancel(abortCause{slotLostError(r.svc.limits.ConcurrentResponses)})
 }
 
 // abortCause is the cancellation cause of Abort.

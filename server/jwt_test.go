@@ -129,3 +129,37 @@ func TestJWTSignIn(t *testing.T) {
 		t.Errorf("/live with a tampered JWT: %v, want close 4401", err)
 	}
 }
+
+// TestJWTSubjectOfAStaticUser: beside static tokens, a JWT whose sub names
+// a static token's user is a user of its own: it reads none of that
+// user's sessions and responses (404) and does not inherit its owner:
+// true (the owner routes answer 404); and a JWT's owner claim does not
+// make the static user of the same name an owner.
+func TestJWTSubjectOfAStaticUser(t *testing.T) {
+	idp := newTestIdP(t)
+	const aliceToken, bobToken = "static-alice-0123456789", "static-bob-0123456789"
+	ts := servertest.Start(t, "", servertest.Setup{Config: func(c *config.Config) {
+		c.Auth.Tokens = []config.Token{{Token: aliceToken, User: "alice", Owner: true}, {Token: bobToken, User: "bob"}}
+		c.Auth.JWT = &config.JWTAuth{Issuer: "https://idp.test", Audience: "harnest", JWKSURL: idp.url,
+			AllowHosts: []string{idp.host}, OwnerClaim: "roles", OwnerValue: "owner"}
+	}})
+	created := ts.As(aliceToken).Post("/responses", `{"input":"hi"}`)
+	servertest.MustStatus(t, created, 200)
+	body := created.JSON(t)
+	sid, rid := body["sessionId"].(string), body["id"].(string)
+
+	jwtAlice := idp.token(t, "alice")
+	servertest.MustStatus(t, ts.As(jwtAlice).Get("/sessions/"+sid), 404)
+	servertest.MustStatus(t, ts.As(jwtAlice).Get("/responses/"+rid+"?sessionId="+sid), 404)
+	if r := ts.As(jwtAlice).Get("/sessions"); strings.Contains(string(r.Body), sid) {
+		t.Errorf("a JWT with sub alice lists static alice's session: %s", r.Body)
+	}
+	const participants = "/owner/outside-agents/participants"
+	servertest.MustStatus(t, ts.As(aliceToken).Get(participants), 200)
+	servertest.MustStatus(t, ts.As(jwtAlice).Get(participants), 404)
+
+	// A JWT bob with the owner claim owns as his JWT self; static bob,
+	// whose token has no owner: true, stays no owner.
+	servertest.MustStatus(t, ts.As(idp.token(t, "bob", "owner")).Get(participants), 200)
+	servertest.MustStatus(t, ts.As(bobToken).Get(participants), 404)
+}

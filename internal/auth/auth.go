@@ -1,6 +1,7 @@
 // Package auth resolves every HTTP request to a principal before it touches
 // state: bearer tokens from config mapped to users, JWTs of an identity
-// provider (jwt.go), or the anonymous user when neither is configured. Every transport reads the principal with
+// provider (jwt.go) mapped to users of their own ("jwt:<sub>", never a
+// static token's user), or the anonymous user when neither is configured. Every transport reads the principal with
 // From; none checks credentials itself.
 package auth
 
@@ -58,8 +59,9 @@ func New(tokens []Token, public func(*http.Request) bool, opts ...Option) *Authe
 // Enabled reports whether tokens or JWTs are configured.
 func (a *Authenticator) Enabled() bool { return len(a.tokens) > 0 || a.jwt != nil }
 
-// IsOwner reports whether user proved with a JWT's owner claim to be the
-// agent's owner (owners of static tokens are the relay's to know).
+// IsOwner reports whether user, a JWT user, proved with a JWT's owner
+// claim to be the agent's owner (owners of static tokens are the relay's
+// to know; a static token's user is never a JWT user, see JWTUser).
 func (a *Authenticator) IsOwner(user string) bool { return a.jwt != nil && a.jwt.IsOwner(user) }
 
 // Resolve returns the principal for a bearer token; false when the token is

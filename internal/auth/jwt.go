@@ -12,6 +12,7 @@ import (
 	"github.com/lestrrat-go/jwx/v3/jws"
 	"github.com/lestrrat-go/jwx/v3/jwt"
 
+	"github.com/harnest/harnest/config"
 	"github.com/harnest/harnest/internal/netguard"
 	"github.com/harnest/harnest/runtime"
 )
@@ -206,16 +207,28 @@ func refusal(err error) error {
 	return tokenErrorf("the token is not a valid JWT: its signature or claims could not be checked")
 }
 
-// principal reads the user, and the owner claim, of a verified token.
+// principal reads the user, and the owner claim, of a verified token. The
+// user ID is the claim under JWTUserPrefix ("jwt:alice"), so that no JWT
+// stands for a user of a static token (whose IDs never have the prefix)
+// whatever its subject, nor for the anonymous user.
 func (j *JWT) principal(tok jwt.Token) (runtime.Principal, error) {
-	var user string
-	if err := tok.Get(j.cfg.UserClaim, &user); err != nil || user == "" {
+	var claim string
+	if err := tok.Get(j.cfg.UserClaim, &claim); err != nil || claim == "" {
 		return runtime.Principal{}, tokenErrorf("the token has no %s claim holding the user ID as a non-empty string", j.cfg.UserClaim)
 	}
-	if user == runtime.AnonymousUser || len(user) > 256 {
-		return runtime.Principal{}, tokenErrorf("the token's %s claim is not a usable user ID", j.cfg.UserClaim)
+	if len(claim) > 256 {
+		return runtime.Principal{}, tokenErrorf("the token's %s claim is not a usable user ID: it is longer than 256 bytes", j.cfg.UserClaim)
 	}
+	user := JWTUser(claim)
 	exp, _ := tok.Expiration()
 	j.owners.note(user, j.isOwnerClaim(tok), exp)
 	return runtime.Principal{UserID: user}, nil
 }
+
+// JWTUser is the user ID of a JWT whose user claim is claim.
+func JWTUser(claim string) string { return config.JWTUserPrefix + claim }
+
+// IsJWTUser reports whether a user ID is that of a JWT's caller: only
+// those can be made owners by a JWT's owner claim, and none of them by a
+// static token's owner: true.
+func IsJWTUser(userID string) bool { return strings.HasPrefix(userID, config.JWTUserPrefix) }

@@ -84,6 +84,7 @@ func (o *ownerRecord) is(user string) bool {
 	return ok
 }
 
-// IsOwner reports whether user presented a token with the owner claim
-// that has not expired yet.
-func (j *JWT) IsOwner(user string) bool { return j.owners.is(user) }
+// IsOwner reports whether user, a JWT user ("jwt:<claim>"), presented a
+// token with the owner claim that has not expired yet. Any other user ID
+// is not this verifier's to make an owner.
+func (j *JWT) IsOwner(user string) bool { return IsJWTUser(user) && j.owners.is(user) }

@@ -71,7 +71,7 @@ func TestJWTAcceptedForEachAlgorithm(t *testing.T) {
 		"HS256":  signWith(t, jwa.HS256(), []byte(testSecret), "", claims("hana", nil)),
 		"static": "tok-alice-0123456789",
 	}
-	want := map[string]string{"RS256": "rita", "ES256": "erin", "EdDSA": "eddy", "HS256": "hana", "static": "alice"}
+	want := map[string]string{"RS256": "jwt:rita", "ES256": "jwt:erin", "EdDSA": "jwt:eddy", "HS256": "jwt:hana", "static": "alice"}
 	for name, tok := range tokens {
 		code, detail, user := call(t, a, tok)
 		if code != http.StatusOK || user != want[name] {
@@ -162,7 +162,7 @@ func TestJWTKeyRotationRefreshesOncePerInterval(t *testing.T) {
 	}
 	// Past the interval, the unknown kid fetches the JWKS once more.
 	clk.advance(61 * time.Second)
-	if code, detail, user := call(t, a, newToken); code != http.StatusOK || user != "u" {
+	if code, detail, user := call(t, a, newToken); code != http.StatusOK || user != "jwt:u" {
 		t.Fatalf("rotated key after the interval: %d %q", code, detail)
 	}
 	if code, _, _ := call(t, a, old.sign(t, claims("u", nil))); code != http.StatusOK {
@@ -179,28 +179,28 @@ func TestJWTOwnerClaim(t *testing.T) {
 	clk := &clock{now: testNow}
 	a := jwtAuthenticator(t, JWTConfig{JWKSURL: idp.url, AllowHosts: []string{idp.host},
 		OwnerClaim: "roles", OwnerValue: "harnest-owner", Now: clk.Now})
-	if a.IsOwner("olga") {
+	if a.IsOwner("jwt:olga") {
 		t.Fatal("an owner before any token")
 	}
 	owner := key.sign(t, claims("olga", map[string]any{"roles": []string{"staff", "harnest-owner"}}))
 	if code, detail, _ := call(t, a, owner); code != http.StatusOK {
 		t.Fatalf("owner token: %d %q", code, detail)
 	}
-	if !a.IsOwner("olga") || a.IsOwner("vic") {
+	if !a.IsOwner("jwt:olga") || a.IsOwner("jwt:vic") {
 		t.Fatal("the owner claim did not make olga, and only olga, an owner")
 	}
 	visitor := key.sign(t, claims("vic", map[string]any{"roles": "staff"}))
-	if code, _, _ := call(t, a, visitor); code != http.StatusOK || a.IsOwner("vic") {
+	if code, _, _ := call(t, a, visitor); code != http.StatusOK || a.IsOwner("jwt:vic") {
 		t.Fatal("a token without the owner value made an owner")
 	}
 	// Olga's next token no longer carries the claim: she is no owner.
-	if code, _, _ := call(t, a, key.sign(t, claims("olga", nil))); code != http.StatusOK || a.IsOwner("olga") {
+	if code, _, _ := call(t, a, key.sign(t, claims("olga", nil))); code != http.StatusOK || a.IsOwner("jwt:olga") {
 		t.Fatal("the owner claim outlived a token without it")
 	}
 	// Ownership lasts as long as the token that proved it.
 	call(t, a, owner)
 	clk.advance(2 * time.Hour)
-	if a.IsOwner("olga") {
+	if a.IsOwner("jwt:olga") {
 		t.Error("an owner after the owner token expired")
 	}
 }
@@ -241,5 +241,31 @@ func TestJWKSUnreachableIsASentence(t *testing.T) {
 	code, detail, _ := call(t, a, key.sign(t, claims("u", nil)))
 	if code != http.StatusUnauthorized || !strings.Contains(detail, "JWKS could not be fetched") {
 		t.Errorf("unreachable JWKS: %d %q", code, detail)
+	}
+}
+
+// TestJWTSubjectIsNeverAStaticUser: a JWT whose sub is the user of a
+// static token ("alice") is its own user ("jwt:alice"), and each source
+// makes owners of its own users only.
+func TestJWTSubjectIsNeverAStaticUser(t *testing.T) {
+	key := newSigningKey(t, "ed-1", jwa.EdDSA())
+	idp := newJWKSServer(t, key)
+	a := jwtAuthenticator(t, JWTConfig{JWKSURL: idp.url, AllowHosts: []string{idp.host},
+		OwnerClaim: "roles", OwnerValue: "harnest-owner"})
+	if code, _, user := call(t, a, "tok-alice-0123456789"); code != http.StatusOK || user != "alice" {
+		t.Fatalf("static alice: %d, user %q", code, user)
+	}
+	code, detail, user := call(t, a, key.sign(t, claims("alice", nil)))
+	if code != http.StatusOK || user != "jwt:alice" {
+		t.Fatalf("a JWT with sub alice: %d %q, user %q; want 200 as jwt:alice", code, detail, user)
+	}
+	if !IsJWTUser(user) || IsJWTUser("alice") {
+		t.Error("IsJWTUser does not tell the two alices apart")
+	}
+	// A JWT alice with the owner claim owns as jwt:alice, never as alice.
+	call(t, a, key.sign(t, claims("alice", map[string]any{"roles": "harnest-owner"})))
+	if !a.IsOwner("jwt:alice") || a.IsOwner("alice") {
+		t.Errorf("owner claim of a JWT with sub alice: jwt:alice %v, static alice %v; want true, false",
+			a.IsOwner("jwt:alice"), a.IsOwner("alice"))
 	}
 }

@@ -47,10 +47,10 @@ func (b *builder) addResponseControl(doc *openapi3.T) {
 			responsePathParam(),
 			responseSessionParam(),
 			queryParam("after", "Send the events whose sequence is greater than this; `-1` (the default) sends them all. "+
-				"Takes precedence over `Last-Event-ID`.", false,
+				"With `Last-Event-ID` too (a reconnecting EventSource repeats its URL), the later of the two is used.", false,
 				afterSchema("An event sequence, from -1.")),
 			headerParam("Last-Event-ID", "The `id` of the last frame received, as EventSource clients send it on reconnect; "+
-				"used as `after` when the query has none.", afterSchema("An event sequence, from -1.")),
+				"resumes after the later of it and `after`, so a reconnect is never sent what it has.", afterSchema("An event sequence, from -1.")),
 		},
 		Responses: replies(
 			eventsOK,

@@ -104,10 +104,11 @@ func (b *builder) addRelayOwner(doc *openapi3.T) {
 		Tags:        []string{tagRelayOwner},
 		OperationID: "followRelayFeed",
 		Summary:     "Follow notices, stage items and tool calls live",
-		Description: "Sends the entries after `Last-Event-ID` (or `after`), or only new ones when neither is given, " +
+		Description: "Sends the entries after `Last-Event-ID` or `after` (the later of the two when both are sent, as a " +
+			"reconnecting EventSource does), or only new ones when neither is given, " +
 			"then follows the feed live from any replica.",
 		Parameters: openapi3.Parameters{
-			queryParam("after", "Resume after this entry `id`; used when `Last-Event-ID` is not sent.", false, str("")),
+			queryParam("after", "Resume after this entry `id`; with `Last-Event-ID` too, after the later of the two.", false, str("")),
 			headerParam("Last-Event-ID", "The `id` of the last frame received, as EventSource clients send it.", str("")),
 		},
 		Responses: replies(

@@ -255,10 +255,12 @@ type Limits interface {
 	// the call and whether holder got one; a holder that already holds a
 	// slot keeps it and has it renewed.
 	TakeUserSlot(ctx context.Context, user, holder string, limit int, lease time.Duration, now time.Time) (held int, ok bool, err error)
-	// RenewUserSlot holds holder's slot until now+lease, taking it again
-	// whatever the limit when it lapsed or was never taken (the response
-	// it stands for is running: it counts).
-	RenewUserSlot(ctx context.Context, user, holder string, lease time.Duration, now time.Time) error
+	// RenewUserSlot holds holder's live slot until now+lease, whatever
+	// the limit. A slot that lapsed (its holder's replica stalled past the
+	// lease) or was never taken is taken again only while fewer than
+	// limit live slots are held, as TakeUserSlot would: ok is false when
+	// it could not be, and holder then holds no slot.
+	RenewUserSlot(ctx context.Context, user, holder string, limit int, lease time.Duration, now time.Time) (ok bool, err error)
 	// ReleaseUserSlot gives holder's slot back; without one it does
 	// nothing.
 	ReleaseUserSlot(ctx context.Context, user, holder string) error

@@ -88,6 +88,19 @@ func (p *limitsSpace) AddUserDayCount(_ context.Context, user, name string, by, 
 // TakeUserSlot gives holder one of user's slots when fewer than limit are
 // held.
 func (p *limitsSpace) TakeUserSlot(_ context.Context, user, holder string, limit int, lease time.Duration, now time.Time) (int, bool, error) {
+	return p.takeSlot(user, holder, limit, lease, now)
+}
+
+// RenewUserSlot holds holder's live slot until now+lease, or takes a
+// lapsed one again when fewer than limit are held, as TakeUserSlot.
+func (p *limitsSpace) RenewUserSlot(_ context.Context, user, holder string, limit int, lease time.Duration, now time.Time) (bool, error) {
+	_, ok, err := p.takeSlot(user, holder, limit, lease, now)
+	return ok, err
+}
+
+// takeSlot drops the user's lapsed slots, then gives holder a slot until
+// now+lease when it holds one already or fewer than limit are held.
+func (p *limitsSpace) takeSlot(user, holder string, limit int, lease time.Duration, now time.Time) (int, bool, error) {
 	if err := p.closed.check(); err != nil {
 		return 0, false, err
 	}
@@ -112,22 +125,6 @@ func (p *limitsSpace) TakeUserSlot(_ context.Context, user, holder string, limit
 	}
 	held[holder] = now.Add(lease)
 	return len(held), true, nil
-}
-
-// RenewUserSlot holds holder's slot until now+lease, whatever the limit.
-func (p *limitsSpace) RenewUserSlot(_ context.Context, user, holder string, lease time.Duration, now time.Time) error {
-	if err := p.closed.check(); err != nil {
-		return err
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	held := p.slots[user]
-	if held == nil {
-		held = map[string]time.Time{}
-		p.slots[user] = held
-	}
-	held[holder] = now.Add(lease)
-	return nil
 }
 
 // ReleaseUserSlot gives holder's slot back.

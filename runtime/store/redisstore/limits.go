@@ -3,7 +3,6 @@ package redisstore
 import (
 	"context"
 	"fmt"
-	"math"
 	"strconv"
 	"time"
 
@@ -88,12 +87,15 @@ func (s *Store) TakeUserSlot(ctx context.Context, user, holder string, limit int
 	return held, ok, nil
 }
 
-// RenewUserSlot holds holder's slot until now+lease, whatever the limit.
-func (s *Store) RenewUserSlot(ctx context.Context, user, holder string, lease time.Duration, now time.Time) error {
-	if _, _, err := s.runSlotScript(ctx, user, holder, math.MaxInt64, lease, now); err != nil {
-		return fmt.Errorf("store: renew a response slot: %w", err)
+// RenewUserSlot holds holder's live slot until now+lease, or takes a
+// lapsed one again when fewer than limit are held: the script of
+// TakeUserSlot.
+func (s *Store) RenewUserSlot(ctx context.Context, user, holder string, limit int, lease time.Duration, now time.Time) (bool, error) {
+	_, ok, err := s.runSlotScript(ctx, user, holder, int64(limit), lease, now)
+	if err != nil {
+		return false, fmt.Errorf("store: renew a response slot: %w", err)
 	}
-	return nil
+	return ok, nil
 }
 
 func (s *Store) runSlotScript(ctx context.Context, user, holder string, limit int64, lease time.Duration, now time.Time) (int, bool, error) {

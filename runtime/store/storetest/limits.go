@@ -111,9 +111,17 @@ func testUserSlots(t *testing.T, h Harness) {
 	if held, ok := take("c", now); !ok || held != 2 {
 		t.Fatalf("a slot after one was given back: %d %v", held, ok)
 	}
+	renew := func(holder string, limit int, at time.Time) bool {
+		t.Helper()
+		ok, err := st.RenewUserSlot(ctx, limitsUser, holder, limit, lease, at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
 	// b is renewed; c is not, as if its replica had died: its slot lapses.
-	if err := st.RenewUserSlot(ctx, limitsUser, "b", lease, now.Add(8*time.Second)); err != nil {
-		t.Fatal(err)
+	if !renew("b", 2, now.Add(8*time.Second)) {
+		t.Fatal("renewing a live slot was refused")
 	}
 	if held, ok := take("d", now.Add(9*time.Second)); ok || held != 2 {
 		t.Fatalf("a slot before the lease ended: %d %v; want refused", held, ok)
@@ -121,12 +129,30 @@ func testUserSlots(t *testing.T, h Harness) {
 	if held, ok := take("d", now.Add(lease)); !ok || held != 2 {
 		t.Fatalf("a slot once a dead holder's lease ended: %d %v; want b and d", held, ok)
 	}
-	// A renewal takes the slot again whatever the limit: it is running.
-	if err := st.RenewUserSlot(ctx, limitsUser, "c", lease, now.Add(lease)); err != nil {
+	// c's replica thaws: its lapsed slot is not taken back past the limit,
+	// nor is a slot never taken.
+	if renew("c", 2, now.Add(lease)) {
+		t.Fatal("a lapsed slot was taken back past the limit")
+	}
+	if renew("never", 2, now.Add(lease)) {
+		t.Fatal("a renewal took a slot never taken past the limit")
+	}
+	if held, ok := take("e", now.Add(lease)); ok || held != 2 {
+		t.Fatalf("after refused renewals: %d %v; want b and d held, 2", held, ok)
+	}
+	// A live slot is renewed whatever the limit (here lowered to 1).
+	if !renew("b", 1, now.Add(lease)) {
+		t.Fatal("a live slot was not renewed under a lower limit")
+	}
+	// Below the limit, a lapsed slot is taken back.
+	if err := st.ReleaseUserSlot(ctx, limitsUser, "d"); err != nil {
 		t.Fatal(err)
 	}
-	if held, ok := take("e", now.Add(lease)); ok || held != 3 {
-		t.Fatalf("after a lapsed slot was renewed: %d %v; want 3 held", held, ok)
+	if !renew("c", 2, now.Add(lease)) {
+		t.Fatal("a lapsed slot was not taken back below the limit")
+	}
+	if held, ok := take("e", now.Add(lease)); ok || held != 2 {
+		t.Fatalf("after c took its slot back: %d %v; want b and c held, 2", held, ok)
 	}
 	if held, ok := take("e", now.Add(3*lease)); !ok || held != 1 {
 		t.Fatalf("once every lease ended: %d %v; want only e", held, ok)
