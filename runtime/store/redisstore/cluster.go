@@ -2,7 +2,6 @@ package redisstore
 
 import (
 	"context"
-	"strings"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -83,8 +82,9 @@ func (s *Store) sendBookkeeping(ctx context.Context, steps ...bookkeeping) error
 // every key fn watches, reads and writes must then share key's hash tag.
 //
 // A Cluster node that answers MOVED or ASK (the slot moved, during
-// resharding) fails the call once; the client reloads its slot map then,
-// so the caller's retry goes to the new master.
+// resharding) or cannot be reached (it died) fails the call once; the
+// client reloads its slot map then (failover.go), so the caller's retry
+// goes to the new master.
 func (s *Store) watchOn(ctx context.Context, key string, fn func(*redis.Tx) error) error {
 	cluster, ok := s.rdb.(*redis.ClusterClient)
 	if !ok {
@@ -94,15 +94,5 @@ func (s *Store) watchOn(ctx context.Context, key string, fn func(*redis.Tx) erro
 	if err != nil {
 		return err
 	}
-	err = node.Watch(ctx, fn)
-	if err != nil && isRedirect(err) {
-		cluster.ReloadState(ctx)
-	}
-	return err
-}
-
-// isRedirect reports whether err is a Cluster node's MOVED or ASK answer.
-func isRedirect(err error) bool {
-	text := err.Error()
-	return strings.HasPrefix(text, "MOVED ") || strings.HasPrefix(text, "ASK ")
+	return node.Watch(ctx, fn)
 }

@@ -48,18 +48,22 @@
 //   - The run registry, the relay, the router and the control channels
 //     are one slot each, so one master carries each of them; event
 //     notifications are plain pub/sub, which a Cluster sends to every node.
-//   - A call that meets MOVED or ASK while slots move (resharding, a
-//     failover) fails once (store_unavailable) and the client reloads its
-//     slot map; go-redis does not follow the redirect (see newClient).
-//     When the control channels' slot moves, every replica subscribes
-//     again on its new master (hub_sharded.go); until then they miss
-//     control messages, and an answer meant for one is refused as if its
-//     replica had stopped.
+//   - A call that meets MOVED or ASK while slots move (resharding), or
+//     that cannot reach a master that died, fails (store_unavailable) and
+//     the client reloads its slot map at once (failover.go); go-redis does
+//     not follow the redirect nor send the call again (see newClient).
+//     After a master dies, its slots fail until the cluster has promoted
+//     its replica (a few seconds, after cluster-node-timeout), and serve
+//     again a moment later. When the control channels' slot moves, or
+//     their master dies, every replica subscribes again on the new master
+//     (hub_sharded.go); until then they miss control messages, and an
+//     answer meant for one is refused as if its replica had stopped.
 //   - Reads are served by masters only; replica nodes are not read from.
 //
 // Files, by concept: open.go (options, clients, timeouts), keys.go,
 // cluster.go (transactions that keep to one slot, and the bookkeeping
-// beside them), scripts.go (every Lua script, loaded at Open, and how the
+// beside them), failover.go (a Cluster's slot map reloaded when a node
+// fails), scripts.go (every Lua script, loaded at Open, and how the
 // turn's scripts are called), session.go, begin.go and commit.go (a
 // response's begin and its steps), commit_new.go and round_trips.go (a
 // new session's one-step turn, and those sent together), response.go

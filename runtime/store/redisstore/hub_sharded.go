@@ -17,7 +17,11 @@ import (
 //
 // When resharding moves that slot to another master, Redis ends the
 // subscription (it sends SUNSUBSCRIBE). It then subscribes again, on the
-// slot's new master, and keeps trying until it is closed. Meanwhile the
+// slot's new master, and keeps trying until it is closed. When the master
+// dies instead, go-redis dials the slot's master again until one answers,
+// and subscribes again itself: each failed dial asks the client to reload
+// its slot map (failover.go), so soon after the cluster has promoted a
+// replica a dial reaches it. Meanwhile the
 // replica misses control messages, and those sent to it alone count as
 // lost (SendControl says gone): the same answer as for a replica that
 // stopped, never a message taken as delivered that was not.

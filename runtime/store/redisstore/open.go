@@ -151,10 +151,10 @@ func startEmbedded() (*miniredis.Miniredis, error) {
 //     idempotent, so sending them again could apply them twice. A failed
 //     call becomes a 503 store_unavailable and the caller retries the whole
 //     request, which is safe. (A Cluster call that meets MOVED or ASK during
-//     resharding fails once the same way while the client reloads its slot
-//     map.) Stale pooled connections do not need retries: go-redis checks
-//     an idle connection before it reuses one. max_retries= and
-//     max_redirects= in the URL win.
+//     resharding, or a master that died, fails the same way while the
+//     client reloads its slot map: see followFailovers.) Stale pooled
+//     connections do not need retries: go-redis checks an idle connection
+//     before it reuses one. max_retries= and max_redirects= in the URL win.
 //   - One dial attempt (DialerRetries 1; dialer_retries= wins where go-redis
 //     parses it, in Sentinel and Cluster URLs): go-redis dials 5 times by
 //     default, each attempt with the full DialTimeout, so an address that
@@ -191,7 +191,9 @@ func newClient(raw string, timeout time.Duration) (redis.UniversalClient, error)
 		if !q.Has("max_redirects") {
 			o.MaxRedirects = -1
 		}
-		return redis.NewClusterClient(o), nil
+		cluster := redis.NewClusterClient(o)
+		followFailovers(cluster)
+		return cluster, nil
 	default:
 		o, err := redis.ParseURL(raw)
 		if err != nil {
