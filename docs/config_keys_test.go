@@ -178,7 +178,7 @@ func TestConfigurationListsEveryKey(t *testing.T) {
 	got := docKeys(t, string(doc))
 	for _, k := range sorted(want) {
 		if !got[k] {
-			t.Errorf("docs/configuration.md does not list %s (a key of config.yaml.example): add a row `| `%s` | default | meaning |`", k, k)
+			t.Errorf("docs/configuration.md does not list %s (a key of config.yaml.example): add a row for it (key, default, meaning)", k)
 		}
 	}
 	for _, k := range sorted(got) {
