@@ -103,3 +103,36 @@ func TestLinksResolve(t *testing.T) {
 		t.Fatalf("checked only %d links; the link reader is broken", checked)
 	}
 }
+
+// TestArchitectureFoldersExist checks that every folder the table of
+// docs/architecture.md names exists, so a moved package moves its row too.
+func TestArchitectureFoldersExist(t *testing.T) {
+	b, err := os.ReadFile("architecture.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, ok := strings.Cut(string(b), "\n| Folder | What it owns |\n")
+	if !ok {
+		t.Fatal("architecture.md has no table headed | Folder | What it owns |")
+	}
+	code := regexp.MustCompile("`([^`]+)`")
+	rows := 0
+	for _, line := range strings.Split(table, "\n") {
+		if !strings.HasPrefix(line, "| ") {
+			break
+		}
+		first, _, _ := strings.Cut(strings.TrimPrefix(line, "| "), " | ")
+		if strings.HasPrefix(first, "---") {
+			continue
+		}
+		rows++
+		for _, m := range code.FindAllStringSubmatch(first, -1) {
+			if fi, err := os.Stat(filepath.Join("..", m[1])); err != nil || !fi.IsDir() {
+				t.Errorf("architecture.md names the folder %s, which does not exist", m[1])
+			}
+		}
+	}
+	if rows < 20 {
+		t.Fatalf("read %d rows of the folder table; the reader is broken", rows)
+	}
+}
