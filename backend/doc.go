@@ -19,4 +19,12 @@
 //     servers and client tools (backend/tools) — run between model calls
 //     (backend/chat), with approvals and client tools as suspensions.
 //   - a2a: a remote A2A agent (backend/a2aremote).
+//   - router: several named harnesses (each one of echo, exec, model, a2a
+//     or relay) behind one agent, with choices, fallbacks, caps and
+//     text-free receipts (backend/router). ForFolder builds it with every
+//     harness through the builder of its kind; it needs the store (Parts).
+//   - relay: outside agents that pair with the server and answer from an
+//     inbox. Its agent lives in package relay (Relay.Agent), which also
+//     serves the relay's door, so server builds it, not ForFolder; as a
+//     router harness it is built from Parts.Relay.
 package backend

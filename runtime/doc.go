@@ -1,8 +1,11 @@
 // Package runtime is harnest's core: sessions, transcripts, responses and
 // their receipts, the portable event stream, and the Agent interface that
-// backends implement. It knows nothing about HTTP; transports (neutral,
-// live, agui, a2a) translate their wire formats into its operations and map
-// its typed errors (see errors.go) onto their own.
+// backends implement. It serves no HTTP: transports (neutral, live, agui,
+// a2a, and the other doors) translate their wire formats into its
+// operations and map its typed errors (see errors.go) onto their own. Its
+// one HTTP client is outbound: the outbox dispatcher (outbox.go,
+// outbox_send.go) POSTs webhook and A2A push deliveries, through the
+// address guard, from whichever replica claims them.
 //
 // A response runs in its own goroutine: StartResponse checks the request,
 // takes the session's lease and writes the in_progress receipt in one store
