@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -17,9 +19,11 @@ import (
 // The outbox dispatcher: every replica runs one. It claims the deliveries
 // that are due in the store's outbox (A2A push notifications, completion
 // webhooks), whoever enqueued them, and POSTs each through the address
-// guard. A 2xx answer completes a delivery; anything else is tried again
-// with backoff until MaxAttempts, after which the delivery is dropped (and
-// logged). A replica that dies mid-delivery loses its claim when the lease
+// guard, at most Batch at once; one user's deliveries take at most
+// UserShare of those, and one destination's HostShare, so that a receiver
+// that is slow or hangs delays nobody else's. A 2xx answer completes a
+// delivery; anything else is tried again with backoff until MaxAttempts,
+// after which the delivery is dropped (and logged). A replica that dies mid-delivery loses its claim when the lease
 // ends, and another replica sends it again: delivery is at least once, in
 // order per queue (store.Outbox).
 
@@ -44,6 +48,15 @@ type DispatcherOptions struct {
 	Backoff func(attempt int) time.Duration
 	// Batch is the most deliveries in flight at once (default 32).
 	Batch int
+	// UserShare is the most deliveries of one user in flight at once
+	// (default a quarter of Batch), so that a user whose receiver is slow
+	// or hangs holds that much of the batch at most and others' are sent
+	// meanwhile.
+	UserShare int
+	// HostShare is the most deliveries to one destination (host and
+	// port) in flight at once (default half of Batch): a delivery
+	// claimed past it is given back unsent, due again after Poll.
+	HostShare int
 	// MaxPerUser bounds the deliveries waiting for one user (default
 	// 10000); an Enqueue past it fails with ErrRateLimited.
 	MaxPerUser int
@@ -72,6 +85,13 @@ type Dispatcher struct {
 	cancel  context.CancelFunc
 	done    chan struct{}
 	started bool
+
+	// flights are the deliveries in flight per user and per destination
+	// (UserShare, HostShare).
+	flights struct {
+		sync.Mutex
+		users, hosts map[string]int
+	}
 }
 
 // NewDispatcher makes a dispatcher with the options' defaults filled in.
@@ -94,6 +114,12 @@ func NewDispatcher(o DispatcherOptions) *Dispatcher {
 	if o.Batch <= 0 {
 		o.Batch = 32
 	}
+	if o.UserShare <= 0 {
+		o.UserShare = max(1, o.Batch/4)
+	}
+	if o.HostShare <= 0 {
+		o.HostShare = max(1, o.Batch/2)
+	}
 	if o.MaxPerUser <= 0 {
 		o.MaxPerUser = 10000
 	}
@@ -108,6 +134,7 @@ func NewDispatcher(o DispatcherOptions) *Dispatcher {
 		log = slog.New(slog.DiscardHandler)
 	}
 	d := &Dispatcher{o: o, st: o.Store, log: log, wake: make(chan struct{}, 1), signers: map[string]Signer{}}
+	d.flights.users, d.flights.hosts = map[string]int{}, map[string]int{}
 	d.client = guardedClient(o.Policy, o.Timeout)
 	d.Sign(DeliveryWebhook, webhookSigner(o.Store))
 	return d
@@ -194,7 +221,8 @@ func (d *Dispatcher) Close() {
 	}
 }
 
-// run polls the outbox and sends what it claims, at most Batch at once.
+// run polls the outbox and sends what it claims, at most Batch at once,
+// each user's and each destination's within their share.
 func (d *Dispatcher) run(ctx context.Context) {
 	defer close(d.done)
 	var inFlight sync.WaitGroup
@@ -203,17 +231,25 @@ func (d *Dispatcher) run(ctx context.Context) {
 	ticker := time.NewTicker(d.o.Poll)
 	defer ticker.Stop()
 	for {
-		free := d.o.Batch - len(slots)
-		if free > 0 {
-			claimed, err := d.st.ClaimDeliveries(ctx, d.o.Now(), d.o.Lease, free)
+		if free := d.o.Batch - len(slots); free > 0 {
+			now := d.o.Now()
+			share := store.ClaimShare{PerUser: d.o.UserShare, Held: d.heldUsers()}
+			claimed, err := d.st.ClaimDeliveries(ctx, now, d.o.Lease, free, share)
 			if err != nil && ctx.Err() == nil {
 				d.log.Warn("outbox: cannot claim deliveries", "err", err)
 			}
 			for _, del := range claimed {
+				host := destination(del.URL)
+				if !d.takeFlight(del.User, host) {
+					// Its destination (or user) has its share in flight:
+					// give it back, so that it holds no place meanwhile.
+					d.release(ctx, del, now.Add(d.o.Poll))
+					continue
+				}
 				slots <- struct{}{}
 				inFlight.Add(1)
 				go func() {
-					defer func() { <-slots; inFlight.Done() }()
+					defer func() { d.endFlight(del.User, host); <-slots; inFlight.Done() }()
 					d.deliver(ctx, del)
 				}()
 			}
@@ -224,5 +260,63 @@ func (d *Dispatcher) run(ctx context.Context) {
 		case <-ticker.C:
 		case <-d.wake:
 		}
+	}
+}
+
+// destination is where a delivery goes, as HostShare counts it: its URL's
+// host and port.
+func destination(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	return strings.ToLower(u.Host)
+}
+
+// heldUsers copies the deliveries in flight per user.
+func (d *Dispatcher) heldUsers() map[string]int {
+	d.flights.Lock()
+	defer d.flights.Unlock()
+	return maps.Clone(d.flights.users)
+}
+
+// takeFlight counts a delivery in flight, unless its user or destination
+// has its share in flight already.
+func (d *Dispatcher) takeFlight(user, host string) bool {
+	d.flights.Lock()
+	defer d.flights.Unlock()
+	if d.flights.users[user] >= d.o.UserShare || d.flights.hosts[host] >= d.o.HostShare {
+		return false
+	}
+	d.flights.users[user]++
+	d.flights.hosts[host]++
+	return true
+}
+
+// endFlight counts a delivery out of flight; its user and destination may
+// have another one sent at once.
+func (d *Dispatcher) endFlight(user, host string) {
+	d.flights.Lock()
+	if d.flights.users[user]--; d.flights.users[user] <= 0 {
+		delete(d.flights.users, user)
+	}
+	if d.flights.hosts[host]--; d.flights.hosts[host] <= 0 {
+		delete(d.flights.hosts, host)
+	}
+	d.flights.Unlock()
+	select {
+	case d.wake <- struct{}{}:
+	default:
+	}
+}
+
+// release gives a claimed delivery back unsent, due at at (its claim
+// lapses otherwise, later).
+func (d *Dispatcher) release(ctx context.Context, del store.Delivery, at time.Time) {
+	if ctx.Err() != nil {
+		return // closing: the claim lapses, and another replica sends it
+	}
+	if _, err := d.st.ReleaseDelivery(ctx, del, at); err != nil {
+		d.log.Warn("outbox: cannot give back a delivery (its claim will lapse)", "deliveryId", del.ID, "err", err)
 	}
 }

@@ -46,10 +46,8 @@ func (d *Dispatcher) deliver(ctx context.Context, del store.Delivery) {
 		if _, cerr := d.st.CompleteDelivery(rctx, del); cerr != nil {
 			d.log.Warn("outbox: delivered, but cannot record it (it may be sent again)", "deliveryId", del.ID, "err", cerr)
 		}
-		select { // the next delivery of its queue is due now
-		case d.wake <- struct{}{}:
-		default:
-		}
+		// The next delivery of its queue is due now: endFlight wakes the
+		// dispatcher.
 	case del.Attempts >= d.o.MaxAttempts:
 		d.log.Warn("outbox: giving up on a delivery", "deliveryId", del.ID, "kind", del.Kind, "attempts", del.Attempts, "err", err)
 		if _, cerr := d.st.CompleteDelivery(rctx, del); cerr != nil {

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -16,6 +17,7 @@ import (
 	"github.com/harnest/harnest/internal/testutil"
 	"github.com/harnest/harnest/runtime/store"
 	"github.com/harnest/harnest/runtime/store/memstore"
+	"github.com/harnest/harnest/runtime/store/redisstore"
 )
 
 // receiver is an HTTP endpoint on 127.0.0.1 that records what it is
@@ -179,5 +181,72 @@ func TestDispatcherRefusals(t *testing.T) {
 	defer elsewhere.mu.Unlock()
 	if len(elsewhere.got) != 0 {
 		t.Fatalf("a redirect to another origin was followed: %v", elsewhere.bodies)
+	}
+}
+
+// TestDispatcherSharesOutSlowReceivers: one user's receiver (or one
+// destination that several users' webhooks go to) hangs with many
+// deliveries queued, each in a queue of its own; another user's single
+// webhook elsewhere is sent all the same within seconds, not after the
+// slow deliveries have each timed out (6 s here).
+func TestDispatcherSharesOutSlowReceivers(t *testing.T) {
+	stores := map[string]func(t *testing.T) store.Store{
+		"memstore": func(t *testing.T) store.Store { return memstore.New(memstore.Options{}) },
+	}
+	for _, c := range testutil.Stores(t) {
+		if c.URL == "" {
+			continue
+		}
+		stores["redis-server"] = func(t *testing.T) store.Store {
+			st, err := redisstore.Open(context.Background(), redisstore.Options{URL: c.URL, KeyPrefix: testutil.Prefix(t)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return st
+		}
+	}
+	for name, open := range stores {
+		for _, slowUsers := range []int{1, 4} {
+			t.Run(fmt.Sprintf("%s/%d-users-to-the-slow-one", name, slowUsers), func(t *testing.T) {
+				t.Parallel()
+				st := open(t)
+				t.Cleanup(func() { st.Close() })
+				hang := make(chan struct{})
+				slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					select { // at most 20 s, or until the test ends
+					case <-hang:
+					case <-r.Context().Done():
+					case <-time.After(20 * time.Second):
+					}
+				}))
+				defer slow.Close()
+				defer close(hang)
+				fast := newReceiver(t)
+				d := NewDispatcher(DispatcherOptions{Store: st,
+					Policy: netguard.Policy{AllowHosts: []string{strings.TrimPrefix(slow.URL, "http://"), fast.host(t)}, AllowHTTPLoopback: true},
+					Poll:   50 * time.Millisecond, Timeout: 6 * time.Second})
+				d.Start()
+				defer d.Close()
+				ctx := context.Background()
+				for i := range 96 {
+					err := d.Enqueue(ctx, store.Delivery{User: "slow" + strconv.Itoa(i%slowUsers), Key: "response/" + strconv.Itoa(i),
+						Kind: DeliveryWebhook, URL: slow.URL + "/hook", Body: []byte(`{}`)})
+					if err != nil {
+						t.Fatal(err)
+					}
+				}
+				time.Sleep(200 * time.Millisecond) // the slow ones are in flight
+				start := time.Now()
+				if err := d.Enqueue(ctx, store.Delivery{User: "bob", Key: "response/b", Kind: DeliveryWebhook, URL: fast.URL + "/hook", Body: []byte(`{"bob":1}`)}); err != nil {
+					t.Fatal(err)
+				}
+				select {
+				case <-fast.arrived:
+					t.Logf("bob's webhook arrived after %v", time.Since(start).Round(time.Millisecond))
+				case <-time.After(5 * time.Second):
+					t.Fatalf("bob's webhook did not arrive within 5 s of the slow ones")
+				}
+			})
+		}
 	}
 }

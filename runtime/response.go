@@ -291,6 +291,7 @@ func (r *Response) beginStep(user string, create bool) store.Begin {
 	return store.Begin{
 		User: user, Session: r.SessionID, ResponseID: r.ID, CreateSession: create,
 		Receipt: receipt, Lease: s.lease, Replica: s.replica, Now: s.timestamp(),
+		Webhook: r.webhook.stored(),
 	}
 }
 

@@ -35,6 +35,11 @@ func (s *Service) sweep(ctx context.Context) {
 		s.mu.Unlock()
 		for _, run := range swept {
 			s.log.Warn("failed a response whose replica stopped renewing it", "responseId", run.ResponseID)
+			// Its replica can no longer send the webhook's final
+			// delivery: whoever writes the final receipt does.
+			if w := storedWebhook(run.Webhook); w != nil {
+				s.enqueueWebhook(run.User, run.ResponseID, w, replicaLostReceipt(run))
+			}
 			for _, fn := range told {
 				fn(run.User, run.Session, run.ResponseID)
 			}
@@ -71,6 +76,11 @@ func (s *Service) lapsedReceipt(run store.Lapsed, receipt []byte) []byte {
 	if isTerminal(receipt) {
 		return nil
 	}
+	return replicaLostReceipt(run)
+}
+
+// replicaLostReceipt is the failed receipt of a run whose replica was lost.
+func replicaLostReceipt(run store.Lapsed) []byte {
 	env := Envelope{ID: run.ResponseID, SessionID: run.Session, EnvelopeBody: EnvelopeBody{
 		Status: StatusFailed, Output: []OutputItem{}, Metadata: json.RawMessage("{}"),
 		Error: &EnvelopeError{Code: CodeReplicaLost},

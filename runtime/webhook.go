@@ -32,9 +32,32 @@ const WebhookSecret = "webhook-signing"
 
 // Webhook asks for a response's completion to be posted to URL.
 type Webhook struct {
-	URL string
+	URL string `json:"url"`
 	// Events also posts every batch of events as it is logged.
-	Events bool
+	Events bool `json:"events,omitempty"`
+}
+
+// stored is the webhook as the store keeps it with its run
+// (store.Begin.Webhook): "" for none.
+func (w *Webhook) stored() string {
+	if w == nil {
+		return ""
+	}
+	b, _ := json.Marshal(w)
+	return string(b)
+}
+
+// storedWebhook reads a webhook the store kept with a run; nil for none
+// (or one that cannot be read).
+func storedWebhook(s string) *Webhook {
+	if s == "" {
+		return nil
+	}
+	var w Webhook
+	if json.Unmarshal([]byte(s), &w) != nil || w.URL == "" {
+		return nil
+	}
+	return &w
 }
 
 // UseDispatcher gives the service the outbox dispatcher that sends its
@@ -132,16 +155,26 @@ func (r *Response) sendWebhook(events []store.Event, receipt []byte, recordErr e
 }
 
 func (r *Response) enqueueWebhook(body []byte) {
+	r.svc.enqueueWebhook(r.turn.UserID, r.ID, r.webhook, body)
+}
+
+// enqueueWebhook enqueues one delivery of a response's webhook: every
+// delivery of a response goes in one queue, so they arrive in order.
+func (s *Service) enqueueWebhook(user, responseID string, w *Webhook, body []byte) {
+	if s.outbox == nil {
+		s.log.Warn("webhook: dropped: this replica sends no webhooks", "responseId", responseID)
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), recordTimeout)
 	defer cancel()
-	d := store.Delivery{ID: "dlv_" + newHex(), User: r.turn.UserID, Key: "response/" + r.ID, Kind: DeliveryWebhook,
-		URL: r.webhook.URL, Body: body, Headers: map[string]string{"Harnest-Response-Id": r.ID}}
-	if err := r.svc.outbox.Enqueue(ctx, d); err != nil {
+	d := store.Delivery{ID: "dlv_" + newHex(), User: user, Key: "response/" + responseID, Kind: DeliveryWebhook,
+		URL: w.URL, Body: body, Headers: map[string]string{"Harnest-Response-Id": responseID}}
+	if err := s.outbox.Enqueue(ctx, d); err != nil {
 		var e *Error
 		if !errors.As(err, &e) {
-			r.svc.log.Warn("webhook: cannot enqueue", "responseId", r.ID, "err", err)
+			s.log.Warn("webhook: cannot enqueue", "responseId", responseID, "err", err)
 			return
 		}
-		r.svc.log.Warn("webhook: dropped", "responseId", r.ID, "reason", e.Detail)
+		s.log.Warn("webhook: dropped", "responseId", responseID, "reason", e.Detail)
 	}
 }

@@ -114,6 +114,40 @@ func TestWebhookRefusals(t *testing.T) {
 	}
 }
 
+// TestWebhookRefusesNumericHosts: a webhook URL whose host is an IPv4
+// address written as a number in another form than the dotted quad
+// (decimal, hex, octal, fewer parts), or an IPv6 literal carrying a
+// loopback address, is a 400 naming webhook.url, as a loopback URL is,
+// even with the receiver's own address listed: nothing runs, nothing is
+// stored, nothing is sent.
+func TestWebhookRefusesNumericHosts(t *testing.T) {
+	rc := testutil.NewReceiver(t)
+	_, port, _ := strings.Cut(rc.Host(), ":")
+	ts := servertest.Start(t, "", pushSetup(rc, 5*time.Second))
+	for _, host := range []string{
+		"2130706433", "0x7f000001", "127.1", "0", "0177.0.0.1", "0x7f.0.0.1", "127.0.1", "127.0.0.01",
+		"017700000001", "0x7f.1", "[::ffff:127.0.0.1]", "[::ffff:7f00:1]", "[::127.0.0.1]", "134744072",
+	} {
+		for _, scheme := range []string{"https", "http"} {
+			u := scheme + "://" + host + ":" + port + "/hook"
+			r := ts.Post("/responses", `{"input":"x","background":true,"webhook":{"url":"`+u+`"}}`)
+			servertest.MustStatus(t, r, 400)
+			if detail, _ := r.JSON(t)["detail"].(string); !strings.Contains(detail, "webhook.url") {
+				t.Errorf("%s: the refusal does not name webhook.url: %s", u, r.Body)
+			}
+			if r.Header.Get("Harnest-Response-Id") != "" {
+				t.Errorf("%s: a response started", u)
+			}
+		}
+	}
+	if list := ts.Get("/sessions"); strings.Contains(string(list.Body), `"id"`) {
+		t.Errorf("refused requests made sessions: %s", list.Body)
+	}
+	if n := len(rc.Requests()); n != 0 {
+		t.Errorf("the receiver got %d requests", n)
+	}
+}
+
 // TestPushAfterHolderDies: a task's push notifications are held by the
 // replica that claimed them (its receiver never answers); once that
 // replica is closed, the other replica delivers every update after the

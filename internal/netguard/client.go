@@ -117,6 +117,9 @@ func (p Policy) CheckURL(u *url.URL) error {
 		return refusef("not an absolute URL with a host")
 	}
 	host, port := u.Hostname(), defaultPort(u)
+	if means, numeric := numericHost(host); numeric {
+		return refuseNumeric(host, means)
+	}
 	listed := p.listed(host, port)
 	lit, litErr := netip.ParseAddr(host)
 	switch u.Scheme {
@@ -188,6 +191,9 @@ func (g *guard) resolve(ctx context.Context, host string) ([]netip.Addr, error) 
 // scheme; one refused address refuses the host. It returns the addresses
 // to dial.
 func (g *guard) checked(ctx context.Context, scheme, host, port string) ([]netip.Addr, error) {
+	if means, numeric := numericHost(host); numeric {
+		return nil, refuseNumeric(host, means)
+	}
 	listed := g.p.listed(host, port)
 	if scheme == "http" && (!g.p.AllowHTTPLoopback || !listed) {
 		return nil, refusef("plain http to %s is refused: use https (plain http is only for a loopback host listed in AllowHosts, with AllowHTTPLoopback)", net.JoinHostPort(host, port))

@@ -419,3 +419,66 @@ func TestCheckURL(t *testing.T) {
 		}
 	}
 }
+
+// TestNumericHosts: a host written as a number in a form other than the
+// dotted quad (decimal, octal, hex, fewer parts) reads as an IPv4 address
+// to some resolvers (inet_aton) and as a name to others. It is refused
+// by CheckURL and before any dial, listed or not, whatever it would mean;
+// the usual forms are not affected.
+func TestNumericHosts(t *testing.T) {
+	for host, means := range map[string]string{
+		"2130706433":         "127.0.0.1",
+		"0x7f000001":         "127.0.0.1",
+		"0X7F000001":         "127.0.0.1",
+		"127.1":              "127.0.0.1",
+		"127.0.1":            "127.0.0.1",
+		"0":                  "0.0.0.0",
+		"0177.0.0.1":         "127.0.0.1",
+		"0x7f.0.0.1":         "127.0.0.1",
+		"127.0.0.01":         "127.0.0.1",
+		"127.0.0.1.":         "127.0.0.1",
+		"10.0x10203":         "10.1.2.3",
+		"3232235777":         "192.168.1.1",
+		"134744072":          "8.8.8.8", // public, and refused all the same
+		"0x8.0x8.0x8.0x8":    "8.8.8.8",
+		"017700000001":       "127.0.0.1",
+		"4294967296":         "", // too large for an address
+		"1.2.3.4.5":          "",
+		"256.0.0.1":          "",
+		"example.com.123":    "",
+		"example.0x7f000001": "",
+	} {
+		t.Run(host, func(t *testing.T) {
+			got, numeric := numericHost(host)
+			if !numeric || (means == "" && got.IsValid()) || (means != "" && got.String() != means) {
+				t.Fatalf("numericHost(%q) = %v, %v; want %q, true", host, got, numeric, means)
+			}
+			for _, p := range []Policy{{}, {AllowHosts: []string{host, means, "127.0.0.1"}, AllowHTTPLoopback: true}} {
+				for _, scheme := range []string{"https", "http"} {
+					raw := scheme + "://" + host + ":8443/hook"
+					u, err := url.Parse(raw)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if err := p.CheckURL(u); !refused(err) || !strings.Contains(err.Error(), host) {
+						t.Errorf("CheckURL(%s) with %v = %v; want a refusal naming the host", raw, p.AllowHosts, err)
+					}
+					// Also when the resolver reads it as an address.
+					d := &netguardtest.RecordingDialer{}
+					p.Dial = d.Dial
+					if a, err := netip.ParseAddr(means); err == nil {
+						p.Resolver = netguardtest.Resolver{host: {a}, strings.TrimSuffix(host, "."): {a}}
+					}
+					if _, err := get(t, Client(p, 5*time.Second), raw); !refused(err) || len(d.Dialled()) != 0 {
+						t.Errorf("GET %s: %v, dialled %v; want a refusal before any dial", raw, err, d.Dialled())
+					}
+				}
+			}
+		})
+	}
+	for _, host := range []string{"127.0.0.1", "8.8.8.8", "0.0.0.0", "::ffff:127.0.0.1", "example.com", "1.example", "a0x1.example", "example.com.", "123.example.com", "0x.example"} {
+		if got, numeric := numericHost(host); numeric {
+			t.Errorf("numericHost(%q) = %v, true; want false", host, got)
+		}
+	}
+}

@@ -26,7 +26,11 @@ type Outbox interface {
 	// the oldest of each queue whose next attempt is not after now and
 	// that no live lease holds. Each claim counts an attempt and holds the
 	// delivery until now+lease; the returned Delivery carries its Claim.
-	ClaimDeliveries(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]Delivery, error)
+	// The claims are shared out among users (share): however many
+	// deliveries one user has due, another user's due delivery is claimed
+	// as long as limit leaves room, and one user gets no more than
+	// share.PerUser less what share.Held says they hold already.
+	ClaimDeliveries(ctx context.Context, now time.Time, lease time.Duration, limit int, share ClaimShare) ([]Delivery, error)
 	// CompleteDelivery removes a claimed delivery (sent, or given up) and
 	// makes the next one of its queue due. false: the claim was lost (its
 	// lease ended and someone claimed it again, or it expired); nothing
@@ -35,6 +39,30 @@ type Outbox interface {
 	// RetryDelivery gives a claimed delivery back to be tried again at at,
 	// noting why the attempt failed. false: the claim was lost.
 	RetryDelivery(ctx context.Context, d Delivery, at time.Time, lastError string) (bool, error)
+	// ReleaseDelivery gives a claimed delivery back unsent, due again at
+	// at: its claim's attempt is not counted (the claimer had no room to
+	// send it). false: the claim was lost.
+	ReleaseDelivery(ctx context.Context, d Delivery, at time.Time) (bool, error)
+}
+
+// ClaimShare bounds what one user's deliveries take of a claim.
+type ClaimShare struct {
+	// PerUser is the most deliveries one user may hold claimed at once
+	// (< 1: no bound).
+	PerUser int
+	// Held is how many deliveries each user holds claimed already (the
+	// claimer's deliveries in flight); a claim takes at most
+	// PerUser-Held[user] more of theirs.
+	Held map[string]int
+}
+
+// Room is how many more of user's deliveries a claim of at most limit
+// may take.
+func (s ClaimShare) Room(user string, limit int) int {
+	if s.PerUser < 1 {
+		return limit
+	}
+	return min(limit, s.PerUser-s.Held[user])
 }
 
 // Delivery is one outgoing POST waiting in the outbox.

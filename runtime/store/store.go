@@ -124,7 +124,8 @@ type Runs interface {
 	// failed(run, receipt) gives the receipt to record in place of one that
 	// is not final (nil keeps it); failed is never asked about a final
 	// receipt or a missing one, which stay as they are. The run is then
-	// forgotten. It returns the runs it failed.
+	// forgotten. It returns the runs it failed, each with its webhook
+	// (Begin.Webhook), which failed is given too.
 	SweepLapsed(ctx context.Context, now time.Time, limit int, due func(Lapsed) bool, failed func(Lapsed, []byte) []byte) ([]Lapsed, error)
 }
 

@@ -62,6 +62,12 @@ type Begin struct {
 	// Replica is the ID of the replica that runs the response.
 	Replica string
 	Now     string
+	// Webhook is where the response's final receipt is to be posted, as
+	// the runtime encodes it ("" for none). The store keeps it with the
+	// response, as long as its receipt, and hands it back with the run
+	// when the run lapses (Lapsed), so that whoever fails the run sends
+	// the final receipt its replica no longer can.
+	Webhook string
 }
 
 // Commit is one step of a response that changes its receipt: the final one
@@ -113,6 +119,10 @@ type StoredMessage struct {
 // Lapsed is a run whose lease lapsed, with the replica that ran it.
 type Lapsed struct {
 	User, Session, ResponseID, Replica string
+	// Webhook is the run's Begin.Webhook ("" for none). SweepLapsed sets
+	// it on the runs it hands to failed and returns; due is asked before
+	// it is read, without it.
+	Webhook string
 }
 
 // Wait kinds and statuses.

@@ -101,8 +101,9 @@ func (p *outboxSpace) EnqueueDelivery(ctx context.Context, d store.Delivery, max
 	return d.ID, nil
 }
 
-// ClaimDeliveries claims the due heads of the queues, soonest due first.
-func (p *outboxSpace) ClaimDeliveries(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]store.Delivery, error) {
+// ClaimDeliveries claims the due heads of the queues, soonest due first,
+// each user's within their share.
+func (p *outboxSpace) ClaimDeliveries(ctx context.Context, now time.Time, lease time.Duration, limit int, share store.ClaimShare) ([]store.Delivery, error) {
 	if err := p.closed.check(); err != nil {
 		return nil, err
 	}
@@ -123,10 +124,15 @@ func (p *outboxSpace) ClaimDeliveries(ctx context.Context, now time.Time, lease 
 	}
 	slices.SortFunc(due, func(a, b *outboxItem) int { return a.dueAt().Compare(b.dueAt()) })
 	out := make([]store.Delivery, 0, min(len(due), max(limit, 0)))
+	taken := map[string]int{}
 	for _, it := range due {
 		if len(out) >= limit {
 			break
 		}
+		if taken[it.d.User] >= share.Room(it.d.User, limit) {
+			continue
+		}
+		taken[it.d.User]++
 		it.d.Attempts++
 		it.d.Claim = "clm_" + rand.Text()
 		it.leaseUntil = now.Add(lease)
@@ -195,6 +201,25 @@ func (p *outboxSpace) RetryDelivery(ctx context.Context, d store.Delivery, at ti
 	}
 	head := q.items[0]
 	head.d.NextAttempt, head.d.LastError, head.d.Claim = at, lastError, ""
+	head.leaseUntil = time.Time{}
+	return true, nil
+}
+
+// ReleaseDelivery gives a claimed delivery back unsent, due at at, its
+// attempt not counted.
+func (p *outboxSpace) ReleaseDelivery(ctx context.Context, d store.Delivery, at time.Time) (bool, error) {
+	if err := p.closed.check(); err != nil {
+		return false, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_, q, ok := p.claimed(d)
+	if !ok {
+		return false, nil
+	}
+	head := q.items[0]
+	head.d.NextAttempt, head.d.Claim = at, ""
+	head.d.Attempts = max(0, head.d.Attempts-1)
 	head.leaseUntil = time.Time{}
 	return true, nil
 }

@@ -36,7 +36,9 @@ func (s *Store) BeginResponse(ctx context.Context, b store.Begin) (map[string]js
 	}
 	state := stateOf(&sp.session)
 	sp.lease = lease{holder: b.ResponseID, expires: now.Add(b.Lease)}
-	sp.response(b.ResponseID).setReceipt(b.Receipt, now, s.receiptTTL)
+	r := sp.response(b.ResponseID)
+	r.setReceipt(b.Receipt, now, s.receiptTTL)
+	r.webhook = b.Webhook
 	sh.expireAt(sp, now.Add(s.receiptTTL))
 	s.runs.register(runKey{b.User, b.Session, b.ResponseID, b.Replica}, now.Add(b.Lease))
 	return state, nil

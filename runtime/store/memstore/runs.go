@@ -80,7 +80,7 @@ func (s *Store) SweepLapsed(ctx context.Context, now time.Time, limit int, due f
 		if !due(run) {
 			continue
 		}
-		if s.sweepOne(k, run, failed) {
+		if s.sweepOne(k, &run, failed) {
 			out = append(out, run)
 		}
 	}
@@ -89,8 +89,8 @@ func (s *Store) SweepLapsed(ctx context.Context, now time.Time, limit int, due f
 
 // sweepOne fails one lapsed run, unless its lease is held again or its
 // receipt changed while failed ran; it reports whether it replaced the
-// receipt.
-func (s *Store) sweepOne(k runKey, run store.Lapsed, failed func(store.Lapsed, []byte) []byte) bool {
+// receipt. It sets the run's Webhook.
+func (s *Store) sweepOne(k runKey, run *store.Lapsed, failed func(store.Lapsed, []byte) []byte) bool {
 	sh, sp := s.lockSpace(k.user, k.session)
 	now := s.now()
 	var r *response
@@ -104,6 +104,7 @@ func (s *Store) sweepOne(k runKey, run store.Lapsed, failed func(store.Lapsed, [
 		if r = sp.responses.get(k.response); r != nil {
 			receipt, _ = r.liveReceipt(now)
 			version = r.version
+			run.Webhook = r.webhook
 		}
 	}
 	if receipt == nil || r.final {
@@ -113,7 +114,7 @@ func (s *Store) sweepOne(k runKey, run store.Lapsed, failed func(store.Lapsed, [
 	}
 	sh.mu.Unlock()
 
-	replacement := failed(run, receipt)
+	replacement := failed(*run, receipt)
 
 	sh, sp = s.lockSpace(k.user, k.session)
 	now = s.now()

@@ -80,6 +80,7 @@ type response struct {
 	receiptExpires time.Time
 	events         eventLog
 	eventsExpires  time.Time
+	webhook        string // Begin.Webhook, handed back with the run when it lapses
 }
 
 // liveReceipt returns the receipt unless it expired.

@@ -14,14 +14,17 @@ import (
 // beginScript takes a session's lease for a response and writes its
 // in_progress receipt, or refuses and writes nothing.
 //
-// KEYS: 1 meta, 2 state, 3 lease, 4 receipt; where one server holds every
-// key (not a Cluster, see cluster.go) also 5 the run registry and, for a
-// new session, 6 the user's session index.
+// KEYS: 1 meta, 2 state, 3 lease, 4 receipt; for a response with a
+// webhook then its webhook's key; where one server holds every key (not a
+// Cluster, see cluster.go) then the run registry and, for a new session,
+// the user's session index.
 // The response joins the session's list of responses: a field r:<escaped
 // ID> of its meta (keys.go).
 // ARGV: 1 "1" to create the session, 2 now, 3 the response ID, 4 the lease
 // in ms (0: no expiry), 5 the receipt, 6 its TTL in ms, 7 the escaped
-// response ID, 8 the run's score, 9 the run's member, 10 the session ID.
+// response ID, 8 the run's score, 9 the run's member, 10 the session ID,
+// 11 the webhook ("": none, and no key for it), kept as long as the
+// receipt.
 //
 // It returns 0 when the session is missing, -1 when a response holds it,
 // and otherwise the session's state as HGETALL answers it (field, value,
@@ -41,8 +44,13 @@ if create then
 end
 redis.call('SET', KEYS[4], ARGV[5], 'PX', ARGV[6])
 redis.call('HSET', KEYS[1], 'r:' .. ARGV[7], '')
-if KEYS[5] then redis.call('ZADD', KEYS[5], ARGV[8], ARGV[9]) end
-if KEYS[6] then redis.call('ZADD', KEYS[6], 0, ARGV[10]) end
+local n = 5
+if ARGV[11] ~= '' then
+  redis.call('SET', KEYS[5], ARGV[11], 'PX', ARGV[6])
+  n = 6
+end
+if KEYS[n] then redis.call('ZADD', KEYS[n], ARGV[8], ARGV[9]) end
+if KEYS[n + 1] then redis.call('ZADD', KEYS[n + 1], 0, ARGV[10]) end
 if create then return {} end
 return redis.call('HGETALL', KEYS[2])
 `)
@@ -100,11 +108,14 @@ func (s *Store) BeginResponse(ctx context.Context, b store.Begin) (map[string]js
 // beginCall is beginScript's call for b (see its KEYS and ARGV).
 func (s *Store) beginCall(b store.Begin) scriptCall {
 	k := s.sessionKeys(b.User, b.Session)
-	c := newScriptCall(beginScript, 14, 3)
+	c := newScriptCall(beginScript, 16, 3)
 	c.key(k.meta)
 	c.key(k.state)
 	c.key(k.lease)
 	c.key(k.receipt(b.ResponseID))
+	if b.Webhook != "" {
+		c.key(k.webhook(b.ResponseID))
+	}
 	if !s.clustered {
 		c.key(s.runsKey())
 		if b.CreateSession {
@@ -130,6 +141,7 @@ func (s *Store) beginCall(b store.Begin) scriptCall {
 		c.str(runMember(b.User, b.Session, b.ResponseID, b.Replica))
 	}
 	c.str(b.Session)
+	c.str(b.Webhook)
 	return c
 }
 

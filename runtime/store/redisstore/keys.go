@@ -70,6 +70,10 @@ func responseField(responseID string) string { return "r:" + escapeID(responseID
 func (k sessionKeys) receipt(responseID string) string { return k.tag + ":r:" + escapeID(responseID) }
 func (k sessionKeys) events(responseID string) string  { return k.tag + ":l:" + escapeID(responseID) }
 
+// webhook is the key of a response's webhook (store.Begin.Webhook), kept
+// as long as its receipt, under its session's tag.
+func (k sessionKeys) webhook(responseID string) string { return k.tag + ":h:" + escapeID(responseID) }
+
 // channel is where a response's new events are announced (a pub/sub
 // channel, not a key).
 func (k sessionKeys) channel(responseID string) string { return k.tag + ":n:" + escapeID(responseID) }

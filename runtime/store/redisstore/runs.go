@@ -79,7 +79,7 @@ func (s *Store) SweepLapsed(ctx context.Context, now time.Time, limit int, due f
 		if !due(run) {
 			continue
 		}
-		swept, err := s.sweepOne(ctx, run, m, failed)
+		swept, err := s.sweepOne(ctx, &run, m, failed)
 		if swept {
 			out = append(out, run)
 		}
@@ -93,17 +93,18 @@ func (s *Store) SweepLapsed(ctx context.Context, now time.Time, limit int, due f
 // sweepOne fails one lapsed run, unless its lease is held again, and
 // forgets it. On a Cluster the run is forgotten after its receipt is
 // failed: a crash in between leaves it registered, and the next sweep
-// finds its receipt final and only forgets it.
-func (s *Store) sweepOne(ctx context.Context, run store.Lapsed, member string, failed func(store.Lapsed, []byte) []byte) (bool, error) {
+// finds its receipt final and only forgets it. It sets the run's Webhook.
+func (s *Store) sweepOne(ctx context.Context, run *store.Lapsed, member string, failed func(store.Lapsed, []byte) []byte) (bool, error) {
 	k := s.sessionKeys(run.User, run.Session)
 	forget := s.forgetRun(ctx, member)
 	swept, done := false, false
 	err := s.watchOn(ctx, k.lease, func(tx *redis.Tx) error {
-		var holder, receipt *redis.StringCmd
+		var holder, receipt, webhook *redis.StringCmd
 		_, err := tx.Pipelined(ctx, func(p redis.Pipeliner) error {
 			p.Do(ctx, "watch", k.lease, k.receipt(run.ResponseID))
 			holder = p.Get(ctx, k.lease)
 			receipt = p.Get(ctx, k.receipt(run.ResponseID))
+			webhook = p.Get(ctx, k.webhook(run.ResponseID))
 			return nil
 		})
 		if err != nil && !errors.Is(err, redis.Nil) {
@@ -117,9 +118,10 @@ func (s *Store) sweepOne(ctx context.Context, run store.Lapsed, member string, f
 		// A missing receipt (expired, or its session deleted) has nothing
 		// to fail, and a final one never changes: failed is not asked
 		// then, and the run is only forgotten.
+		run.Webhook = webhook.Val()
 		var replacement []byte
 		if receipt.Err() == nil && !store.IsFinalReceipt([]byte(receipt.Val())) {
-			replacement = failed(run, []byte(receipt.Val()))
+			replacement = failed(*run, []byte(receipt.Val()))
 		}
 		if replacement == nil && s.clustered {
 			// Nothing to write under the session's slot: no transaction.

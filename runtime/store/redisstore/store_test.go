@@ -38,7 +38,8 @@ func eachStore(t *testing.T, fn func(t *testing.T, s *Store)) {
 func TestDeleteSessionRemovesResponseKeys(t *testing.T) {
 	eachStore(t, func(t *testing.T, s *Store) {
 		ctx := context.Background()
-		_, err := s.BeginResponse(ctx, store.Begin{User: "u", Session: "s", ResponseID: "resp_1", CreateSession: true, Receipt: []byte(`{}`), Lease: time.Minute})
+		_, err := s.BeginResponse(ctx, store.Begin{User: "u", Session: "s", ResponseID: "resp_1", CreateSession: true, Receipt: []byte(`{}`), Lease: time.Minute,
+			Webhook: `{"url":"https://example.com/hook"}`})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -21,6 +21,9 @@ func testOutbox(t *testing.T, h Harness) {
 		"BoundPerUser":     testOutboxBound,
 		"EscapedNames":     testOutboxEscaped,
 		"ManyQueuesClaims": testOutboxMany,
+		"SharePerUser":     testOutboxShare,
+		"ShareBehindMany":  testOutboxShareBehindMany,
+		"Release":          testOutboxRelease,
 	})
 	t.Run("Expiry", func(t *testing.T) { testOutboxExpiry(t, h) })
 }
@@ -36,7 +39,7 @@ func mustEnqueue(t *testing.T, st store.Store, d store.Delivery, now time.Time) 
 
 func mustClaim(t *testing.T, st store.Store, now time.Time, lease time.Duration, limit int) []store.Delivery {
 	t.Helper()
-	ds, err := st.ClaimDeliveries(ctx, now, lease, limit)
+	ds, err := st.ClaimDeliveries(ctx, now, lease, limit, store.ClaimShare{})
 	if err != nil {
 		t.Fatalf("ClaimDeliveries: %v", err)
 	}
@@ -254,5 +257,91 @@ func testOutboxExpiry(t *testing.T, h Harness) {
 	got := mustClaim(t, st, time.Now(), time.Minute, 10)
 	if b := bodies(got); !slices.Equal(b, []string{"new"}) {
 		t.Fatalf("claimed %v after expiry, want [new]", b)
+	}
+}
+
+func mustClaimShared(t *testing.T, st store.Store, now time.Time, limit int, share store.ClaimShare) []store.Delivery {
+	t.Helper()
+	ds, err := st.ClaimDeliveries(ctx, now, time.Minute, limit, share)
+	if err != nil {
+		t.Fatalf("ClaimDeliveries: %v", err)
+	}
+	return ds
+}
+
+// users counts the claimed deliveries per user.
+func users(ds []store.Delivery) map[string]int {
+	out := map[string]int{}
+	for _, d := range ds {
+		out[d.User]++
+	}
+	return out
+}
+
+// testOutboxShare: a claim takes at most a user's share, less what they
+// hold; the rest of the limit goes to other users.
+func testOutboxShare(t *testing.T, st store.Store) {
+	now := time.Now()
+	for i := range 10 {
+		mustEnqueue(t, st, store.Delivery{User: "a:1", Key: fmt.Sprintf("k%d", i), Body: fmt.Appendf(nil, "a%d", i)}, now.Add(-time.Minute))
+	}
+	mustEnqueue(t, st, store.Delivery{User: "b", Key: "k", Body: []byte("b")}, now)
+	got := users(mustClaimShared(t, st, now, 4, store.ClaimShare{PerUser: 2}))
+	if got["a:1"] != 2 || got["b"] != 1 || len(got) != 2 {
+		t.Fatalf("claimed %v; want 2 of a's (its share) and b's one", got)
+	}
+	if got := mustClaimShared(t, st, now, 4, store.ClaimShare{PerUser: 2, Held: map[string]int{"a:1": 2}}); len(got) != 0 {
+		t.Fatalf("claimed %v of a user who holds their share", bodies(got))
+	}
+	if got := users(mustClaimShared(t, st, now, 4, store.ClaimShare{PerUser: 3, Held: map[string]int{"a:1": 2}})); got["a:1"] != 1 || len(got) != 1 {
+		t.Fatalf("claimed %v; want the one more of a's that its share leaves room for", got)
+	}
+	if got := users(mustClaimShared(t, st, now, 100, store.ClaimShare{})); got["a:1"] != 7 {
+		t.Fatalf("claimed %v without a share; want a's 7 left", got)
+	}
+}
+
+// testOutboxShareBehindMany: however many deliveries one user has due
+// before another's, a claim with room reaches the other's.
+func testOutboxShareBehindMany(t *testing.T, st store.Store) {
+	now := time.Now()
+	for i := range 300 {
+		mustEnqueue(t, st, store.Delivery{User: "busy", Key: fmt.Sprintf("k%d", i), Body: []byte("busy")}, now.Add(-time.Minute))
+	}
+	share := store.ClaimShare{PerUser: 8}
+	first := users(mustClaimShared(t, st, now, 10, share))
+	if first["busy"] != 8 || len(first) != 1 {
+		t.Fatalf("first claim %v; want busy's share", first)
+	}
+	mustEnqueue(t, st, store.Delivery{User: "quiet", Key: "k", Body: []byte("quiet")}, now)
+	share.Held = map[string]int{"busy": 8}
+	got := mustClaimShared(t, st, now, 1, share)
+	if b := bodies(got); !slices.Equal(b, []string{"quiet"}) {
+		t.Fatalf("claimed %v while busy holds its share; want quiet's", b)
+	}
+}
+
+// testOutboxRelease: a delivery given back unsent is due again at the
+// time given, its attempt not counted; a lost claim changes nothing.
+func testOutboxRelease(t *testing.T, st store.Store) {
+	now := time.Now()
+	mustEnqueue(t, st, store.Delivery{User: "u", Key: "k", Body: []byte("one")}, now)
+	got := mustClaim(t, st, now, time.Minute, 10)
+	if len(got) != 1 {
+		t.Fatalf("claimed %d", len(got))
+	}
+	ok, err := st.ReleaseDelivery(ctx, got[0], now.Add(10*time.Second))
+	if err != nil || !ok {
+		t.Fatalf("ReleaseDelivery: %v %v", ok, err)
+	}
+	if again, err := st.ReleaseDelivery(ctx, got[0], now); err != nil || again {
+		t.Fatalf("released a delivery twice: %v %v", again, err)
+	}
+	if early := mustClaim(t, st, now.Add(5*time.Second), time.Minute, 10); len(early) != 0 {
+		t.Fatalf("claimed %v before the time it was given back for", bodies(early))
+	}
+	later := mustClaim(t, st, now.Add(11*time.Second), time.Minute, 10)
+	if len(later) != 1 || later[0].Attempts != 1 || later[0].ID != got[0].ID {
+		t.Fatalf("claimed %+v after the release; want the same delivery at its first attempt", later)
 	}
 }

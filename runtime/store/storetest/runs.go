@@ -131,6 +131,40 @@ func testRuns(t *testing.T, h Harness) {
 			t.Fatalf("a second sweep found %d runs (swept %v)", dueAsked, swept)
 		}
 	})
+	t.Run("WebhookComesBackWithTheRun", func(t *testing.T) {
+		// A run's webhook is kept with it (also through a renewal), so
+		// that the replica that fails the run can send its final receipt.
+		s := open(t, h)
+		hooked := beginArgs("u", "hooked", "resp_hooked", true, shortLease)
+		hooked.Webhook = `{"url":"https://example.com/hook","events":true}`
+		if _, err := s.BeginResponse(ctx, hooked); err != nil {
+			t.Fatal(err)
+		}
+		mustBegin(t, s, "u", "plain", "resp_plain", true, shortLease)
+		if ok, err := s.RenewLease(ctx, "u", "hooked", "resp_hooked", "r1", shortLease); !ok || err != nil {
+			t.Fatalf("renew: %v %v", ok, err)
+		}
+		h.Elapse(lapse)
+		var asked []store.Lapsed
+		swept, err := s.SweepLapsed(ctx, time.Now(), 10, always, func(l store.Lapsed, receipt []byte) []byte {
+			asked = append(asked, l)
+			return runtimeFailed(l, receipt)
+		})
+		if err != nil || len(swept) != 2 || len(asked) != 2 {
+			t.Fatalf("swept %v, asked %v, err %v", swept, asked, err)
+		}
+		for _, got := range [][]store.Lapsed{swept, asked} {
+			for _, l := range got {
+				want := ""
+				if l.ResponseID == "resp_hooked" {
+					want = hooked.Webhook
+				}
+				if l.Webhook != want {
+					t.Errorf("%s came back with webhook %q, want %q", l.ResponseID, l.Webhook, want)
+				}
+			}
+		}
+	})
 	t.Run("Limit", func(t *testing.T) {
 		s := open(t, h)
 		for _, sid := range []string{"s1", "s2", "s3"} {
