@@ -169,7 +169,10 @@ func (h *harnest) waitHealthy(limit time.Duration) error {
 			resp.Body.Close()
 		}
 		cancel()
-		if err == nil && resp.StatusCode == http.StatusOK {
+		// Only this process's answer counts: its banner, printed once it
+		// listens, names its address. Another process that took the free
+		// port first would answer /healthz too.
+		if err == nil && resp.StatusCode == http.StatusOK && strings.Contains(h.stdout.String(), strings.TrimPrefix(strings.TrimPrefix(h.URL, "http://"), "https://")) {
 			return nil
 		}
 		if time.Now().After(deadline) {
