@@ -52,8 +52,12 @@ func errUnavailable(msg string) *Error {
 func errTaskNotFound(id string) *Error {
 	return newError(-32001, "TASK_NOT_FOUND", http.StatusNotFound, "NOT_FOUND", "Task not found: "+clip(id))
 }
+// errTaskNotCancelable is HTTP 409 and errContentType HTTP 415, as the
+// spec's table for HTTP+JSON says (clients read the ErrorInfo reason, so
+// a2a-go v2 and @a2a-js/sdk, whose own servers answer 400, read them the
+// same).
 func errTaskNotCancelable(msg string) *Error {
-	return newError(-32002, "TASK_NOT_CANCELABLE", http.StatusBadRequest, "FAILED_PRECONDITION", msg)
+	return newError(-32002, "TASK_NOT_CANCELABLE", http.StatusConflict, "FAILED_PRECONDITION", msg)
 }
 func errPushNotSupported() *Error {
 	return newError(-32003, "PUSH_NOTIFICATION_NOT_SUPPORTED", http.StatusBadRequest, "FAILED_PRECONDITION",
@@ -63,7 +67,7 @@ func errUnsupported(msg string) *Error {
 	return newError(-32004, "UNSUPPORTED_OPERATION", http.StatusBadRequest, "FAILED_PRECONDITION", msg)
 }
 func errContentType(msg string) *Error {
-	return newError(-32005, "CONTENT_TYPE_NOT_SUPPORTED", http.StatusBadRequest, "INVALID_ARGUMENT", msg)
+	return newError(-32005, "CONTENT_TYPE_NOT_SUPPORTED", http.StatusUnsupportedMediaType, "INVALID_ARGUMENT", msg)
 }
 func errExtendedCard() *Error {
 	return newError(-32007, "EXTENDED_AGENT_CARD_NOT_CONFIGURED", http.StatusBadRequest, "FAILED_PRECONDITION",

@@ -54,7 +54,7 @@ var errorPaths = []errorPath{
 	{name: "0.3 unknown method", method: "POST", path: "/a2a", body: rpcBody("tasks/frob", `{}`), code: -32601},
 	// HTTP+JSON 1.0: google.rpc.Status.
 	{name: "REST task not found", method: "GET", path: "/rest/tasks/nope", http: 404, status: "NOT_FOUND", reason: "TASK_NOT_FOUND"},
-	{name: "REST task not cancelable", method: "POST", path: "/rest/tasks/DONE:cancel", http: 400, status: "FAILED_PRECONDITION", reason: "TASK_NOT_CANCELABLE"},
+	{name: "REST task not cancelable", method: "POST", path: "/rest/tasks/DONE:cancel", http: 409, status: "FAILED_PRECONDITION", reason: "TASK_NOT_CANCELABLE"},
 	{name: "REST push config of a missing task", method: "POST", path: "/rest/tasks/nope/pushNotificationConfigs", body: `{"url":"https://example.com/hook"}`, http: 404, status: "NOT_FOUND", reason: "TASK_NOT_FOUND"},
 	{name: "REST subscribe to a finished task", method: "POST", path: "/rest/tasks/DONE:subscribe", http: 400, status: "FAILED_PRECONDITION", reason: "UNSUPPORTED_OPERATION"},
 	{name: "REST message to a finished task", method: "POST", path: "/rest/message:send", body: `{"message":{"messageId":"z","role":"ROLE_USER","taskId":"DONE","parts":[{"text":"z"}]}}`, http: 400, status: "FAILED_PRECONDITION", reason: "UNSUPPORTED_OPERATION"},
@@ -66,7 +66,7 @@ var errorPaths = []errorPath{
 	{name: "REST unknown task action", method: "POST", path: "/rest/tasks/DONE:frob", http: 501, status: "UNIMPLEMENTED", reason: "METHOD_NOT_FOUND"},
 	// HTTP+JSON 0.3: {code, message} with the status.
 	{name: "REST 0.3 task not found", method: "GET", path: "/rest/v1/tasks/nope", http: 404, code: -32001},
-	{name: "REST 0.3 task not cancelable", method: "POST", path: "/rest/v1/tasks/DONE:cancel", http: 400, code: -32002},
+	{name: "REST 0.3 task not cancelable", method: "POST", path: "/rest/v1/tasks/DONE:cancel", http: 409, code: -32002},
 	{name: "REST 0.3 extended card not configured", method: "GET", path: "/rest/v1/card", http: 400, code: -32007},
 }
 

@@ -69,11 +69,13 @@ func grpcError(err error) error {
 
 // grpcCode is the gRPC code of an A2A error (spec 1.0 §5.4). Internal
 // errors keep the code they carry for HTTP+JSON (UNAVAILABLE,
-// RESOURCE_EXHAUSTED and the like). The 1.0 drafts gave UNIMPLEMENTED to
-// -32003, -32004 and -32009 (and HTTP 409 and 415 to -32002 and -32005);
-// the released 1.0 and 1.0.1 tables say FAILED_PRECONDITION (and 400), as
-// a2a-go v2 does, whose gRPC client reads an error only when both its code
-// and its ErrorInfo reason match.
+// RESOURCE_EXHAUSTED and the like). Versions of the spec's table differ:
+// some give UNIMPLEMENTED to -32003, -32004 and -32009, others (and
+// a2a-go v2 and @a2a-js/sdk 1.3) FAILED_PRECONDITION. a2a-go v2's gRPC
+// client reads an error only when both its code and its ErrorInfo reason
+// match its own table, so FAILED_PRECONDITION stays. Over HTTP+JSON the
+// clients read the reason alone, so there harnest follows the table that
+// gives 409 to -32002 and 415 to -32005 (errors.go).
 func grpcCode(e *Error) codes.Code {
 	switch e.Code {
 	case -32001:

@@ -35,11 +35,11 @@ func TestInputModesAreEnforced(t *testing.T) {
 		{name: "1.0 SendStreamingMessage", method: "POST", path: "/a2a", body: rpcBody("SendStreamingMessage", msg10(pdf10)), headers: []string{"A2A-Version", "1.0"}, stream: true, code: -32005, reason: "CONTENT_TYPE_NOT_SUPPORTED"},
 		{name: "0.3 message/send", method: "POST", path: "/a2a", body: rpcBody("message/send", pdf03), code: -32005},
 		{name: "0.3 message/stream", method: "POST", path: "/a2a", body: rpcBody("message/stream", pdf03), stream: true, code: -32005},
-		{name: "REST message:send", method: "POST", path: "/rest/message:send", body: msg10(pdf10), http: 400, status: "INVALID_ARGUMENT", reason: "CONTENT_TYPE_NOT_SUPPORTED"},
-		{name: "REST message:send with bytes", method: "POST", path: "/rest/message:send", body: msg10(pdfBytes10), http: 400, status: "INVALID_ARGUMENT", reason: "CONTENT_TYPE_NOT_SUPPORTED"},
-		{name: "REST message:stream", method: "POST", path: "/rest/message:stream", body: msg10(pdf10), http: 400, status: "INVALID_ARGUMENT", reason: "CONTENT_TYPE_NOT_SUPPORTED"},
-		{name: "REST 0.3 message:send", method: "POST", path: "/rest/v1/message:send", body: pdfRest03, http: 400, code: -32005},
-		{name: "REST 0.3 message:stream", method: "POST", path: "/rest/v1/message:stream", body: pdfRest03, http: 400, code: -32005},
+		{name: "REST message:send", method: "POST", path: "/rest/message:send", body: msg10(pdf10), http: 415, status: "INVALID_ARGUMENT", reason: "CONTENT_TYPE_NOT_SUPPORTED"},
+		{name: "REST message:send with bytes", method: "POST", path: "/rest/message:send", body: msg10(pdfBytes10), http: 415, status: "INVALID_ARGUMENT", reason: "CONTENT_TYPE_NOT_SUPPORTED"},
+		{name: "REST message:stream", method: "POST", path: "/rest/message:stream", body: msg10(pdf10), http: 415, status: "INVALID_ARGUMENT", reason: "CONTENT_TYPE_NOT_SUPPORTED"},
+		{name: "REST 0.3 message:send", method: "POST", path: "/rest/v1/message:send", body: pdfRest03, http: 415, code: -32005},
+		{name: "REST 0.3 message:stream", method: "POST", path: "/rest/v1/message:stream", body: pdfRest03, http: 415, code: -32005},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got := h.errorOf(t, c)

@@ -110,3 +110,35 @@ func startFolder(t *testing.T, dir string) *server {
 	ts := servertest.Start(t, "", servertest.Setup{Folder: dir, PublicURL: true})
 	return &server{URL: ts.URL}
 }
+
+// TestCancelOfACompletedTask: cancelling a completed task is
+// TaskNotCancelable as a2a-go v2 reads it on JSON-RPC and HTTP+JSON (where
+// harnest answers 409 Conflict, as the spec's table says; the client reads
+// the ErrorInfo reason) and the task stays completed.
+func TestCancelOfACompletedTask(t *testing.T) {
+	s := startHarnest(t, "{}")
+	for _, binding := range bindingsV2 {
+		t.Run(string(binding), func(t *testing.T) {
+			c, ctx := clientV2(t, s, binding), ctxT(t)
+			var task *a2a.Task
+			for ev, err := range c.SendStreamingMessage(ctx, &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("done soon"))}) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if tk, ok := ev.(*a2a.Task); ok && task == nil {
+					task = tk
+				}
+			}
+			if task == nil {
+				t.Fatal("the stream carried no task")
+			}
+			if _, err := c.CancelTask(ctx, &a2a.CancelTaskRequest{ID: task.ID}); !errors.Is(err, a2a.ErrTaskNotCancelable) {
+				t.Errorf("cancel of a completed task: %v, want TaskNotCancelable", err)
+			}
+			got, err := c.GetTask(ctx, &a2a.GetTaskRequest{ID: task.ID})
+			if err != nil || got.Status.State != a2a.TaskStateCompleted {
+				t.Errorf("task after the cancel: %v %+v", err, got)
+			}
+		})
+	}
+}
