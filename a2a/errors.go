@@ -52,6 +52,7 @@ func errUnavailable(msg string) *Error {
 func errTaskNotFound(id string) *Error {
 	return newError(-32001, "TASK_NOT_FOUND", http.StatusNotFound, "NOT_FOUND", "Task not found: "+clip(id))
 }
+
 // errTaskNotCancelable is HTTP 409 and errContentType HTTP 415, as the
 // spec's table for HTTP+JSON says (clients read the ErrorInfo reason, so
 // a2a-go v2 and @a2a-js/sdk, whose own servers answer 400, read them the
