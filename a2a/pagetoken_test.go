@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/harnest/harnest/runtime/store"
+	"github.com/harnest/harnest/store"
 )
 
 // TestPageTokenSealedForItsUser checks that a ListTasks page token is

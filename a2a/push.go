@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/harnest/harnest/runtime"
-	"github.com/harnest/harnest/runtime/store"
+	"github.com/harnest/harnest/store"
 )
 
 // Push notifications: a task's configs (store.PushConfigs) say where its

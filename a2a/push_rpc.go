@@ -7,7 +7,7 @@ import (
 	"net/url"
 
 	"github.com/harnest/harnest/runtime"
-	"github.com/harnest/harnest/runtime/store"
+	"github.com/harnest/harnest/store"
 )
 
 // The push notification config methods on each binding: JSON-RPC (1.0

@@ -6,7 +6,7 @@ import (
 	"net/http"
 
 	"github.com/harnest/harnest/runtime"
-	"github.com/harnest/harnest/runtime/store"
+	"github.com/harnest/harnest/store"
 )
 
 // A send may carry a push config in its configuration (1.0

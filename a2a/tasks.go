@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/harnest/harnest/runtime"
-	"github.com/harnest/harnest/runtime/store"
+	"github.com/harnest/harnest/store"
 )
 
 // Tasks are kept in the store per owner (store.Tasks), so that any replica

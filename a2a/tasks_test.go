@@ -6,11 +6,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/harnest/harnest/runtime/store/stores"
+	"github.com/harnest/harnest/store/stores"
 
 	"github.com/harnest/harnest/internal/testutil"
 	"github.com/harnest/harnest/runtime"
-	"github.com/harnest/harnest/runtime/store"
+	"github.com/harnest/harnest/store"
 )
 
 // eachTaskStore runs fn with a task store on each store, whose page tokens

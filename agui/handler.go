@@ -14,7 +14,7 @@ import (
 	"github.com/harnest/harnest/internal/httpapi"
 	"github.com/harnest/harnest/internal/sse"
 	"github.com/harnest/harnest/runtime"
-	"github.com/harnest/harnest/runtime/store"
+	"github.com/harnest/harnest/store"
 )
 
 // Options configure the AG-UI endpoint.

@@ -9,7 +9,7 @@ import (
 
 	"github.com/harnest/harnest/internal/sse"
 	"github.com/harnest/harnest/runtime"
-	"github.com/harnest/harnest/runtime/store"
+	"github.com/harnest/harnest/store"
 )
 
 // Conflicts of resumes, as the reference words them.

@@ -11,7 +11,7 @@ import (
 	"github.com/harnest/harnest/backend/router"
 	"github.com/harnest/harnest/config"
 	"github.com/harnest/harnest/runtime"
-	"github.com/harnest/harnest/runtime/store"
+	"github.com/harnest/harnest/store"
 )
 
 // Both backends are agents; the build fails if one stops being one.

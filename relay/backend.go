@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/harnest/harnest/runtime"
-	"github.com/harnest/harnest/runtime/store"
+	"github.com/harnest/harnest/store"
 )
 
 // relayAgent is the relay backend: a turn becomes an inbox item for a

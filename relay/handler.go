@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/harnest/harnest/internal/auth"
-	"github.com/harnest/harnest/runtime/store"
+	"github.com/harnest/harnest/store"
 )
 
 // timeFormat is how the relay writes times: UTC, milliseconds.

@@ -7,7 +7,7 @@ import (
 
 	"github.com/harnest/harnest/config"
 	"github.com/harnest/harnest/runtime"
-	"github.com/harnest/harnest/runtime/store"
+	"github.com/harnest/harnest/store"
 )
 
 // AgentWith is the relay backend with a section of its own (a router's

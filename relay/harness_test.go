@@ -12,10 +12,10 @@ import (
 	"github.com/harnest/harnest/config"
 	"github.com/harnest/harnest/internal/testutil"
 	"github.com/harnest/harnest/relay"
-	"github.com/harnest/harnest/runtime/store"
-	"github.com/harnest/harnest/runtime/store/memstore"
-	"github.com/harnest/harnest/runtime/store/stores"
 	"github.com/harnest/harnest/server/servertest"
+	"github.com/harnest/harnest/store"
+	"github.com/harnest/harnest/store/memstore"
+	"github.com/harnest/harnest/store/stores"
 )
 
 func TestMain(m *testing.M) { testutil.Main(m) }

@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/harnest/harnest/internal/testutil"
-	"github.com/harnest/harnest/runtime/store"
-	"github.com/harnest/harnest/runtime/store/memstore"
-	"github.com/harnest/harnest/runtime/store/stores"
+	"github.com/harnest/harnest/store"
+	"github.com/harnest/harnest/store/memstore"
+	"github.com/harnest/harnest/store/stores"
 )
 
 // countingStore counts every call of the store's Relay operations. The

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/harnest/harnest/internal/alive"
-	"github.com/harnest/harnest/runtime/store"
+	"github.com/harnest/harnest/store"
 )
 
 // A participant's look comes from the alive extension of the card it

@@ -10,7 +10,7 @@ import (
 
 	"github.com/harnest/harnest/internal/auth"
 	"github.com/harnest/harnest/internal/sse"
-	"github.com/harnest/harnest/runtime/store"
+	"github.com/harnest/harnest/store"
 )
 
 // ownerHandler serves one owner's endpoint; owner is the caller's user ID,

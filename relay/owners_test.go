@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/harnest/harnest/runtime/store/stores"
+	"github.com/harnest/harnest/store/stores"
 
 	"github.com/harnest/harnest/config"
 	"github.com/harnest/harnest/relay"

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/harnest/harnest/internal/testutil"
-	"github.com/harnest/harnest/runtime/store/stores"
+	"github.com/harnest/harnest/store/stores"
 )
 
 // A wake-up published while the store's subscription was broken is lost;

@@ -13,7 +13,7 @@ import (
 	"github.com/harnest/harnest/internal/alive"
 	"github.com/harnest/harnest/internal/auth"
 	"github.com/harnest/harnest/runtime"
-	"github.com/harnest/harnest/runtime/store"
+	"github.com/harnest/harnest/store"
 )
 
 // Limits of relay-poll-v1, as the outside agents' guide states them.

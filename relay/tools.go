@@ -12,7 +12,7 @@ import (
 
 	"github.com/harnest/harnest/backend/tools"
 	"github.com/harnest/harnest/config"
-	"github.com/harnest/harnest/runtime/store"
+	"github.com/harnest/harnest/store"
 )
 
 // Tools at home: a paired outside agent calls the agent's server tools

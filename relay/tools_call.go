@@ -11,7 +11,7 @@ import (
 	"slices"
 
 	"github.com/harnest/harnest/internal/auth"
-	"github.com/harnest/harnest/runtime/store"
+	"github.com/harnest/harnest/store"
 )
 
 // toolCallRequest is the body of POST tools/call.

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/harnest/harnest/runtime/store"
+	"github.com/harnest/harnest/store"
 )
 
 // A run note lets one run (the work on one inbox item) call tools: it

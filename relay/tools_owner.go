@@ -11,7 +11,7 @@ import (
 
 	"github.com/harnest/harnest/internal/httpapi"
 	"github.com/harnest/harnest/runtime"
-	"github.com/harnest/harnest/runtime/store"
+	"github.com/harnest/harnest/store"
 )
 
 // The owner's side of tools at home: grants, approvals and receipts.

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/harnest/harnest/runtime/store"
+	"github.com/harnest/harnest/store"
 )
 
 // awaitToolCall waits, for at most approvalWait, until a call that is not

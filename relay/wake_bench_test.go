@@ -11,7 +11,7 @@ import (
 
 	"github.com/harnest/harnest/internal/testutil"
 	"github.com/harnest/harnest/relay"
-	"github.com/harnest/harnest/runtime/store"
+	"github.com/harnest/harnest/store"
 )
 
 // BenchmarkWake measures how soon a waiting poll learns of a new item, on

@@ -12,7 +12,7 @@ import (
 
 	"github.com/harnest/harnest/backend/router"
 	"github.com/harnest/harnest/internal/auth"
-	"github.com/harnest/harnest/runtime/store"
+	"github.com/harnest/harnest/store"
 )
 
 // Prefix is where the owner routes live.

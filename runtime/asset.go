@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/harnest/harnest/internal/media"
-	"github.com/harnest/harnest/runtime/store"
+	"github.com/harnest/harnest/store"
 )
 
 // Asset limits. They are variables so that tests can lower them; a server

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/harnest/harnest/runtime/store"
+	"github.com/harnest/harnest/store"
 )
 
 // Replicas talk through one Redis pub/sub control channel: whoever takes an

@@ -8,13 +8,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/harnest/harnest/runtime/store/redisstore"
-	"github.com/harnest/harnest/runtime/store/stores"
+	"github.com/harnest/harnest/store/redisstore"
+	"github.com/harnest/harnest/store/stores"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/harnest/harnest/internal/testutil"
-	"github.com/harnest/harnest/runtime/store"
+	"github.com/harnest/harnest/store"
 )
 
 // Regression tests for faults found under load: each runs on the embedded

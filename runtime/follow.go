@@ -6,7 +6,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/harnest/harnest/runtime/store"
+	"github.com/harnest/harnest/store"
 )
 
 // Frame is one logged event of a response, as followers read it.

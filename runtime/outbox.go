@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/harnest/harnest/internal/netguard"
-	"github.com/harnest/harnest/runtime/store"
+	"github.com/harnest/harnest/store"
 )
 
 // The outbox dispatcher: every replica runs one. It claims the deliveries

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/harnest/harnest/internal/netguard"
-	"github.com/harnest/harnest/runtime/store"
+	"github.com/harnest/harnest/store"
 )
 
 // outboxRedirects is how many redirects a delivery follows, each to the

@@ -15,9 +15,9 @@ import (
 
 	"github.com/harnest/harnest/internal/netguard"
 	"github.com/harnest/harnest/internal/testutil"
-	"github.com/harnest/harnest/runtime/store"
-	"github.com/harnest/harnest/runtime/store/memstore"
-	"github.com/harnest/harnest/runtime/store/redisstore"
+	"github.com/harnest/harnest/store"
+	"github.com/harnest/harnest/store/memstore"
+	"github.com/harnest/harnest/store/redisstore"
 )
 
 // receiver is an HTTP endpoint on 127.0.0.1 that records what it is

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/harnest/harnest/runtime/store"
+	"github.com/harnest/harnest/store"
 )
 
 // Recording a response's final step. The store may fail for a while (Redis

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/harnest/harnest/internal/testutil"
-	"github.com/harnest/harnest/runtime/store"
+	"github.com/harnest/harnest/store"
 )
 
 // countingRenewals counts the lease renewals a store is asked for.

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/harnest/harnest/runtime/store"
+	"github.com/harnest/harnest/store"
 )
 
 // A response's end: its outcome decided, its last event emitted and its

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/harnest/harnest/runtime/store/redisstore"
+	"github.com/harnest/harnest/store/redisstore"
 
 	"github.com/redis/go-redis/v9"
 )

@@ -10,10 +10,10 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/harnest/harnest/runtime/store/stores"
+	"github.com/harnest/harnest/store/stores"
 
 	"github.com/harnest/harnest/internal/testutil"
-	"github.com/harnest/harnest/runtime/store"
+	"github.com/harnest/harnest/store"
 )
 
 // openStore opens a store of the case under prefix, closed when the test

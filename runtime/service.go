@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/harnest/harnest/runtime/store"
+	"github.com/harnest/harnest/store"
 )
 
 // Options configure a Service.

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/harnest/harnest/runtime/store/stores"
+	"github.com/harnest/harnest/store/stores"
 )
 
 var testUser = Principal{UserID: "u1"}

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/harnest/harnest/runtime/store"
+	"github.com/harnest/harnest/store"
 )
 
 // Default expiries of waits, as in the reference.

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/harnest/harnest/runtime/store"
+	"github.com/harnest/harnest/store"
 )
 
 // Completion webhooks of the neutral API: a background response started

@@ -7,15 +7,15 @@ import (
 )
 
 // The transports and the runtime see the store only through the
-// runtime/store interface, and no transport imports another: only this
+// store interface, and no transport imports another: only this
 // package (the composition root) picks a store implementation and
 // assembles the transports.
 func TestLayers(t *testing.T) {
 	const mod = "github.com/harnest/harnest/"
 	transports := []string{"neutral", "neutral/apidoc", "live", "agui", "a2a", "relay", "mcpapi", "openaiapi", "skills", "routerapi", "playground"}
 	forbidden := []string{"github.com/redis/go-redis", "github.com/alicebob/miniredis",
-		mod + "runtime/store/redisstore", mod + "runtime/store/memstore", mod + "runtime/store/stores", mod + "server"}
-	for _, pkg := range append([]string{"runtime", "runtime/store", "backend"}, transports...) {
+		mod + "store/redisstore", mod + "store/memstore", mod + "store/stores", mod + "server"}
+	for _, pkg := range append([]string{"runtime", "store", "backend"}, transports...) {
 		out, err := exec.Command("go", "list", "-deps", mod+pkg).CombinedOutput()
 		if err != nil {
 			t.Fatalf("go list -deps %s: %v\n%s", pkg, err, out)

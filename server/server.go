@@ -11,7 +11,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/harnest/harnest/runtime/store/stores"
+	"github.com/harnest/harnest/store/stores"
 
 	"github.com/harnest/harnest/a2a"
 	"github.com/harnest/harnest/agui"
@@ -24,7 +24,7 @@ import (
 	"github.com/harnest/harnest/live"
 	"github.com/harnest/harnest/relay"
 	"github.com/harnest/harnest/runtime"
-	"github.com/harnest/harnest/runtime/store"
+	"github.com/harnest/harnest/store"
 )
 
 // Options override parts of the folder's config.

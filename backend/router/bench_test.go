@@ -9,7 +9,7 @@ import (
 	"github.com/harnest/harnest/backend/router"
 	"github.com/harnest/harnest/config"
 	"github.com/harnest/harnest/runtime"
-	"github.com/harnest/harnest/runtime/store/memstore"
+	"github.com/harnest/harnest/store/memstore"
 )
 
 // benchTurn runs one turn of agent, dropping its events.

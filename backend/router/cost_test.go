@@ -11,9 +11,9 @@ import (
 	"github.com/harnest/harnest/config"
 	"github.com/harnest/harnest/internal/testutil"
 	"github.com/harnest/harnest/runtime"
-	"github.com/harnest/harnest/runtime/store"
-	"github.com/harnest/harnest/runtime/store/stores"
 	"github.com/harnest/harnest/server/servertest"
+	"github.com/harnest/harnest/store"
+	"github.com/harnest/harnest/store/stores"
 )
 
 // The cost ceiling of these tests: 300 micro-dollars a day, 100 a turn,

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/harnest/harnest/config"
-	"github.com/harnest/harnest/runtime/store"
+	"github.com/harnest/harnest/store"
 )
 
 // Harness states on the owner's page.

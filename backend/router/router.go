@@ -11,7 +11,7 @@ import (
 
 	"github.com/harnest/harnest/config"
 	"github.com/harnest/harnest/runtime"
-	"github.com/harnest/harnest/runtime/store"
+	"github.com/harnest/harnest/store"
 )
 
 // Relay is what the router needs of the relay: who the owner is, the

@@ -7,7 +7,7 @@ import (
 	"unicode"
 
 	"github.com/harnest/harnest/config"
-	"github.com/harnest/harnest/runtime/store"
+	"github.com/harnest/harnest/store"
 )
 
 // settings are the router's config with the owner's overrides applied:

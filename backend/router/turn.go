@@ -8,7 +8,7 @@ import (
 
 	"github.com/harnest/harnest/config"
 	"github.com/harnest/harnest/runtime"
-	"github.com/harnest/harnest/runtime/store"
+	"github.com/harnest/harnest/store"
 )
 
 // routed is one turn being routed.

@@ -10,8 +10,8 @@ import (
 	"github.com/harnest/harnest/config"
 	"github.com/harnest/harnest/internal/testutil"
 	"github.com/harnest/harnest/runtime"
-	"github.com/harnest/harnest/runtime/store"
 	"github.com/harnest/harnest/server/servertest"
+	"github.com/harnest/harnest/store"
 )
 
 // visitorsStatus reads the visitors' turns today and a harness's state

@@ -8,7 +8,7 @@ import (
 
 	"github.com/harnest/harnest/internal/auth"
 	"github.com/harnest/harnest/runtime"
-	"github.com/harnest/harnest/runtime/store"
+	"github.com/harnest/harnest/store"
 )
 
 // RequestsCounter names the store's per-user window of HTTP requests.

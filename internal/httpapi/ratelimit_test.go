@@ -10,7 +10,7 @@ import (
 
 	"github.com/harnest/harnest/internal/auth"
 	"github.com/harnest/harnest/runtime"
-	"github.com/harnest/harnest/runtime/store/memstore"
+	"github.com/harnest/harnest/store/memstore"
 )
 
 // TestRateLimit counts requests per user and minute on a real in-process

@@ -12,7 +12,7 @@ import (
 	"github.com/harnest/harnest/internal/alive"
 	"github.com/harnest/harnest/relay"
 	"github.com/harnest/harnest/runtime"
-	"github.com/harnest/harnest/runtime/store/memstore"
+	"github.com/harnest/harnest/store/memstore"
 )
 
 // TestRelayDocumentMatchesRegister checks that every relay operation the

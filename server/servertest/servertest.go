@@ -22,9 +22,9 @@ import (
 	"github.com/harnest/harnest/live"
 	"github.com/harnest/harnest/relay"
 	"github.com/harnest/harnest/runtime"
-	"github.com/harnest/harnest/runtime/store"
-	"github.com/harnest/harnest/runtime/store/stores"
 	"github.com/harnest/harnest/server"
+	"github.com/harnest/harnest/store"
+	"github.com/harnest/harnest/store/stores"
 )
 
 // Setup describes a server under test.

@@ -1,0 +1,253 @@
+package redisstore
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/harnest/harnest/store"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// commitScript writes one step of a response, atomically, or refuses and
+// writes nothing (see CommitResponse).
+//
+// KEYS: 1 lease, 2 meta, 3 receipt, 4 state, 5 events, 6 the older
+// form's transcript (transcript.go); then,
+// in this order and only when used: the wait's record and the session's
+// waits (a step with a wait), the user's wait index entry (a wait, where
+// one server holds every key), the run registry (a release, where one
+// server holds every key).
+//
+// ARGV, as commitCall writes them: 1 the response ID, 2 now, 3 the
+// receipt, 4 its TTL in ms, 5 "1" to release the lease, 6 the number of
+// state fields, 7 the number of messages; the event batch (events.go): 8
+// its score ("" for no events), 9 the score below which the log is trimmed
+// ("" for none), 10 its member, 11 the channel to publish on, 12 its last
+// sequence; the wait: 13 its escaped ID ("" for no wait), 14 kind, 15
+// response ID, 16 expiry (Unix ms), 17 after sequence, 18 replica, 19 TTL
+// in ms, 20 now (Unix ms), 21 its entry's score in the session's waits, 22
+// "1" when a wait index key is given, 23 the session ID it holds; 24 the
+// run's member when the registry key is given; then the state's fields and
+// values, then the messages.
+//
+// It returns 1 when the step is written, 0 when the lease is lost (another
+// response holds it, or the session is gone) and -1 when the receipt is
+// final.
+var commitScript = redis.NewScript(finalReceiptLua + `
+local key = 6
+local waitRecord, waits, waitIndex, runs
+if ARGV[13] ~= '' then
+  waitRecord, waits, key = KEYS[7], KEYS[8], 8
+  if ARGV[22] == '1' then key = key + 1; waitIndex = KEYS[key] end
+end
+if ARGV[24] ~= '' then key = key + 1; runs = KEYS[key] end
+local holder = redis.call('GET', KEYS[1])
+if holder and holder ~= ARGV[1] then return 0 end
+-- The lease lapsed: a sweeper may have made the receipt final, or the
+-- response was written in one step.
+if not holder and finished(KEYS[3], KEYS[5]) then return -1 end
+-- Every session's meta holds msgs: only without it is EXISTS asked.
+local length = redis.call('HGET', KEYS[2], 'msgs')
+if not length and redis.call('EXISTS', KEYS[2]) == 0 then return 0 end
+local fields, messages = tonumber(ARGV[6]), tonumber(ARGV[7])
+local first = 25
+-- HSET and ZADD take many pairs, in chunks: unpack is bounded by Lua's stack.
+for i = first, first + 2 * fields - 1, 200 do
+  redis.call('HSET', KEYS[4], unpack(ARGV, i, math.min(i + 199, first + 2 * fields - 1)))
+end
+if ARGV[8] ~= '' then
+  redis.call('ZADD', KEYS[5], ARGV[8], ARGV[10])
+  if ARGV[9] ~= '' then redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', ARGV[9]) end
+  redis.call('PEXPIRE', KEYS[5], ARGV[4])
+end
+local offset = tonumber(length) or 0
+if messages > 0 then
+  -- The transcript is in meta (transcript.go), or in the sorted set of a
+  -- session made before.
+  local m, older = first + 2 * fields, redis.call('EXISTS', KEYS[6]) == 1
+  for from = 0, messages - 1, 100 do
+    local args = {}
+    for i = from, math.min(from + 99, messages - 1) do
+      if older then
+        args[#args + 1] = offset + i
+      else
+        args[#args + 1] = 'm:' .. (offset + i)
+      end
+      args[#args + 1] = ARGV[m + i]
+    end
+    if older then redis.call('ZADD', KEYS[6], unpack(args)) else redis.call('HSET', KEYS[2], unpack(args)) end
+  end
+end
+if messages > 0 then
+  redis.call('HSET', KEYS[2], 'msgs', offset + messages, 'updatedAt', ARGV[2])
+elseif fields > 0 then
+  redis.call('HSET', KEYS[2], 'updatedAt', ARGV[2])
+end
+redis.call('SET', KEYS[3], ARGV[3], 'PX', ARGV[4])
+if waitRecord then
+  redis.call('HSET', waitRecord, 'kind', ARGV[14], 'responseId', ARGV[15], 'status', 'pending',
+    'expiresAt', ARGV[16], 'after', ARGV[17], 'replica', ARGV[18])
+  redis.call('PEXPIRE', waitRecord, ARGV[19])
+  redis.call('ZREMRANGEBYSCORE', waits, '-inf', ARGV[20])
+  redis.call('ZADD', waits, ARGV[21], ARGV[13])
+  if waitIndex then
+    if tonumber(ARGV[19]) > 0 then
+      redis.call('SET', waitIndex, ARGV[23], 'PX', ARGV[19])
+    else
+      redis.call('SET', waitIndex, ARGV[23])
+    end
+  end
+end
+if ARGV[5] == '1' and holder then redis.call('DEL', KEYS[1]) end
+if runs and ARGV[5] == '1' then redis.call('ZREM', runs, ARGV[24]) end
+if ARGV[8] ~= '' then redis.call('PUBLISH', ARGV[11], ARGV[12]) end
+return 1
+`)
+
+// CommitResponse writes the receipt, its events, the transcript messages,
+// the state delta, the wait and the lease's release of one step atomically,
+// in one script: one round trip. A step with c.CreateSession (which must
+// release) is a transaction instead (commitNewSession).
+//
+// It returns ErrLeaseLost when another response holds the session, or when
+// the session is gone (deleted after the lease lapsed; nothing of it is
+// written again), and ErrReceiptFinal when the lease lapsed and the receipt
+// is already final (while the response holds its lease, nobody else writes
+// its receipt, and a renewal never takes a lease back over a final
+// receipt). Nothing is written then.
+//
+// On a Cluster the user's wait index and the run registry are written in
+// steps of their own (see cluster.go): a wait is indexed before the script
+// writes it, and a released run forgotten after it.
+func (s *Store) CommitResponse(ctx context.Context, c store.Commit) error {
+	if c.CreateSession {
+		if !c.Release {
+			return store.ErrCreateWithoutRelease
+		}
+		return s.commitNewSession(ctx, c)
+	}
+	var indexWait, unregister bookkeeping
+	if s.clustered && c.Wait != nil {
+		indexWait = s.indexWait(ctx, c.User, c.Session, c.Wait)
+	}
+	if s.clustered && c.Release {
+		unregister = s.unregisterRun(ctx, c.User, c.Session, c.ResponseID, c.Replica)
+	}
+	// A crash (or a refused commit) after this leaves an index entry whose
+	// wait is missing, which reads as no wait; it expires with the wait.
+	if err := s.sendBookkeeping(ctx, indexWait); err != nil {
+		return fmt.Errorf("store: commit response: index the wait: %w", err)
+	}
+	written, err := s.runScript(ctx, s.commitCall(c)).Int64()
+	if err != nil {
+		return fmt.Errorf("store: commit response: %w", err)
+	}
+	switch written {
+	case 0:
+		return store.ErrLeaseLost
+	case -1:
+		return store.ErrReceiptFinal
+	}
+	// The commit is done whatever this answers: a run left registered has
+	// a final receipt, which a sweep only forgets.
+	_ = s.sendBookkeeping(ctx, unregister)
+	return nil
+}
+
+// commitCall is commitScript's call for c (see its KEYS and ARGV).
+func (s *Store) commitCall(c store.Commit) scriptCall {
+	k := s.sessionKeys(c.User, c.Session)
+	call := newScriptCall(commitScript, 30+len(c.StateDelta), 10)
+	call.key(k.lease)
+	call.key(k.meta)
+	call.key(k.receipt(c.ResponseID))
+	call.key(k.state)
+	call.key(k.events(c.ResponseID))
+	call.key(k.msgs)
+	if c.Wait != nil {
+		call.key(k.wait(c.Wait.ID))
+		call.key(k.waits())
+		if !s.clustered {
+			call.key(s.waitIndexKey(c.User, c.Wait.ID))
+		}
+	}
+	registry := c.Release && !s.clustered // a release forgets the run
+	if registry {
+		call.key(s.runsKey())
+	}
+	release := "0"
+	if c.Release {
+		release = "1"
+	}
+	call.str(c.ResponseID)
+	call.str(c.Now)
+	call.bytes(c.Receipt)
+	call.num(millis(s.receiptTTL))
+	call.str(release)
+	call.num(int64(len(c.StateDelta)))
+	call.num(int64(len(c.Messages)))
+	eventArgs(&call, k, c)
+	waitArgs(&call, c, !s.clustered)
+	if registry {
+		call.str(runMember(c.User, c.Session, c.ResponseID, c.Replica))
+	} else {
+		call.str("")
+	}
+	for field, value := range c.StateDelta {
+		call.str(field)
+		call.bytes(value)
+	}
+	for _, m := range c.Messages {
+		call.bytes(m)
+	}
+	return call
+}
+
+// eventArgs adds ARGV 8 to 12 of commitScript: the step's events as one
+// batch of the log (see events.go), and its notification.
+func eventArgs(call *scriptCall, k sessionKeys, c store.Commit) {
+	if len(c.Events) == 0 {
+		for range 5 {
+			call.str("")
+		}
+		return
+	}
+	last := c.Events[len(c.Events)-1].Sequence
+	call.num(int64(last))
+	call.str(trimBelow(last))
+	call.bytes(eventMember(c.Events))
+	call.str(k.channel(c.ResponseID))
+	call.num(int64(last))
+}
+
+// waitArgs adds ARGV 13 to 23 of commitScript: the step's wait, and its
+// entry in the user's index when indexed is true (one server holds every
+// key).
+func waitArgs(call *scriptCall, c store.Commit, indexed bool) {
+	w := c.Wait
+	if w == nil {
+		for range 11 {
+			call.str("")
+		}
+		return
+	}
+	now := time.Now()
+	ttl := w.ExpiresAt.Sub(now) + waitTombstone
+	call.str(escapeID(w.ID))
+	call.str(w.Kind)
+	call.str(w.ResponseID)
+	call.num(w.ExpiresAt.UnixMilli())
+	call.num(int64(w.AfterSequence))
+	call.str(w.Replica)
+	call.num(millis(ttl))
+	call.num(now.UnixMilli())
+	call.num(now.Add(ttl).UnixMilli())
+	if indexed {
+		call.str("1")
+	} else {
+		call.str("")
+	}
+	call.str(c.Session)
+}
