@@ -39,7 +39,7 @@ func (s *Server) routes() (http.Handler, error) {
 	}, auth.WithJWT(s.jwt))
 	s.relay.Register(mux)
 	if r, ok := s.agent.(*router.Router); ok {
-		routerapi.Register(mux, routerapi.Options{Router: r, IsOwner: s.relay.IsOwner})
+		routerapi.Register(mux, routerapi.Options{Router: ownerRouter{r}, IsOwner: s.relay.IsOwner})
 	}
 	endpoints := neutral.Endpoints()
 	if config.Enabled(cfg.Server.Playground.Enabled) {
@@ -136,7 +136,7 @@ func (s *Server) routes() (http.Handler, error) {
 		// with its own 405 ({detail, code}, Allow: POST).
 		mux.Handle("/agui", agui.New(uo))
 	}
-	s.metrics.Mount(mux, metrics.Sources{Service: s.Service, Live: s.live, IsOwner: s.relay.IsOwner, Public: cfg.Server.MetricsPublic})
+	s.metrics.Mount(mux, s.metricsSources())
 	// The body guard sits inside the request log (its 408s are logged) and
 	// outside auth (a refused request's body is drained as well); metrics
 	// count what the body guard and auth answer too. gRPC calls (A2A's
