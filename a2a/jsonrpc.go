@@ -264,132 +264,26 @@ func readRPCBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, e
 	return nil, err
 }
 
+// dispatchRPC answers one JSON-RPC call of a known method.
 func (s *Server) dispatchRPC(w http.ResponseWriter, r *http.Request, req rpcRequest, version string, c codec) {
-	ctx, p := r.Context(), s.principal(r)
-	fail := func(err error) { writeRPCError(w, req.ID, err, version) }
-	// A streaming call that fails before its first event answers with an
-	// event stream holding one JSON-RPC error, as a2a-go's own server does:
-	// streaming clients of both versions (a2a-go v2, @a2a-js/sdk) read the
-	// answer only as a stream, and a2a-go v2 takes a plain JSON body for an
-	// empty stream, reporting no error at all.
-	failStream := func(err error) {
-		sw := sse.Start(w, 0)
-		defer sw.Close()
-		writeRPCErrorEvent(sw, req.ID, err, version)
-	}
-	ok := func(v any) { writeRPC(w, rpcResponse{ID: req.ID, Result: v}) }
-	decodeSend := decodeSend10Params
-	if version == v03 {
-		decodeSend = decodeSend03
-	}
+	call := &rpcCall{s: s, w: w, ctx: r.Context(), p: s.principal(r), req: req, version: version, c: c}
 	switch req.Method {
 	case "SendMessage", "message/send":
-		sr, err := decodeSend(req.Params)
-		if err == nil {
-			err = s.withSendPush(&sr, req.Params, version)
-		}
-		if err != nil {
-			fail(err)
-			return
-		}
-		res, err := s.sendWithPush(ctx, p, sr)
-		if err != nil {
-			fail(err)
-			return
-		}
-		if version == v10 && res.Message != nil {
-			writeRPCMessage(w, req.ID, res.Message) // the common answer, appended
-			return
-		}
-		ok(c.result(res))
+		call.send()
 	case "SendStreamingMessage", "message/stream":
-		sr, err := decodeSend(req.Params)
-		if err == nil {
-			err = s.withSendPush(&sr, req.Params, version)
-		}
-		if err != nil {
-			failStream(err)
-			return
-		}
-		f, err := s.openStreamWithPush(ctx, p, sr)
-		if err != nil {
-			failStream(err)
-			return
-		}
-		sw := sse.Start(w, s.keepAlive)
-		defer sw.Close()
-		_ = f.each(ctx, func(e StreamEvent) error { return s.rpcEvent(sw, req.ID, c, e) })
+		call.sendStreaming()
 	case "GetTask", "tasks/get":
-		tp, err := decodeTaskID(req.Params)
-		if err != nil {
-			fail(err)
-			return
-		}
-		t, err := s.getTask(ctx, p, tp.ID, tp.HistoryLength)
-		if err != nil {
-			fail(err)
-			return
-		}
-		ok(c.task(t))
+		call.getTask()
 	case "ListTasks", "tasks/list":
-		decode := decodeList10
-		if version == v03 {
-			decode = decodeList03
-		}
-		q, err := decode(req.Params)
-		if err != nil {
-			fail(err)
-			return
-		}
-		l, err := s.listTasks(ctx, p, q)
-		if err != nil {
-			fail(err)
-			return
-		}
-		ok(c.list(l))
+		call.listTasks()
 	case "CancelTask", "tasks/cancel":
-		tp, err := decodeTaskID(req.Params)
-		if err != nil {
-			fail(err)
-			return
-		}
-		t, err := s.cancelTask(ctx, p, tp.ID)
-		if err != nil {
-			fail(err)
-			return
-		}
-		ok(c.task(t))
+		call.cancelTask()
 	case "SubscribeToTask", "tasks/resubscribe":
-		tp, err := decodeTaskID(req.Params)
-		if err != nil {
-			failStream(err)
-			return
-		}
-		m, err := s.openSubscription(ctx, p, tp.ID)
-		if err != nil {
-			failStream(err)
-			return
-		}
-		sw := sse.Start(w, s.keepAlive)
-		defer sw.Close()
-		err = s.follow(ctx, p, m, func(e StreamEvent) error { return s.rpcEvent(sw, req.ID, c, e) })
-		if err != nil && ctx.Err() == nil {
-			writeRPCErrorEvent(sw, req.ID, err, version)
-		}
+		call.subscribe()
 	case "GetExtendedAgentCard", "agent/getAuthenticatedExtendedCard":
-		card, e := s.extendedCard(p, version)
-		if e != nil {
-			fail(e)
-			return
-		}
-		ok(card)
+		call.extendedCard()
 	default: // the push notification config methods (push_rpc.go)
-		res, err := s.rpcPush(ctx, p, req.Method, req.Params, version)
-		if err != nil {
-			fail(err)
-			return
-		}
-		ok(res)
+		call.push()
 	}
 }
 

@@ -16,7 +16,7 @@
 //   - model: an agent loop over an OpenAI-compatible Chat Completions
 //     endpoint (Model, built by ForFolder from the whole spec): the
 //     instructions, the transcript as history, and tools — exec tools, MCP
-//     servers and client tools (backend/tools) — run between model calls
+//     servers and client tools (internal/toolrun) — run between model calls
 //     (backend/chat), with approvals and client tools as suspensions.
 //   - a2a: a remote A2A agent (backend/a2aremote).
 //   - router: several named harnesses (each one of echo, exec, model, a2a

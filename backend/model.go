@@ -7,8 +7,8 @@ import (
 	"log/slog"
 
 	"github.com/harnest/harnest/backend/chat"
-	"github.com/harnest/harnest/backend/tools"
 	"github.com/harnest/harnest/config"
+	"github.com/harnest/harnest/internal/toolrun"
 	"github.com/harnest/harnest/runtime"
 )
 
@@ -20,7 +20,7 @@ import (
 // the model answers without calling a tool or the steps run out.
 type Model struct {
 	client       *chat.Client
-	tools        *tools.Set
+	tools        *toolrun.Set
 	instructions string
 	maxSteps     int
 	history      int
@@ -49,7 +49,7 @@ func NewModel(ctx context.Context, spec config.Spec, instructions, folderDir str
 	if err != nil {
 		return nil, fmt.Errorf("model backend: %w", err)
 	}
-	set, err := tools.Open(ctx, tools.Options{
+	set, err := toolrun.Open(ctx, toolrun.Options{
 		Tools: spec.Tools, MCPServers: spec.MCPServers, ClientTools: spec.ClientTools,
 		FolderDir: folderDir, Logger: logger,
 	})

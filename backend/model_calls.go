@@ -7,7 +7,7 @@ import (
 	"sync"
 
 	"github.com/harnest/harnest/backend/chat"
-	"github.com/harnest/harnest/backend/tools"
+	"github.com/harnest/harnest/internal/toolrun"
 	"github.com/harnest/harnest/runtime"
 )
 
@@ -73,7 +73,7 @@ func chatTool(name, description string, parameters json.RawMessage) chat.Tool {
 type toolCall struct {
 	chat.ToolCall
 	args   json.RawMessage // the arguments as JSON (a JSON string when the model wrote something else)
-	result tools.Result
+	result toolrun.Result
 	run    bool // still to be run by the tool set
 }
 
@@ -161,9 +161,9 @@ func (m *Model) askClient(ctx context.Context, turn *runtime.Turn, c *toolCall) 
 	case err != nil:
 		return err
 	case len(output) == 0:
-		c.result = tools.Result{Output: json.RawMessage("null")}
+		c.result = toolrun.Result{Output: json.RawMessage("null")}
 	default:
-		c.result = tools.Result{Output: output}
+		c.result = toolrun.Result{Output: output}
 	}
 	return nil
 }
@@ -187,9 +187,9 @@ func (m *Model) runAll(ctx context.Context, batch []*toolCall) error {
 }
 
 // toolError is a failed call's result: a sentence for the model.
-func toolError(sentence string) tools.Result {
+func toolError(sentence string) toolrun.Result {
 	b, _ := json.Marshal(sentence)
-	return tools.Result{Output: b, IsError: true}
+	return toolrun.Result{Output: b, IsError: true}
 }
 
 // argumentsJSON is the arguments a model wrote, as JSON: as written when

@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/harnest/harnest/backend/chat"
-	"github.com/harnest/harnest/backend/tools"
+	"github.com/harnest/harnest/internal/toolrun"
 	"github.com/harnest/harnest/internal/tracing"
 )
 
@@ -28,7 +28,7 @@ func (m *Model) complete(ctx context.Context, req chat.Request, h chat.Handlers)
 // callTool runs one tool call in an "execute_tool <name>" trace span. The
 // span holds the tool's name and the call's ID, never its arguments or
 // output.
-func (m *Model) callTool(ctx context.Context, c *toolCall) (tools.Result, error) {
+func (m *Model) callTool(ctx context.Context, c *toolCall) (toolrun.Result, error) {
 	ctx, span := tracing.StartToolCall(ctx, c.Function.Name, c.ID)
 	res, err := m.tools.Call(ctx, c.Function.Name, c.args)
 	span.End(res.IsError, err)

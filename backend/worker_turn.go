@@ -105,142 +105,36 @@ func (w *Workers) runTurn(ctx context.Context, p *workerProc, id string, turn *r
 	p.turn.Store(&id)
 	defer p.turn.Store(nil)
 
+	t := &workerTurn{w: w, p: p, id: id, turn: turn, emit: emit,
+		answers: make(chan workerAnswer), pending: map[string]bool{}, exited: p.exited}
 	// The worker's requests run in goroutines under reqCtx, so that the
 	// loop keeps reading while a human decides. They end before we return.
 	reqCtx, cancelReqs := context.WithCancel(ctx)
-	var reqs sync.WaitGroup
+	t.reqCtx = reqCtx
 	defer func() {
 		cancelReqs()
-		reqs.Wait()
+		t.reqs.Wait()
 	}()
-	answers := make(chan workerAnswer)
 
 	p.send(line)
 
-	// The idle timer fires when the worker has written nothing for the
-	// timeout while it owes us output (not while it waits for an answer).
-	timeout := w.spec.timeout
-	var idle *time.Timer
-	var idleC <-chan time.Time
-	if timeout > 0 {
-		idle = time.NewTimer(timeout)
-		defer idle.Stop()
-		idleC = idle.C
-	}
-	pending := map[string]bool{} // request ids without an answer yet
-	var refusal error            // a denial or expiry
-	exited := p.exited           // nil once we saw the process exit
-	var drain <-chan time.Time   // after the exit: how long to read on
-
-	// idleOrBroken is the state of a worker that finished the turn: it
-	// is broken if it exited meanwhile.
-	idleOrBroken := func() workerAfter {
-		if exited == nil {
-			return workerBroken
-		}
-		return workerIdle
-	}
-	// abandon ends the turn early with reason; the worker is told to
-	// cancel (by Run, in the background) unless it is gone.
-	abandon := func(reason error) (workerAfter, error) {
-		if exited == nil {
-			return workerBroken, reason
-		}
-		return workerCancelling, reason
-	}
+	t.idle = newIdleTimer(w.spec.timeout)
+	defer t.idle.stop()
+	var drain <-chan time.Time // after the exit: how long to read on
 
 	for {
+		var end turnEnd
 		select {
 		case r, ok := <-p.lines:
-			if !ok {
-				return workerBroken, w.lost(p)
-			}
-			if r.err != nil {
-				w.logger.Warn("exec worker: worker sent an invalid line", "pid", p.pid, "responseId", id, "error", r.err)
-				return workerBroken, agentFailure("worker sent an invalid line: %v", r.err)
-			}
-			if idle != nil && len(pending) == 0 {
-				idle.Reset(timeout)
-			}
-			if len(bytes.TrimSpace(r.line)) == 0 {
-				continue
-			}
-			m, err := decodeWorkerLine(r.line)
-			if err != nil {
-				w.logger.Warn("exec worker: worker sent an invalid line", "pid", p.pid, "responseId", id,
-					"error", err, "line", cut(string(r.line), workerLogLineMax))
-				return workerBroken, agentFailure("worker sent an invalid line: %v", err)
-			}
-			if m.ID != id {
-				w.logger.Warn("exec worker: worker sent a line for another turn", "pid", p.pid, "responseId", id,
-					"line", cut(string(r.line), workerLogLineMax))
-				return workerBroken, agentFailure("worker sent a %s line for another turn", m.Type)
-			}
+			end = t.onRead(r, ok)
 
-			switch m.Type {
-			case wDone:
-				return idleOrBroken(), refusal
-			case wError:
-				w.logger.Warn("exec worker: worker reported an error", "pid", p.pid, "responseId", id,
-					"message", cut(m.Message, workerLogLineMax))
-				if refusal != nil {
-					return idleOrBroken(), refusal
-				}
-				return idleOrBroken(), agentFailure("the worker reported an error (see the server log)")
-			case wResult:
-				// Reserved: the runtime has no structured results yet.
-				w.logger.Debug("exec worker: ignoring a result line", "pid", p.pid, "responseId", id)
-			case wApprovalRequest, wClientToolRequest:
-				if pending[m.RequestID] {
-					return workerBroken, agentFailure("worker sent request id %s twice", quoteShort(m.RequestID))
-				}
-				if m.Type == wApprovalRequest && turn.RequestApproval == nil {
-					return abandon(agentFailure("the worker asked for an approval but the runtime offers none for this turn"))
-				}
-				if m.Type == wClientToolRequest && turn.RequestClientTool == nil {
-					return abandon(agentFailure("the worker asked for a client tool but the runtime offers none for this turn"))
-				}
-				pending[m.RequestID] = true
-				if idle != nil {
-					idle.Stop()
-				}
-				reqs.Add(1)
-				go func() {
-					defer reqs.Done()
-					a := ask(reqCtx, id, turn, m)
-					select {
-					case answers <- a:
-					case <-reqCtx.Done():
-					}
-				}()
-			default:
-				if refusal != nil {
-					// A refused turn has no more output.
-					continue
-				}
-				event, _ := m.event()
-				if err := emit(event); err != nil {
-					return abandon(err)
-				}
-			}
+		case a := <-t.answers:
+			end = t.onAnswer(a)
 
-		case a := <-answers:
-			delete(pending, a.requestID)
-			if a.fatal != nil {
-				return abandon(a.fatal)
-			}
-			if a.refusal != nil && refusal == nil {
-				refusal = a.refusal
-			}
-			p.send(a.line)
-			if idle != nil && len(pending) == 0 {
-				idle.Reset(timeout)
-			}
-
-		case <-exited:
+		case <-t.exited:
 			// Read what the worker wrote before it exited (its done,
 			// perhaps), for a moment; its leftover children go now.
-			exited = nil
+			t.exited = nil
 			p.killGroup()
 			timer := time.NewTimer(workerCancelGrace)
 			defer timer.Stop()
@@ -249,15 +143,211 @@ func (w *Workers) runTurn(ctx context.Context, p *workerProc, id string, turn *r
 		case <-drain:
 			return workerBroken, w.lost(p)
 
-		case <-idleC:
+		case <-t.idle.c():
 			w.logger.Warn("exec worker: worker sent nothing within the timeout; killing it",
-				"pid", p.pid, "responseId", id, "timeout", timeout.String())
+				"pid", p.pid, "responseId", id, "timeout", t.idle.timeout.String())
 			return workerBroken, runtime.Errorf(runtime.ErrTimeout, "timeout",
-				"exec worker: the worker sent nothing for %s", timeout)
+				"exec worker: the worker sent nothing for %s", t.idle.timeout)
 
 		case <-ctx.Done():
-			return abandon(ctx.Err())
+			end = t.abandon(ctx.Err())
 		}
+		if end.ended {
+			return end.after, end.err
+		}
+	}
+}
+
+// workerTurn is a turn in progress on a worker: what runTurn's loop keeps
+// between the worker's lines and the answers to its requests.
+type workerTurn struct {
+	w    *Workers
+	p    *workerProc
+	id   string
+	turn *runtime.Turn
+	emit runtime.Emit
+
+	reqCtx  context.Context   // the worker's requests run under it
+	reqs    sync.WaitGroup    // the requests running
+	answers chan workerAnswer // what the requests end with
+	pending map[string]bool   // request ids without an answer yet
+	refusal error             // a denial or expiry
+	exited  <-chan struct{}   // nil once we saw the process exit
+	idle    *idleTimer
+}
+
+// turnEnd is what becomes of a turn after one step: it goes on, or it
+// ended with the worker in state after and the turn's error err.
+type turnEnd struct {
+	ended bool
+	after workerAfter
+	err   error
+}
+
+// goOn is the step of a turn that is not over.
+var goOn = turnEnd{}
+
+// endTurn ends the turn.
+func endTurn(after workerAfter, err error) turnEnd {
+	return turnEnd{ended: true, after: after, err: err}
+}
+
+// idleOrBroken is the state of a worker that finished the turn: it is
+// broken if it exited meanwhile.
+func (t *workerTurn) idleOrBroken() workerAfter {
+	if t.exited == nil {
+		return workerBroken
+	}
+	return workerIdle
+}
+
+// abandon ends the turn early with reason; the worker is told to cancel
+// (by Run, in the background) unless it is gone.
+func (t *workerTurn) abandon(reason error) turnEnd {
+	if t.exited == nil {
+		return endTurn(workerBroken, reason)
+	}
+	return endTurn(workerCancelling, reason)
+}
+
+// onRead takes one line of the worker's stdout (ok false: stdout closed).
+func (t *workerTurn) onRead(r workerRead, ok bool) turnEnd {
+	w, p, id := t.w, t.p, t.id
+	if !ok {
+		return endTurn(workerBroken, w.lost(p))
+	}
+	if r.err != nil {
+		w.logger.Warn("exec worker: worker sent an invalid line", "pid", p.pid, "responseId", id, "error", r.err)
+		return endTurn(workerBroken, agentFailure("worker sent an invalid line: %v", r.err))
+	}
+	if len(t.pending) == 0 {
+		t.idle.reset()
+	}
+	if len(bytes.TrimSpace(r.line)) == 0 {
+		return goOn
+	}
+	m, err := decodeWorkerLine(r.line)
+	if err != nil {
+		w.logger.Warn("exec worker: worker sent an invalid line", "pid", p.pid, "responseId", id,
+			"error", err, "line", cut(string(r.line), workerLogLineMax))
+		return endTurn(workerBroken, agentFailure("worker sent an invalid line: %v", err))
+	}
+	if m.ID != id {
+		w.logger.Warn("exec worker: worker sent a line for another turn", "pid", p.pid, "responseId", id,
+			"line", cut(string(r.line), workerLogLineMax))
+		return endTurn(workerBroken, agentFailure("worker sent a %s line for another turn", m.Type))
+	}
+	return t.onMessage(m)
+}
+
+// onMessage takes one message of the worker's for this turn.
+func (t *workerTurn) onMessage(m workerMessage) turnEnd {
+	w, p, id := t.w, t.p, t.id
+	switch m.Type {
+	case wDone:
+		return endTurn(t.idleOrBroken(), t.refusal)
+	case wError:
+		w.logger.Warn("exec worker: worker reported an error", "pid", p.pid, "responseId", id,
+			"message", cut(m.Message, workerLogLineMax))
+		if t.refusal != nil {
+			return endTurn(t.idleOrBroken(), t.refusal)
+		}
+		return endTurn(t.idleOrBroken(), agentFailure("the worker reported an error (see the server log)"))
+	case wResult:
+		// Reserved: the runtime has no structured results yet.
+		w.logger.Debug("exec worker: ignoring a result line", "pid", p.pid, "responseId", id)
+	case wApprovalRequest, wClientToolRequest:
+		return t.onRequest(m)
+	default:
+		if t.refusal != nil {
+			// A refused turn has no more output.
+			return goOn
+		}
+		event, _ := m.event()
+		if err := t.emit(event); err != nil {
+			return t.abandon(err)
+		}
+	}
+	return goOn
+}
+
+// onRequest starts asking the runtime what the worker asks (an approval,
+// a client tool); the answer comes back on t.answers.
+func (t *workerTurn) onRequest(m workerMessage) turnEnd {
+	if t.pending[m.RequestID] {
+		return endTurn(workerBroken, agentFailure("worker sent request id %s twice", quoteShort(m.RequestID)))
+	}
+	if m.Type == wApprovalRequest && t.turn.RequestApproval == nil {
+		return t.abandon(agentFailure("the worker asked for an approval but the runtime offers none for this turn"))
+	}
+	if m.Type == wClientToolRequest && t.turn.RequestClientTool == nil {
+		return t.abandon(agentFailure("the worker asked for a client tool but the runtime offers none for this turn"))
+	}
+	t.pending[m.RequestID] = true
+	t.idle.stop()
+	t.reqs.Add(1)
+	go func() {
+		defer t.reqs.Done()
+		a := ask(t.reqCtx, t.id, t.turn, m)
+		select {
+		case t.answers <- a:
+		case <-t.reqCtx.Done():
+		}
+	}()
+	return goOn
+}
+
+// onAnswer sends the worker the answer to one of its requests.
+func (t *workerTurn) onAnswer(a workerAnswer) turnEnd {
+	delete(t.pending, a.requestID)
+	if a.fatal != nil {
+		return t.abandon(a.fatal)
+	}
+	if a.refusal != nil && t.refusal == nil {
+		t.refusal = a.refusal
+	}
+	t.p.send(a.line)
+	if len(t.pending) == 0 {
+		t.idle.reset()
+	}
+	return goOn
+}
+
+// idleTimer fires when the worker has written nothing for the timeout
+// while it owes us output (not while it waits for an answer). With no
+// timeout it never fires.
+type idleTimer struct {
+	timeout time.Duration
+	timer   *time.Timer // nil: no timeout
+}
+
+func newIdleTimer(timeout time.Duration) *idleTimer {
+	i := &idleTimer{timeout: timeout}
+	if timeout > 0 {
+		i.timer = time.NewTimer(timeout)
+	}
+	return i
+}
+
+// c is the channel the timer fires on (nil, never ready, without one).
+func (i *idleTimer) c() <-chan time.Time {
+	if i.timer == nil {
+		return nil
+	}
+	return i.timer.C
+}
+
+// reset starts the timeout again.
+func (i *idleTimer) reset() {
+	if i.timer != nil {
+		i.timer.Reset(i.timeout)
+	}
+}
+
+// stop holds the timer while the worker waits for an answer.
+func (i *idleTimer) stop() {
+	if i.timer != nil {
+		i.timer.Stop()
 	}
 }
 

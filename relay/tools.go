@@ -10,8 +10,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/harnest/harnest/backend/tools"
 	"github.com/harnest/harnest/config"
+	"github.com/harnest/harnest/internal/toolrun"
 	"github.com/harnest/harnest/store"
 )
 
@@ -43,10 +43,10 @@ const (
 )
 
 // ToolSet is the tools an outside agent may call: the agent's server
-// tools, as backend/tools builds them for the model backend.
+// tools, as internal/toolrun builds them for the model backend.
 type ToolSet interface {
-	Find(name string) (tools.Tool, bool)
-	Call(ctx context.Context, name string, args json.RawMessage) (tools.Result, error)
+	Find(name string) (toolrun.Tool, bool)
+	Call(ctx context.Context, name string, args json.RawMessage) (toolrun.Result, error)
 }
 
 // toolsAtHome is a relay's tools-at-home part: the tool set, and the run
@@ -86,7 +86,7 @@ func (r *Relay) OpenToolsAtHome(ctx context.Context, spec config.Spec, folderDir
 	if !spec.Relay.ToolsAtHome {
 		return nil
 	}
-	set, err := tools.Open(ctx, tools.Options{Tools: spec.Tools, MCPServers: spec.MCPServers, FolderDir: folderDir, Logger: logger})
+	set, err := toolrun.Open(ctx, toolrun.Options{Tools: spec.Tools, MCPServers: spec.MCPServers, FolderDir: folderDir, Logger: logger})
 	if err != nil {
 		return fmt.Errorf("relay: tools at home: %w", err)
 	}
@@ -107,10 +107,10 @@ func (r *Relay) closeToolsAtHome() {
 
 // serverTool finds a tool an outside agent may call: a server or MCP
 // tool, never a client tool.
-func (h *toolsAtHome) serverTool(name string) (tools.Tool, bool) {
+func (h *toolsAtHome) serverTool(name string) (toolrun.Tool, bool) {
 	t, ok := h.set.Find(name)
-	if !ok || (t.Kind != tools.KindExec && t.Kind != tools.KindMCP) {
-		return tools.Tool{}, false
+	if !ok || (t.Kind != toolrun.KindExec && t.Kind != toolrun.KindMCP) {
+		return toolrun.Tool{}, false
 	}
 	return t, true
 }

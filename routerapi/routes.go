@@ -10,8 +10,8 @@ import (
 	"regexp"
 	"strconv"
 
-	"github.com/harnest/harnest/backend/router"
 	"github.com/harnest/harnest/internal/auth"
+	"github.com/harnest/harnest/runtime"
 	"github.com/harnest/harnest/store"
 )
 
@@ -23,7 +23,7 @@ const maxBody = 64 << 10
 
 // Options configure the owner routes.
 type Options struct {
-	Router *router.Router
+	Router Router
 	// IsOwner is the relay's owner rule.
 	IsOwner func(user string) bool
 }
@@ -41,7 +41,7 @@ func Register(mux *http.ServeMux, o Options) {
 }
 
 type handler struct {
-	r       *router.Router
+	r       Router
 	isOwner func(string) bool
 }
 
@@ -72,9 +72,9 @@ func stored(w http.ResponseWriter, err error) bool {
 	switch {
 	case err == nil:
 		return false
-	case errors.Is(err, router.ErrInvalid):
+	case errors.Is(err, runtime.ErrInvalid):
 		fail(w, http.StatusBadRequest, "invalid_request", err.Error())
-	case errors.Is(err, router.ErrUnknownHarness):
+	case errors.Is(err, runtime.ErrNotFound):
 		fail(w, http.StatusNotFound, "harness_not_found", "No harness has that name; list them with GET /owner/router.")
 	default:
 		fail(w, http.StatusServiceUnavailable, "store_unavailable", "The state store is unavailable; retry shortly")
@@ -135,7 +135,7 @@ func (h *handler) turns(w http.ResponseWriter, req *http.Request) {
 }
 
 func (h *handler) settings(w http.ResponseWriter, req *http.Request) {
-	var body router.Settings
+	var body Settings
 	if !decode(w, req, &body) || stored(w, h.r.Apply(req.Context(), body)) {
 		return
 	}

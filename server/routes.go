@@ -29,17 +29,10 @@ import (
 func (s *Server) routes() (http.Handler, error) {
 	cfg := s.Folder.Config
 	mux := http.NewServeMux()
-	// /live authenticates its own sockets (a browser cannot send headers on
-	// a WebSocket handshake) and the relay its participants' session tokens,
-	// so the HTTP middleware lets them through.
-	authn := auth.New(tokensOf(cfg), func(r *http.Request) bool {
-		return neutral.IsPublic(r) || a2a.IsPublic(r) || (r.Method == http.MethodGet && r.URL.Path == "/live") || s.relay.IsPublic(r) ||
-			(config.Enabled(cfg.Server.Playground.Enabled) && playground.IsPublic(r)) ||
-			(cfg.Server.OpenAICompat && openaiapi.IsPath(r)) || skills.IsPublic(r) || metrics.IsPublic(cfg, r)
-	}, auth.WithJWT(s.jwt))
+	authn := s.authenticator()
 	s.relay.Register(mux)
 	if r, ok := s.agent.(*router.Router); ok {
-		routerapi.Register(mux, routerapi.Options{Router: r, IsOwner: s.relay.IsOwner})
+		routerapi.Register(mux, routerapi.Options{Router: ownerRouter{r}, IsOwner: s.relay.IsOwner})
 	}
 	endpoints := neutral.Endpoints()
 	if config.Enabled(cfg.Server.Playground.Enabled) {
@@ -47,28 +40,11 @@ func (s *Server) routes() (http.Handler, error) {
 		mux.Handle("GET /{$}", page)
 		mux.Handle("GET /_harnest/", page)
 	}
-	if cfg.Server.Live {
-		lo := live.Options{Service: s.Service, Auth: authn, Logger: s.log,
-			MaxFrameBytes: int64(cfg.Server.Limits.MaxRequestBytes), AllowedOrigins: cfg.Server.AllowedOrigins}
-		if s.tuneLive != nil {
-			s.tuneLive(&lo)
-		}
-		s.live = live.New(lo)
-		mux.Handle("GET /live", s.live)
-		endpoints["live"] = "/live"
-	} else {
-		mux.Handle("GET /live", live.Disabled())
-	}
+	s.mountLive(mux, authn, endpoints)
 	if config.Enabled(cfg.Server.AGUI) {
 		endpoints["agui"] = "/agui"
 	}
-	if cfg.Server.MCP {
-		s.mcp = mcpapi.New(mcpapi.Options{Service: s.Service, AgentName: cfg.Metadata.Name, DisplayName: s.agentName(),
-			Description: cardString(s.Folder.Card, "description"), Logger: s.log,
-			PublicBaseURL: cfg.Server.PublicBaseURL, MaxBodyBytes: int(cfg.Server.Limits.MaxRequestBytes)})
-		mux.Handle("/mcp", s.mcp)
-		endpoints["mcp"] = "/mcp"
-	}
+	s.mountMCP(mux, endpoints)
 	if cfg.Server.OpenAICompat {
 		mux.Handle("/v1/", openaiapi.New(openaiapi.Options{Service: s.Service, Auth: authn, AgentName: cfg.Metadata.Name,
 			MaxBodyBytes: int(cfg.Server.Limits.MaxRequestBytes), Logger: s.log}))
@@ -76,25 +52,102 @@ func (s *Server) routes() (http.Handler, error) {
 	}
 	skills.Register(mux, skills.Options{Card: s.Folder.Card, PublicBaseURL: cfg.Server.PublicBaseURL, MCP: cfg.Server.MCP, AgentName: cfg.Metadata.Name})
 	endpoints["skills"] = "/skills"
-	var resources []neutral.Resource
-	if config.Enabled(cfg.Server.OpenAPI) {
-		docs, err := apidoc.HandlerFor(apidoc.Options{AgentName: s.agentName(), Description: cardString(s.Folder.Card, "description"), Live: cfg.Server.Live, AGUI: config.Enabled(cfg.Server.AGUI),
-			MCP: cfg.Server.MCP, OpenAICompat: cfg.Server.OpenAICompat})
-		if err != nil {
-			return nil, fmt.Errorf("build OpenAPI document: %w", err)
-		}
-		for _, p := range []string{"/openapi.json", "/openapi.yaml", "/docs", "/docs/"} {
-			mux.Handle(p, docs)
-		}
-		endpoints["openapi"], endpoints["openapiYaml"], endpoints["docs"] = "/openapi.json", "/openapi.yaml", "/docs"
-		resources = []neutral.Resource{
-			{Name: "openapi.json", URI: "/openapi.json", MimeType: "application/json"},
-			{Name: "openapi.yaml", URI: "/openapi.yaml", MimeType: "application/yaml"},
-		}
+	resources, err := s.mountAPIDocs(mux, endpoints)
+	if err != nil {
+		return nil, err
 	}
-	// A2A mounts what agent-card.yaml declares and serves the card both
-	// A2A generations read (A2A routes are found through the card, not
-	// /agent, as in the reference).
+	a2aSrv, err := s.mountA2A(mux)
+	if err != nil {
+		return nil, err
+	}
+	api, err := neutral.New(neutral.Options{
+		Service: s.Service, MaxBodyBytes: int(cfg.Server.Limits.MaxRequestBytes),
+		Discovery: neutral.Discovery{
+			ID: cfg.Metadata.Name, Name: s.agentName(), Description: cardString(s.Folder.Card, "description"),
+			Card: a2aSrv.Card(), Endpoints: endpoints, Resources: resources,
+		},
+		CardHandler: a2aSrv.CardHandler(),
+	})
+	if err != nil {
+		return nil, err
+	}
+	api.Register(mux)
+	s.mountAGUI(mux)
+	s.metrics.Mount(mux, s.metricsSources())
+	return s.middlewares(mux, authn), nil
+}
+
+// authenticator checks the bearer tokens and JWTs of every request but
+// the public ones. /live authenticates its own sockets (a browser cannot
+// send headers on a WebSocket handshake) and the relay its participants'
+// session tokens, so the HTTP middleware lets them through.
+func (s *Server) authenticator() *auth.Authenticator {
+	cfg := s.Folder.Config
+	return auth.New(tokensOf(cfg), func(r *http.Request) bool {
+		return neutral.IsPublic(r) || a2a.IsPublic(r) || (r.Method == http.MethodGet && r.URL.Path == "/live") || s.relay.IsPublic(r) ||
+			(config.Enabled(cfg.Server.Playground.Enabled) && playground.IsPublic(r)) ||
+			(cfg.Server.OpenAICompat && openaiapi.IsPath(r)) || skills.IsPublic(r) || metrics.IsPublic(cfg, r)
+	}, auth.WithJWT(s.jwt))
+}
+
+// mountLive serves WS /live when server.live is on (and answers that it
+// is off otherwise).
+func (s *Server) mountLive(mux *http.ServeMux, authn *auth.Authenticator, endpoints map[string]string) {
+	cfg := s.Folder.Config
+	if !cfg.Server.Live {
+		mux.Handle("GET /live", live.Disabled())
+		return
+	}
+	lo := live.Options{Service: s.Service, Auth: authn, Logger: s.log,
+		MaxFrameBytes: int64(cfg.Server.Limits.MaxRequestBytes), AllowedOrigins: cfg.Server.AllowedOrigins}
+	if s.tuneLive != nil {
+		s.tuneLive(&lo)
+	}
+	s.live = live.New(lo)
+	mux.Handle("GET /live", s.live)
+	endpoints["live"] = "/live"
+}
+
+// mountMCP serves the MCP door at /mcp when server.mcp is on.
+func (s *Server) mountMCP(mux *http.ServeMux, endpoints map[string]string) {
+	cfg := s.Folder.Config
+	if !cfg.Server.MCP {
+		return
+	}
+	s.mcp = mcpapi.New(mcpapi.Options{Service: s.Service, AgentName: cfg.Metadata.Name, DisplayName: s.agentName(),
+		Description: cardString(s.Folder.Card, "description"), Logger: s.log,
+		PublicBaseURL: cfg.Server.PublicBaseURL, MaxBodyBytes: int(cfg.Server.Limits.MaxRequestBytes)})
+	mux.Handle("/mcp", s.mcp)
+	endpoints["mcp"] = "/mcp"
+}
+
+// mountAPIDocs serves the OpenAPI documents and their page when
+// server.openapi is on, and returns them as the MCP resources /agent lists.
+func (s *Server) mountAPIDocs(mux *http.ServeMux, endpoints map[string]string) ([]neutral.Resource, error) {
+	cfg := s.Folder.Config
+	if !config.Enabled(cfg.Server.OpenAPI) {
+		return nil, nil
+	}
+	docs, err := apidoc.HandlerFor(apidoc.Options{AgentName: s.agentName(), Description: cardString(s.Folder.Card, "description"), Live: cfg.Server.Live, AGUI: config.Enabled(cfg.Server.AGUI),
+		MCP: cfg.Server.MCP, OpenAICompat: cfg.Server.OpenAICompat})
+	if err != nil {
+		return nil, fmt.Errorf("build OpenAPI document: %w", err)
+	}
+	for _, p := range []string{"/openapi.json", "/openapi.yaml", "/docs", "/docs/"} {
+		mux.Handle(p, docs)
+	}
+	endpoints["openapi"], endpoints["openapiYaml"], endpoints["docs"] = "/openapi.json", "/openapi.yaml", "/docs"
+	return []neutral.Resource{
+		{Name: "openapi.json", URI: "/openapi.json", MimeType: "application/json"},
+		{Name: "openapi.yaml", URI: "/openapi.yaml", MimeType: "application/yaml"},
+	}, nil
+}
+
+// mountA2A mounts what agent-card.yaml declares and serves the card both
+// A2A generations read (A2A routes are found through the card, not
+// /agent, as in the reference).
+func (s *Server) mountA2A(mux *http.ServeMux) (*a2a.Server, error) {
+	cfg := s.Folder.Config
 	ao := a2a.Options{
 		Service: s.Service, Store: s.Store, Card: s.Folder.Card, ExtendedCard: s.Folder.ExtendedCard,
 		PublicBaseURL: cfg.Server.PublicBaseURL, Logger: s.log,
@@ -112,44 +165,43 @@ func (s *Server) routes() (http.Handler, error) {
 		s.log.Warn("agent card", "warning", w)
 	}
 	a2aSrv.Register(mux)
-	api, err := neutral.New(neutral.Options{
+	return a2aSrv, nil
+}
+
+// mountAGUI serves POST /agui when server.agui is on.
+func (s *Server) mountAGUI(mux *http.ServeMux) {
+	cfg := s.Folder.Config
+	if !config.Enabled(cfg.Server.AGUI) {
+		return
+	}
+	uo := agui.Options{
 		Service: s.Service, MaxBodyBytes: int(cfg.Server.Limits.MaxRequestBytes),
-		Discovery: neutral.Discovery{
-			ID: cfg.Metadata.Name, Name: s.agentName(), Description: cardString(s.Folder.Card, "description"),
-			Card: a2aSrv.Card(), Endpoints: endpoints, Resources: resources,
-		},
-		CardHandler: a2aSrv.CardHandler(),
-	})
-	if err != nil {
-		return nil, err
+		Logger: s.log, Store: s.Store,
 	}
-	api.Register(mux)
-	if config.Enabled(cfg.Server.AGUI) {
-		uo := agui.Options{
-			Service: s.Service, MaxBodyBytes: int(cfg.Server.Limits.MaxRequestBytes),
-			Logger: s.log, Store: s.Store,
-		}
-		if s.tuneAGUI != nil {
-			s.tuneAGUI(&uo)
-		}
-		// Mounted for every method: the handler answers anything but POST
-		// with its own 405 ({detail, code}, Allow: POST).
-		mux.Handle("/agui", agui.New(uo))
+	if s.tuneAGUI != nil {
+		s.tuneAGUI(&uo)
 	}
-	s.metrics.Mount(mux, metrics.Sources{Service: s.Service, Live: s.live, IsOwner: s.relay.IsOwner, Public: cfg.Server.MetricsPublic})
-	// The body guard sits inside the request log (its 408s are logged) and
-	// outside auth (a refused request's body is drained as well); metrics
-	// count what the body guard and auth answer too. gRPC calls (A2A's
-	// GRPC binding) are logged and counted, then go to their own server in
-	// front of the rest, which authenticates them with the same tokens.
-	// Each request's trace span (when traces are on) covers the rest.
-	// Requests per minute are counted inside auth, where the user is known.
-	// CORS answers browsers' preflights before auth (they carry no token).
-	// The route is matched once, by the mux (httplog.Routes), and shared.
+	// Mounted for every method: the handler answers anything but POST
+	// with its own 405 ({detail, code}, Allow: POST).
+	mux.Handle("/agui", agui.New(uo))
+}
+
+// middlewares wraps the mux in what every request passes. The body guard
+// sits inside the request log (its 408s are logged) and outside auth (a
+// refused request's body is drained as well); metrics count what the body
+// guard and auth answer too. gRPC calls (A2A's GRPC binding) are logged
+// and counted, then go to their own server in front of the rest, which
+// authenticates them with the same tokens. Each request's trace span (when
+// traces are on) covers the rest. Requests per minute are counted inside
+// auth, where the user is known. CORS answers browsers' preflights before
+// auth (they carry no token). The route is matched once, by the mux
+// (httplog.Routes), and shared.
+func (s *Server) middlewares(mux *http.ServeMux, authn *auth.Authenticator) http.Handler {
+	cfg := s.Folder.Config
 	chain := httpapi.CORS(cfg.Server.AllowedOrigins, s.tracing.Middleware(mux,
 		httpapi.BodyGuard(cfg.Server.HTTP.BodyTimeout(), authn.Middleware(
 			httpapi.RateLimit(httpapi.RateLimitOptions{Store: s.Store, PerMinute: cfg.Server.Limits.RequestsPerMinute, LimitAnonymous: !authn.Enabled(), Logger: s.log}, httplog.Routes(mux))))))
-	return httplog.Middleware(s.log, s.metrics.Middleware(mux, s.a2a.WithGRPC(chain, authn))), nil
+	return httplog.Middleware(s.log, s.metrics.Middleware(mux, s.a2a.WithGRPC(chain, authn)))
 }
 
 func (s *Server) agentName() string {

@@ -15,11 +15,9 @@ import (
 
 	"github.com/harnest/harnest/a2a"
 	"github.com/harnest/harnest/agui"
-	"github.com/harnest/harnest/backend"
 	"github.com/harnest/harnest/config"
 	"github.com/harnest/harnest/internal/auth"
 	"github.com/harnest/harnest/internal/metrics"
-	"github.com/harnest/harnest/internal/netguard"
 	"github.com/harnest/harnest/internal/tracing"
 	"github.com/harnest/harnest/live"
 	"github.com/harnest/harnest/relay"
@@ -84,7 +82,8 @@ func (s *Server) Live() *live.Handler { return s.live }
 // A2A is the A2A server: the bindings agent-card.yaml declares.
 func (s *Server) A2A() *a2a.Server { return s.a2a }
 
-// New builds a server from a loaded folder.
+// New builds a server from a loaded folder: the store, the relay, the
+// agent, the runtime and its outbox, then every door on one handler.
 func New(ctx context.Context, f *config.Folder, o Options) (*Server, error) {
 	log := o.Logger
 	if log == nil {
@@ -105,53 +104,21 @@ func New(ctx context.Context, f *config.Folder, o Options) (*Server, error) {
 			st.Close()
 		}
 	}
-	// The relay (outside agents) is always served: its owner endpoints
-	// pair participants, and it is the backend when spec.backend.relay is set.
-	owners, firstOwner := map[string]bool{}, ""
-	for _, t := range cfg.Auth.Tokens {
-		if t.Owner {
-			owners[t.User] = true
-			if firstOwner == "" {
-				firstOwner = t.User // visitors' turns go to this owner's outside agents
-			}
-		}
-	}
 	jwt, err := auth.JWTFromConfig(cfg.Auth.JWT) // shared by both authenticators: one JWKS cache, one owner record
 	if err != nil {
 		release()
 		return nil, err
 	}
-	recipes, err := relay.LoadRecipes(f.Dir) // the built-in recipes and the folder's recipes/*.json
+	rl, err := openRelay(ctx, f, o, st, jwt, log)
 	if err != nil {
 		release()
 		return nil, err
 	}
-	rlo := relay.Options{Store: st, Recipes: recipes,
-		Auth: auth.New(tokensOf(cfg), nil, auth.WithJWT(jwt)), Owners: owners, FirstOwner: firstOwner,
-		Backend: cfg.Spec.Backend.Relay, Logger: log}
-	if o.Relay != nil {
-		o.Relay(&rlo)
-	}
-	rl, err := relay.New(rlo)
+	agent, err := pickAgent(ctx, f, o, st, rl, log)
 	if err != nil {
+		rl.Close()
 		release()
 		return nil, err
-	}
-	if err := rl.OpenToolsAtHome(ctx, cfg.Spec, f.Dir, log); err != nil { // spec.relay.toolsAtHome
-		release()
-		return nil, err
-	}
-	agent := o.Agent
-	switch {
-	case agent != nil:
-	case cfg.Spec.Backend.Relay != nil:
-		agent = rl.Agent()
-	default:
-		if agent, err = backend.ForFolder(ctx, f, log, backend.Parts{Store: st, Relay: rl}); err != nil {
-			rl.Close()
-			release()
-			return nil, err
-		}
 	}
 	tr, err := tracing.FromEnv(ctx)
 	if err != nil {
@@ -159,31 +126,12 @@ func New(ctx context.Context, f *config.Folder, o Options) (*Server, error) {
 		release()
 		return nil, err
 	}
-	ro := runtime.Options{
-		Store: st, Agent: agent, Approvals: rl.ApprovalDesk(), Logger: log, Observer: met.Observer(), Tracer: tr.TurnTracer(),
-		MaxConcurrent: cfg.Server.HTTP.MaxConcurrentRequests,
-		MaxQueued:     cfg.Server.HTTP.MaxQueuedRequests,
-		MaxPerUser:    cfg.Server.Limits.MaxTurnsPerUser,
-		Limits:        runtime.UserLimits{TurnsPerDay: cfg.Server.Limits.TurnsPerDay, ConcurrentResponses: cfg.Server.Limits.ConcurrentResponses},
-		Timeout:       cfg.Server.HTTP.RequestTimeout(),
-		MaxInputBytes: int(cfg.Server.Limits.MaxRequestBytes),
-		Lease:         time.Duration(cfg.Store.LeaseSeconds) * time.Second,
-		Policy: runtime.OutputPolicy{
-			ShowThinking:     cfg.Spec.Output.Thinking,
-			HideToolActivity: !config.Enabled(cfg.Spec.Output.ToolActivity),
-			AgentMetadata:    cfg.Spec.Output.AgentMetadata,
-		},
-	}
+	ro := runtimeOptions(cfg, st, agent, rl, log, met, tr)
 	if o.Tune != nil {
 		o.Tune(&ro)
 	}
 	svc := runtime.New(ro)
-	do := runtime.DispatcherOptions{Store: st, Logger: log,
-		Policy: netguard.Policy{AllowHosts: cfg.Server.Outbound.AllowHosts, AllowHTTPLoopback: true}}
-	if o.Outbox != nil {
-		o.Outbox(&do)
-	}
-	outbox := runtime.NewDispatcher(do)
+	outbox := newOutbox(cfg, st, log, o)
 	svc.UseDispatcher(outbox)
 	s := &Server{Folder: f, Store: st, Service: svc, log: log, agent: agent, relay: rl, ownStore: o.Store == nil, jwt: jwt,
 		tuneLive: o.Live, tuneAGUI: o.AGUI, tuneA2A: o.A2A, metrics: met, tracing: tr, outbox: outbox}
@@ -262,8 +210,6 @@ func tokensOf(cfg config.Config) []auth.Token {
 	return tokens
 }
 
-// closeAgent stops a backend that holds processes (exec workers) and the
-// relay.
 // closeMCP ends the /mcp door's sessions.
 func (s *Server) closeMCP() {
 	if c, ok := s.mcp.(io.Closer); ok {
@@ -271,6 +217,8 @@ func (s *Server) closeMCP() {
 	}
 }
 
+// closeAgent stops a backend that holds processes (exec workers) and the
+// relay.
 func (s *Server) closeAgent() {
 	if s.relay != nil {
 		s.relay.Close()

@@ -2,11 +2,11 @@ package router
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/harnest/harnest/config"
+	"github.com/harnest/harnest/runtime"
 	"github.com/harnest/harnest/store"
 )
 
@@ -18,11 +18,12 @@ const (
 	StateOffline     = "offline" // a relay harness whose outside agent is not connected
 )
 
-// ErrInvalid is a change the owner asked for that config would refuse;
-// ErrUnknownHarness names no harness.
+// ErrInvalid is a change the owner asked for that config would refuse
+// (a runtime.ErrInvalid); ErrUnknownHarness names no harness (a
+// runtime.ErrNotFound). The owner routes (routerapi) answer by those kinds.
 var (
-	ErrInvalid        = errors.New("router: invalid setting")
-	ErrUnknownHarness = errors.New("router: no such harness")
+	ErrInvalid        = runtime.Errorf(runtime.ErrInvalid, "invalid_request", "router: invalid setting")
+	ErrUnknownHarness = runtime.Errorf(runtime.ErrNotFound, "harness_not_found", "router: no such harness")
 )
 
 // HarnessStatus is one harness on the owner's page.

@@ -9,8 +9,6 @@ import (
 	"github.com/harnest/harnest/config"
 	"github.com/harnest/harnest/internal/auth"
 	"github.com/harnest/harnest/internal/httpapi"
-	"github.com/harnest/harnest/live"
-	"github.com/harnest/harnest/relay"
 	"github.com/harnest/harnest/runtime"
 )
 
@@ -33,10 +31,17 @@ func IsPublic(cfg config.Config, r *http.Request) bool {
 }
 
 // Sources are the parts of a replica whose current state the gauges read
-// at each scrape.
+// at each scrape. The counts of the doors come as functions, which the
+// composition root (server) takes from the doors, so this package imports
+// none of them.
 type Sources struct {
 	Service *runtime.Service
-	Live    *live.Handler // nil when /live is not served
+	// LiveSockets counts the /live WebSockets open now (nil when /live is
+	// not served: 0).
+	LiveSockets func() int
+	// RelayPolls counts the outside agents' inbox long polls waiting now
+	// in this process (nil: 0).
+	RelayPolls func() int
 	// IsOwner says who may read the metrics when auth is on (the relay's
 	// owners); Public lets anyone.
 	IsOwner func(userID string) bool
@@ -55,13 +60,8 @@ func (m *Metrics) Mount(mux *http.ServeMux, src Sources) {
 			func() int { return src.Service.ActiveResponses() }),
 		gauge("harnest_admission_queued", "Runs waiting for a run slot (server.http.maxConcurrentRequests).",
 			func() int { return src.Service.QueuedRuns() }),
-		gauge("harnest_live_sockets", "/live WebSockets open now.", func() int {
-			if src.Live == nil {
-				return 0
-			}
-			return src.Live.Conns()
-		}),
-		gauge("harnest_relay_polls", "Outside agents' inbox long polls waiting now (in this process).", relay.OpenPolls),
+		gauge("harnest_live_sockets", "/live WebSockets open now.", orZero(src.LiveSockets)),
+		gauge("harnest_relay_polls", "Outside agents' inbox long polls waiting now (in this process).", orZero(src.RelayPolls)),
 	)
 	scrape := promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{Registry: m.registry})
 	mux.Handle("GET "+Path, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -71,6 +71,14 @@ func (m *Metrics) Mount(mux *http.ServeMux, src Sources) {
 		}
 		scrape.ServeHTTP(w, r)
 	}))
+}
+
+// orZero is count, or a count of 0 when there is none.
+func orZero(count func() int) func() int {
+	if count == nil {
+		return func() int { return 0 }
+	}
+	return count
 }
 
 // gauge is a gauge whose value read returns at each scrape.

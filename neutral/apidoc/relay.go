@@ -54,9 +54,20 @@ func boundedInt(desc string, minV, maxV float64) *openapi3.SchemaRef {
 	return describe(openapi3.NewIntegerSchema().WithMin(minV).WithMax(maxV), desc)
 }
 
+// defineRelaySchemas defines the relay's schemas, each group after those
+// it refers to.
 func (b *builder) defineRelaySchemas() {
 	defer b.defineRelayToolSchemas() // relay_tools.go
 	b.defineRelayLook()
+	b.defineRelayExchangeSchemas()
+	b.defineRelayInboxSchemas()
+	b.defineRelayStageSchemas()
+	b.defineRelayOwnerSchemas()
+}
+
+// defineRelayExchangeSchemas: the card an outside agent pairs with and
+// the session it gets.
+func (b *builder) defineRelayExchangeSchemas() {
 	b.define("RelayParticipantName", boundedStr("The participant's name: plain text without markup, "+
 		"1 to 80 characters, not blank.", 1, 80))
 	b.define("RelayParticipantKind", describe(openapi3.NewStringSchema().WithMinLength(1).WithMaxLength(40).
@@ -93,6 +104,11 @@ func (b *builder) defineRelaySchemas() {
 				"stored hashed; it lasts as long as the session and ends when the owner pauses or disconnects the "+
 				"participant or it pairs again.")),
 	))
+}
+
+// defineRelayInboxSchemas: the inbox an outside agent polls, its replies
+// and its session's status.
+func (b *builder) defineRelayInboxSchemas() {
 	b.define("RelayInboxItem", object("A question for the outside agent. It repeats in every poll until it is "+
 		"answered or its deadline passes.",
 		req("relay_id", str("The item's ID, to name in the reply.")),
@@ -128,7 +144,11 @@ func (b *builder) defineRelaySchemas() {
 			"active", "paused")),
 		req("expires_at", relayTime("When the session token expires.")),
 	))
+}
 
+// defineRelayStageSchemas: the notices and stage items an outside agent
+// sends its owner.
+func (b *builder) defineRelayStageSchemas() {
 	stageText := func(desc string, maxLen uint64) *openapi3.SchemaRef {
 		return boundedStr(desc+": plain text without markup or outside links, not blank.", 1, maxLen)
 	}
@@ -163,7 +183,11 @@ func (b *builder) defineRelaySchemas() {
 			strictObject("A stage item: at most 12 a minute.", req("item", b.ref("RelayStageItem"))),
 		},
 	}))
+}
 
+// defineRelayOwnerSchemas: what the owner endpoints take and answer:
+// pairing codes, participants and their feed.
+func (b *builder) defineRelayOwnerSchemas() {
 	pairing := strictObject("`name` and a `kind` or a `recipe` (or both, when `kind` is the recipe's id): the card "+
 		"the outside agent must present.",
 		req("name", b.ref("RelayParticipantName")),

@@ -1,7 +1,10 @@
-// Package tools is the set of tools a model may call in the model
-// backend's agent loop: server tools that run a local program (exec), the
-// tools of MCP servers (stdio or Streamable HTTP, through the official Go
-// SDK), and client tools, which the client runs and the loop only lists.
+// Package toolrun runs the tools an agent may call: server tools that run
+// a local program (exec), the tools of MCP servers (stdio or Streamable
+// HTTP, through the official Go SDK), and client tools, which the client
+// runs and the caller only lists. Two parts of harnest use it, so it
+// belongs to neither: the model backend's agent loop (backend.Model) and
+// the relay's tools at home, which outside agents call (relay.ToolSet).
+// It imports only config and internal/program.
 //
 // Open builds a Set from the agent's config; Tools lists what to offer the
 // model, Validate checks a call's arguments against the tool's JSON
@@ -16,4 +19,4 @@
 // once and retried with backoff, its tools are offered once it answers,
 // and Ready reports every server that does not. Close stops every session
 // and process.
-package tools
+package toolrun

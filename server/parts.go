@@ -1,0 +1,107 @@
+package server
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/harnest/harnest/backend"
+	"github.com/harnest/harnest/config"
+	"github.com/harnest/harnest/internal/auth"
+	"github.com/harnest/harnest/internal/metrics"
+	"github.com/harnest/harnest/internal/netguard"
+	"github.com/harnest/harnest/internal/tracing"
+	"github.com/harnest/harnest/relay"
+	"github.com/harnest/harnest/runtime"
+	"github.com/harnest/harnest/store"
+)
+
+// The parts New assembles a replica from, each built from the folder's
+// config and the parts before it.
+
+// openRelay builds the relay (outside agents), which is always served: its
+// owner endpoints pair participants, and it is the backend when
+// spec.backend.relay is set. Its tools at home start with it.
+func openRelay(ctx context.Context, f *config.Folder, o Options, st store.Store, jwt *auth.JWT, log *slog.Logger) (*relay.Relay, error) {
+	cfg := f.Config
+	owners, firstOwner := ownersOf(cfg)
+	recipes, err := relay.LoadRecipes(f.Dir) // the built-in recipes and the folder's recipes/*.json
+	if err != nil {
+		return nil, err
+	}
+	rlo := relay.Options{Store: st, Recipes: recipes,
+		Auth: auth.New(tokensOf(cfg), nil, auth.WithJWT(jwt)), Owners: owners, FirstOwner: firstOwner,
+		Backend: cfg.Spec.Backend.Relay, Logger: log}
+	if o.Relay != nil {
+		o.Relay(&rlo)
+	}
+	rl, err := relay.New(rlo)
+	if err != nil {
+		return nil, err
+	}
+	if err := rl.OpenToolsAtHome(ctx, cfg.Spec, f.Dir, log); err != nil { // spec.relay.toolsAtHome
+		return nil, err
+	}
+	return rl, nil
+}
+
+// ownersOf lists the users of the owners' tokens, and the first of them,
+// whose outside agents take visitors' turns.
+func ownersOf(cfg config.Config) (owners map[string]bool, first string) {
+	owners = map[string]bool{}
+	for _, t := range cfg.Auth.Tokens {
+		if t.Owner {
+			owners[t.User] = true
+			if first == "" {
+				first = t.User
+			}
+		}
+	}
+	return owners, first
+}
+
+// pickAgent is the agent turns run on: the one Options gives (tests), the
+// relay's outside agents when spec.backend.relay is set, or the backend
+// the folder configures.
+func pickAgent(ctx context.Context, f *config.Folder, o Options, st store.Store, rl *relay.Relay, log *slog.Logger) (runtime.Agent, error) {
+	switch {
+	case o.Agent != nil:
+		return o.Agent, nil
+	case f.Config.Spec.Backend.Relay != nil:
+		return rl.Agent(), nil
+	default:
+		return backend.ForFolder(ctx, f, log, backend.Parts{Store: st, Relay: rl})
+	}
+}
+
+// runtimeOptions are the runtime's options from the config: limits,
+// leases, the output policy, and the replica's parts.
+func runtimeOptions(cfg config.Config, st store.Store, agent runtime.Agent, rl *relay.Relay, log *slog.Logger,
+	met *metrics.Metrics, tr *tracing.Tracing) runtime.Options {
+	return runtime.Options{
+		Store: st, Agent: agent, Approvals: rl.ApprovalDesk(), Logger: log, Observer: met.Observer(), Tracer: tr.TurnTracer(),
+		MaxConcurrent: cfg.Server.HTTP.MaxConcurrentRequests,
+		MaxQueued:     cfg.Server.HTTP.MaxQueuedRequests,
+		MaxPerUser:    cfg.Server.Limits.MaxTurnsPerUser,
+		Limits:        runtime.UserLimits{TurnsPerDay: cfg.Server.Limits.TurnsPerDay, ConcurrentResponses: cfg.Server.Limits.ConcurrentResponses},
+		Timeout:       cfg.Server.HTTP.RequestTimeout(),
+		MaxInputBytes: int(cfg.Server.Limits.MaxRequestBytes),
+		Lease:         time.Duration(cfg.Store.LeaseSeconds) * time.Second,
+		Policy: runtime.OutputPolicy{
+			ShowThinking:     cfg.Spec.Output.Thinking,
+			HideToolActivity: !config.Enabled(cfg.Spec.Output.ToolActivity),
+			AgentMetadata:    cfg.Spec.Output.AgentMetadata,
+		},
+	}
+}
+
+// newOutbox is the dispatcher of push notifications and webhooks, not yet
+// started.
+func newOutbox(cfg config.Config, st store.Store, log *slog.Logger, o Options) *runtime.Dispatcher {
+	do := runtime.DispatcherOptions{Store: st, Logger: log,
+		Policy: netguard.Policy{AllowHosts: cfg.Server.Outbound.AllowHosts, AllowHTTPLoopback: true}}
+	if o.Outbox != nil {
+		o.Outbox(&do)
+	}
+	return runtime.NewDispatcher(do)
+}
