@@ -190,24 +190,23 @@ func (p *outboxSpace) CompleteDelivery(ctx context.Context, d store.Delivery) (b
 
 // RetryDelivery gives a claimed delivery back, due at at.
 func (p *outboxSpace) RetryDelivery(ctx context.Context, d store.Delivery, at time.Time, lastError string) (bool, error) {
-	if err := p.closed.check(); err != nil {
-		return false, err
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	_, q, ok := p.claimed(d)
-	if !ok {
-		return false, nil
-	}
-	head := q.items[0]
-	head.d.NextAttempt, head.d.LastError, head.d.Claim = at, lastError, ""
-	head.leaseUntil = time.Time{}
-	return true, nil
+	return p.giveBack(d, func(head *store.Delivery) {
+		head.NextAttempt, head.LastError = at, lastError
+	})
 }
 
 // ReleaseDelivery gives a claimed delivery back unsent, due at at, its
 // attempt not counted.
 func (p *outboxSpace) ReleaseDelivery(ctx context.Context, d store.Delivery, at time.Time) (bool, error) {
+	return p.giveBack(d, func(head *store.Delivery) {
+		head.NextAttempt = at
+		head.Attempts = max(0, head.Attempts-1)
+	})
+}
+
+// giveBack ends the claim on d, still the head of its queue, after change
+// has set when it is due again; false when d is no longer claimed as it was.
+func (p *outboxSpace) giveBack(d store.Delivery, change func(head *store.Delivery)) (bool, error) {
 	if err := p.closed.check(); err != nil {
 		return false, err
 	}
@@ -218,8 +217,8 @@ func (p *outboxSpace) ReleaseDelivery(ctx context.Context, d store.Delivery, at 
 		return false, nil
 	}
 	head := q.items[0]
-	head.d.NextAttempt, head.d.Claim = at, ""
-	head.d.Attempts = max(0, head.d.Attempts-1)
+	change(&head.d)
+	head.d.Claim = ""
 	head.leaseUntil = time.Time{}
 	return true, nil
 }
