@@ -284,6 +284,7 @@ func (r *Relay) handleReplies(w http.ResponseWriter, req *http.Request) {
 	case errors.Is(err, store.ErrRelayItemAnswered):
 		fail(w, http.StatusConflict, "already_answered", "This item was already answered.")
 	case errors.Is(err, store.ErrRelayItemExpired):
+		// Not fail: like every answer to a reply, it says accepted (false).
 		writeJSON(w, http.StatusGone, map[string]any{"accepted": false, "code": "item_expired",
 			"detail": "The item's deadline has passed; the reply was not accepted. Do not retry expired work."})
 	default:
