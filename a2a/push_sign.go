@@ -17,6 +17,7 @@ import (
 	"github.com/lestrrat-go/jwx/v3/jws"
 	"github.com/lestrrat-go/jwx/v3/jwt"
 
+	"github.com/harnest/harnest/internal/httpapi"
 	"github.com/harnest/harnest/store"
 )
 
@@ -150,7 +151,7 @@ func (k *pushKeys) sign(ctx context.Context, d store.Delivery, now time.Time) (m
 func (k *pushKeys) jwksHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if _, _, err := k.load(r.Context()); err != nil {
-			http.Error(w, `{"detail":"The key set is unavailable; retry shortly","code":"store_unavailable"}`, http.StatusServiceUnavailable)
+			httpapi.Fail(w, http.StatusServiceUnavailable, "store_unavailable", "The key set is unavailable; retry shortly")
 			return
 		}
 		k.mu.Lock()

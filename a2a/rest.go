@@ -2,15 +2,14 @@ package a2a
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/harnest/harnest/internal/httpapi"
 	"github.com/harnest/harnest/internal/sse"
 )
 
@@ -96,6 +95,9 @@ func restErrorBody(rv restVersion, e *Error) []byte {
 	return b
 }
 
+// restError answers err in A2A's REST error shape ({"error":{"code",
+// "status","message","details"}}), which A2A clients read: this door keeps
+// its own error writer.
 func (s *Server) restError(w http.ResponseWriter, rv restVersion, err error) {
 	e := asA2A(err)
 	w.Header().Set("Content-Type", "application/json")
@@ -109,28 +111,28 @@ func (s *Server) restError(w http.ResponseWriter, rv restVersion, err error) {
 	_, _ = w.Write(restErrorBody(rv, e))
 }
 
+// restJSON answers 200 with v (httpapi.WriteRaw); a value that cannot be
+// encoded is a 500 in A2A's REST error shape.
 func restJSON(w http.ResponseWriter, v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		http.Error(w, `{"error":{"code":500,"status":"INTERNAL","message":"Internal error"}}`, http.StatusInternalServerError)
 		return
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(b)
+	httpapi.WriteRaw(w, http.StatusOK, b)
 }
 
-// readBody reads a bounded request body.
+// readBody reads a bounded request body (httpapi.ReadAtMost); a refusal
+// is an A2A invalid-request error.
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.maxBody))
-	var tooLarge *http.MaxBytesError
-	if errors.As(err, &tooLarge) {
+	body, e := httpapi.ReadAtMost(w, r, s.maxBody)
+	switch {
+	case e == nil:
+		return body, nil
+	case e.Status == http.StatusRequestEntityTooLarge:
 		return nil, errInvalidRequest(fmt.Sprintf("The request body exceeds %d bytes", s.maxBody))
 	}
-	if err != nil {
-		return nil, errInvalidRequest("The request body could not be read")
-	}
-	return body, nil
+	return nil, errInvalidRequest(e.Detail)
 }
 
 // restRequest reads and decodes a send request; ok is false when the error
@@ -250,9 +252,7 @@ func restRead(w http.ResponseWriter, r *http.Request, v any, modified string) {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
-	h.Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(b)
+	httpapi.WriteRaw(w, http.StatusOK, b)
 }
 
 func (s *Server) restTaskPOST(w http.ResponseWriter, r *http.Request, rv restVersion) {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/harnest/harnest/internal/jsonwrite"
 	"github.com/harnest/harnest/runtime"
 )
 
@@ -331,7 +332,7 @@ func (e *emitter) toolCall(id, name string, args json.RawMessage) {
 	if isNull(args) {
 		args = json.RawMessage("{}")
 	}
-	argText := string(compact(args))
+	argText := string(jsonwrite.Compact(args))
 	call := &wireToolCall{ID: id, Type: "function"}
 	call.Function.Name, call.Function.Arguments = name, argText
 	e.toolCalls[id] = name
@@ -345,7 +346,7 @@ func (e *emitter) toolCall(id, name string, args json.RawMessage) {
 // JSON text unless the output is a string), which both client generations
 // accept.
 func (e *emitter) toolResult(callID string, output json.RawMessage) {
-	content := string(compact(output))
+	content := string(jsonwrite.Compact(output))
 	if isNull(output) {
 		content = "null"
 	} else if output[0] == '"' {
@@ -369,7 +370,7 @@ func (e *emitter) applyState(raw json.RawMessage) []string {
 		if reservedKey(k) {
 			continue
 		}
-		e.state[k] = compact(v)
+		e.state[k] = jsonwrite.Compact(v)
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)

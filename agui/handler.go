@@ -12,6 +12,7 @@ import (
 
 	"github.com/harnest/harnest/internal/auth"
 	"github.com/harnest/harnest/internal/httpapi"
+	"github.com/harnest/harnest/internal/jsonwrite"
 	"github.com/harnest/harnest/internal/sse"
 	"github.com/harnest/harnest/runtime"
 	"github.com/harnest/harnest/store"
@@ -164,7 +165,7 @@ func (h *Handler) newRun(w http.ResponseWriter, r *http.Request, p runtime.Princ
 	// members it changed are written.
 	changed := map[string]json.RawMessage{}
 	for k, v := range in.State {
-		if old, ok := s.State[k]; !ok || string(compact(old)) != string(v) {
+		if old, ok := s.State[k]; !ok || string(jsonwrite.Compact(old)) != string(v) {
 			changed[k] = v
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/harnest/harnest/internal/jsonwrite"
 )
 
 // runInput is a RunAgentInput after validation: everything the handler
@@ -116,7 +118,7 @@ func parseRunInput(obj map[string]json.RawMessage, newID func() string) (runInpu
 		return in, err
 	}
 	if raw := obj["forwardedProps"]; !isNull(raw) && !isEmptyObject(raw) {
-		in.ForwardedProps = compact(raw)
+		in.ForwardedProps = jsonwrite.Compact(raw)
 	}
 	if in.Resume, err = parseResume(obj["resume"]); err != nil {
 		return in, err
@@ -318,7 +320,7 @@ func anyContentText(raw json.RawMessage, i int) (string, error) {
 func toolOutput(text string) json.RawMessage {
 	trimmed := strings.TrimSpace(text)
 	if trimmed != "" && json.Valid([]byte(trimmed)) {
-		return compact(json.RawMessage(trimmed))
+		return jsonwrite.Compact(json.RawMessage(trimmed))
 	}
 	b, _ := json.Marshal(text)
 	return b
@@ -336,7 +338,7 @@ func (in *runInput) parseState(raw json.RawMessage) error {
 		if reservedKey(k) {
 			return invalidf("state contains a reserved key")
 		}
-		in.State[k] = compact(v)
+		in.State[k] = jsonwrite.Compact(v)
 	}
 	return nil
 }
@@ -362,7 +364,7 @@ func parseContext(raw json.RawMessage) (json.RawMessage, error) {
 	if len(items) == 0 {
 		return nil, nil
 	}
-	return compact(raw), nil
+	return jsonwrite.Compact(raw), nil
 }
 
 // parseTools checks tools: an array of {name, description?, parameters?}
@@ -396,7 +398,7 @@ func parseTools(raw json.RawMessage) (json.RawMessage, map[string]bool, error) {
 	if len(items) == 0 {
 		return nil, names, nil
 	}
-	return compact(raw), names, nil
+	return jsonwrite.Compact(raw), names, nil
 }
 
 // parseResume checks resume: [{interruptId, status, payload?}] with
@@ -427,7 +429,7 @@ func parseResume(raw json.RawMessage) ([]resumeEntry, error) {
 		}
 		e := resumeEntry{InterruptID: id, Cancelled: status == "cancelled"}
 		if p, ok := item["payload"]; ok {
-			e.Payload = compact(p)
+			e.Payload = jsonwrite.Compact(p)
 		}
 		out = append(out, e)
 	}
@@ -436,13 +438,4 @@ func parseResume(raw json.RawMessage) ([]resumeEntry, error) {
 
 func isEmptyObject(raw json.RawMessage) bool {
 	return string(bytes.Join(bytes.Fields(raw), nil)) == "{}"
-}
-
-// compact removes insignificant whitespace from valid JSON.
-func compact(raw json.RawMessage) json.RawMessage {
-	var buf bytes.Buffer
-	if json.Compact(&buf, raw) != nil {
-		return raw
-	}
-	return buf.Bytes()
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/harnest/harnest/internal/jsonwrite"
 	"github.com/harnest/harnest/runtime"
 )
 
@@ -146,7 +147,7 @@ func decodeFrame(data []byte) (frame, *frameError) {
 		if !ok || !has {
 			return f, &frameError{invalid}
 		}
-		f.ToolRequestID, f.Output = id, compact(output)
+		f.ToolRequestID, f.Output = id, jsonwrite.Compact(output)
 	}
 	return f, nil
 }
@@ -175,7 +176,7 @@ func decodeCreate(f frame, obj map[string]json.RawMessage) (frame, *frameError) 
 		if len(meta) == 0 || meta[0] != '{' {
 			return f, &frameError{msgMetadata}
 		}
-		f.Metadata = compact(meta)
+		f.Metadata = jsonwrite.Compact(meta)
 	}
 	if rid, has := obj["requestId"]; has && string(rid) != "null" {
 		id, ok := jsonString(rid)
@@ -245,15 +246,6 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// compact re-encodes a JSON value without insignificant whitespace.
-func compact(v json.RawMessage) json.RawMessage {
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, v); err != nil {
-		return v
-	}
-	return buf.Bytes()
 }
 
 // Frames the server writes itself. Field order follows the reference.

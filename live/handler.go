@@ -2,7 +2,6 @@ package live
 
 import (
 	"context"
-	"encoding/json"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -11,6 +10,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/harnest/harnest/internal/auth"
+	"github.com/harnest/harnest/internal/httpapi"
 	"github.com/harnest/harnest/runtime"
 )
 
@@ -141,7 +141,7 @@ func Disabled() http.Handler {
 	up := websocket.Upgrader{CheckOrigin: func(*http.Request) bool { return true }, Error: handshakeError}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !websocket.IsWebSocketUpgrade(r) {
-			writeJSON(w, http.StatusNotFound, msgDisabled, "live_disabled")
+			httpapi.Fail(w, http.StatusNotFound, "live_disabled", msgDisabled)
 			return
 		}
 		ws, err := up.Upgrade(w, r, nil)
@@ -157,7 +157,7 @@ func Disabled() http.Handler {
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !websocket.IsWebSocketUpgrade(r) {
 		w.Header().Set("Upgrade", "websocket")
-		writeJSON(w, http.StatusUpgradeRequired, "GET /live is a WebSocket endpoint: send an upgrade request", "websocket_required")
+		httpapi.Fail(w, http.StatusUpgradeRequired, "websocket_required", "GET /live is a WebSocket endpoint: send an upgrade request")
 		return
 	}
 	originOK := originAllowed(r, h.origins)
@@ -269,15 +269,5 @@ func closeNow(ws *websocket.Conn, code int, reason string, timeout time.Duration
 
 // handshakeError answers a failed upgrade with the API's error body.
 func handshakeError(w http.ResponseWriter, _ *http.Request, status int, reason error) {
-	writeJSON(w, status, reason.Error(), "websocket_handshake")
-}
-
-func writeJSON(w http.ResponseWriter, status int, detail, code string) {
-	b, _ := json.Marshal(struct {
-		Detail string `json:"detail"`
-		Code   string `json:"code"`
-	}{detail, code})
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_, _ = w.Write(b)
+	httpapi.Fail(w, status, "websocket_handshake", reason.Error())
 }

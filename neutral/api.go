@@ -147,6 +147,7 @@ func (a *API) readyz(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	if err := a.svc.Ready(r.Context()); err != nil {
 		e := runtime.AsError(err)
+		// Not fail: a probe's body also says its status ("unavailable").
 		writeJSON(w, http.StatusServiceUnavailable, struct {
 			Status string `json:"status"`
 			Detail string `json:"detail"`

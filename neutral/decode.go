@@ -1,7 +1,6 @@
 package neutral
 
 import (
-	"bytes"
 	"encoding/json"
 	"mime"
 	"net/http"
@@ -9,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/harnest/harnest/internal/httpapi"
+	"github.com/harnest/harnest/internal/jsonwrite"
 	"github.com/harnest/harnest/runtime"
 )
 
@@ -115,22 +115,9 @@ func objectMembers(obj map[string]json.RawMessage, key string) (map[string]json.
 		return nil, true, fieldError{key, "must be an object"}
 	}
 	for k, v := range m {
-		m[k] = compact(v)
+		m[k] = jsonwrite.Compact(v)
 	}
 	return m, true, nil
-}
-
-// compact re-encodes a JSON value without insignificant whitespace, so
-// that stored state is canonical.
-func compact(v json.RawMessage) json.RawMessage {
-	if len(v) == 0 {
-		return v // absent (nil), or nothing to compact
-	}
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, v); err != nil {
-		return v
-	}
-	return buf.Bytes()
 }
 
 // pageParams reads limit (1..100, default 100) and cursor.

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/harnest/harnest/internal/jsonscan"
+	"github.com/harnest/harnest/internal/jsonwrite"
 	"github.com/harnest/harnest/runtime"
 )
 
@@ -52,7 +53,7 @@ func fastResponseRequest(body []byte) (runtime.ResponseRequest, bool) {
 		return req, false
 	}
 	if bytes.ContainsAny(req.Metadata, " \t\n\r") {
-		req.Metadata = compact(req.Metadata)
+		req.Metadata = jsonwrite.Compact(req.Metadata)
 	}
 	req.Transport = runtime.NeutralTransport(req.Stream)
 	return req, true

@@ -8,6 +8,7 @@ import (
 
 	"github.com/harnest/harnest/internal/auth"
 	"github.com/harnest/harnest/internal/httpapi"
+	"github.com/harnest/harnest/internal/jsonwrite"
 	"github.com/harnest/harnest/internal/sse"
 	"github.com/harnest/harnest/runtime"
 )
@@ -46,7 +47,7 @@ func parseResponseRequest(obj map[string]json.RawMessage) (runtime.ResponseReque
 	if err != nil {
 		return req, err
 	}
-	return runtime.ResponseRequest{Input: input, Parts: parts, SessionID: sessionID, Stream: stream, Background: background, Metadata: compact(metadata),
+	return runtime.ResponseRequest{Input: input, Parts: parts, SessionID: sessionID, Stream: stream, Background: background, Metadata: jsonwrite.Compact(metadata),
 		Transport: runtime.NeutralTransport(stream), Webhook: webhook}, nil
 }
 

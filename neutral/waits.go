@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/harnest/harnest/internal/auth"
+	"github.com/harnest/harnest/internal/jsonwrite"
 	"github.com/harnest/harnest/runtime"
 )
 
@@ -43,7 +44,7 @@ func (a *API) submitClientTool(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusBadRequest, "invalid_client_tool_output", `Expected client tool output: send exactly {"output": <any JSON>}`)
 		return
 	}
-	answer, err := a.svc.SubmitClientTool(r.Context(), auth.From(r.Context()), r.PathValue("requestId"), compact(output))
+	answer, err := a.svc.SubmitClientTool(r.Context(), auth.From(r.Context()), r.PathValue("requestId"), jsonwrite.Compact(output))
 	writeAnswer(w, answer, err)
 }
 

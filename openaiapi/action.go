@@ -1,10 +1,10 @@
 package openaiapi
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 
+	"github.com/harnest/harnest/internal/jsonwrite"
 	"github.com/harnest/harnest/runtime"
 )
 
@@ -36,9 +36,5 @@ func argumentsText(raw json.RawMessage) string {
 	if len(raw) == 0 {
 		return "{}"
 	}
-	var b bytes.Buffer
-	if json.Compact(&b, raw) != nil {
-		return string(raw)
-	}
-	return b.String()
+	return string(jsonwrite.Compact(raw))
 }

@@ -3,7 +3,6 @@ package openaiapi
 import (
 	"encoding/json"
 	"net/http"
-	"strconv"
 
 	"github.com/harnest/harnest/internal/httpapi"
 	"github.com/harnest/harnest/runtime"
@@ -37,16 +36,15 @@ func invalid(param, code, message string) failure {
 	return failure{Type: typeInvalidRequest, Code: code, Message: message, Param: &param}
 }
 
-// writeFailure answers with status and f in OpenAI's shape.
+// writeFailure answers with status and f in OpenAI's shape: this door
+// keeps its own error writer, since OpenAI's clients read
+// {"error":{...}}, not httpapi's {"detail","code"}.
 func writeFailure(w http.ResponseWriter, status int, f failure) {
 	b, err := json.Marshal(errorBody{Error: f})
 	if err != nil {
 		status, b = http.StatusInternalServerError, []byte(`{"error":{"message":"Internal server error","type":"server_error","code":"internal_error","param":null}}`)
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
-	w.WriteHeader(status)
-	_, _ = w.Write(b)
+	httpapi.WriteRaw(w, status, b)
 }
 
 // writeError answers with a runtime error: the status the runtime's kinds

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
+
+	"github.com/harnest/harnest/internal/httpapi"
 )
 
 // model is one entry of GET /v1/models: the agent, as a model.
@@ -44,15 +46,13 @@ func (d *door) modelNotFound(id string, param *string) failure {
 		Message: "The model " + strconv.Quote(id) + " does not exist: this server serves one model, " + strconv.Quote(d.model) + " (see GET /v1/models)"}
 }
 
-// writeJSON answers 200 with v as JSON.
+// writeJSON answers 200 with v as JSON (httpapi.WriteRaw); a value that
+// cannot be encoded is a 500 in OpenAI's error shape.
 func writeJSON(w http.ResponseWriter, v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		writeFailure(w, http.StatusInternalServerError, failure{Type: typeServer, Code: "internal_error", Message: "Internal server error"})
 		return
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(b)
+	httpapi.WriteRaw(w, http.StatusOK, b)
 }

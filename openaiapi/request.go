@@ -2,14 +2,11 @@ package openaiapi
 
 import (
 	"encoding/json"
-	"errors"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
-	"github.com/harnest/harnest/runtime"
+	"github.com/harnest/harnest/internal/httpapi"
 )
 
 // chatRequest is what a chat completion asks for, as the door uses it.
@@ -56,23 +53,12 @@ func (d *door) readRequest(w http.ResponseWriter, r *http.Request) (chatRequest,
 	return req, true
 }
 
-// readBody reads the whole body, bounded by maxBody. A non-zero status
-// says it was refused, and why.
+// readBody reads the whole body, bounded by maxBody (httpapi.ReadUTF8). A
+// non-zero status says it was refused, and why, in OpenAI's error shape.
 func (d *door) readBody(w http.ResponseWriter, r *http.Request) ([]byte, failure, int) {
-	tooLarge := failure{Type: typeInvalidRequest, Code: "request_too_large",
-		Message: "Request body exceeds " + runtime.FormatBytes(d.maxBody)}
-	if r.ContentLength > d.maxBody {
-		return nil, tooLarge, http.StatusRequestEntityTooLarge
-	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, d.maxBody))
-	var mbe *http.MaxBytesError
-	switch {
-	case errors.As(err, &mbe):
-		return nil, tooLarge, http.StatusRequestEntityTooLarge
-	case err != nil:
-		return nil, failure{Type: typeInvalidRequest, Code: "invalid_body", Message: "The request body could not be read"}, http.StatusBadRequest
-	case !utf8.Valid(body):
-		return nil, failure{Type: typeInvalidRequest, Code: "invalid_json", Message: "The request body is not valid UTF-8; send JSON encoded as UTF-8"}, http.StatusBadRequest
+	body, e := httpapi.ReadUTF8(w, r, d.maxBody)
+	if e != nil {
+		return nil, failure{Type: typeInvalidRequest, Code: e.Code, Message: e.Detail}, e.Status
 	}
 	return body, failure{}, 0
 }

@@ -3,14 +3,14 @@ package relay
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"mime"
 	"net/http"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/harnest/harnest/internal/httpapi"
 )
 
 // bodyError is a request body that breaks a rule: its status, code and a
@@ -34,15 +34,14 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, *bodyError) {
 	if mt != "application/json" {
 		return nil, &bodyError{http.StatusUnsupportedMediaType, "unsupported_media_type", "Content-Type must be application/json."}
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
-	var mbe *http.MaxBytesError
-	if errors.As(err, &mbe) {
-		return nil, &bodyError{http.StatusRequestEntityTooLarge, "request_too_large", "The request body exceeds 64 KiB."}
+	body, e := httpapi.ReadAtMost(w, r, maxBodyBytes)
+	switch {
+	case e == nil:
+		return body, nil
+	case e.Status == http.StatusRequestEntityTooLarge: // the relay's sentences end with a period
+		return nil, &bodyError{e.Status, e.Code, "The request body exceeds 64 KiB."}
 	}
-	if err != nil {
-		return nil, &bodyError{http.StatusBadRequest, "invalid_body", "The request body could not be read."}
-	}
-	return body, nil
+	return nil, &bodyError{e.Status, e.Code, "The request body could not be read."}
 }
 
 // object decodes a JSON object and rejects members not in allowed.

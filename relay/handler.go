@@ -2,7 +2,6 @@ package relay
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"math"
 	"net"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/harnest/harnest/internal/auth"
+	"github.com/harnest/harnest/internal/httpapi"
 	"github.com/harnest/harnest/store"
 )
 
@@ -19,24 +19,15 @@ const timeFormat = "2006-01-02T15:04:05.000Z"
 
 func stamp(t time.Time) string { return t.UTC().Format(timeFormat) }
 
-type errorBody struct {
-	Detail string `json:"detail"`
-	Code   string `json:"code"`
-}
-
+// writeJSON is httpapi.WriteJSON with Cache-Control: no-store: every
+// relay answer is one participant's (or the owner's), and current.
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		status, b = http.StatusInternalServerError, []byte(`{"detail":"Internal server error","code":"internal_error"}`)
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(status)
-	_, _ = w.Write(b)
+	httpapi.WriteJSON(httpapi.NoStore(w), status, v)
 }
 
+// fail is httpapi.Fail with Cache-Control: no-store (see writeJSON).
 func fail(w http.ResponseWriter, status int, code, detail string) {
-	writeJSON(w, status, errorBody{Detail: detail, Code: code})
+	httpapi.Fail(httpapi.NoStore(w), status, code, detail)
 }
 
 func failBody(w http.ResponseWriter, e *bodyError) { fail(w, e.status, e.code, e.detail) }
@@ -293,6 +284,7 @@ func (r *Relay) handleReplies(w http.ResponseWriter, req *http.Request) {
 	case errors.Is(err, store.ErrRelayItemAnswered):
 		fail(w, http.StatusConflict, "already_answered", "This item was already answered.")
 	case errors.Is(err, store.ErrRelayItemExpired):
+		// Not fail: like every answer to a reply, it says accepted (false).
 		writeJSON(w, http.StatusGone, map[string]any{"accepted": false, "code": "item_expired",
 			"detail": "The item's deadline has passed; the reply was not accepted. Do not retry expired work."})
 	default:

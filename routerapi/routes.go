@@ -5,12 +5,12 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"regexp"
 	"strconv"
 
 	"github.com/harnest/harnest/internal/auth"
+	"github.com/harnest/harnest/internal/httpapi"
 	"github.com/harnest/harnest/runtime"
 	"github.com/harnest/harnest/store"
 )
@@ -56,15 +56,15 @@ func (h *handler) owner(next http.HandlerFunc) http.HandlerFunc {
 	}
 }
 
+// writeJSON is httpapi.WriteJSON with Cache-Control: no-store: the
+// owner's view is private and current.
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
+	httpapi.WriteJSON(httpapi.NoStore(w), status, v)
 }
 
+// fail is httpapi.Fail with Cache-Control: no-store (see writeJSON).
 func fail(w http.ResponseWriter, status int, code, detail string) {
-	writeJSON(w, status, map[string]string{"detail": detail, "code": code})
+	httpapi.Fail(httpapi.NoStore(w), status, code, detail)
 }
 
 // stored answers a store or validation error.
@@ -84,9 +84,12 @@ func stored(w http.ResponseWriter, err error) bool {
 
 // decode reads a strict JSON body into v.
 func decode(w http.ResponseWriter, req *http.Request, v any) bool {
-	body, err := io.ReadAll(http.MaxBytesReader(w, req.Body, maxBody))
-	if err != nil {
-		fail(w, http.StatusRequestEntityTooLarge, "request_too_large", "The body is larger than 64 KiB")
+	body, e := httpapi.ReadAtMost(w, req, maxBody)
+	if e != nil {
+		if e.Status == http.StatusRequestEntityTooLarge {
+			e.Detail = "The body is larger than 64 KiB"
+		}
+		fail(w, e.Status, e.Code, e.Detail)
 		return false
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))

@@ -2,6 +2,7 @@ package routerapi_test
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/harnest/harnest/config"
@@ -200,4 +201,19 @@ func TestReceiptsPages(t *testing.T) {
 		mustCode(t, ts.As(ownerToken).Get("/owner/router/receipts?cursor=bm90IGEgY3Vyc29y"), 400, "invalid_cursor")
 		mustCode(t, ts.As(ownerToken).Get("/owner/router/receipts?cursor=!!"), 400, "invalid_cursor")
 	})
+}
+
+// The owner routes answer with the house error body, httpapi's:
+// {"detail","code"} in that order, no trailing newline, not stored by
+// caches.
+func TestErrorsAreTheHouseBody(t *testing.T) {
+	ts := servertest.Start(t, "", setup())
+	r := ts.As(visitorToken).Get("/owner/router")
+	want := `{"detail":"Not found","code":"not_found"}`
+	if r.Status != 404 || string(r.Body) != want || r.Header.Get("Content-Type") != "application/json" ||
+		r.Header.Get("Cache-Control") != "no-store" {
+		t.Errorf("%d %v %q, want 404 application/json no-store %q", r.Status, r.Header, r.Body, want)
+	}
+	big := `{"choice":"` + strings.Repeat("a", 64<<10) + `"}`
+	mustCode(t, ts.As(ownerToken).Post("/owner/router/choice", big), 413, "request_too_large")
 }

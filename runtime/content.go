@@ -7,6 +7,8 @@ import (
 	"errors"
 	"net/url"
 	"strings"
+
+	"github.com/harnest/harnest/internal/jsonwrite"
 )
 
 // resolveContent turns the request's input into the turn's content parts:
@@ -29,7 +31,7 @@ func (s *Service) resolveContent(ctx context.Context, p Principal, req ResponseR
 			if !json.Valid(part.Data) {
 				return nil, Errorf(ErrInvalid, "invalid_content", "Invalid content input: a data part holds one JSON value")
 			}
-			out = append(out, ContentInput{Type: "data", Value: compactJSON(part.Data)})
+			out = append(out, ContentInput{Type: "data", Value: jsonwrite.Compact(part.Data)})
 			continue
 		case part.URL != "":
 			if part.Type != "file" || !validFileURL(part.URL) {
@@ -69,15 +71,6 @@ func validFileURL(raw string) bool {
 		return true
 	}
 	return false
-}
-
-// compactJSON is v without insignificant space (v is valid JSON).
-func compactJSON(v json.RawMessage) json.RawMessage {
-	var b bytes.Buffer
-	if json.Compact(&b, v) != nil {
-		return v
-	}
-	return b.Bytes()
 }
 
 // AttachFile stores the bytes of a file a message carried (an A2A file

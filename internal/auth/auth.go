@@ -138,6 +138,8 @@ func (a *Authenticator) Middleware(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r.WithContext(withAnonymous(r.Context())))
 			return
 		}
+		// The 401 is written here, not with httpapi.Fail: httpapi imports
+		// auth (its rate limit), so auth cannot import it.
 		w.Header().Set("WWW-Authenticate", `Bearer realm="harnest"`)
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusUnauthorized)

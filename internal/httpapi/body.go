@@ -195,7 +195,9 @@ func (b *guardedBody) drain(r *http.Request) {
 }
 
 // guardedWriter passes the handler's answer through, except after a body
-// timeout, when the answer is 408.
+// timeout, when the answer is 408. It is not a statuswriter.Writer: its
+// Write, Flush and Hijack decide what goes out (a 408 instead) and lift
+// the body deadline before a hijack.
 type guardedWriter struct {
 	http.ResponseWriter
 	body    *guardedBody

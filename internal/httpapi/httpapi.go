@@ -1,8 +1,12 @@
-// Package httpapi holds what the HTTP transports (neutral, agui, relay)
-// share: the error body {"detail": "<sentence>", "code": "<stable_code>"},
-// the one mapping of runtime error kinds to HTTP statuses, reading a
-// bounded UTF-8 JSON object body, and the guard on how request bodies
+// Package httpapi is the HTTP kit every door (neutral, live, agui, a2a,
+// relay, mcpapi, openaiapi, routerapi) answers with: the JSON writers
+// (WriteJSON, WriteRaw), the error body {"detail": "<sentence>", "code":
+// "<stable_code>"} (Fail, WriteError) with the one mapping of runtime
+// error kinds to HTTP statuses, the bounded body readers (ReadAtMost,
+// ReadUTF8, ReadBody, ReadObject), and the guard on how request bodies
 // arrive (BodyGuard: body timeout, 408, draining after an early answer).
+// A door writes its own only where its wire has another shape (OpenAI's
+// error body, A2A's JSON-RPC and REST errors), and says so there.
 package httpapi
 
 import (
@@ -75,6 +79,14 @@ func Fail(w http.ResponseWriter, status int, code, detail string) {
 	WriteJSON(w, status, ErrorBody{Detail: detail, Code: code})
 }
 
+// NoStore marks the answer Cache-Control: no-store and returns w, for an
+// answer that is one user's and current: httpapi.Fail(httpapi.NoStore(w),
+// ...).
+func NoStore(w http.ResponseWriter) http.ResponseWriter {
+	w.Header().Set("Cache-Control", "no-store")
+	return w
+}
+
 // WriteJSON answers with v as JSON.
 func WriteJSON(w http.ResponseWriter, status int, v any) {
 	b, err := json.Marshal(v)
@@ -119,28 +131,75 @@ func ReadObject(w http.ResponseWriter, r *http.Request, limit int64) (map[string
 // caller that decodes the JSON itself (and hands what it cannot decode to
 // DecodeObject). ok is false when an error was already written.
 func ReadBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, bool) {
-	tooLarge := func() {
-		Fail(w, http.StatusRequestEntityTooLarge, "request_too_large", "Request body exceeds "+runtime.FormatBytes(limit))
-	}
-	if r.ContentLength > limit {
-		tooLarge()
-		return nil, false
-	}
-	body, err := readBody(http.MaxBytesReader(w, r.Body, limit), r.ContentLength)
-	var mbe *http.MaxBytesError
-	if errors.As(err, &mbe) {
-		tooLarge()
-		return nil, false
-	}
-	if err != nil {
-		Fail(w, http.StatusBadRequest, "invalid_body", "The request body could not be read")
-		return nil, false
-	}
-	if !utf8.Valid(body) {
-		Fail(w, http.StatusBadRequest, "invalid_json", "The request body is not valid UTF-8; send JSON encoded as UTF-8")
+	body, e := ReadUTF8(w, r, limit)
+	if e != nil {
+		Fail(w, e.Status, e.Code, e.Detail)
 		return nil, false
 	}
 	return body, true
+}
+
+// BodyError is a request body the bounded readers refused: the status to
+// answer, a stable code and a sentence. Unwrap gives the cause (a
+// *http.MaxBytesError when the body was too large). A door whose errors
+// have another shape (OpenAI's, A2A's) words it in its own.
+type BodyError struct {
+	Status int
+	Code   string
+	Detail string
+	cause  error
+}
+
+func (e *BodyError) Error() string { return e.Detail }
+
+// Unwrap is the cause: a *http.MaxBytesError for a body past the limit,
+// else the read's error.
+func (e *BodyError) Unwrap() error { return e.cause }
+
+// ReadAtMost reads a whole request body of at most limit bytes: past it
+// 413 request_too_large (at once when the Content-Length says so), and
+// 400 invalid_body when it cannot be read. A body of known length is read
+// into one buffer of its size, to its end (which lifts BodyGuard's body
+// deadline), without http.MaxBytesReader: net/http ends it there. It is
+// every door's bounded body reader.
+func ReadAtMost(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, *BodyError) {
+	if r.ContentLength > limit {
+		return nil, tooLarge(limit, &http.MaxBytesError{Limit: limit})
+	}
+	src := r.Body
+	if r.ContentLength <= 0 || r.ContentLength > maxPrealloc {
+		src = http.MaxBytesReader(w, r.Body, limit)
+	}
+	body, err := readBody(src, r.ContentLength, limit)
+	if err != nil {
+		return nil, readError(limit, err)
+	}
+	return body, nil
+}
+
+// readError is the refusal of a body whose read failed with err.
+func readError(limit int64, err error) *BodyError {
+	var mbe *http.MaxBytesError // escapes to errors.As: only on failure
+	if errors.As(err, &mbe) {
+		return tooLarge(limit, err)
+	}
+	return &BodyError{Status: http.StatusBadRequest, Code: "invalid_body", Detail: "The request body could not be read", cause: err}
+}
+
+// ReadUTF8 is ReadAtMost for a JSON body: it also refuses (400
+// invalid_json) a body that is not UTF-8, which encoding/json would
+// silently change into U+FFFD.
+func ReadUTF8(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, *BodyError) {
+	body, e := ReadAtMost(w, r, limit)
+	if e == nil && !utf8.Valid(body) {
+		return nil, &BodyError{Status: http.StatusBadRequest, Code: "invalid_json", Detail: "The request body is not valid UTF-8; send JSON encoded as UTF-8"}
+	}
+	return body, e
+}
+
+func tooLarge(limit int64, cause error) *BodyError {
+	return &BodyError{Status: http.StatusRequestEntityTooLarge, Code: "request_too_large",
+		Detail: "Request body exceeds " + runtime.FormatBytes(limit), cause: cause}
 }
 
 // DecodeObject is the second half of ReadObject: it checks that a UTF-8
@@ -159,16 +218,24 @@ func DecodeObject(w http.ResponseWriter, body []byte) (map[string]json.RawMessag
 	return obj, true
 }
 
-// readBody reads a whole body; with a declared length it reads into a
-// buffer of that size (io.ReadAll starts at 512 bytes and grows).
-func readBody(body io.Reader, declared int64) ([]byte, error) {
-	if declared <= 0 || declared > 1<<20 {
+// maxPrealloc bounds the buffer read into at once for a declared length:
+// a client must not make the server set aside more by a header alone.
+const maxPrealloc = 1 << 20
+
+// readBody reads a whole body; with a declared length (up to maxPrealloc)
+// it reads into a buffer of that size (io.ReadAll starts at 512 bytes and
+// grows). Past limit it fails with a *http.MaxBytesError.
+func readBody(body io.Reader, declared, limit int64) ([]byte, error) {
+	if declared <= 0 || declared > maxPrealloc {
 		return io.ReadAll(body)
 	}
 	b := make([]byte, 0, declared+1) // +1: room to see the end without growing
 	for {
 		n, err := body.Read(b[len(b):cap(b)])
 		b = b[:len(b)+n]
+		if int64(len(b)) > limit {
+			return b, &http.MaxBytesError{Limit: limit}
+		}
 		if err == io.EOF {
 			return b, nil
 		}

@@ -11,17 +11,16 @@
 package httplog
 
 import (
-	"bufio"
 	"encoding/binary"
 	"encoding/hex"
-	"errors"
 	"log/slog"
 	"math/rand/v2"
-	"net"
 	"net/http"
 	"strconv"
 	"time"
 	"unicode/utf8"
+
+	"github.com/harnest/harnest/internal/statuswriter"
 )
 
 // Bounds on the client-supplied values of a log line, in bytes. A longer
@@ -51,7 +50,7 @@ func Middleware(log *slog.Logger, next http.Handler) http.Handler {
 		if !validID(id) {
 			id = newID()
 		}
-		rec := &recorder{ResponseWriter: w}
+		rec := &recorder{Writer: statuswriter.Writer{ResponseWriter: w}}
 		// w.Header().Set("X-Request-Id", id) without allocating the
 		// value's slice: the recorder holds it (the key is canonical).
 		rec.idValue[0] = id
@@ -69,13 +68,13 @@ func (rec *recorder) logRequest(log *slog.Logger, own *Handler, r *http.Request,
 	if !log.Enabled(ctx, slog.LevelInfo) {
 		return
 	}
-	status := rec.status
+	status := rec.Status()
 	if status == 0 {
 		status = http.StatusOK
 	}
 	end := time.Now()
 	l := line{at: end, method: clip(r.Method, maxMethodBytes), path: clip(r.URL.Path, maxPathBytes),
-		status: status, duration: end.Sub(start), bytes: rec.bytes, id: id}
+		status: status, duration: end.Sub(start), bytes: rec.Bytes(), id: id}
 	if c := rec.record.grpc; c != nil {
 		l.grpc = &GRPCCall{Method: c.Method, Code: c.Code, User: clip(c.User, maxPathBytes)}
 	}
@@ -123,55 +122,11 @@ func newID() string {
 	return hex.EncodeToString(b[:])
 }
 
-// recorder remembers the status and size; it keeps flushing (Flush),
-// deadlines (Unwrap) and hijacking (WebSockets) working.
+// recorder is the request's writer as the request log wraps it: the
+// status and size (statuswriter.Writer), and the record and request ID
+// header value in the same allocation.
 type recorder struct {
-	http.ResponseWriter
-	status  int
-	bytes   int64
+	statuswriter.Writer
 	record  Record    // what the middlewares share (record.go)
 	idValue [1]string // the X-Request-Id header's value
-}
-
-func (r *recorder) WriteHeader(code int) {
-	if r.status == 0 {
-		r.status = code
-	}
-	r.ResponseWriter.WriteHeader(code)
-}
-
-func (r *recorder) Write(b []byte) (int, error) {
-	if r.status == 0 {
-		r.status = http.StatusOK
-	}
-	n, err := r.ResponseWriter.Write(b)
-	r.bytes += int64(n)
-	return n, err
-}
-
-// FlushError flushes (http.ResponseController calls it first).
-func (r *recorder) FlushError() error {
-	if r.status == 0 {
-		r.status = http.StatusOK
-	}
-	return http.NewResponseController(r.ResponseWriter).Flush()
-}
-
-// Flush is http.Flusher, which gRPC's HTTP handler requires of its
-// response writer.
-func (r *recorder) Flush() { _ = r.FlushError() }
-
-// Unwrap lets http.ResponseController reach deadlines and the rest.
-func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
-
-// Hijack passes a WebSocket upgrade through.
-func (r *recorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
-	h, ok := r.ResponseWriter.(http.Hijacker)
-	if !ok {
-		return nil, nil, errors.New("httplog: the response writer cannot be hijacked")
-	}
-	if r.status == 0 {
-		r.status = http.StatusSwitchingProtocols
-	}
-	return h.Hijack()
 }

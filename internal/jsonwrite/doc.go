@@ -4,5 +4,6 @@
 // messages; A2A's direct replies). What it writes is byte for byte what
 // encoding/json writes for the same values: HTML characters escaped,
 // invalid UTF-8 replaced by U+FFFD, raw JSON compacted and checked. The
-// tests compare the two.
+// tests compare the two. Compact is the one compaction of JSON text that
+// the doors and the runtime store and send again.
 package jsonwrite

@@ -1,15 +1,13 @@
 package metrics
 
 import (
-	"bufio"
-	"errors"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/harnest/harnest/internal/httplog"
+	"github.com/harnest/harnest/internal/statuswriter"
 
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -58,7 +56,8 @@ func (m *Metrics) Middleware(mux *http.ServeMux, next http.Handler) http.Handler
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		record := httplog.RecordOf(w)
-		rec := &recorder{ResponseWriter: w, m: m}
+		rec := &recorder{Writer: statuswriter.Writer{ResponseWriter: w}, m: m}
+		rec.Watch = rec
 		defer func() {
 			rec.endStream()
 			took := time.Since(start).Seconds()
@@ -75,7 +74,7 @@ func (m *Metrics) Middleware(mux *http.ServeMux, next http.Handler) http.Handler
 			if !standardMethods[method] {
 				method = "other"
 			}
-			status := rec.status
+			status := rec.Status()
 			if status == 0 {
 				status = http.StatusOK // nothing written: net/http answers 200
 			}
@@ -112,21 +111,17 @@ func (m *Metrics) httpSeriesOf(route, method string, status int) *httpSeries {
 	})
 }
 
-// recorder remembers the status a handler answered with, and counts an
-// event stream (a text/event-stream answer) while it is open.
+// recorder is the request's writer as metrics wraps it: the status
+// (statuswriter.Writer, which tells Answered) and the count of an event
+// stream (a text/event-stream answer) while it is open.
 type recorder struct {
-	http.ResponseWriter
+	statuswriter.Writer
 	m      *Metrics
-	status int
 	stream bool // counted in m.sseStreams
 }
 
-// answered notes the status when the header goes out.
-func (r *recorder) answered(status int) {
-	if r.status != 0 {
-		return
-	}
-	r.status = status
+// Answered counts an event stream when its header goes out.
+func (r *recorder) Answered(status int) {
 	if status == http.StatusOK && strings.HasPrefix(r.Header().Get("Content-Type"), "text/event-stream") {
 		r.stream = true
 		r.m.sseStreams.Inc()
@@ -139,42 +134,4 @@ func (r *recorder) endStream() {
 		r.stream = false
 		r.m.sseStreams.Dec()
 	}
-}
-
-func (r *recorder) WriteHeader(code int) {
-	if code >= 200 { // 1xx answers (103 Early Hints) come before the real one
-		r.answered(code)
-	}
-	r.ResponseWriter.WriteHeader(code)
-}
-
-func (r *recorder) Write(b []byte) (int, error) {
-	r.answered(http.StatusOK)
-	return r.ResponseWriter.Write(b)
-}
-
-// FlushError flushes (http.ResponseController calls it first).
-func (r *recorder) FlushError() error {
-	r.answered(http.StatusOK)
-	return http.NewResponseController(r.ResponseWriter).Flush()
-}
-
-// Flush is http.Flusher, for code that asserts it rather than using
-// http.ResponseController.
-func (r *recorder) Flush() { _ = r.FlushError() }
-
-// Unwrap lets http.ResponseController reach deadlines and the rest.
-func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
-
-// Hijack passes a WebSocket upgrade through; it is counted as 101.
-func (r *recorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
-	h, ok := r.ResponseWriter.(http.Hijacker)
-	if !ok {
-		return nil, nil, errors.New("metrics: the response writer cannot be hijacked")
-	}
-	conn, rw, err := h.Hijack()
-	if err == nil && r.status == 0 {
-		r.status = http.StatusSwitchingProtocols
-	}
-	return conn, rw, err
 }

@@ -1,9 +1,6 @@
 package tracing
 
 import (
-	"bufio"
-	"errors"
-	"net"
 	"net/http"
 	"strings"
 
@@ -13,6 +10,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/harnest/harnest/internal/httplog"
+	"github.com/harnest/harnest/internal/statuswriter"
 )
 
 // traceContext reads and writes W3C traceparent and tracestate headers.
@@ -39,14 +37,14 @@ func (t *Tracing) Middleware(mux *http.ServeMux, next http.Handler) http.Handler
 		ctx, span := t.tracer.Start(ctx, methodOf(r), trace.WithSpanKind(trace.SpanKindServer),
 			trace.WithAttributes(attribute.String("http.request.method", methodOf(r))))
 		defer span.End()
-		sw := &statusWriter{ResponseWriter: w}
+		sw := &statuswriter.Writer{ResponseWriter: w}
 		next.ServeHTTP(sw, r.WithContext(ctx))
 		pattern := record.Route(mux, r)
 		span.SetName(spanName(r, pattern))
 		if route := routeOf(pattern); route != "" {
 			span.SetAttributes(attribute.String("http.route", route))
 		}
-		status := sw.status
+		status := sw.Status()
 		if status == 0 {
 			status = http.StatusOK // nothing written: net/http answers 200
 		}
@@ -88,51 +86,4 @@ func spanName(r *http.Request, pattern string) string {
 		return methodOf(r) + " " + route
 	}
 	return methodOf(r)
-}
-
-// statusWriter remembers the status a handler answered with.
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-}
-
-func (w *statusWriter) WriteHeader(code int) {
-	if w.status == 0 && code >= 200 { // 1xx answers come before the real one
-		w.status = code
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *statusWriter) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	return w.ResponseWriter.Write(b)
-}
-
-// FlushError flushes (http.ResponseController calls it first).
-func (w *statusWriter) FlushError() error {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	return http.NewResponseController(w.ResponseWriter).Flush()
-}
-
-// Flush is http.Flusher, for code that asserts it.
-func (w *statusWriter) Flush() { _ = w.FlushError() }
-
-// Unwrap lets http.ResponseController reach deadlines and the rest.
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-// Hijack passes a WebSocket upgrade through; it is recorded as 101.
-func (w *statusWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
-	h, ok := w.ResponseWriter.(http.Hijacker)
-	if !ok {
-		return nil, nil, errors.New("tracing: the response writer cannot be hijacked")
-	}
-	conn, rw, err := h.Hijack()
-	if err == nil && w.status == 0 {
-		w.status = http.StatusSwitchingProtocols
-	}
-	return conn, rw, err
 }
