@@ -139,6 +139,16 @@ func takingOf(pkg *types.Package, files []*ast.File, info *types.Info, whole typ
 			s.used[iface.Method(i).Name()] = true
 		}
 	}
+	handOns(files, info, pkg, handOn)
+	return s
+}
+
+// handOns finds, in files, every expression given where a value of a type
+// is wanted (a call's argument, an assignment, a return, a field or an
+// element of a composite literal, a conversion) and tells handOn of it,
+// with whether the place is another package's (a function or field of
+// another package).
+func handOns(files []*ast.File, info *types.Info, pkg *types.Package, handOn func(from ast.Expr, to types.Type, foreign bool)) {
 	for _, f := range files {
 		var results []*types.Tuple // of the enclosing functions
 		var visit func(n ast.Node) bool
@@ -203,7 +213,6 @@ func takingOf(pkg *types.Package, files []*ast.File, info *types.Info, whole typ
 		}
 		ast.Inspect(f, visit)
 	}
-	return s
 }
 
 // foreignObject reports whether the function called or the variable
