@@ -53,6 +53,13 @@ type pushState struct {
 	misses int                       // store reads of configs, counted for the tests
 }
 
+// pushStore is what push notifications keep: the tasks' configs, and the
+// secret their signing key is made from.
+type pushStore interface {
+	store.PushConfigs
+	store.Secrets
+}
+
 type pushCacheEntry struct {
 	configs []store.PushConfig
 	at      time.Time
@@ -60,7 +67,7 @@ type pushCacheEntry struct {
 
 // newPushState makes the push part, and registers its signer with the
 // outbox; nil without an outbox, or when the card turns push off.
-func newPushState(outbox *runtime.Dispatcher, st store.Store, offered bool) *pushState {
+func newPushState(outbox *runtime.Dispatcher, st pushStore, offered bool) *pushState {
 	if outbox == nil || !offered {
 		return nil
 	}

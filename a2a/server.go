@@ -16,8 +16,9 @@ import (
 // Options configure the A2A bindings.
 type Options struct {
 	Service *runtime.Service
-	// Store keeps the tasks (store.Tasks), shared by every replica.
-	Store store.Store
+	// Store keeps the tasks, shared by every replica, and their push
+	// notification configs.
+	Store Store
 	// Card is agent-card.yaml as decoded (config.Folder.Card): its
 	// supportedInterfaces decide what is mounted.
 	Card map[string]any
@@ -46,6 +47,15 @@ type Options struct {
 	// Outbox sends push notifications (push.go); without one they are
 	// not offered (capabilities.pushNotifications stays false).
 	Outbox *runtime.Dispatcher
+}
+
+// Store is what the A2A door keeps in the store: its tasks, their push
+// notification configs, and the secret push notifications are signed with
+// (push_sign.go).
+type Store interface {
+	store.Tasks
+	store.PushConfigs
+	store.Secrets
 }
 
 // Server serves the A2A bindings the card declares.

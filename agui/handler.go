@@ -31,7 +31,16 @@ type Options struct {
 	// Store keeps the per-thread records that resumes need
 	// (store.Threads), shared by every replica and kept as long as
 	// receipts; required.
-	Store store.Store
+	Store Store
+}
+
+// Store is what the handler keeps and reads in the store: its thread
+// records, and a wait by its ID (to tell what became of an interaction
+// that is no longer pending).
+type Store interface {
+	store.Threads
+	// GetWait is store.Waits' GetWait.
+	GetWait(ctx context.Context, user, id string) (store.Wait, bool, error)
 }
 
 // Handler serves POST /agui.
@@ -40,7 +49,7 @@ type Handler struct {
 	maxBody   int64
 	keepAlive time.Duration
 	log       *slog.Logger
-	store     store.Store
+	store     Store
 	newID     func() string
 }
 

@@ -48,8 +48,8 @@ const (
 type Options struct {
 	// Service is the runtime; optional (the relay only needs the store).
 	Service *runtime.Service
-	// Store holds the relay's state (its Relay operations).
-	Store store.Store
+	// Store holds the relay's state.
+	Store Store
 	// Auth is the server's authenticator: with no tokens configured, the
 	// anonymous user is the owner.
 	Auth *auth.Authenticator
@@ -80,6 +80,16 @@ type Options struct {
 	Now func() time.Time
 }
 
+// Store is what the relay keeps in the store: its pairing codes,
+// participants, inboxes and feeds (store.Relay), and for tools at home
+// their callback tokens, grants and calls (store.RelayTools) and the run
+// notes' shared key (store.Secrets).
+type Store interface {
+	store.Relay
+	store.RelayTools
+	store.Secrets
+}
+
 // testClockTick is how often a turn waiting for its reply re-reads the
 // store when Options.Now replaced the clock.
 const testClockTick = 2 * time.Second
@@ -103,6 +113,9 @@ type Relay struct {
 	maxWait time.Duration
 	// home is tools at home (tools.go); nil while they are off.
 	home *toolsAtHome
+	// homeSt is the part of the store tools at home use, handed to them
+	// when they are turned on.
+	homeSt toolsStore
 	// recipeSet is what the relay lists and pairs codes for.
 	recipeSet *Recipes
 	// alive fetches exchanged cards' alive_json.
@@ -116,6 +129,7 @@ func New(o Options) (*Relay, error) {
 	}
 	r := &Relay{
 		st:      o.Store,
+		homeSt:  o.Store,
 		auth:    o.Auth,
 		owners:  o.Owners,
 		log:     o.Logger,

@@ -3,7 +3,6 @@ package relay
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -69,13 +68,8 @@ type toolsStore interface {
 
 // EnableToolsAtHome turns tools at home on with these tools. Call it
 // before the relay serves requests.
-func (r *Relay) EnableToolsAtHome(set ToolSet) error {
-	st, ok := r.st.(toolsStore) // Options.Store is a whole store.Store
-	if !ok {
-		return errors.New("relay: tools at home need a store with RelayTools and Secrets")
-	}
-	r.home = &toolsAtHome{set: set, st: st}
-	return nil
+func (r *Relay) EnableToolsAtHome(set ToolSet) {
+	r.home = &toolsAtHome{set: set, st: r.homeSt}
 }
 
 // OpenToolsAtHome builds the agent's server tools (spec.tools and
@@ -90,10 +84,7 @@ func (r *Relay) OpenToolsAtHome(ctx context.Context, spec config.Spec, folderDir
 	if err != nil {
 		return fmt.Errorf("relay: tools at home: %w", err)
 	}
-	if err := r.EnableToolsAtHome(set); err != nil {
-		_ = set.Close()
-		return err
-	}
+	r.EnableToolsAtHome(set)
 	r.home.closer = set.Close
 	return nil
 }

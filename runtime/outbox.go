@@ -29,7 +29,7 @@ import (
 
 // DispatcherOptions configure a Dispatcher.
 type DispatcherOptions struct {
-	Store store.Store
+	Store OutboxStore
 	// Policy is where deliveries may go (netguard): https to public
 	// hosts, private or loopback ones only when listed.
 	Policy netguard.Policy
@@ -75,7 +75,7 @@ type Signer func(ctx context.Context, d store.Delivery, now time.Time) (map[stri
 // register signers with Sign, then Start it; Close stops it.
 type Dispatcher struct {
 	o       DispatcherOptions
-	st      store.Store
+	st      OutboxStore
 	log     *slog.Logger
 	client  *http.Client
 	wake    chan struct{}

@@ -13,7 +13,7 @@ import (
 
 // Options configure a Service.
 type Options struct {
-	Store store.Store
+	Store Store
 	Agent Agent
 	// Approvals answers approvals that are not a response's waits (the
 	// relay's tool calls at home) through Decide; nil: none.
@@ -59,7 +59,7 @@ type Options struct {
 
 // Service is the core every transport drives.
 type Service struct {
-	store     store.Store
+	store     Store
 	agent     Agent
 	approvals ApprovalDesk
 	admission *admission

@@ -5,17 +5,41 @@
 //
 // Files:
 //
-//   - store.go: Store and its parts: sessions and their state, transcripts,
-//     responses and their receipts and leases, event logs, the run
-//     registry, waits, assets, shared secrets, and the hub that carries
-//     control messages and event wake-ups between replicas.
-//   - types.go: the types and errors of those parts.
+//   - store.go: Store, and the core's part of it, which the runtime takes:
+//     sessions and their state (Sessions), transcripts, responses and
+//     their receipts and leases (Responses), event logs (Events), the run
+//     registry (Runs), waits, assets, and the hub that carries control
+//     messages and event wake-ups between replicas (Messaging, Hub).
+//   - types.go: the types those core operations take.
+//   - outbox.go: the durable queue of outgoing deliveries (Outbox), the
+//     core's too: the runtime's dispatcher sends them.
+//   - errors.go: every error value of the package, by slice.
 //   - receipt.go: IsFinalReceipt, which decides that a receipt never
 //     changes again.
-//   - tasks.go: the A2A transport's tasks (Tasks).
-//   - threads.go: the AG-UI transport's thread records (Threads).
+//   - observer.go: CommandObserver, through which a store reports its
+//     commands to metrics.
+//
+// The slices beside the core, one file each with its owner:
+//
+//   - secrets.go: keys every replica agrees on (Secrets): runtime, a2a and
+//     relay.
+//   - limits.go: per-user limits of turns (Limits): runtime; per-user
+//     request windows (UserWindows): internal/httpapi's rate limiter.
+//   - tasks.go: the A2A door's tasks (Tasks): a2a.
+//   - pushconfigs.go: the A2A door's push notification configs
+//     (PushConfigs): a2a.
+//   - threads.go: the AG-UI door's thread records (Threads): agui.
 //   - relay.go: the relay's pairing codes, participants, inboxes, feeds,
-//     rate buckets and wake-ups (Relay).
+//     rate buckets and wake-ups (Relay): relay.
+//   - relay_tools.go: the relay's callback tokens, tool grants and tool
+//     calls (RelayTools): relay.
+//   - router.go: the harness router's counters, breakers, overrides and
+//     receipts (Router): backend/router.
+//
+// Each package takes only the slices (or the methods) it calls, as an
+// interface of package store or one of its own; server, the composition
+// root, opens the store and hands it to each. server's TestStoreSlices
+// checks that no other package takes a method it never calls.
 //
 // Two implementations sit behind it: memstore (in-process, native Go data,
 // the zero-setup default) and redisstore (go-redis: a single node,

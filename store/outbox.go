@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"errors"
 	"time"
 )
 
@@ -14,7 +13,10 @@ import (
 // claimed, and the next one becomes due once it is completed. A claim
 // lasts a lease; a replica that dies mid-delivery loses it when the lease
 // ends and another replica claims the delivery again (at-least-once). A
-// delivery lasts as long as a receipt after it was enqueued.
+// delivery lasts as long as a receipt after it was enqueued. It is the
+// core's: the runtime's Dispatcher claims and sends the deliveries, which
+// the core (webhooks) and the A2A door (push notifications) enqueue
+// through it.
 type Outbox interface {
 	// EnqueueDelivery appends d to the end of its queue, due at once (or
 	// at d.NextAttempt when it is later than now), and returns its ID
@@ -93,7 +95,3 @@ type Delivery struct {
 	// CompleteDelivery and RetryDelivery check.
 	Claim string
 }
-
-// ErrOutboxFull means the user has as many deliveries waiting as the
-// outbox keeps for one user; nothing was enqueued.
-var ErrOutboxFull = errors.New("store: the user's outbox is full")

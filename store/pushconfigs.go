@@ -2,13 +2,13 @@ package store
 
 import (
 	"context"
-	"errors"
 )
 
 // PushConfigs are the A2A push notification configs of a user's tasks: for
 // each task, up to a bounded number of configs, each saying where and how
 // the task's updates are posted. Configs last as long as a receipt after
-// their last put.
+// their last put. Owner: the A2A door (a2a), whose notifications go out
+// through the Outbox.
 type PushConfigs interface {
 	// PutPushConfig creates the config, or replaces the task's config with
 	// the same ID, and returns it as stored (with the ID the store made
@@ -39,7 +39,3 @@ type PushConfig struct {
 	// "0.3"): it decides the payload's shape.
 	Protocol string
 }
-
-// ErrPushConfigsFull means the task has as many push configs as a task may
-// have; nothing was written.
-var ErrPushConfigsFull = errors.New("store: the task has too many push notification configs")

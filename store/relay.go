@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"errors"
 	"time"
 )
 
@@ -11,6 +10,7 @@ import (
 // tokens, each participant's inbox of items (questions) with their replies,
 // each owner's feed of notices and stage items, rate buckets, and the
 // wake-ups that let a waiting long poll sleep without reading the store.
+// Owner: the relay (package relay), with RelayTools.
 //
 // Everything but the two entry points a secret opens (a pairing code, a
 // session token) belongs to an owner: the user ID of the owner who created
@@ -128,18 +128,6 @@ const (
 // RelayFeedMax is how many entries of an owner's feed are kept at least
 // (Redis may keep a few more).
 const RelayFeedMax = 500
-
-// Errors of the relay operations.
-var (
-	ErrPairingInvalid    = errors.New("store: the pairing code is unknown, used or expired")
-	ErrPairingMismatch   = errors.New("store: the card does not match the pairing code")
-	ErrParticipantGone   = errors.New("store: the participant is gone")
-	ErrParticipantPaused = errors.New("store: the participant is paused")
-	ErrInboxFull         = errors.New("store: the participant has too many pending items")
-	ErrRelayItemUnknown  = errors.New("store: the participant has no such relay item")
-	ErrRelayItemAnswered = errors.New("store: the relay item is already answered")
-	ErrRelayItemExpired  = errors.New("store: the relay item expired or was withdrawn")
-)
 
 // PairingCode is a single-use code an owner created to pair one outside
 // agent, whose card must say Name and Kind.

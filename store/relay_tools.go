@@ -2,13 +2,13 @@ package store
 
 import (
 	"context"
-	"errors"
 	"time"
 )
 
 // RelayTools keeps what tools at home need: participants' callback tokens,
 // the owner's tool grants, and the tool calls of each run (its counter and
-// each call's record, found by call ID).
+// each call's record, found by call ID). Owner: the relay (package relay),
+// with Relay.
 //
 // As for Relay, everything but the callback token's entry point belongs to
 // an owner, the store never sees a secret (a callback token arrives as the
@@ -73,13 +73,6 @@ const (
 // RelayToolCallsMax is how many calls of one participant are kept at
 // least (the newest).
 const RelayToolCallsMax = 200
-
-// Errors of the relay tools operations.
-var (
-	ErrRelayRunSpent        = errors.New("store: the run has made all the tool calls it may")
-	ErrRelayApprovalUnknown = errors.New("store: no such tool call approval")
-	ErrRelayApprovalDecided = errors.New("store: the tool call approval is already decided")
-)
 
 // RelayCallback is a participant's callback token (its hash).
 type RelayCallback struct {

@@ -6,15 +6,21 @@ import (
 	"time"
 )
 
-// Store is everything harnest keeps. Each method is one operation with the
-// same meaning on every implementation; the contract suite (storetest)
-// states that meaning as tests. IDs are opaque strings: an implementation
-// must keep any user, session or response ID from naming another's data.
+// Store is everything harnest keeps: the core's part (the slices from
+// Sessions to Outbox, in this file, which the runtime takes) and one slice
+// per feature, each in a file of its own that names its owner. Each
+// package takes only the slices it calls (server, the composition root,
+// hands each the whole store), and both implementations implement all of
+// Store (memstore and redisstore check it when they compile). Each method
+// is one operation with the same meaning on every implementation; the
+// contract suite (storetest) states that meaning as tests. IDs are opaque
+// strings: an implementation must keep any user, session or response ID
+// from naming another's data.
 //
-// Errors: the Err* values of this package (tested with errors.Is) report
-// refusals; any other error means the store could not be reached or
-// answered wrongly, and the caller reports it as the store being
-// unavailable.
+// Errors: the Err* values of this package (errors.go; tested with
+// errors.Is) report refusals; any other error means the store could not
+// be reached or answered wrongly, and the caller reports it as the store
+// being unavailable.
 //
 // Time: every call is bounded by the implementation itself (the Redis
 // store's Timeout bounds each dial, read, write and pool wait; the
@@ -22,6 +28,7 @@ import (
 // no deadline of its own for a call to end; its context's deadline or
 // cancellation, when it has one, ends the call sooner.
 type Store interface {
+	// The core's part (runtime).
 	Sessions
 	Transcripts
 	Responses
@@ -29,16 +36,19 @@ type Store interface {
 	Runs
 	Waits
 	Assets
-	Secrets
 	Messaging
-	Tasks
-	Threads
-	Relay
-	Router
-	Limits
 	Outbox
-	PushConfigs
-	RelayTools
+
+	// The slices beside it, each with its owner.
+	Secrets     // secrets.go: runtime, a2a and relay
+	Limits      // limits.go: runtime's per-user limits of turns
+	UserWindows // limits.go: internal/httpapi's rate limiter
+	Tasks       // tasks.go: a2a
+	PushConfigs // pushconfigs.go: a2a
+	Threads     // threads.go: agui
+	Relay       // relay.go: relay
+	RelayTools  // relay_tools.go: relay
+	Router      // router.go: backend/router
 
 	// Describe says which store this is, without credentials (for the
 	// start-up banner and logs).
@@ -159,13 +169,6 @@ type Assets interface {
 	AssetUsage(ctx context.Context, user, session string) (sessionBytes, userBytes int64, err error)
 }
 
-// Secrets are keys every replica that shares the store agrees on.
-type Secrets interface {
-	// SharedSecret returns the SecretSize-byte secret named name, made on
-	// first use; replicas that ask together get the same one.
-	SharedSecret(ctx context.Context, name string) ([]byte, error)
-}
-
 // Messaging carries control messages between replicas and wakes followers
 // of a response's events.
 type Messaging interface {
@@ -187,82 +190,4 @@ type Hub interface {
 	// hub: an idle follower costs a channel.
 	ListenEvents(ctx context.Context, user, session, responseID string) (signal <-chan struct{}, stop func(), err error)
 	Close() error
-}
-
-// Router is the harness router's state, shared by every replica: daily
-// counters per UTC day, each harness's breaker, the owner's overrides of
-// the router's config and the text-free receipts of routed turns. It is
-// the agent's: one router per store (key prefix).
-type Router interface {
-	// TakeRouterCount adds by (negative: gives back) to the counter name
-	// of the UTC day of now when the sum stays at most limit (limit < 0:
-	// always), and returns the counter after the call and whether it
-	// added. Counters last two days. Holding before and settling after
-	// (internal/budget) keeps concurrent spenders within a limit.
-	TakeRouterCount(ctx context.Context, name string, by, limit int64, now time.Time) (count int64, ok bool, err error)
-	// RouterCounts reads every counter of the UTC day of now (name to
-	// value; missing counters are 0).
-	RouterCounts(ctx context.Context, now time.Time) (map[string]int64, error)
-
-	// AdmitRouterHarness asks the harness's breaker for a turn: closed
-	// admits; open refuses until its cool-down ends, then admits one
-	// trial turn at a time (half-open; a trial that never reports lapses
-	// after b.TrialTimeout). It returns the state it decided in.
-	AdmitRouterHarness(ctx context.Context, harness string, b RouterBreakerPolicy, now time.Time) (admitted bool, state string, err error)
-	// ReportRouterHarness records a turn's outcome: a failure counts in
-	// the window and opens the breaker at b.Failures (a failed trial
-	// opens it again at once); a successful trial closes it and forgets
-	// the failures. It returns the state after.
-	ReportRouterHarness(ctx context.Context, harness string, b RouterBreakerPolicy, ok bool, now time.Time) (state string, err error)
-	// RouterBreakerState reads a harness's breaker state without changing
-	// it.
-	RouterBreakerState(ctx context.Context, harness string, b RouterBreakerPolicy, now time.Time) (string, error)
-
-	// RouterOverrides reads the owner's overrides of the router's config.
-	RouterOverrides(ctx context.Context) (RouterOverrides, error)
-	// SetRouterOverrides writes the set fields of o (nil fields and a nil
-	// Paused are left as they are; Paused entries set or clear a pause).
-	SetRouterOverrides(ctx context.Context, o RouterOverrides) error
-
-	// AddRouterReceipt keeps a routed turn's receipt for the receipts'
-	// retention (receipts older than that are dropped; at most
-	// RouterReceiptsMax are kept).
-	AddRouterReceipt(ctx context.Context, r RouterReceipt) error
-	// ListRouterReceipts returns up to limit receipts (1..100) newest
-	// first, after the cursor (the Next of the previous page; "" from the
-	// newest).
-	ListRouterReceipts(ctx context.Context, cursor string, limit int, now time.Time) (RouterReceiptPage, error)
-}
-
-// Limits are the per-user rate limits every replica shares: requests in a
-// fixed window, turns per UTC day, and slots for the responses in progress
-// at once, each held under a lease so that the slots of a replica that died
-// come back by themselves.
-type Limits interface {
-	// TakeUserWindow counts one request of w.User in the fixed window of
-	// length w.Window that holds now. Windows start at whole multiples of
-	// w.Window since the Unix epoch. When the window already counted
-	// w.Limit requests it counts nothing and returns false and the time
-	// until the window ends. Windows last two of their lengths.
-	TakeUserWindow(ctx context.Context, w UserWindow, now time.Time) (ok bool, retryAfter time.Duration, err error)
-	// AddUserDayCount adds by (negative: gives back) to user's counter
-	// name of the UTC day of now when the sum stays at most limit (limit
-	// < 0: always), and returns the counter after the call and whether it
-	// added. Counters last two days.
-	AddUserDayCount(ctx context.Context, user, name string, by, limit int64, now time.Time) (count int64, ok bool, err error)
-	// TakeUserSlot gives holder one of user's slots until now+lease when
-	// fewer than limit live slots are held (a slot whose lease ended
-	// before or at now is not held). It returns the live slots held after
-	// the call and whether holder got one; a holder that already holds a
-	// slot keeps it and has it renewed.
-	TakeUserSlot(ctx context.Context, user, holder string, limit int, lease time.Duration, now time.Time) (held int, ok bool, err error)
-	// RenewUserSlot holds holder's live slot until now+lease, whatever
-	// the limit. A slot that lapsed (its holder's replica stalled past the
-	// lease) or was never taken is taken again only while fewer than
-	// limit live slots are held, as TakeUserSlot would: ok is false when
-	// it could not be, and holder then holds no slot.
-	RenewUserSlot(ctx context.Context, user, holder string, limit int, lease time.Duration, now time.Time) (ok bool, err error)
-	// ReleaseUserSlot gives holder's slot back; without one it does
-	// nothing.
-	ReleaseUserSlot(ctx context.Context, user, holder string) error
 }

@@ -2,14 +2,13 @@ package store
 
 import (
 	"context"
-	"errors"
 	"time"
 )
 
 // Tasks are a user's A2A tasks: the transport's record of each task, kept
 // as opaque JSON beside the few fields the store indexes, so that any
 // replica can get, list, cancel and follow them. A task lasts as long as a
-// receipt does after its last put.
+// receipt does after its last put. Owner: the A2A door (a2a).
 type Tasks interface {
 	// PutTask stores a task record of the user, unless the store holds the
 	// same task at a later version: versions never go backwards, so
@@ -85,7 +84,3 @@ type TaskCursor struct {
 func TaskCursorOf(rec TaskRecord) TaskCursor {
 	return TaskCursor{StatusMilli: rec.StatusTime.UnixMilli(), ID: rec.ID}
 }
-
-// ErrTaskContext means a put named another context than the stored task's
-// (a task never moves between contexts); nothing was written.
-var ErrTaskContext = errors.New("store: the task belongs to another context")

@@ -5,7 +5,7 @@ import "context"
 // Threads are the AG-UI transport's record of each thread (a session): the
 // response its last run started. It is how a later run finds what the
 // thread waits for. A record lasts as long as a receipt does after its
-// last put.
+// last put. Owner: the AG-UI door (agui).
 type Threads interface {
 	// GetThread reads the user's record of a thread; found is false when
 	// there is none (or it expired).

@@ -2,18 +2,7 @@ package store
 
 import (
 	"encoding/json"
-	"errors"
 	"time"
-)
-
-// Errors of asset writes.
-var (
-	// ErrSessionQuota: the asset would take the session's assets past
-	// their quota.
-	ErrSessionQuota = errors.New("store: session asset quota exceeded")
-	// ErrUserQuota: the asset would take the user's assets past their
-	// quota.
-	ErrUserQuota = errors.New("store: user asset quota exceeded")
 )
 
 // Asset is a stored asset's metadata.
@@ -42,14 +31,6 @@ type Event struct {
 	Type     string
 	JSON     []byte
 }
-
-// ErrEventsTrimmed means the events after the asked position are no longer
-// held (the log is bounded, or it expired).
-var ErrEventsTrimmed = errors.New("store: those events are no longer held")
-
-// ErrSessionNotFound is returned when a response names a session the user
-// does not have.
-var ErrSessionNotFound = errors.New("store: session not found")
 
 // Begin is the first step of a response.
 type Begin struct {
@@ -95,20 +76,6 @@ type Commit struct {
 	// written again the same.
 	CreateSession bool
 }
-
-// ErrCreateWithoutRelease refuses a step that would make its session and
-// keep it: such a response begins (BeginResponse) first. Nothing is
-// written.
-var ErrCreateWithoutRelease = errors.New("store: a step that makes its session must release it")
-
-// ErrLeaseLost means another response took the session while this one ran
-// (its lease lapsed); nothing of the step was written.
-var ErrLeaseLost = errors.New("store: the response no longer holds its session")
-
-// ErrReceiptFinal means the response's receipt is already final (completed,
-// failed, cancelled or denied); nothing was written, since a final receipt
-// never changes.
-var ErrReceiptFinal = errors.New("store: the response's receipt is already final")
 
 // StoredMessage is a transcript message with its offset in the transcript.
 type StoredMessage struct {
@@ -156,12 +123,6 @@ type Wait struct {
 	Replica string
 }
 
-// Errors the store reports; the runtime turns them into its own errors.
-var (
-	ErrSessionExists = errors.New("store: session already exists")
-	ErrSessionBusy   = errors.New("store: a response holds the session")
-)
-
 // Session is a stored session.
 type Session struct {
 	ID        string
@@ -169,91 +130,4 @@ type Session struct {
 	State     map[string]json.RawMessage
 	CreatedAt string
 	UpdatedAt string
-}
-
-// SecretSize is the length in bytes of a shared secret (an AES-256 key).
-const SecretSize = 32
-
-// Errors of ResolveWait.
-var (
-	// ErrWaitResolved: the wait was already answered, expired or cancelled;
-	// the error text ends with its status.
-	ErrWaitResolved = errors.New("store: the wait is already resolved")
-	// ErrWaitUnavailable: the response that waits is gone (its replica
-	// died or it was cancelled).
-	ErrWaitUnavailable = errors.New("store: the waiting response is unavailable")
-)
-
-// Router breaker states.
-const (
-	RouterClosed   = "closed"
-	RouterOpen     = "open"
-	RouterHalfOpen = "half_open"
-)
-
-// RouterReceiptsMax bounds the router receipts a store keeps.
-const RouterReceiptsMax = 100_000
-
-// RouterBreakerPolicy is how a harness's breaker counts.
-type RouterBreakerPolicy struct {
-	Failures     int           // failures within Window that open it (at least 1)
-	Window       time.Duration // at least a millisecond
-	CoolDown     time.Duration // how long it stays open
-	TrialTimeout time.Duration // how long a half-open trial holds the harness
-}
-
-// RouterOverrides are the owner's changes to the router's config; nil
-// means "as configured".
-type RouterOverrides struct {
-	Choice     *string
-	OwnerTurns *string
-	// VisitorTurns is who answers visitors' turns.
-	VisitorTurns *string
-	Fallback     *string
-	// DailyTurns is the owner's daily cap of routed turns (narrowing the
-	// plan's).
-	DailyTurns *int
-	// Allowed are the harnesses the owner allows (nil: all).
-	Allowed *[]string
-	// Paused maps a harness to whether the owner paused it.
-	Paused map[string]bool
-}
-
-// RouterRung is one rung of the fallback ladder a turn tried, with the
-// reason it was skipped or failed ("" when it answered).
-type RouterRung struct {
-	Name   string `json:"name"`
-	Reason string `json:"reason,omitempty"`
-}
-
-// RouterReceipt is one routed turn. It never holds text: no message,
-// argument, answer or secret.
-type RouterReceipt struct {
-	At         time.Time    `json:"at"`
-	ResponseID string       `json:"responseId"`
-	SessionID  string       `json:"sessionId"`
-	User       string       `json:"user"`
-	Visitor    bool         `json:"visitor"`
-	Choice     string       `json:"choice"`
-	AnsweredBy string       `json:"answeredBy"`
-	Reason     string       `json:"reason,omitempty"`
-	Rungs      []RouterRung `json:"rungs,omitempty"`
-	WaitMs     int64        `json:"waitMs"`
-	TotalMs    int64        `json:"totalMs"`
-	CostMicros int64        `json:"costMicros"`
-}
-
-// RouterReceiptPage is one page of router receipts.
-type RouterReceiptPage struct {
-	Receipts []RouterReceipt
-	// Next is the cursor of the next page; "" on the last one.
-	Next string
-}
-
-// UserWindow names one user's fixed-window rate counter: Name for what it
-// counts (such as "requests"), at most Limit in each Window.
-type UserWindow struct {
-	User, Name string
-	Limit      int
-	Window     time.Duration
 }

@@ -17,7 +17,7 @@ const RequestsCounter = "requests"
 // RateLimitOptions configure RateLimit.
 type RateLimitOptions struct {
 	// Store holds the per-user counts every replica shares.
-	Store store.Store
+	Store store.UserWindows
 	// PerMinute bounds one user's requests in each minute (fixed windows
 	// from the whole minute); 0 limits nothing.
 	PerMinute int

@@ -22,129 +22,143 @@ const (
 // renewed by its holder, lapsing when not renewed, taken again by its
 // holder when nobody else took it.
 func testLeases(t *testing.T, h Harness) {
-	t.Run("OneResponseAtATime", func(t *testing.T) {
-		s := open(t, h)
-		mustBegin(t, s, "u", "s", "resp_1", true, time.Minute)
-		if _, err := s.BeginResponse(ctx, beginArgs("u", "s", "resp_2", false, time.Minute)); !errors.Is(err, store.ErrSessionBusy) {
-			t.Fatalf("second begin: %v, want ErrSessionBusy", err)
-		}
-		// Other sessions of the user, and other users, are not held.
-		mustBegin(t, s, "u", "s2", "resp_3", true, time.Minute)
-		mustBegin(t, s, "v", "s", "resp_4", true, time.Minute)
-		if ok, err := s.RenewLease(ctx, "u", "s", "resp_1", "r1", time.Minute); !ok || err != nil {
-			t.Fatalf("holder could not renew: %v %v", ok, err)
-		}
-		if ok, _ := s.RenewLease(ctx, "u", "s", "resp_2", "r1", time.Minute); ok {
-			t.Fatal("non-holder renewed")
-		}
-		finish(t, s, "u", "s", "resp_1")
-		mustBegin(t, s, "u", "s", "resp_2", false, time.Minute)
-	})
-	t.Run("ConcurrentBeginsOneWins", func(t *testing.T) {
-		s := open(t, h)
-		if err := s.CreateSession(ctx, "u", "s", nil, "t"); err != nil {
-			t.Fatal(err)
-		}
-		const racers = 8
-		errs := make(chan error, racers)
-		var wg sync.WaitGroup
-		for i := range racers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				_, err := s.BeginResponse(ctx, beginArgs("u", "s", fmt.Sprintf("resp_%d", i), false, time.Minute))
-				errs <- err
-			}()
-		}
-		wg.Wait()
-		close(errs)
-		won := 0
-		for err := range errs {
-			switch {
-			case err == nil:
-				won++
-			case !errors.Is(err, store.ErrSessionBusy):
-				t.Fatal(err)
-			}
-		}
-		if won != 1 {
-			t.Fatalf("%d of %d concurrent begins took the session, want 1", won, racers)
-		}
-	})
-	t.Run("Lapses", func(t *testing.T) {
-		s := open(t, h)
-		mustBegin(t, s, "u", "s", "resp_1", true, shortLease)
-		h.Elapse(lapse)
-		// Lapsed: another response takes the session, and the first one's
-		// steps and renewals are refused.
-		mustBegin(t, s, "u", "s", "resp_2", false, time.Minute)
-		err := s.CommitResponse(ctx, store.Commit{User: "u", Session: "s", ResponseID: "resp_1", Receipt: completed, Release: true, Replica: "r1"})
-		if !errors.Is(err, store.ErrLeaseLost) {
-			t.Fatalf("commit of a response that lost its session: %v, want ErrLeaseLost", err)
-		}
-		if ok, _ := s.RenewLease(ctx, "u", "s", "resp_1", "r1", time.Minute); ok {
-			t.Fatal("a response renewed a lease another one took")
-		}
-		if got, _, _ := s.Receipt(ctx, "u", "s", "resp_1"); string(got) != string(inProgress) {
-			t.Fatalf("a refused commit wrote the receipt: %s", got)
-		}
-	})
-	t.Run("RenewalExtends", func(t *testing.T) {
-		s := open(t, h)
-		mustBegin(t, s, "u", "s", "resp_1", true, shortLease)
-		if ok, err := s.RenewLease(ctx, "u", "s", "resp_1", "r1", time.Minute); !ok || err != nil {
-			t.Fatalf("renew: %v %v", ok, err)
-		}
-		h.Elapse(lapse)
-		if _, err := s.BeginResponse(ctx, beginArgs("u", "s", "resp_2", false, time.Minute)); !errors.Is(err, store.ErrSessionBusy) {
-			t.Fatalf("begin after a renewal past the first lease: %v, want ErrSessionBusy", err)
-		}
-	})
-	t.Run("HolderRetakesALapsedLease", func(t *testing.T) {
-		s := open(t, h)
-		mustBegin(t, s, "u", "s", "resp_1", true, shortLease)
-		h.Elapse(lapse)
-		// Nobody took it: the holder's renewal takes it again (a replica
-		// that lived through a store outage).
-		if ok, err := s.RenewLease(ctx, "u", "s", "resp_1", "r1", time.Minute); !ok || err != nil {
-			t.Fatalf("renew of a lapsed, free lease: %v %v", ok, err)
-		}
-		if _, err := s.BeginResponse(ctx, beginArgs("u", "s", "resp_2", false, time.Minute)); !errors.Is(err, store.ErrSessionBusy) {
-			t.Fatalf("second response on a held session: %v, want ErrSessionBusy", err)
-		}
-	})
-	t.Run("CommitAfterALapseNobodyTook", func(t *testing.T) {
-		s := open(t, h)
-		mustBegin(t, s, "u", "s", "resp_1", true, shortLease)
-		h.Elapse(lapse)
-		err := s.CommitResponse(ctx, store.Commit{User: "u", Session: "s", ResponseID: "resp_1", Receipt: completed,
-			Messages: [][]byte{[]byte(`{"id":"m"}`)}, Release: true, Replica: "r1"})
-		if err != nil {
-			t.Fatalf("commit after a lapse nobody took: %v", err)
-		}
-		if got, _, _ := s.Receipt(ctx, "u", "s", "resp_1"); string(got) != string(completed) {
-			t.Fatalf("receipt %s", got)
-		}
-		mustBegin(t, s, "u", "s", "resp_2", false, time.Minute)
-	})
-	t.Run("NoRetakeOverAFinalReceipt", func(t *testing.T) {
-		s := open(t, h)
-		mustBegin(t, s, "u", "s", "resp_1", true, shortLease)
-		h.Elapse(lapse)
-		// A sweeper records the lapsed run as failed.
-		if err := s.ReplaceReceipt(ctx, "u", "s", "resp_1", []byte(`{"status":"failed","error":{"code":"replica_lost"}}`)); err != nil {
-			t.Fatal(err)
-		}
-		if ok, err := s.RenewLease(ctx, "u", "s", "resp_1", "r1", time.Minute); ok || err != nil {
-			t.Fatalf("renewal over a final receipt: %v %v", ok, err)
-		}
-		err := s.CommitResponse(ctx, store.Commit{User: "u", Session: "s", ResponseID: "resp_1", Receipt: completed, Release: true, Replica: "r1"})
-		if !errors.Is(err, store.ErrReceiptFinal) {
-			t.Fatalf("commit over a final receipt: %v, want ErrReceiptFinal", err)
-		}
-		mustBegin(t, s, "u", "s", "resp_2", false, time.Minute)
-	})
+	t.Run("OneResponseAtATime", func(t *testing.T) { leasesOneResponseAtATime(t, h) })
+	t.Run("ConcurrentBeginsOneWins", func(t *testing.T) { leasesConcurrentBeginsOneWins(t, h) })
+	t.Run("Lapses", func(t *testing.T) { leasesLapses(t, h) })
+	t.Run("RenewalExtends", func(t *testing.T) { leasesRenewalExtends(t, h) })
+	t.Run("HolderRetakesALapsedLease", func(t *testing.T) { leasesHolderRetakesALapsedLease(t, h) })
+	t.Run("CommitAfterALapseNobodyTook", func(t *testing.T) { leasesCommitAfterALapseNobodyTook(t, h) })
+	t.Run("NoRetakeOverAFinalReceipt", func(t *testing.T) { leasesNoRetakeOverAFinalReceipt(t, h) })
 	t.Run("CommitIntoADeletedSession", func(t *testing.T) { commitIntoADeletedSession(t, h) })
+}
+
+func leasesOneResponseAtATime(t *testing.T, h Harness) {
+	s := open(t, h)
+	mustBegin(t, s, "u", "s", "resp_1", true, time.Minute)
+	if _, err := s.BeginResponse(ctx, beginArgs("u", "s", "resp_2", false, time.Minute)); !errors.Is(err, store.ErrSessionBusy) {
+		t.Fatalf("second begin: %v, want ErrSessionBusy", err)
+	}
+	// Other sessions of the user, and other users, are not held.
+	mustBegin(t, s, "u", "s2", "resp_3", true, time.Minute)
+	mustBegin(t, s, "v", "s", "resp_4", true, time.Minute)
+	if ok, err := s.RenewLease(ctx, "u", "s", "resp_1", "r1", time.Minute); !ok || err != nil {
+		t.Fatalf("holder could not renew: %v %v", ok, err)
+	}
+	if ok, _ := s.RenewLease(ctx, "u", "s", "resp_2", "r1", time.Minute); ok {
+		t.Fatal("non-holder renewed")
+	}
+	finish(t, s, "u", "s", "resp_1")
+	mustBegin(t, s, "u", "s", "resp_2", false, time.Minute)
+}
+
+func leasesConcurrentBeginsOneWins(t *testing.T, h Harness) {
+	s := open(t, h)
+	if err := s.CreateSession(ctx, "u", "s", nil, "t"); err != nil {
+		t.Fatal(err)
+	}
+	const racers = 8
+	errs := make(chan error, racers)
+	var wg sync.WaitGroup
+	for i := range racers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := s.BeginResponse(ctx, beginArgs("u", "s", fmt.Sprintf("resp_%d", i), false, time.Minute))
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	won := 0
+	for err := range errs {
+		switch {
+		case err == nil:
+			won++
+		case !errors.Is(err, store.ErrSessionBusy):
+			t.Fatal(err)
+		}
+	}
+	if won != 1 {
+		t.Fatalf("%d of %d concurrent begins took the session, want 1", won, racers)
+	}
+}
+
+func leasesLapses(t *testing.T, h Harness) {
+	s := open(t, h)
+	mustBegin(t, s, "u", "s", "resp_1", true, shortLease)
+	h.Elapse(lapse)
+	// Lapsed: another response takes the session, and the first one's
+	// steps and renewals are refused.
+	mustBegin(t, s, "u", "s", "resp_2", false, time.Minute)
+	err := s.CommitResponse(ctx, store.Commit{User: "u", Session: "s", ResponseID: "resp_1", Receipt: completed, Release: true, Replica: "r1"})
+	if !errors.Is(err, store.ErrLeaseLost) {
+		t.Fatalf("commit of a response that lost its session: %v, want ErrLeaseLost", err)
+	}
+	if ok, _ := s.RenewLease(ctx, "u", "s", "resp_1", "r1", time.Minute); ok {
+		t.Fatal("a response renewed a lease another one took")
+	}
+	if got, _, _ := s.Receipt(ctx, "u", "s", "resp_1"); string(got) != string(inProgress) {
+		t.Fatalf("a refused commit wrote the receipt: %s", got)
+	}
+}
+
+func leasesRenewalExtends(t *testing.T, h Harness) {
+	s := open(t, h)
+	mustBegin(t, s, "u", "s", "resp_1", true, shortLease)
+	if ok, err := s.RenewLease(ctx, "u", "s", "resp_1", "r1", time.Minute); !ok || err != nil {
+		t.Fatalf("renew: %v %v", ok, err)
+	}
+	h.Elapse(lapse)
+	if _, err := s.BeginResponse(ctx, beginArgs("u", "s", "resp_2", false, time.Minute)); !errors.Is(err, store.ErrSessionBusy) {
+		t.Fatalf("begin after a renewal past the first lease: %v, want ErrSessionBusy", err)
+	}
+}
+
+func leasesHolderRetakesALapsedLease(t *testing.T, h Harness) {
+	s := open(t, h)
+	mustBegin(t, s, "u", "s", "resp_1", true, shortLease)
+	h.Elapse(lapse)
+	// Nobody took it: the holder's renewal takes it again (a replica
+	// that lived through a store outage).
+	if ok, err := s.RenewLease(ctx, "u", "s", "resp_1", "r1", time.Minute); !ok || err != nil {
+		t.Fatalf("renew of a lapsed, free lease: %v %v", ok, err)
+	}
+	if _, err := s.BeginResponse(ctx, beginArgs("u", "s", "resp_2", false, time.Minute)); !errors.Is(err, store.ErrSessionBusy) {
+		t.Fatalf("second response on a held session: %v, want ErrSessionBusy", err)
+	}
+}
+
+func leasesCommitAfterALapseNobodyTook(t *testing.T, h Harness) {
+	s := open(t, h)
+	mustBegin(t, s, "u", "s", "resp_1", true, shortLease)
+	h.Elapse(lapse)
+	err := s.CommitResponse(ctx, store.Commit{User: "u", Session: "s", ResponseID: "resp_1", Receipt: completed,
+		Messages: [][]byte{[]byte(`{"id":"m"}`)}, Release: true, Replica: "r1"})
+	if err != nil {
+		t.Fatalf("commit after a lapse nobody took: %v", err)
+	}
+	if got, _, _ := s.Receipt(ctx, "u", "s", "resp_1"); string(got) != string(completed) {
+		t.Fatalf("receipt %s", got)
+	}
+	mustBegin(t, s, "u", "s", "resp_2", false, time.Minute)
+}
+
+func leasesNoRetakeOverAFinalReceipt(t *testing.T, h Harness) {
+	s := open(t, h)
+	mustBegin(t, s, "u", "s", "resp_1", true, shortLease)
+	h.Elapse(lapse)
+	// A sweeper records the lapsed run as failed.
+	if err := s.ReplaceReceipt(ctx, "u", "s", "resp_1", []byte(`{"status":"failed","error":{"code":"replica_lost"}}`)); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := s.RenewLease(ctx, "u", "s", "resp_1", "r1", time.Minute); ok || err != nil {
+		t.Fatalf("renewal over a final receipt: %v %v", ok, err)
+	}
+	err := s.CommitResponse(ctx, store.Commit{User: "u", Session: "s", ResponseID: "resp_1", Receipt: completed, Release: true, Replica: "r1"})
+	if !errors.Is(err, store.ErrReceiptFinal) {
+		t.Fatalf("commit over a final receipt: %v, want ErrReceiptFinal", err)
+	}
+	mustBegin(t, s, "u", "s", "resp_2", false, time.Minute)
 }
 
 // A session deleted after its response's lease lapsed stays deleted: the
