@@ -71,7 +71,7 @@ func (c *Config) ApplyDefaults() {
 		c.Store.LeaseSeconds = DefaultLeaseSeconds
 	}
 	if c.Store.LivenessSeconds == 0 {
-		c.Store.LivenessSeconds = DefaultLivenessSeconds
+		c.Store.LivenessSeconds = min(DefaultLivenessSeconds, c.Store.LeaseSeconds)
 	}
 	if c.Store.MaxAttempts == 0 {
 		c.Store.MaxAttempts = DefaultMaxAttempts

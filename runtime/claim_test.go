@@ -152,3 +152,44 @@ func TestClaimedRunFails(t *testing.T) {
 		})
 	}
 }
+
+// heartbeatsFail is a store whose heartbeats fail while down is set, as
+// they do through a store outage.
+type heartbeatsFail struct {
+	store.Store
+	down atomic.Bool
+}
+
+func (h *heartbeatsFail) Heartbeat(ctx context.Context, replica string, ttl time.Duration, now time.Time) error {
+	if h.down.Load() {
+		return errors.New("store unavailable")
+	}
+	return h.Store.Heartbeat(ctx, replica, ttl, now)
+}
+
+// A replica whose own heartbeats fail (the store was out for everyone)
+// does not take another replica's lapsed liveness record for its death:
+// it claims that replica's runs only once its own heartbeats went through
+// for a whole TTL.
+func TestLivenessNeedsOwnHeartbeats(t *testing.T) {
+	mem := memstore.New(memstore.Options{})
+	defer mem.Close()
+	st := &heartbeatsFail{Store: mem}
+	lostRun(t, mem)
+	st.down.Store(true)
+	agent := AgentFunc(func(ctx context.Context, turn *Turn, emit Emit) error {
+		return emit(Event{Type: EventTextDelta, Delta: "echo: " + turn.Input})
+	})
+	claimingService(t, st, agent, true, 0)
+	time.Sleep(time.Second) // three TTLs, many sweeps
+	if b, _, _ := mem.Receipt(context.Background(), "u", "sess_lost", "resp_lost"); store.IsFinalReceipt(b) {
+		t.Fatalf("claimed while its own heartbeats failed: %s", b)
+	}
+	if runs, _ := mem.RunsOf(context.Background(), "replica_dead", 10); len(runs) != 1 {
+		t.Fatalf("the run was claimed while its own heartbeats failed: %+v", runs)
+	}
+	st.down.Store(false)
+	if env := finalReceipt(t, mem); env.Status != StatusCompleted {
+		t.Fatalf("receipt %+v", env)
+	}
+}
