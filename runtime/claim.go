@@ -133,8 +133,11 @@ func (s *Service) sweepLostReplicas(ctx context.Context) {
 // It returns false when the run could not be claimed because another
 // response holds its session: SweepLapsed fails it then, as before.
 func (s *Service) takeOver(ctx context.Context, run store.Lapsed) bool {
-	if s.local(run.ResponseID) != nil {
-		return true
+	s.mu.Lock()
+	closing := s.closing
+	s.mu.Unlock()
+	if closing || s.local(run.ResponseID) != nil {
+		return true // a replica that shuts down leaves the run to the others
 	}
 	claimed, err := s.store.ClaimRun(ctx, store.Claim{User: run.User, Session: run.Session, ResponseID: run.ResponseID,
 		Replica: run.Replica, Epoch: run.Epoch, Claimer: s.replica, Lease: s.lease})

@@ -201,3 +201,26 @@ func TestFrozenReplicaIsFenced(t *testing.T) {
 	a.mustStop(t)
 	b.mustStop(t)
 }
+
+// Past the attempt budget (store.maxAttempts, here 1: the first run only)
+// a lost replica's turn fails with replica_lost, its receipt saying how
+// many attempts ran, however its agent is configured.
+func TestKilledReplicaTurnPastTheAttemptBudget(t *testing.T) {
+	t.Parallel()
+	url := realRedis(t)
+	dir := rerunFolder(t, "delayMs: 600", prefixed(t)+"  maxAttempts: 1\n")
+	a := startHarnest(t, dir, nil, "--redis-url", url)
+	b := startHarnest(t, dir, nil, "--redis-url", url)
+	ids, stream, _ := startDurable(t, a, b)
+	a.kill(t)
+	frames := stream.rest(t, 30*time.Second)
+	if names := eventNames(frames); count(names, "response.retracted") != 0 || len(names) == 0 || names[len(names)-1] != "error" {
+		t.Fatalf("events after the kill %v, want the log to end with an error", names)
+	}
+	receipt, rv := b.waitReceipt(t, ids, 10*time.Second)
+	errObj, _ := rv["error"].(map[string]any)
+	if rv["status"] != "failed" || errorCode(rv) != "replica_lost" || errObj["attempts"] != float64(1) {
+		t.Fatalf("receipt %s", receipt.Body)
+	}
+	b.mustStop(t)
+}
