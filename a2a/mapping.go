@@ -71,13 +71,14 @@ type frame struct {
 	Artifact     *runtime.ArtifactInfo // response.artifact
 	OutputText   string                // response.completed: the answer's text
 	Outcome      string                // response.completed: runtime.ActivityRejected, ActivityAuthRequired or ""
+	Retracted    *runtime.Retraction   // response.retracted
 }
 
 // frameOf reads an event of this replica's stream without decoding JSON.
 func frameOf(e runtime.Event) frame {
 	f := frame{Type: e.Type, Seq: e.Sequence, Delta: e.Delta, Agent: e.Agent, Activity: e.Activity,
 		Target: e.Target, Code: e.Code, Framework: e.Framework, Model: e.Model, Provider: e.Provider,
-		FinishReason: e.FinishReason, Usage: e.Usage, ErrorText: e.Error, Artifact: e.Artifact}
+		FinishReason: e.FinishReason, Usage: e.Usage, ErrorText: e.Error, Artifact: e.Artifact, Retracted: e.Retracted}
 	if env := e.Envelope; env != nil {
 		f.Status, f.Result, f.Action = env.Status, env.Result, env.RequiredAction
 		f.OutputText, f.Outcome = env.OutputText, outcomeOf(env.Output)
@@ -111,12 +112,13 @@ func frameFromJSON(typ string, seq int, data []byte) frame {
 		Artifact       *runtime.ArtifactInfo   `json:"artifact"`
 		OutputText     string                  `json:"outputText"`
 		Output         json.RawMessage         `json:"output"`
+		Retracted      *runtime.Retraction     `json:"retracted"`
 	}
 	_ = json.Unmarshal(data, &w)
 	f := frame{Type: typ, Seq: seq, Agent: w.Agent, Activity: w.Activity, Target: w.Target, Code: w.Code,
 		Framework: w.Framework, Model: w.Model, Provider: w.Provider, FinishReason: w.FinishReason,
 		Usage: w.Usage, Status: w.Status, Result: w.Result, Action: w.RequiredAction, Artifact: w.Artifact,
-		OutputText: w.OutputText}
+		OutputText: w.OutputText, Retracted: w.Retracted}
 	if typ == runtime.EventCompleted {
 		f.Outcome = outcomeFromJSON(w.Output)
 	}
@@ -215,6 +217,17 @@ func (m *mapper) apply(f frame) []StreamEvent {
 		out = append(out, m.status(stateWorking, nil, harnestMeta(map[string]any{"type": "agent_metadata",
 			"agent": f.Agent, "framework": f.Framework, "usage": f.Usage, "model": f.Model,
 			"provider": f.Provider, "finishReason": f.FinishReason})))
+	case runtime.EventRetracted:
+		// A lost replica's attempt is withdrawn and the turn runs again:
+		// the response artifact starts over (the next text chunk replaces
+		// it, append false), and a status update says what was withdrawn.
+		out = m.working(out)
+		m.dropArtifact(m.artifactID())
+		meta := map[string]any{"type": "retracted"}
+		if r := f.Retracted; r != nil {
+			meta["fromSequence"], meta["toSequence"], meta["text"], meta["attempt"] = r.FromSequence, r.ToSequence, r.Text, r.Attempt
+		}
+		out = append(out, m.status(stateWorking, nil, harnestMeta(meta)))
 	case runtime.EventArtifact:
 		if f.Artifact == nil {
 			return nil

@@ -2,6 +2,7 @@ package a2a
 
 import (
 	"encoding/json"
+	"slices"
 
 	"github.com/harnest/harnest/runtime"
 )
@@ -48,6 +49,11 @@ func (m *mapper) artifactByID(id string) *Artifact {
 		}
 	}
 	return nil
+}
+
+// dropArtifact removes an artifact from the snapshot.
+func (m *mapper) dropArtifact(id string) {
+	m.task.Artifacts = slices.DeleteFunc(m.task.Artifacts, func(a Artifact) bool { return a.ArtifactID == id })
 }
 
 // cloneArtifact copies a's parts, so that the snapshot never shares a

@@ -168,3 +168,40 @@ func TestMappingEndings(t *testing.T) {
 		t.Fatalf("receipt ending: %s", describe(evs))
 	}
 }
+
+// A retraction (another replica runs the turn again) is a working status
+// update that says what it withdraws, and the response artifact starts
+// over: the snapshot holds the new attempt's text once. Read from the log
+// it maps the same.
+func TestMappingRetraction(t *testing.T) {
+	events := []runtime.Event{
+		{Type: runtime.EventCreated},
+		{Type: runtime.EventTextDelta, Delta: "half an ans"},
+		{Type: runtime.EventRetracted, Retracted: &runtime.Retraction{FromSequence: 1, ToSequence: 1, Text: "half an ans", Attempt: 2}},
+		{Type: runtime.EventAgentActivity, Activity: "attempt", Code: "2"},
+		{Type: runtime.EventTextDelta, Delta: "the answer"},
+	}
+	for _, fromLog := range []bool{false, true} {
+		m := newTestMapper()
+		var got []string
+		for i, e := range events {
+			e.Sequence = i
+			f := frameOf(e)
+			if fromLog {
+				b, err := json.Marshal(e)
+				if err != nil {
+					t.Fatal(err)
+				}
+				f = frameFromJSON(e.Type, i, b)
+			}
+			got = append(got, describe(m.apply(f)))
+		}
+		want := []string{"status:WORKING", "artifact:half an ans", "status:WORKING[retracted]", "status:WORKING[agent_activity]", "artifact:the answer"}
+		if strings.Join(got, "|") != strings.Join(want, "|") {
+			t.Fatalf("from log %v: %q, want %q", fromLog, got, want)
+		}
+		if len(m.task.Artifacts) != 1 || *m.task.Artifacts[0].Parts[0].Text != "the answer" {
+			t.Fatalf("from log %v: artifact snapshot %+v", fromLog, m.task.Artifacts)
+		}
+	}
+}

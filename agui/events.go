@@ -279,6 +279,13 @@ func (e *emitter) event(n neutralEvent) {
 	case runtime.EventStateDelta:
 		e.closeOpen()
 		e.stateDelta(n.Delta)
+	case runtime.EventRetracted:
+		// A lost replica's attempt is withdrawn and the turn runs again
+		// from the start: the client is told (CUSTOM), and the messages
+		// snapshot at the end holds the new attempt's messages only.
+		e.closeOpen()
+		e.streamed = nil
+		e.write(event{Type: custom, Name: n.Type, Value: n.raw})
 	default: // agent_activity, agent_metadata, decision_result, and anything newer
 		e.closeOpen()
 		e.write(event{Type: custom, Name: n.Type, Value: n.raw})

@@ -22,3 +22,24 @@ func TestStateDeltaOfReservedKeysOnlySendsNothing(t *testing.T) {
 
 // A resumed run that fails leaves the interrupt in a 1.0 client's list;
 // the thread lets the client drop it by cancelling it.
+
+// A retraction (another replica runs the turn again) closes the open text
+// message, goes out as a CUSTOM event, and withdraws the lost attempt's
+// messages from the run's messages snapshot.
+func TestRetractionWithdrawsTheLostAttempt(t *testing.T) {
+	var sent []string
+	n := 0
+	em := newEmitter(runInput{ThreadID: "t", RunID: "r", State: map[string]json.RawMessage{}}, nil,
+		func(b []byte) error { sent = append(sent, string(b)); return nil }, func() string { n++; return "id" + string(rune('0'+n)) })
+	em.event(neutralEvent{Type: "response.text.delta", Delta: json.RawMessage(`"half an ans"`)})
+	raw := json.RawMessage(`{"type":"response.retracted","sequence":2,"retracted":{"fromSequence":1,"toSequence":1,"text":"half an ans","attempt":2}}`)
+	em.event(neutralEvent{Type: "response.retracted", raw: raw})
+	em.event(neutralEvent{Type: "response.text.delta", Delta: json.RawMessage(`"the answer"`)})
+	all := strings.Join(sent, "\n")
+	if !strings.Contains(all, `"type":"TEXT_MESSAGE_END"`) || !strings.Contains(all, `"type":"CUSTOM"`) || !strings.Contains(all, `"name":"response.retracted"`) {
+		t.Fatalf("sent %q", sent)
+	}
+	if snapshot := string(em.messagesJSON()); strings.Contains(snapshot, "half an ans") || !strings.Contains(snapshot, "the answer") {
+		t.Fatalf("messages snapshot %s", snapshot)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os/exec"
+	"strconv"
 	"time"
 	"unicode/utf8"
 
@@ -179,7 +180,10 @@ type execProcess struct {
 func (e *Exec) start(turn *runtime.Turn, traceParent string) (*execProcess, error) {
 	// The turn's ids and trace context come last, so that configured
 	// variables cannot hide them.
-	env := []string{"HARNEST_SESSION_ID=" + turn.SessionID, "HARNEST_RESPONSE_ID=" + turn.ResponseID}
+	// HARNEST_ATTEMPT is 1, or more for a turn run again after its
+	// replica was lost (spec.onReplicaLoss: rerun).
+	env := []string{"HARNEST_SESSION_ID=" + turn.SessionID, "HARNEST_RESPONSE_ID=" + turn.ResponseID,
+		"HARNEST_ATTEMPT=" + strconv.Itoa(max(turn.Attempt, 1))}
 	if traceParent != "" { // the turn's W3C trace context, when it is traced
 		env = append(env, "TRACEPARENT="+traceParent)
 	}

@@ -164,6 +164,28 @@ func TestExecEnvironmentIsMinimal(t *testing.T) {
 	}
 }
 
+// A turn run again after its replica was lost tells the program its
+// attempt; a first run says 1.
+func TestExecTellsTheAttempt(t *testing.T) {
+	agent := newExec(t, config.ExecBackend{
+		Command: shell(`printf '%s' "$HARNEST_ATTEMPT"`),
+		Env:     map[string]string{"HARNEST_ATTEMPT": "forged"},
+	}, nil)
+	for _, tc := range []struct {
+		attempt int
+		want    string
+	}{{0, "1"}, {1, "1"}, {2, "2"}} {
+		var events []runtime.Event
+		turn := &runtime.Turn{SessionID: "sess_1", ResponseID: "resp_2", Attempt: tc.attempt}
+		if err := agent.Run(context.Background(), turn, collect(&events)); err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+		if got := textOf(events); got != tc.want {
+			t.Errorf("attempt %d: HARNEST_ATTEMPT is %q, want %q", tc.attempt, got, tc.want)
+		}
+	}
+}
+
 func TestExecRelativeProgramAndDir(t *testing.T) {
 	folder := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(folder, "bin"), 0o755); err != nil {

@@ -23,6 +23,8 @@ const (
 	DefaultKeyPrefix             = "harnest:"
 	DefaultReceiptTTLSeconds     = 86400
 	DefaultLeaseSeconds          = 30
+	DefaultLivenessSeconds       = 3
+	DefaultMaxAttempts           = 3
 	DefaultTranscriptTTLSeconds  = 0 // 0 keeps sessions and transcripts until deleted
 )
 
@@ -67,6 +69,11 @@ type Spec struct {
 	ClientTools []ClientTool `yaml:"clientTools"`
 	// Relay is what the relay offers paired outside agents (tools at home).
 	Relay RelaySpec `yaml:"relay"`
+	// OnReplicaLoss is what becomes of a background turn whose replica is
+	// lost (killed, frozen past its liveness): "fail" (default) records it
+	// failed with replica_lost; "rerun" runs it again from its input on
+	// the replica that claims it, with the next attempt number.
+	OnReplicaLoss string `yaml:"onReplicaLoss"`
 }
 
 // Output is the output policy, applied once before any transport sees an
@@ -265,6 +272,14 @@ type Store struct {
 	// renewals (default 30): when a replica dies, its responses fail and
 	// their sessions are free again after at most this long.
 	LeaseSeconds int `yaml:"leaseSeconds"`
+	// LivenessSeconds is the TTL of each replica's liveness record,
+	// renewed every third of it (default 3): the turns of a replica that
+	// stops renewing it are claimed by another after about this long.
+	LivenessSeconds int `yaml:"livenessSeconds"`
+	// MaxAttempts bounds the attempts of a turn whose replicas are lost,
+	// counting the first run (default 3); past it the turn fails with
+	// replica_lost.
+	MaxAttempts int `yaml:"maxAttempts"`
 }
 
 // Redis is the connection to a real Redis. No URL means the embedded store.

@@ -70,6 +70,15 @@ func (c *Config) ApplyDefaults() {
 	if c.Store.LeaseSeconds == 0 {
 		c.Store.LeaseSeconds = DefaultLeaseSeconds
 	}
+	if c.Store.LivenessSeconds == 0 {
+		c.Store.LivenessSeconds = min(DefaultLivenessSeconds, c.Store.LeaseSeconds)
+	}
+	if c.Store.MaxAttempts == 0 {
+		c.Store.MaxAttempts = DefaultMaxAttempts
+	}
+	if c.Spec.OnReplicaLoss == "" {
+		c.Spec.OnReplicaLoss = "fail"
+	}
 	if c.Store.Retention.ReceiptsSeconds == 0 {
 		c.Store.Retention.ReceiptsSeconds = DefaultReceiptTTLSeconds
 	}

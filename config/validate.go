@@ -66,6 +66,11 @@ func validateConfig(c *Config, d *decoder) {
 		v.problem("spec.instructions", "must name a file in the agent folder, such as instructions.md (no absolute path, no ..)")
 	}
 	v.output(c.Spec.Output)
+	switch c.Spec.OnReplicaLoss {
+	case "", "fail", "rerun":
+	default:
+		v.problem("spec.onReplicaLoss", "must be fail or rerun, got %s", v.show("spec.onReplicaLoss", c.Spec.OnReplicaLoss))
+	}
 	v.server(c.Server)
 	v.auth(c.Auth)
 	v.store(c.Store)
@@ -241,6 +246,14 @@ func (v *validator) auth(a Auth) {
 func (v *validator) store(s Store) {
 	if s.LeaseSeconds < 0 || s.LeaseSeconds > 3600 {
 		v.problem("store.leaseSeconds", "must be between 1 and 3600 (0 means the default, 30)")
+	}
+	if s.LivenessSeconds < 0 || s.LivenessSeconds > 60 {
+		v.problem("store.livenessSeconds", "must be between 1 and 60 (0 means the default, 3)")
+	} else if s.LeaseSeconds > 0 && s.LivenessSeconds > s.LeaseSeconds {
+		v.problem("store.livenessSeconds", "must be at most store.leaseSeconds (%d): a replica's liveness lapses before its leases", s.LeaseSeconds)
+	}
+	if s.MaxAttempts < 0 || s.MaxAttempts > 100 {
+		v.problem("store.maxAttempts", "must be between 1 and 100 (0 means the default, 3)")
 	}
 	if v.d.set["store.redis.timeoutSeconds"] && !(s.Redis.TimeoutSeconds > 0 && s.Redis.TimeoutSeconds <= 60) {
 		v.problem("store.redis.timeoutSeconds", "must be greater than 0 and at most 60")

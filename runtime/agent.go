@@ -24,6 +24,10 @@ type Turn struct {
 	ResponseID string
 	SessionID  string
 	UserID     string
+	// Attempt is 1 for the first run of the turn and one more each time
+	// another replica runs it again after the one running it was lost
+	// (an agent whose config says onReplicaLoss: rerun).
+	Attempt int
 
 	// Input is the user's message as text: the text parts of the input
 	// joined with newlines.

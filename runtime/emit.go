@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/harnest/harnest/store"
@@ -26,7 +27,7 @@ func (r *Response) emitFromAgent(e Event) error {
 		return err
 	}
 	switch e.Type {
-	case EventCreated, EventCompleted, EventError, EventInProgress, EventApproval, EventClientTool:
+	case EventCreated, EventCompleted, EventError, EventInProgress, EventApproval, EventClientTool, EventRetracted:
 		return Errorf(ErrInvalid, "invalid_event", "an agent cannot emit %s", e.Type)
 	}
 	if !r.svc.policy.filter(&e) {
@@ -149,7 +150,11 @@ func (r *Response) flush() {
 	ctx := context.WithoutCancel(r.ctx) // the store bounds the call in time
 	err := r.beginLate(ctx)
 	if err == nil {
-		err = r.svc.store.AppendEvents(ctx, r.turn.UserID, r.SessionID, r.ID, events)
+		err = r.svc.store.AppendEvents(ctx, r.turn.UserID, r.SessionID, r.ID, r.epoch, events)
+	}
+	if errors.Is(err, store.ErrFenced) {
+		r.fenced() // another replica runs it: these events are not the turn's
+		return
 	}
 	if err != nil {
 		// Keep them for the next flush or the final step, in order: the log
@@ -196,6 +201,7 @@ func (r *Response) commit(ctx context.Context, c *store.Commit) error {
 			c.CreateSession = true
 		}
 	}
+	c.Epoch = r.epoch
 	err := r.svc.store.CommitResponse(ctx, *c)
 	if err == nil && c.CreateSession {
 		r.inStore.Store(true)

@@ -55,6 +55,9 @@ type RequiredAction struct {
 // detail of an agent failure never reaches a client.
 type EnvelopeError struct {
 	Code string `json:"code"`
+	// Attempts is how many attempts ran a response that failed with
+	// replica_lost past the attempt budget (0: not told).
+	Attempts int `json:"attempts,omitempty"`
 }
 
 // Error codes of failed and cancelled receipts.

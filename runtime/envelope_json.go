@@ -71,6 +71,9 @@ func (body *EnvelopeBody) appendMembers(o *jsonwrite.Object) error {
 		o.Key("error")
 		p := jsonwrite.Begin(o.B)
 		p.Str("code", body.Error.Code)
+		if body.Error.Attempts > 0 {
+			p.Int("attempts", body.Error.Attempts)
+		}
 		o.B = p.End()
 	}
 	if ra := body.RequiredAction; ra != nil {

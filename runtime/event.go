@@ -20,7 +20,23 @@ const (
 	EventInProgress     = "response.in_progress"
 	EventCompleted      = "response.completed"
 	EventError          = "error"
+	// EventRetracted withdraws what an interrupted attempt of the response
+	// streamed (its replica was lost and another one runs the turn again):
+	// the events of sequences Retracted.FromSequence to ToSequence, and
+	// the text they added, are no longer part of the answer. An
+	// EventAgentActivity with activity "attempt" naming the new attempt
+	// follows it.
+	EventRetracted = "response.retracted"
 )
+
+// Retraction is the payload of response.retracted.
+type Retraction struct {
+	FromSequence int    `json:"fromSequence"`
+	ToSequence   int    `json:"toSequence"`
+	Text         string `json:"text"`
+	// Attempt is the attempt that starts after it (2 for the first rerun).
+	Attempt int `json:"attempt"`
+}
 
 // Event is one frame of a response's event stream. Backends fill the payload
 // fields for their kind of event; the runtime sets Sequence, ResponseID and
@@ -69,6 +85,9 @@ type Event struct {
 
 	// response.artifact: one chunk of an artifact (artifact.go)
 	Artifact *ArtifactInfo `json:"artifact,omitempty"`
+
+	// response.retracted
+	Retracted *Retraction `json:"retracted,omitempty"`
 
 	// approval.requested and client_tool.requested
 	Approval   *ApprovalInfo   `json:"approval,omitempty"`

@@ -81,6 +81,15 @@ func (e *Event) appendJSON(b []byte) ([]byte, error) {
 		o.B, ae = appendArtifactJSON(o.B, a)
 		err = firstError(err, ae)
 	}
+	if rt := e.Retracted; rt != nil {
+		o.Key("retracted")
+		p := jsonwrite.Begin(o.B)
+		p.Int("fromSequence", rt.FromSequence)
+		p.Int("toSequence", rt.ToSequence)
+		p.Str("text", rt.Text)
+		p.Int("attempt", rt.Attempt)
+		o.B = p.End()
+	}
 	if e.Type == EventStateDelta {
 		o.Key("delta")
 		o.B, err = appendRawMap(o.B, e.StateDelta, err)

@@ -40,7 +40,7 @@ func (r *Response) recordUntilStored(c *store.Commit) error {
 		}
 		wait = min(2*wait, 2*time.Second)
 		err := r.record(c)
-		if err == nil || errors.Is(err, store.ErrLeaseLost) || errors.Is(err, store.ErrReceiptFinal) {
+		if err == nil || errors.Is(err, store.ErrLeaseLost) || errors.Is(err, store.ErrReceiptFinal) || errors.Is(err, store.ErrFenced) {
 			if err == nil {
 				r.svc.log.Info("recorded response after the store came back", "responseId", r.ID)
 			}
@@ -54,7 +54,7 @@ func (r *Response) recordUntilStored(c *store.Commit) error {
 func (r *Response) replaceReceipt(body []byte) error {
 	ctx, cancel := context.WithTimeout(context.Background(), recordTimeout)
 	defer cancel()
-	return r.svc.store.ReplaceReceipt(ctx, r.turn.UserID, r.SessionID, r.ID, body)
+	return r.svc.store.ReplaceReceipt(ctx, r.turn.UserID, r.SessionID, r.ID, r.epoch, body)
 }
 
 // storedOutcome is the outcome told by the receipt in the store, when it

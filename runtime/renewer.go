@@ -2,8 +2,11 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
+
+	"github.com/harnest/harnest/store"
 )
 
 // renewer keeps the session leases of this replica's running responses.
@@ -123,8 +126,13 @@ func (w *renewer) renew(r *Response) {
 	ok, err := true, error(nil)
 	if r.inStore.Load() { // else no lease is held yet (see Response.begin)
 		ctx, cancel := context.WithTimeout(context.Background(), s.lease/3)
-		ok, err = s.store.RenewLease(ctx, r.turn.UserID, r.SessionID, r.ID, s.replica, s.lease)
+		ok, err = s.store.RenewLease(ctx, r.turn.UserID, r.SessionID, r.ID, s.replica, r.epoch, s.lease)
 		cancel()
+	}
+	if errors.Is(err, store.ErrFenced) {
+		r.fenced()
+		w.remove(r)
+		return
 	}
 	if err == nil && !ok {
 		s.log.Warn("response lost its session lease", "responseId", r.ID)

@@ -17,9 +17,9 @@ type countingRenewals struct {
 	renewals atomic.Int64
 }
 
-func (c *countingRenewals) RenewLease(ctx context.Context, user, session, responseID, replica string, ttl time.Duration) (bool, error) {
+func (c *countingRenewals) RenewLease(ctx context.Context, user, session, responseID, replica string, epoch int, ttl time.Duration) (bool, error) {
 	c.renewals.Add(1)
-	return c.Store.RenewLease(ctx, user, session, responseID, replica, ttl)
+	return c.Store.RenewLease(ctx, user, session, responseID, replica, epoch, ttl)
 }
 
 // A response that runs for several leases keeps its session: the service's

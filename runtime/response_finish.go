@@ -79,6 +79,15 @@ func (r *Response) finish(runErr error) {
 
 	// The caller may be gone; the receipt is still recorded.
 	err := r.record(&commit)
+	if errors.Is(err, store.ErrFenced) {
+		// Another replica claimed the run and goes on with it: nothing of
+		// this attempt is the turn's, and its receipt is that replica's.
+		s.log.Warn("the response was claimed by another replica; this attempt's end is not recorded", "responseId", r.ID)
+		r.limits.release()
+		r.detachStream()
+		r.reachBoundary(Outcome{Envelope: r.failedEnvelope(errClaimed), Err: errClaimed})
+		return
+	}
 	switch {
 	case errors.Is(err, store.ErrLeaseLost):
 		fail, env = errLeaseLost, r.failedEnvelope(errLeaseLost)

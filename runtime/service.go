@@ -43,8 +43,19 @@ type Options struct {
 	ApprovalTTL   time.Duration
 	ClientToolTTL time.Duration
 	// SweepInterval is how often this replica looks for runs whose replica
-	// died (default 2 s).
+	// died (default a third of Liveness).
 	SweepInterval time.Duration
+	// Liveness is the TTL of this replica's liveness record, renewed every
+	// third of it (default 3 s): the runs of a replica whose record lapsed
+	// are claimed by another (claim.go).
+	Liveness time.Duration
+	// RerunOnReplicaLoss runs a background turn again on the replica that
+	// claims it when its replica is lost (onReplicaLoss: rerun); without
+	// it the turn fails with replica_lost.
+	RerunOnReplicaLoss bool
+	// MaxAttempts bounds the attempts of a turn, counting the first run
+	// (default 3): past it a claimed turn fails with replica_lost.
+	MaxAttempts int
 	// FlushDelay is how long events wait before they are written for
 	// followers (default 100 ms); see DefaultFlushDelay.
 	FlushDelay time.Duration
@@ -78,6 +89,15 @@ type Service struct {
 	hub                                                store.Hub
 	stopSweeper                                        context.CancelFunc
 	sweeperDone                                        chan struct{}
+	heartbeatDone                                      chan struct{}
+
+	// liveness is the TTL of this replica's liveness record; beatSince
+	// (under mu) when its current row of successful heartbeats began
+	// (claim.go). rerun and maxAttempts say what a claimed turn becomes.
+	liveness    time.Duration
+	beatSince   time.Time
+	rerun       bool
+	maxAttempts int
 
 	// replica names this replica among those sharing the store: runs and
 	// waits record it, and answers reach it on its own control channel.
@@ -119,6 +139,13 @@ func New(o Options) *Service {
 		byID:    map[string]*Response{},
 		replica: "replica_" + newHex(), halt: make(chan struct{}), lapsedSeen: map[string]time.Time{},
 		runners: newRunners(maxIdleRunners), observer: o.Observer, tracer: o.Tracer, limits: o.Limits,
+		liveness: o.Liveness, rerun: o.RerunOnReplicaLoss, maxAttempts: o.MaxAttempts,
+	}
+	if s.liveness <= 0 {
+		s.liveness = DefaultLiveness
+	}
+	if s.maxAttempts <= 0 {
+		s.maxAttempts = DefaultMaxAttempts
 	}
 	if s.observer == nil {
 		s.observer = noObserver{}
@@ -136,7 +163,7 @@ func New(o Options) *Service {
 		s.flushDelay = DefaultFlushDelay
 	}
 	if s.sweepEvery <= 0 {
-		s.sweepEvery = 2 * time.Second
+		s.sweepEvery = s.liveness / 3
 	}
 	if s.timeout <= 0 {
 		s.timeout = 300 * time.Second
@@ -170,7 +197,8 @@ func (s *Service) Start(ctx context.Context) error {
 	}
 	s.hub = hub
 	sweepCtx, stop := context.WithCancel(context.Background())
-	s.stopSweeper, s.sweeperDone = stop, make(chan struct{})
+	s.stopSweeper, s.sweeperDone, s.heartbeatDone = stop, make(chan struct{}), make(chan struct{})
+	go s.heartbeat(sweepCtx)
 	go s.sweep(sweepCtx)
 	return nil
 }
@@ -227,6 +255,7 @@ func (s *Service) stop() {
 	if stopSweeper != nil {
 		stopSweeper()
 		<-s.sweeperDone
+		<-s.heartbeatDone
 	}
 	if hub != nil {
 		_ = hub.Close()

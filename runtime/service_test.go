@@ -184,7 +184,7 @@ func TestServiceEmitAfterCancel(t *testing.T) {
 }
 
 func TestServiceRefusesForbiddenEventTypes(t *testing.T) {
-	forbidden := []string{EventCreated, EventCompleted, EventError, EventInProgress, EventApproval, EventClientTool}
+	forbidden := []string{EventCreated, EventCompleted, EventError, EventInProgress, EventApproval, EventClientTool, EventRetracted}
 	errs := make([]error, len(forbidden))
 	agent := AgentFunc(func(ctx context.Context, turn *Turn, emit Emit) error {
 		for i, typ := range forbidden {

@@ -20,6 +20,7 @@ type Store interface {
 	store.Responses
 	store.Events
 	store.Runs
+	store.Replicas
 	store.Messaging
 	store.Limits
 	store.Secrets

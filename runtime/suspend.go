@@ -164,7 +164,10 @@ func (r *Response) resumeSegment(ctx context.Context) error {
 	}
 	inProgress := r.envelope(StatusInProgress)
 	receipt, _ := inProgress.encode()
-	if err := r.svc.store.ReplaceReceipt(ctx, r.turn.UserID, r.SessionID, r.ID, receipt); err != nil {
+	if err := r.svc.store.ReplaceReceipt(ctx, r.turn.UserID, r.SessionID, r.ID, r.epoch, receipt); err != nil {
+		if errors.Is(err, store.ErrFenced) {
+			r.fenced()
+		}
 		if errors.Is(err, store.ErrReceiptFinal) {
 			return errReceiptFinal
 		}

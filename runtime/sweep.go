@@ -26,24 +26,33 @@ func (s *Service) sweep(ctx context.Context) {
 				delete(s.lapsedSeen, id)
 			}
 		}
-		swept, err := s.store.SweepLapsed(ctx, time.Now(), 100, s.lapsedDue, s.lapsedReceipt)
+		s.sweepLostReplicas(ctx)
+		// A run due by its lease is claimed (claim.go) when it can be, and
+		// failed here when another response holds its session.
+		due := func(run store.Lapsed) bool { return s.lapsedDue(run) && !s.takeOver(ctx, run) }
+		swept, err := s.store.SweepLapsed(ctx, time.Now(), 100, due, s.lapsedReceipt)
 		if err != nil && ctx.Err() == nil {
 			s.log.Warn("sweeping lapsed runs failed", "err", err)
 		}
-		s.mu.Lock()
-		told := s.onSwept
-		s.mu.Unlock()
 		for _, run := range swept {
 			s.log.Warn("failed a response whose replica stopped renewing it", "responseId", run.ResponseID)
-			// Its replica can no longer send the webhook's final
-			// delivery: whoever writes the final receipt does.
-			if w := storedWebhook(run.Webhook); w != nil {
-				s.enqueueWebhook(run.User, run.ResponseID, w, replicaLostReceipt(run))
-			}
-			for _, fn := range told {
-				fn(run.User, run.Session, run.ResponseID)
-			}
+			s.sweptOne(run, replicaLostReceipt(run, 0))
 		}
+	}
+}
+
+// sweptOne sends the final receipt of a run this sweeper failed to its
+// webhook (its replica can no longer send it: whoever writes the final
+// receipt does) and tells OnSwept.
+func (s *Service) sweptOne(run store.Lapsed, receipt []byte) {
+	if w := storedWebhook(run.Webhook); w != nil {
+		s.enqueueWebhook(run.User, run.ResponseID, w, receipt)
+	}
+	s.mu.Lock()
+	told := s.onSwept
+	s.mu.Unlock()
+	for _, fn := range told {
+		fn(run.User, run.Session, run.ResponseID)
 	}
 }
 
@@ -76,14 +85,15 @@ func (s *Service) lapsedReceipt(run store.Lapsed, receipt []byte) []byte {
 	if isTerminal(receipt) {
 		return nil
 	}
-	return replicaLostReceipt(run)
+	return replicaLostReceipt(run, 0)
 }
 
-// replicaLostReceipt is the failed receipt of a run whose replica was lost.
-func replicaLostReceipt(run store.Lapsed) []byte {
+// replicaLostReceipt is the failed receipt of a run whose replica was lost
+// after the given attempts (0: not told).
+func replicaLostReceipt(run store.Lapsed, attempts int) []byte {
 	env := Envelope{ID: run.ResponseID, SessionID: run.Session, EnvelopeBody: EnvelopeBody{
 		Status: StatusFailed, Output: []OutputItem{}, Metadata: json.RawMessage("{}"),
-		Error: &EnvelopeError{Code: CodeReplicaLost},
+		Error: &EnvelopeError{Code: CodeReplicaLost, Attempts: attempts},
 	}}
 	b, _ := env.encode()
 	return b

@@ -80,13 +80,16 @@ func runtimeOptions(cfg config.Config, st store.Store, agent runtime.Agent, rl *
 	met *metrics.Metrics, tr *tracing.Tracing) runtime.Options {
 	return runtime.Options{
 		Store: st, Agent: agent, Approvals: rl.ApprovalDesk(), Logger: log, Observer: met.Observer(), Tracer: tr.TurnTracer(),
-		MaxConcurrent: cfg.Server.HTTP.MaxConcurrentRequests,
-		MaxQueued:     cfg.Server.HTTP.MaxQueuedRequests,
-		MaxPerUser:    cfg.Server.Limits.MaxTurnsPerUser,
-		Limits:        runtime.UserLimits{TurnsPerDay: cfg.Server.Limits.TurnsPerDay, ConcurrentResponses: cfg.Server.Limits.ConcurrentResponses},
-		Timeout:       cfg.Server.HTTP.RequestTimeout(),
-		MaxInputBytes: int(cfg.Server.Limits.MaxRequestBytes),
-		Lease:         time.Duration(cfg.Store.LeaseSeconds) * time.Second,
+		MaxConcurrent:      cfg.Server.HTTP.MaxConcurrentRequests,
+		MaxQueued:          cfg.Server.HTTP.MaxQueuedRequests,
+		MaxPerUser:         cfg.Server.Limits.MaxTurnsPerUser,
+		Limits:             runtime.UserLimits{TurnsPerDay: cfg.Server.Limits.TurnsPerDay, ConcurrentResponses: cfg.Server.Limits.ConcurrentResponses},
+		Timeout:            cfg.Server.HTTP.RequestTimeout(),
+		MaxInputBytes:      int(cfg.Server.Limits.MaxRequestBytes),
+		Lease:              time.Duration(cfg.Store.LeaseSeconds) * time.Second,
+		Liveness:           time.Duration(cfg.Store.LivenessSeconds) * time.Second,
+		MaxAttempts:        cfg.Store.MaxAttempts,
+		RerunOnReplicaLoss: cfg.Spec.OnReplicaLoss == "rerun",
 		Policy: runtime.OutputPolicy{
 			ShowThinking:     cfg.Spec.Output.Thinking,
 			HideToolActivity: !config.Enabled(cfg.Spec.Output.ToolActivity),

@@ -24,6 +24,10 @@ var (
 	// ErrLeaseLost: another response took the session while this one ran
 	// (its lease lapsed); nothing of the step was written.
 	ErrLeaseLost = errors.New("store: the response no longer holds its session")
+	// ErrFenced: the write came from an attempt of a run that another
+	// replica has claimed since (its epoch is not the run's); nothing of
+	// it was written. The attempt must stop; the run goes on elsewhere.
+	ErrFenced = errors.New("store: the run was claimed by another replica (stale epoch)")
 	// ErrReceiptFinal: the response's receipt is already final
 	// (completed, failed, cancelled or denied); nothing was written, since
 	// a final receipt never changes.

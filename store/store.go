@@ -38,6 +38,7 @@ type Store interface {
 	Assets
 	Messaging
 	Outbox
+	Replicas
 
 	// The slices beside it, each with its owner.
 	Secrets     // secrets.go: runtime, a2a and relay
@@ -97,28 +98,33 @@ type Responses interface {
 	BeginResponse(ctx context.Context, b Begin) (map[string]json.RawMessage, error)
 	// CommitResponse writes one step atomically: receipt, events,
 	// transcript messages, state delta, wait, and the lease's release.
-	// ErrLeaseLost: another response holds the session, or the session is
-	// gone (deleted once the lease lapsed: it is not made again);
-	// ErrReceiptFinal: the receipt is already final. Nothing is written
-	// then. With c.CreateSession a response's only step also makes its
+	// ErrFenced: the run's epoch is not c.Epoch (another replica claimed
+	// it); ErrLeaseLost: another response holds the session, or the
+	// session is gone (deleted once the lease lapsed: it is not made
+	// again); ErrReceiptFinal: the receipt is already final. Nothing is
+	// written then. With c.CreateSession a response's only step also makes its
 	// session, as BeginResponse would have (see Commit).
 	CommitResponse(ctx context.Context, c Commit) error
 	// ReplaceReceipt overwrites a receipt that is not final
-	// (ErrReceiptFinal otherwise).
-	ReplaceReceipt(ctx context.Context, user, session, responseID string, receipt []byte) error
+	// (ErrReceiptFinal otherwise), written by the run's attempt epoch
+	// (ErrFenced when the run's epoch is another; see Epochs).
+	ReplaceReceipt(ctx context.Context, user, session, responseID string, epoch int, receipt []byte) error
 	// RenewLease extends the lease the response holds, or takes it again
 	// when it lapsed, nobody took it, the receipt is not final and the
 	// session still exists. false: the response does not hold the session.
-	RenewLease(ctx context.Context, user, session, responseID, replica string, lease time.Duration) (bool, error)
+	// ErrFenced (and nothing renewed or registered): the run's epoch is
+	// not epoch.
+	RenewLease(ctx context.Context, user, session, responseID, replica string, epoch int, lease time.Duration) (bool, error)
 	// Receipt reads a response's receipt.
 	Receipt(ctx context.Context, user, session, responseID string) ([]byte, bool, error)
 }
 
 // Events are a response's bounded, resumable event log.
 type Events interface {
-	// AppendEvents logs a batch of consecutive events and signals the
-	// response's listeners.
-	AppendEvents(ctx context.Context, user, session, responseID string, events []Event) error
+	// AppendEvents logs a batch of consecutive events, written by the
+	// run's attempt epoch, and signals the response's listeners. ErrFenced
+	// (nothing logged): the run's epoch is not epoch.
+	AppendEvents(ctx context.Context, user, session, responseID string, epoch int, events []Event) error
 	// EventsAfter reads up to limit events (limit < 1: all it holds)
 	// after sequence after (-1: from the start), in order; the limit counts
 	// events, however they were batched. ErrEventsTrimmed when those are
@@ -137,6 +143,22 @@ type Runs interface {
 	// forgotten. It returns the runs it failed, each with its webhook
 	// (Begin.Webhook), which failed is given too.
 	SweepLapsed(ctx context.Context, now time.Time, limit int, due func(Lapsed) bool, failed func(Lapsed, []byte) []byte) ([]Lapsed, error)
+	// RunsOf returns up to limit registered runs of replica (each with
+	// the epoch it was registered with): the runs of a replica whose
+	// liveness lapsed (Replicas), due at once whatever their lease.
+	RunsOf(ctx context.Context, replica string, limit int) ([]Lapsed, error)
+	// ClaimRun hands a run to another replica, atomically: when the run's
+	// epoch is still c.Epoch and its receipt is not final, its epoch
+	// becomes c.Epoch+1, the response holds its session for c.Lease and
+	// the run is registered under c.Claimer; every write of an older
+	// epoch is refused from then on (ErrFenced). It returns what the
+	// claimer needs to continue the run. ErrFenced: the epoch moved on
+	// (another replica claimed it first); ErrReceiptFinal: the receipt is
+	// final or gone; ErrSessionBusy: another response holds the session
+	// (the run lost it: SweepLapsed fails it). The run registered as
+	// c.Replica at c.Epoch is forgotten on ErrFenced and ErrReceiptFinal;
+	// nothing else changes on any error.
+	ClaimRun(ctx context.Context, c Claim) (Claimed, error)
 }
 
 // Waits are what suspended responses wait for: approvals and client tools.

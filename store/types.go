@@ -49,6 +49,11 @@ type Begin struct {
 	// when the run lapses (Lapsed), so that whoever fails the run sends
 	// the final receipt its replica no longer can.
 	Webhook string
+	// Request is what a claimer needs to run the turn again (the runtime
+	// encodes it; nil for none: the run cannot be continued elsewhere).
+	// The store keeps it with the response, as long as its receipt, and
+	// hands it back to the replica that claims the run (Claimed).
+	Request []byte
 }
 
 // Commit is one step of a response that changes its receipt: the final one
@@ -66,7 +71,11 @@ type Commit struct {
 	Wait *Wait
 	// Replica is the ID of the replica that runs the response (as in Begin).
 	Replica string
-	Now     string
+	// Epoch is the attempt that writes the step: 1 for the first run (0
+	// is taken as 1), one more with each ClaimRun. ErrFenced refuses the
+	// step of any other epoch than the run's.
+	Epoch int
+	Now   string
 	// CreateSession makes the session with this step, its response's only
 	// one: the response made a new session that nobody else can know yet,
 	// so it skipped BeginResponse, and this step ends it (Release must be
@@ -90,6 +99,37 @@ type Lapsed struct {
 	// it on the runs it hands to failed and returns; due is asked before
 	// it is read, without it.
 	Webhook string
+	// Epoch is the attempt the run was registered with (1 for the first
+	// run): the one a claimer names (Claim.Epoch).
+	Epoch int
+}
+
+// Claim asks to hand a run to the claiming replica (ClaimRun).
+type Claim struct {
+	User, Session, ResponseID string
+	// Replica and Epoch are the holder and attempt the claimer found the
+	// run registered with (Lapsed).
+	Replica string
+	Epoch   int
+	// Claimer is the replica that continues the run, holding its session
+	// for Lease.
+	Claimer string
+	Lease   time.Duration
+}
+
+// Claimed is what a claimer needs to continue a run.
+type Claimed struct {
+	// Epoch is the run's new epoch: the claimer's writes carry it.
+	Epoch int
+	// Request is the run's Begin.Request (nil: none), Webhook its
+	// Begin.Webhook ("" for none).
+	Request []byte
+	Webhook string
+	// Receipt is the run's receipt (not final).
+	Receipt []byte
+	// LastSequence is the sequence of the last logged event (-1: none):
+	// the claimer's events follow it.
+	LastSequence int
 }
 
 // Wait kinds and statuses.

@@ -663,7 +663,9 @@ func TestCancelThroughAnotherReplica(t *testing.T) {
 func TestKilledReplicaFailsItsRun(t *testing.T) {
 	t.Parallel()
 	url := realRedis(t)
-	store := prefixed(t) + "  leaseSeconds: 2\n"
+	// The default lease (30 s): the run is failed once the replicas'
+	// liveness TTL (3 s) shows A gone, not when its lease lapses.
+	store := prefixed(t)
 	a := startHarnest(t, agentFolder(t, "delayMs: 5000", store), nil, "--redis-url", url)
 	b := startHarnest(t, agentFolder(t, "", store), nil, "--redis-url", url)
 
@@ -684,7 +686,7 @@ func TestKilledReplicaFailsItsRun(t *testing.T) {
 	if rv["status"] != "failed" || errorCode(rv) != "replica_lost" {
 		t.Fatalf("receipt after A was killed: %s", receipt.Body)
 	}
-	t.Logf("the killed replica's run failed on B %v after SIGKILL (leaseSeconds 2)", took.Round(time.Millisecond))
+	t.Logf("the killed replica's run failed on B %v after SIGKILL (lease 30 s, liveness 3 s)", took.Round(time.Millisecond))
 
 	_, next := b.completeResponse(t, `{"input":"after the crash","sessionId":"`+v["sessionId"].(string)+`"}`)
 	if next["outputText"] != "Echo: after the crash" {

@@ -29,6 +29,7 @@ type Metrics struct {
 	storeFailures  prometheus.Counter
 	modelTokens    *prometheus.CounterVec
 	followers      prometheus.Gauge
+	runClaims      *prometheus.CounterVec
 
 	store storeMetrics // store.go
 	grpc  grpcMetrics  // grpc.go
@@ -99,6 +100,10 @@ func New(o Options) *Metrics {
 			Name: "harnest_followers",
 			Help: "Followers of responses' event streams now (GET /responses/{id}/events, /live and A2A resubscribes, ...).",
 		}),
+		runClaims: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "harnest_run_claims_total",
+			Help: "Runs of lost replicas this replica claimed (event claimed), ran again (resumed), and writes of an attempt refused because another replica claimed its run (fenced).",
+		}, []string{"event"}),
 		store: newStoreMetrics(),
 		grpc:  newGRPCMetrics(),
 	}
@@ -107,6 +112,7 @@ func New(o Options) *Metrics {
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m.httpRequests, m.httpDuration, m.sseStreams,
 		m.turns, m.turnDuration, m.turnFirstEvent, m.admissionWait, m.storeFailures, m.modelTokens, m.followers,
+		m.runClaims,
 	)
 	m.registry.MustRegister(m.store.collectors()...)
 	m.registry.MustRegister(m.grpc.collectors()...)

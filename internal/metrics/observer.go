@@ -100,6 +100,12 @@ func (o turnObserver) AdmissionWaited(wait time.Duration) {
 
 func (o turnObserver) StoreFailed() { o.m.storeFailures.Inc() }
 
+// RunClaimed, RunResumed and WriteFenced count the claims of lost
+// replicas' runs (runtime.DurabilityObserver).
+func (o turnObserver) RunClaimed()  { o.m.runClaims.WithLabelValues("claimed").Inc() }
+func (o turnObserver) RunResumed()  { o.m.runClaims.WithLabelValues("resumed").Inc() }
+func (o turnObserver) WriteFenced() { o.m.runClaims.WithLabelValues("fenced").Inc() }
+
 func (o turnObserver) FollowStarted() { o.m.followers.Inc() }
 func (o turnObserver) FollowEnded()   { o.m.followers.Dec() }
 

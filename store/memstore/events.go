@@ -10,7 +10,7 @@ import (
 // AppendEvents logs a batch of events of a running response and signals
 // its followers on every hub. Steps that change the receipt use
 // CommitResponse, which logs their events with it.
-func (s *Store) AppendEvents(ctx context.Context, user, session, responseID string, events []store.Event) error {
+func (s *Store) AppendEvents(ctx context.Context, user, session, responseID string, epoch int, events []store.Event) error {
 	if err := s.closed.check(); err != nil {
 		return err
 	}
@@ -19,6 +19,13 @@ func (s *Store) AppendEvents(ctx context.Context, user, session, responseID stri
 	}
 	sh, sp := s.lockSpaceForWrite(user, session)
 	now := s.now()
+	if sp.responses.get(responseID).fenced(epoch) {
+		if sp.empty(now) { // made by this call: nothing would drop it
+			s.dropSpace(sh, spaceKey{user, session})
+		}
+		sh.mu.Unlock()
+		return store.ErrFenced
+	}
 	s.addEvents(sp.response(responseID), events, now)
 	sh.expireAt(sp, now.Add(s.receiptTTL))
 	sh.mu.Unlock()

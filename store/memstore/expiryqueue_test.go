@@ -119,7 +119,7 @@ func TestExpiryQueueFollowsEachReceipt(t *testing.T) {
 func TestRenewOfAGoneSessionKeepsNoSpace(t *testing.T) {
 	ctx := context.Background()
 	s, _ := newClocked(t, time.Hour)
-	held, err := s.RenewLease(ctx, "u", "gone", "r", "replica", time.Minute)
+	held, err := s.RenewLease(ctx, "u", "gone", "r", "replica", 1, time.Minute)
 	if err != nil || held {
 		t.Fatalf("renew of a gone session: %v %v", held, err)
 	}

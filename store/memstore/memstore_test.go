@@ -154,7 +154,7 @@ func seedExpiring(t *testing.T, s *Store, clock *fakeClock) {
 		}
 	}
 	// Events without a session: their space goes with them.
-	if err := s.AppendEvents(ctx, "v", "loose", "resp_x", []store.Event{{Sequence: 0, Type: "x", JSON: []byte(`{}`)}}); err != nil {
+	if err := s.AppendEvents(ctx, "v", "loose", "resp_x", 1, []store.Event{{Sequence: 0, Type: "x", JSON: []byte(`{}`)}}); err != nil {
 		t.Fatal(err)
 	}
 	if c := s.counts(); c != (counts{spaces: 4, responses: 4, waits: 3, leases: 2, users: 1, userWaits: 3}) {
@@ -202,7 +202,7 @@ func TestSpaceTableFollowsTheShards(t *testing.T) {
 		t.Fatalf("begin of an unknown session: %v", err)
 	}
 	// Events without a session make a space, which expiry drops.
-	if err := s.AppendEvents(ctx, "v", "loose", "resp_x", []store.Event{{Sequence: 0, Type: "x", JSON: []byte(`{}`)}}); err != nil {
+	if err := s.AppendEvents(ctx, "v", "loose", "resp_x", 1, []store.Event{{Sequence: 0, Type: "x", JSON: []byte(`{}`)}}); err != nil {
 		t.Fatal(err)
 	}
 	s.expire(clock.Add(2 * time.Hour))

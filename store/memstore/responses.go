@@ -39,8 +39,9 @@ func (s *Store) BeginResponse(ctx context.Context, b store.Begin) (map[string]js
 	r := sp.response(b.ResponseID)
 	r.setReceipt(b.Receipt, now, s.receiptTTL)
 	r.webhook = b.Webhook
+	r.request = copyBytes(b.Request)
 	sh.expireAt(sp, now.Add(s.receiptTTL))
-	s.runs.register(runKey{b.User, b.Session, b.ResponseID, b.Replica}, now.Add(b.Lease))
+	s.runs.register(runKey{b.User, b.Session, b.ResponseID, b.Replica}, now.Add(b.Lease), 1)
 	return state, nil
 }
 
@@ -75,6 +76,10 @@ func (s *Store) CommitResponse(ctx context.Context, c store.Commit) error {
 		// session. (A held lease keeps a session from being deleted.)
 		sh.mu.Unlock()
 		return store.ErrLeaseLost
+	}
+	if sp.responses.get(c.ResponseID).fenced(c.Epoch) {
+		sh.mu.Unlock()
+		return store.ErrFenced
 	}
 	holder := sp.lease.heldBy(now)
 	held := holder != ""
@@ -137,13 +142,19 @@ func (s *Store) createForCommit(sp *space, c store.Commit) {
 // whose step could not be committed (lease lost) records its failure. It
 // returns ErrReceiptFinal, writing nothing, when the receipt is already
 // final.
-func (s *Store) ReplaceReceipt(ctx context.Context, user, session, responseID string, receipt []byte) error {
+func (s *Store) ReplaceReceipt(ctx context.Context, user, session, responseID string, epoch int, receipt []byte) error {
 	if err := s.closed.check(); err != nil {
 		return err
 	}
 	sh, sp := s.lockSpaceForWrite(user, session)
 	defer sh.mu.Unlock()
 	now := s.now()
+	if sp.responses.get(responseID).fenced(epoch) {
+		if sp.empty(now) { // made by this call: nothing would drop it
+			s.dropSpace(sh, spaceKey{user, session})
+		}
+		return store.ErrFenced
+	}
 	r := sp.response(responseID)
 	if _, ok := r.liveReceipt(now); ok && r.final {
 		return store.ErrReceiptFinal
@@ -160,14 +171,20 @@ func (s *Store) ReplaceReceipt(ctx context.Context, user, session, responseID st
 // Either way it refreshes the response's entry among the running
 // responses, as the Redis store does. false means the response does not
 // hold the session.
-func (s *Store) RenewLease(ctx context.Context, user, session, responseID, replica string, leaseFor time.Duration) (bool, error) {
+func (s *Store) RenewLease(ctx context.Context, user, session, responseID, replica string, epoch int, leaseFor time.Duration) (bool, error) {
 	if err := s.closed.check(); err != nil {
 		return false, err
 	}
 	sh, sp := s.lockSpaceForWrite(user, session)
 	defer sh.mu.Unlock()
 	now := s.now()
-	s.runs.register(runKey{user, session, responseID, replica}, now.Add(leaseFor))
+	if sp.responses.get(responseID).fenced(epoch) {
+		if sp.empty(now) { // made by this call: nothing would drop it
+			s.dropSpace(sh, spaceKey{user, session})
+		}
+		return false, store.ErrFenced
+	}
+	s.runs.register(runKey{user, session, responseID, replica}, now.Add(leaseFor), epoch)
 	switch holder := sp.lease.heldBy(now); holder {
 	case responseID:
 	case "":

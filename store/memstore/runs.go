@@ -21,13 +21,44 @@ type runKey struct{ user, session, response, replica string }
 // lock is taken after a shard's, never before.
 type runRegistry struct {
 	mu   sync.Mutex
-	runs map[runKey]time.Time
+	runs map[runKey]runEntry
 }
 
-func (r *runRegistry) register(k runKey, lapses time.Time) {
+// runEntry is when a registered run lapses, and the epoch it was
+// registered with.
+type runEntry struct {
+	lapses time.Time
+	epoch  int
+}
+
+func (r *runRegistry) register(k runKey, lapses time.Time, epoch int) {
 	r.mu.Lock()
-	r.runs[k] = lapses
+	r.runs[k] = runEntry{lapses, max(epoch, 1)}
 	r.mu.Unlock()
+}
+
+// of returns up to limit runs of replica (limit <= 0: all), in no order.
+func (r *runRegistry) of(replica string, limit int) []store.Lapsed {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []store.Lapsed
+	for k, e := range r.runs {
+		if k.replica != replica {
+			continue
+		}
+		if limit > 0 && len(out) == limit {
+			break
+		}
+		out = append(out, store.Lapsed{User: k.user, Session: k.session, ResponseID: k.response, Replica: k.replica, Epoch: e.epoch})
+	}
+	return out
+}
+
+// epochOf is the epoch run k was registered with (0: not registered).
+func (r *runRegistry) epochOf(k runKey) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.runs[k].epoch
 }
 
 func (r *runRegistry) unregister(k runKey) {
@@ -45,9 +76,9 @@ func (r *runRegistry) lapsed(now time.Time, limit int) []runKey {
 	}
 	r.mu.Lock()
 	var found []entry
-	for k, t := range r.runs {
-		if !t.After(now) {
-			found = append(found, entry{k, t})
+	for k, e := range r.runs {
+		if !e.lapses.After(now) {
+			found = append(found, entry{k, e.lapses})
 		}
 	}
 	r.mu.Unlock()
@@ -76,7 +107,10 @@ func (s *Store) SweepLapsed(ctx context.Context, now time.Time, limit int, due f
 	}
 	var out []store.Lapsed
 	for _, k := range s.runs.lapsed(now, limit) {
-		run := store.Lapsed{User: k.user, Session: k.session, ResponseID: k.response, Replica: k.replica}
+		run := store.Lapsed{User: k.user, Session: k.session, ResponseID: k.response, Replica: k.replica, Epoch: s.runs.epochOf(k)}
+		if run.Epoch == 0 {
+			continue // forgotten meanwhile
+		}
 		if !due(run) {
 			continue
 		}
@@ -132,4 +166,54 @@ func (s *Store) sweepOne(k runKey, run *store.Lapsed, failed func(store.Lapsed, 
 		s.hubs.notify(responseKey{k.user, k.session, k.response})
 	}
 	return replacement != nil
+}
+
+// RunsOf returns up to limit registered runs of replica.
+func (s *Store) RunsOf(ctx context.Context, replica string, limit int) ([]store.Lapsed, error) {
+	if err := s.closed.check(); err != nil {
+		return nil, err
+	}
+	return s.runs.of(replica, limit), nil
+}
+
+// ClaimRun hands a run to c.Claimer under the session's lock: see
+// store.Runs.
+func (s *Store) ClaimRun(ctx context.Context, c store.Claim) (store.Claimed, error) {
+	if err := s.closed.check(); err != nil {
+		return store.Claimed{}, err
+	}
+	old := runKey{c.User, c.Session, c.ResponseID, c.Replica}
+	sh, sp := s.lockSpace(c.User, c.Session)
+	defer sh.mu.Unlock()
+	var r *response
+	if sp != nil {
+		r = sp.responses.get(c.ResponseID)
+	}
+	if r == nil {
+		s.runs.unregister(old)
+		return store.Claimed{}, store.ErrReceiptFinal
+	}
+	now := s.now()
+	if r.fenced(c.Epoch) {
+		s.runs.unregister(old)
+		return store.Claimed{}, store.ErrFenced
+	}
+	receipt, ok := r.liveReceipt(now)
+	if !ok || r.final || !sp.hasSession {
+		s.runs.unregister(old)
+		return store.Claimed{}, store.ErrReceiptFinal
+	}
+	if holder := sp.lease.heldBy(now); holder != "" && holder != c.ResponseID {
+		return store.Claimed{}, store.ErrSessionBusy
+	}
+	r.epoch = max(c.Epoch, 1) + 1
+	sp.lease = lease{holder: c.ResponseID, expires: now.Add(c.Lease)}
+	s.runs.unregister(old)
+	s.runs.register(runKey{c.User, c.Session, c.ResponseID, c.Claimer}, now.Add(c.Lease), r.epoch)
+	last := -1
+	if n, ok := r.liveEvents(now).last(); ok {
+		last = n
+	}
+	return store.Claimed{Epoch: r.epoch, Request: copyBytes(r.request), Webhook: r.webhook,
+		Receipt: copyBytes(receipt), LastSequence: last}, nil
 }

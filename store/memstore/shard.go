@@ -81,6 +81,19 @@ type response struct {
 	events         eventLog
 	eventsExpires  time.Time
 	webhook        string // Begin.Webhook, handed back with the run when it lapses
+	request        []byte // Begin.Request, handed to the replica that claims the run
+	epoch          int    // the run's attempt (0: the first, 1); ClaimRun adds one
+}
+
+// fenced reports whether a write of attempt epoch is refused: the run's
+// epoch is another (0 is taken as 1 on both sides). A response never
+// written is at its first epoch.
+func (r *response) fenced(epoch int) bool {
+	current := 1
+	if r != nil {
+		current = max(r.epoch, 1)
+	}
+	return current != max(epoch, 1)
 }
 
 // liveReceipt returns the receipt unless it expired.

@@ -64,6 +64,7 @@ type Store struct {
 	spaces  spaceTable        // the shards' spaces, by index (spacetable.go)
 	users   userIndex         // users' session indexes, asset bytes, wait indexes (users.go)
 	runs    runRegistry       // the responses that hold a lease (runs.go)
+	alive   livenessTable     // the replicas' liveness records (replicas.go)
 	secrets secretTable       // shared secrets (secrets.go)
 	hubs    hubTable          // the replicas' hubs (hub.go)
 
@@ -88,7 +89,8 @@ func New(opts Options) *Store {
 	for i := range s.users.shards {
 		s.users.shards[i].users = map[string]*userData{}
 	}
-	s.runs.runs = map[runKey]time.Time{}
+	s.runs.runs = map[runKey]runEntry{}
+	s.alive.until = map[string]time.Time{}
 	s.secrets.secrets = map[string][]byte{}
 	s.hubs.hubs = map[*Hub]struct{}{}
 	s.tasksSpace = newTasksSpace(s.now, s.receiptTTL, &s.closed)

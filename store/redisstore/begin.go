@@ -24,7 +24,8 @@ import (
 // in ms (0: no expiry), 5 the receipt, 6 its TTL in ms, 7 the escaped
 // response ID, 8 the run's score, 9 the run's member, 10 the session ID,
 // 11 the webhook ("": none, and no key for it), kept as long as the
-// receipt.
+// receipt, 12 the request (Begin.Request; "": none, and no key for it),
+// kept as long too. The request's key follows the webhook's in KEYS.
 //
 // It returns 0 when the session is missing, -1 when a response holds it,
 // and otherwise the session's state as HGETALL answers it (field, value,
@@ -46,8 +47,12 @@ redis.call('SET', KEYS[4], ARGV[5], 'PX', ARGV[6])
 redis.call('HSET', KEYS[1], 'r:' .. ARGV[7], '')
 local n = 5
 if ARGV[11] ~= '' then
-  redis.call('SET', KEYS[5], ARGV[11], 'PX', ARGV[6])
-  n = 6
+  redis.call('SET', KEYS[n], ARGV[11], 'PX', ARGV[6])
+  n = n + 1
+end
+if ARGV[12] ~= '' then
+  redis.call('SET', KEYS[n], ARGV[12], 'PX', ARGV[6])
+  n = n + 1
 end
 if KEYS[n] then redis.call('ZADD', KEYS[n], ARGV[8], ARGV[9]) end
 if KEYS[n + 1] then redis.call('ZADD', KEYS[n + 1], 0, ARGV[10]) end
@@ -68,7 +73,7 @@ return redis.call('HGETALL', KEYS[2])
 func (s *Store) BeginResponse(ctx context.Context, b store.Begin) (map[string]json.RawMessage, error) {
 	var register, unregister, index bookkeeping
 	if s.clustered {
-		register = s.registerRun(ctx, b.User, b.Session, b.ResponseID, b.Replica, b.Lease)
+		register = s.registerRun(ctx, b.User, b.Session, b.ResponseID, b.Replica, 1, b.Lease)
 		unregister = s.unregisterRun(ctx, b.User, b.Session, b.ResponseID, b.Replica)
 		if b.CreateSession {
 			index = s.indexSession(ctx, b.User, b.Session)
@@ -116,6 +121,9 @@ func (s *Store) beginCall(b store.Begin) scriptCall {
 	if b.Webhook != "" {
 		c.key(k.webhook(b.ResponseID))
 	}
+	if len(b.Request) > 0 {
+		c.key(k.request(b.ResponseID))
+	}
 	if !s.clustered {
 		c.key(s.runsKey())
 		if b.CreateSession {
@@ -142,6 +150,7 @@ func (s *Store) beginCall(b store.Begin) scriptCall {
 	}
 	c.str(b.Session)
 	c.str(b.Webhook)
+	c.bytes(b.Request)
 	return c
 }
 

@@ -14,7 +14,7 @@ import (
 // writes nothing (see CommitResponse).
 //
 // KEYS: 1 lease, 2 meta, 3 receipt, 4 state, 5 events, 6 the older
-// form's transcript (transcript.go); then,
+// form's transcript (transcript.go), 7 the run's epoch (keys.go); then,
 // in this order and only when used: the wait's record and the session's
 // waits (a step with a wait), the user's wait index entry (a wait, where
 // one server holds every key), the run registry (a release, where one
@@ -29,20 +29,21 @@ import (
 // response ID, 16 expiry (Unix ms), 17 after sequence, 18 replica, 19 TTL
 // in ms, 20 now (Unix ms), 21 its entry's score in the session's waits, 22
 // "1" when a wait index key is given, 23 the session ID it holds; 24 the
-// run's member when the registry key is given; then the state's fields and
-// values, then the messages.
+// run's member when the registry key is given; 25 the writer's epoch; then
+// the state's fields and values, then the messages.
 //
 // It returns 1 when the step is written, 0 when the lease is lost (another
-// response holds it, or the session is gone) and -1 when the receipt is
-// final.
-var commitScript = redis.NewScript(finalReceiptLua + `
-local key = 6
+// response holds it, or the session is gone), -1 when the receipt is
+// final and -2 when the writer's epoch is not the run's (fenced).
+var commitScript = redis.NewScript(finalReceiptLua + fencedLua + `
+local key = 7
 local waitRecord, waits, waitIndex, runs
 if ARGV[13] ~= '' then
-  waitRecord, waits, key = KEYS[7], KEYS[8], 8
+  waitRecord, waits, key = KEYS[8], KEYS[9], 9
   if ARGV[22] == '1' then key = key + 1; waitIndex = KEYS[key] end
 end
 if ARGV[24] ~= '' then key = key + 1; runs = KEYS[key] end
+if fenced(KEYS[7], ARGV[25]) then return -2 end
 local holder = redis.call('GET', KEYS[1])
 if holder and holder ~= ARGV[1] then return 0 end
 -- The lease lapsed: a sweeper may have made the receipt final, or the
@@ -52,7 +53,7 @@ if not holder and finished(KEYS[3], KEYS[5]) then return -1 end
 local length = redis.call('HGET', KEYS[2], 'msgs')
 if not length and redis.call('EXISTS', KEYS[2]) == 0 then return 0 end
 local fields, messages = tonumber(ARGV[6]), tonumber(ARGV[7])
-local first = 25
+local first = 26
 -- HSET and ZADD take many pairs, in chunks: unpack is bounded by Lua's stack.
 for i = first, first + 2 * fields - 1, 200 do
   redis.call('HSET', KEYS[4], unpack(ARGV, i, math.min(i + 199, first + 2 * fields - 1)))
@@ -86,6 +87,8 @@ elseif fields > 0 then
   redis.call('HSET', KEYS[2], 'updatedAt', ARGV[2])
 end
 redis.call('SET', KEYS[3], ARGV[3], 'PX', ARGV[4])
+-- A claimed run's epoch lasts as long as its receipt.
+if ARGV[25] ~= '1' then redis.call('PEXPIRE', KEYS[7], ARGV[4]) end
 if waitRecord then
   redis.call('HSET', waitRecord, 'kind', ARGV[14], 'responseId', ARGV[15], 'status', 'pending',
     'expiresAt', ARGV[16], 'after', ARGV[17], 'replica', ARGV[18])
@@ -133,7 +136,7 @@ func (s *Store) CommitResponse(ctx context.Context, c store.Commit) error {
 		indexWait = s.indexWait(ctx, c.User, c.Session, c.Wait)
 	}
 	if s.clustered && c.Release {
-		unregister = s.unregisterRun(ctx, c.User, c.Session, c.ResponseID, c.Replica)
+		unregister = s.forgetRun(ctx, runMemberAt(c.User, c.Session, c.ResponseID, c.Replica, c.Epoch))
 	}
 	// A crash (or a refused commit) after this leaves an index entry whose
 	// wait is missing, which reads as no wait; it expires with the wait.
@@ -149,6 +152,8 @@ func (s *Store) CommitResponse(ctx context.Context, c store.Commit) error {
 		return store.ErrLeaseLost
 	case -1:
 		return store.ErrReceiptFinal
+	case -2:
+		return store.ErrFenced
 	}
 	// The commit is done whatever this answers: a run left registered has
 	// a final receipt, which a sweep only forgets.
@@ -166,6 +171,7 @@ func (s *Store) commitCall(c store.Commit) scriptCall {
 	call.key(k.state)
 	call.key(k.events(c.ResponseID))
 	call.key(k.msgs)
+	call.key(k.epoch(c.ResponseID))
 	if c.Wait != nil {
 		call.key(k.wait(c.Wait.ID))
 		call.key(k.waits())
@@ -191,10 +197,11 @@ func (s *Store) commitCall(c store.Commit) scriptCall {
 	eventArgs(&call, k, c)
 	waitArgs(&call, c, !s.clustered)
 	if registry {
-		call.str(runMember(c.User, c.Session, c.ResponseID, c.Replica))
+		call.str(runMemberAt(c.User, c.Session, c.ResponseID, c.Replica, c.Epoch))
 	} else {
 		call.str("")
 	}
+	call.str(epochArg(c.Epoch))
 	for field, value := range c.StateDelta {
 		call.str(field)
 		call.bytes(value)

@@ -38,11 +38,11 @@ func TestCommitTrimsTheEventLog(t *testing.T) {
 		beginNew(t, s)
 		// A first entry of 10 events, then the rest of MaxEvents in
 		// entries of 1,000.
-		if err := s.AppendEvents(ctx, "u", "s", "resp_1", events(0, 9)); err != nil {
+		if err := s.AppendEvents(ctx, "u", "s", "resp_1", 1, events(0, 9)); err != nil {
 			t.Fatal(err)
 		}
 		for first := 10; first < store.MaxEvents; first += 1000 {
-			if err := s.AppendEvents(ctx, "u", "s", "resp_1", events(first, min(first+999, store.MaxEvents-1))); err != nil {
+			if err := s.AppendEvents(ctx, "u", "s", "resp_1", 1, events(first, min(first+999, store.MaxEvents-1))); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -68,7 +68,7 @@ func TestCommitOfABatchTheLogIsPast(t *testing.T) {
 	eachStore(t, func(t *testing.T, s *Store) {
 		ctx := context.Background()
 		beginNew(t, s)
-		if err := s.AppendEvents(ctx, "u", "s", "resp_1", events(0, 5)); err != nil {
+		if err := s.AppendEvents(ctx, "u", "s", "resp_1", 1, events(0, 5)); err != nil {
 			t.Fatal(err)
 		}
 		err := s.CommitResponse(ctx, store.Commit{User: "u", Session: "s", ResponseID: "resp_1",

@@ -146,35 +146,47 @@ func trimBelow(last int) string {
 	return ""
 }
 
-// addEvents queues the writes of a batch of consecutive events to the log
-// at key: the batch, the trim, the expiry.
-func (s *Store) addEvents(ctx context.Context, p redis.Pipeliner, key string, events []store.Event) {
-	if len(events) == 0 {
-		return
-	}
-	last := events[len(events)-1].Sequence
-	p.ZAdd(ctx, key, redis.Z{Score: float64(last), Member: eventMember(events)})
-	if below := trimBelow(last); below != "" {
-		p.ZRemRangeByScore(ctx, key, "-inf", below)
-	}
-	p.PExpire(ctx, key, s.receiptTTL)
-}
+// appendScript logs a batch of a running response's events and announces
+// it, unless the writer's epoch is not the run's.
+// KEYS: the log, the run's epoch. ARGV: 1 the writer's epoch, 2 the
+// batch's score (its last sequence), 3 its member, 4 the score below which
+// the log is trimmed ("" for none), 5 the log's TTL in ms, 6 the channel.
+// It returns 1, or -2 (nothing written) when fenced.
+var appendScript = redis.NewScript(fencedLua + `
+if fenced(KEYS[2], ARGV[1]) then return -2 end
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[3])
+if ARGV[4] ~= '' then redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[4]) end
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
+redis.call('PUBLISH', ARGV[6], ARGV[2])
+return 1
+`)
 
 // AppendEvents logs events of a running response and tells followers on
-// every replica, in one round trip. Steps that change the receipt use
-// CommitResponse, which logs their events atomically with it.
-func (s *Store) AppendEvents(ctx context.Context, user, session, responseID string, events []store.Event) error {
+// every replica, in one script (one round trip) that first compares the
+// writer's epoch with the run's (ErrFenced: nothing is logged). Steps that
+// change the receipt use CommitResponse, which logs their events
+// atomically with it.
+func (s *Store) AppendEvents(ctx context.Context, user, session, responseID string, epoch int, events []store.Event) error {
 	if len(events) == 0 {
 		return nil
 	}
 	k := s.sessionKeys(user, session)
-	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-		s.addEvents(ctx, p, k.events(responseID), events)
-		p.Publish(ctx, s.eventsChannel(user, session, responseID), events[len(events)-1].Sequence)
-		return nil
-	})
+	last := events[len(events)-1].Sequence
+	c := newScriptCall(appendScript, 6, 2)
+	c.key(k.events(responseID))
+	c.key(k.epoch(responseID))
+	c.str(epochArg(epoch))
+	c.num(int64(last))
+	c.bytes(eventMember(events))
+	c.str(trimBelow(last))
+	c.num(millis(s.receiptTTL))
+	c.str(k.channel(responseID))
+	n, err := s.runScript(ctx, c).Int64()
 	if err != nil {
 		return fmt.Errorf("store: append events: %w", err)
+	}
+	if n == -2 {
+		return store.ErrFenced
 	}
 	return nil
 }

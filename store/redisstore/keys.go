@@ -74,6 +74,13 @@ func (k sessionKeys) events(responseID string) string  { return k.tag + ":l:" + 
 // as long as its receipt, under its session's tag.
 func (k sessionKeys) webhook(responseID string) string { return k.tag + ":h:" + escapeID(responseID) }
 
+// epoch is the key of a run's epoch (its attempt, store.Claim): missing
+// for the first attempt (1), written by ClaimRun, kept as long as the
+// receipt; every write of a turn compares it with the writer's. request is
+// a run's Begin.Request. Both are under the session's tag.
+func (k sessionKeys) epoch(responseID string) string   { return k.tag + ":x:" + escapeID(responseID) }
+func (k sessionKeys) request(responseID string) string { return k.tag + ":q:" + escapeID(responseID) }
+
 // channel is where a response's new events are announced (a pub/sub
 // channel, not a key).
 func (k sessionKeys) channel(responseID string) string { return k.tag + ":n:" + escapeID(responseID) }

@@ -2,6 +2,7 @@ package redisstore
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"time"
 
@@ -25,6 +26,7 @@ var scripts = []*redis.Script{
 	windowScript, slotScript, // limits.go
 	outboxEnqueueScript, outboxClaimScript, outboxCompleteScript, outboxRetryScript, putPushScript, // outbox.go, pushconfigs.go
 	beginCallScript, decideScript, claimScript, finishScript, // relay_tools_calls.go
+	appendScript, claimRunScript, forgetReplicaScript, // events.go, runs.go, replicas.go
 }
 
 func (s *Store) loadScripts(ctx context.Context) error {
@@ -83,6 +85,18 @@ local function finished(receiptKey, logKey)
   return redis.call('TYPE', logKey).ok == 'string'
 end
 `
+
+// fencedLua defines fenced(epochKey, epoch): a write of attempt epoch (a
+// decimal string, at least 1) is refused because the run's epoch is
+// another. A missing key is the first attempt, 1 (store.Claim).
+const fencedLua = `
+local function fenced(epochKey, epoch)
+  return (redis.call('GET', epochKey) or '1') ~= epoch
+end
+`
+
+// epochArg is a writer's epoch as fencedLua compares it (0 is taken as 1).
+func epochArg(epoch int) string { return strconv.Itoa(max(epoch, 1)) }
 
 // argList holds the arguments of one or more commands in a single slice,
 // each encoded once. Strings and numbers go in as pointers into the

@@ -66,7 +66,7 @@ func TestScriptsLoadAgainAfterAFlush(t *testing.T) {
 		if err := s.rdb.ScriptFlush(ctx).Err(); err != nil {
 			t.Fatal(err)
 		}
-		if ok, err := s.RenewLease(ctx, "u", "s", "r", "r1", time.Minute); !ok || err != nil {
+		if ok, err := s.RenewLease(ctx, "u", "s", "r", "r1", 1, time.Minute); !ok || err != nil {
 			t.Fatalf("renew after a flush: %v %v", ok, err)
 		}
 	})

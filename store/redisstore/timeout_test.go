@@ -177,7 +177,7 @@ func TestPausedRedisFailsCallsInTimeAndRecovers(t *testing.T) {
 	event := func(seq int) []store.Event {
 		return []store.Event{{Sequence: seq, Type: "response.text.delta", JSON: json.RawMessage(fmt.Sprintf(`{"sequence":%d}`, seq))}}
 	}
-	if err := s.AppendEvents(ctx, "u", "s1", "resp_1", event(0)); err != nil {
+	if err := s.AppendEvents(ctx, "u", "s1", "resp_1", 1, event(0)); err != nil {
 		t.Fatal(err)
 	}
 	notify, stop, err := hub.ListenEvents(ctx, "u", "s1", "resp_1")
@@ -272,7 +272,7 @@ func TestPausedRedisFailsCallsInTimeAndRecovers(t *testing.T) {
 	for len(notify) > 0 { // a notification from before the pause
 		<-notify
 	}
-	if err := s.AppendEvents(ctx, "u", "s1", "resp_1", event(1)); err != nil {
+	if err := s.AppendEvents(ctx, "u", "s1", "resp_1", 1, event(1)); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -321,7 +321,7 @@ func TestHubRecoversAfterRedisRestarts(t *testing.T) {
 		}
 	}
 	for got := false; !got; {
-		_ = s.AppendEvents(ctx, "u", "s1", "resp_1", []store.Event{{Sequence: 0, Type: "response.created", JSON: json.RawMessage(`{}`)}})
+		_ = s.AppendEvents(ctx, "u", "s1", "resp_1", 1, []store.Event{{Sequence: 0, Type: "response.created", JSON: json.RawMessage(`{}`)}})
 		select {
 		case <-notify:
 			got = true

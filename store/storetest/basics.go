@@ -46,7 +46,7 @@ func closedStoreFailsItsCalls(t *testing.T, h Harness) {
 			_, err := s.BeginResponse(ctx, beginArgs("u", "s3", "resp_1", true, time.Minute))
 			return err
 		},
-		"AppendEvents": func() error { return s.AppendEvents(ctx, "u", "s", "resp_1", evs(0, 0)) },
+		"AppendEvents": func() error { return s.AppendEvents(ctx, "u", "s", "resp_1", 1, evs(0, 0)) },
 		"EventsAfter": func() error {
 			_, err := s.EventsAfter(ctx, "u", "s", "resp_1", -1, 10)
 			return err

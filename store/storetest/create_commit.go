@@ -145,10 +145,10 @@ func creatingCommitItsReceiptIsFinal(t *testing.T, h Harness) {
 	if err := s.CommitResponse(ctx, creatingCommit("u", "s", "resp_1")); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.ReplaceReceipt(ctx, "u", "s", "resp_1", inProgress); !errors.Is(err, store.ErrReceiptFinal) {
+	if err := s.ReplaceReceipt(ctx, "u", "s", "resp_1", 1, inProgress); !errors.Is(err, store.ErrReceiptFinal) {
 		t.Fatalf("replacing the receipt: %v, want ErrReceiptFinal", err)
 	}
-	if renewed, err := s.RenewLease(ctx, "u", "s", "resp_1", "r1", time.Minute); err != nil || renewed {
+	if renewed, err := s.RenewLease(ctx, "u", "s", "resp_1", "r1", 1, time.Minute); err != nil || renewed {
 		t.Fatalf("renewing the finished response's lease: %v %v, want false", renewed, err)
 	}
 	later := creatingCommit("u", "s", "resp_1")

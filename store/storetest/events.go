@@ -26,11 +26,11 @@ func eventsAppendAndRead(t *testing.T, s store.Store) {
 	if got, err := s.EventsAfter(ctx, "u", "s", "resp_1", -1, 10); err != nil || len(got) != 0 {
 		t.Fatalf("events of a response without a log: %v %v", got, err)
 	}
-	if err := s.AppendEvents(ctx, "u", "s", "resp_1", nil); err != nil {
+	if err := s.AppendEvents(ctx, "u", "s", "resp_1", 1, nil); err != nil {
 		t.Fatalf("append of no events: %v", err)
 	}
 	for seq := 0; seq < 6; seq++ { // one event per batch: limits count alike everywhere
-		if err := s.AppendEvents(ctx, "u", "s", "resp_1", evs(seq, seq)); err != nil {
+		if err := s.AppendEvents(ctx, "u", "s", "resp_1", 1, evs(seq, seq)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -49,7 +49,7 @@ func eventsAppendAndRead(t *testing.T, s store.Store) {
 		t.Fatalf("after the last: %v %v", sequences(got), err)
 	}
 	// Batches of several events read in order, from inside a batch too.
-	if err := s.AppendEvents(ctx, "u", "s", "resp_1", evs(6, 9)); err != nil {
+	if err := s.AppendEvents(ctx, "u", "s", "resp_1", 1, evs(6, 9)); err != nil {
 		t.Fatal(err)
 	}
 	got, _ = s.EventsAfter(ctx, "u", "s", "resp_1", 7, 10)
@@ -62,7 +62,7 @@ func eventsAppendAndRead(t *testing.T, s store.Store) {
 // in; a limit below 1 reads every event held.
 func eventsLimitCountsEvents(t *testing.T, s store.Store) {
 	for _, batch := range [][2]int{{0, 4}, {5, 9}, {10, 10}, {11, 30}} {
-		if err := s.AppendEvents(ctx, "u", "s", "resp_1", evs(batch[0], batch[1])); err != nil {
+		if err := s.AppendEvents(ctx, "u", "s", "resp_1", 1, evs(batch[0], batch[1])); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -85,21 +85,21 @@ func eventsLimitCountsEvents(t *testing.T, s store.Store) {
 		}
 	}
 	// Repeated events count once toward the limit.
-	if err := s.AppendEvents(ctx, "u", "s", "resp_2", evs(0, 3)); err != nil {
+	if err := s.AppendEvents(ctx, "u", "s", "resp_2", 1, evs(0, 3)); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.AppendEvents(ctx, "u", "s", "resp_2", evs(2, 6)); err != nil {
+	if err := s.AppendEvents(ctx, "u", "s", "resp_2", 1, evs(2, 6)); err != nil {
 		t.Fatal(err)
 	}
 	if got, err := s.EventsAfter(ctx, "u", "s", "resp_2", 2, 3); err != nil || !slices.Equal(sequences(got), []int{3, 4, 5}) {
 		t.Fatalf("3 after 2 across a repeated batch: %v %v, want [3 4 5]", sequences(got), err)
 	}
 	// Across a gap the limit still counts events.
-	if err := s.AppendEvents(ctx, "u", "s", "resp_3", evs(0, 1)); err != nil {
+	if err := s.AppendEvents(ctx, "u", "s", "resp_3", 1, evs(0, 1)); err != nil {
 		t.Fatal(err)
 	}
 	for _, seq := range []int{5, 6, 7} {
-		if err := s.AppendEvents(ctx, "u", "s", "resp_3", evs(seq, seq)); err != nil {
+		if err := s.AppendEvents(ctx, "u", "s", "resp_3", 1, evs(seq, seq)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -111,10 +111,10 @@ func eventsLimitCountsEvents(t *testing.T, s store.Store) {
 // Events written again (a flush whose answer was lost is retried with the
 // next batch) are read once each.
 func eventsRepeatedReadOnce(t *testing.T, s store.Store) {
-	if err := s.AppendEvents(ctx, "u", "s", "resp_1", evs(0, 1)); err != nil {
+	if err := s.AppendEvents(ctx, "u", "s", "resp_1", 1, evs(0, 1)); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.AppendEvents(ctx, "u", "s", "resp_1", evs(0, 2)); err != nil {
+	if err := s.AppendEvents(ctx, "u", "s", "resp_1", 1, evs(0, 2)); err != nil {
 		t.Fatal(err)
 	}
 	got, err := s.EventsAfter(ctx, "u", "s", "resp_1", -1, 10)
@@ -131,7 +131,7 @@ func eventsRepeatedReadOnce(t *testing.T, s store.Store) {
 func eventsBounded(t *testing.T, s store.Store) {
 	const total, batch = store.MaxEvents + 1500, 1000
 	for start := 0; start < total; start += batch {
-		if err := s.AppendEvents(ctx, "u", "s", "resp_big", evs(start, min(start+batch, total)-1)); err != nil {
+		if err := s.AppendEvents(ctx, "u", "s", "resp_big", 1, evs(start, min(start+batch, total)-1)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -159,10 +159,10 @@ func eventsBounded(t *testing.T, s store.Store) {
 // A position followed by a gap in the log is no longer held: the reader
 // is told, never handed events with a hole before them.
 func eventsGapIsTrimmed(t *testing.T, s store.Store) {
-	if err := s.AppendEvents(ctx, "u", "s", "resp_1", evs(0, 1)); err != nil {
+	if err := s.AppendEvents(ctx, "u", "s", "resp_1", 1, evs(0, 1)); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.AppendEvents(ctx, "u", "s", "resp_1", evs(5, 6)); err != nil {
+	if err := s.AppendEvents(ctx, "u", "s", "resp_1", 1, evs(5, 6)); err != nil {
 		t.Fatal(err)
 	}
 	if got, err := s.EventsAfter(ctx, "u", "s", "resp_1", -1, 10); err != nil || !slices.Equal(sequences(got), []int{0, 1, 5, 6}) {
@@ -177,7 +177,7 @@ func eventsGapIsTrimmed(t *testing.T, s store.Store) {
 }
 
 func eventsPerResponse(t *testing.T, s store.Store) {
-	if err := s.AppendEvents(ctx, "u", "s", "resp_1", evs(0, 2)); err != nil {
+	if err := s.AppendEvents(ctx, "u", "s", "resp_1", 1, evs(0, 2)); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range [][3]string{{"v", "s", "resp_1"}, {"u", "s2", "resp_1"}, {"u", "s", "resp_2"}} {

@@ -24,14 +24,14 @@ func testExpiry(t *testing.T, h Harness) {
 		t.Fatal(err)
 	}
 	// Another response's receipt is rewritten half-way: it lasts from then.
-	if err := s.ReplaceReceipt(ctx, "u", "s", "resp_2", inProgress); err != nil {
+	if err := s.ReplaceReceipt(ctx, "u", "s", "resp_2", 1, inProgress); err != nil {
 		t.Fatal(err)
 	}
 	h.Elapse(ttl / 2)
 	if _, found, _ := s.Receipt(ctx, "u", "s", "resp_1"); !found {
 		t.Fatal("a receipt expired before its TTL")
 	}
-	if err := s.ReplaceReceipt(ctx, "u", "s", "resp_2", inProgress); err != nil {
+	if err := s.ReplaceReceipt(ctx, "u", "s", "resp_2", 1, inProgress); err != nil {
 		t.Fatal(err)
 	}
 	h.Elapse(ttl/2 + ttl/4)
@@ -54,7 +54,7 @@ func testExpiry(t *testing.T, h Harness) {
 		t.Fatal("an asset expired with the receipts")
 	}
 	// An expired log starts again from its next write.
-	if err := s.AppendEvents(ctx, "u", "s", "resp_1", evs(3, 4)); err != nil {
+	if err := s.AppendEvents(ctx, "u", "s", "resp_1", 1, evs(3, 4)); err != nil {
 		t.Fatal(err)
 	}
 	if got, err := s.EventsAfter(ctx, "u", "s", "resp_1", 2, 10); err != nil || len(got) != 2 {

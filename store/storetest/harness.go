@@ -32,6 +32,8 @@ func Run(t *testing.T, h Harness) {
 	t.Run("CreatingCommits", func(t *testing.T) { testCreatingCommits(t, h) })
 	t.Run("Leases", func(t *testing.T) { testLeases(t, h) })
 	t.Run("Runs", func(t *testing.T) { testRuns(t, h) })
+	t.Run("Fencing", func(t *testing.T) { testFencing(t, h) })
+	t.Run("Replicas", func(t *testing.T) { testReplicas(t, h) })
 	t.Run("Events", func(t *testing.T) { testEvents(t, h) })
 	t.Run("Waits", func(t *testing.T) { testWaits(t, h) })
 	t.Run("Assets", func(t *testing.T) { testAssets(t, h) })

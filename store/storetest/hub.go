@@ -120,7 +120,7 @@ func hubListenEvents(t *testing.T, h Harness, s store.Store) {
 		if seq == 50 {
 			t.Fatalf("after 50 appends, follower 1 signalled: %v, follower 2 (another replica's hub): %v", got1, got2)
 		}
-		if err := s.AppendEvents(ctx, "u", "s", "resp_1", evs(seq, seq)); err != nil {
+		if err := s.AppendEvents(ctx, "u", "s", "resp_1", 1, evs(seq, seq)); err != nil {
 			t.Fatal(err)
 		}
 		timeout := time.After(100 * time.Millisecond)

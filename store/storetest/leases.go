@@ -41,10 +41,10 @@ func leasesOneResponseAtATime(t *testing.T, h Harness) {
 	// Other sessions of the user, and other users, are not held.
 	mustBegin(t, s, "u", "s2", "resp_3", true, time.Minute)
 	mustBegin(t, s, "v", "s", "resp_4", true, time.Minute)
-	if ok, err := s.RenewLease(ctx, "u", "s", "resp_1", "r1", time.Minute); !ok || err != nil {
+	if ok, err := s.RenewLease(ctx, "u", "s", "resp_1", "r1", 1, time.Minute); !ok || err != nil {
 		t.Fatalf("holder could not renew: %v %v", ok, err)
 	}
-	if ok, _ := s.RenewLease(ctx, "u", "s", "resp_2", "r1", time.Minute); ok {
+	if ok, _ := s.RenewLease(ctx, "u", "s", "resp_2", "r1", 1, time.Minute); ok {
 		t.Fatal("non-holder renewed")
 	}
 	finish(t, s, "u", "s", "resp_1")
@@ -94,7 +94,7 @@ func leasesLapses(t *testing.T, h Harness) {
 	if !errors.Is(err, store.ErrLeaseLost) {
 		t.Fatalf("commit of a response that lost its session: %v, want ErrLeaseLost", err)
 	}
-	if ok, _ := s.RenewLease(ctx, "u", "s", "resp_1", "r1", time.Minute); ok {
+	if ok, _ := s.RenewLease(ctx, "u", "s", "resp_1", "r1", 1, time.Minute); ok {
 		t.Fatal("a response renewed a lease another one took")
 	}
 	if got, _, _ := s.Receipt(ctx, "u", "s", "resp_1"); string(got) != string(inProgress) {
@@ -105,7 +105,7 @@ func leasesLapses(t *testing.T, h Harness) {
 func leasesRenewalExtends(t *testing.T, h Harness) {
 	s := open(t, h)
 	mustBegin(t, s, "u", "s", "resp_1", true, shortLease)
-	if ok, err := s.RenewLease(ctx, "u", "s", "resp_1", "r1", time.Minute); !ok || err != nil {
+	if ok, err := s.RenewLease(ctx, "u", "s", "resp_1", "r1", 1, time.Minute); !ok || err != nil {
 		t.Fatalf("renew: %v %v", ok, err)
 	}
 	h.Elapse(lapse)
@@ -120,7 +120,7 @@ func leasesHolderRetakesALapsedLease(t *testing.T, h Harness) {
 	h.Elapse(lapse)
 	// Nobody took it: the holder's renewal takes it again (a replica
 	// that lived through a store outage).
-	if ok, err := s.RenewLease(ctx, "u", "s", "resp_1", "r1", time.Minute); !ok || err != nil {
+	if ok, err := s.RenewLease(ctx, "u", "s", "resp_1", "r1", 1, time.Minute); !ok || err != nil {
 		t.Fatalf("renew of a lapsed, free lease: %v %v", ok, err)
 	}
 	if _, err := s.BeginResponse(ctx, beginArgs("u", "s", "resp_2", false, time.Minute)); !errors.Is(err, store.ErrSessionBusy) {
@@ -148,10 +148,10 @@ func leasesNoRetakeOverAFinalReceipt(t *testing.T, h Harness) {
 	mustBegin(t, s, "u", "s", "resp_1", true, shortLease)
 	h.Elapse(lapse)
 	// A sweeper records the lapsed run as failed.
-	if err := s.ReplaceReceipt(ctx, "u", "s", "resp_1", []byte(`{"status":"failed","error":{"code":"replica_lost"}}`)); err != nil {
+	if err := s.ReplaceReceipt(ctx, "u", "s", "resp_1", 1, []byte(`{"status":"failed","error":{"code":"replica_lost"}}`)); err != nil {
 		t.Fatal(err)
 	}
-	if ok, err := s.RenewLease(ctx, "u", "s", "resp_1", "r1", time.Minute); ok || err != nil {
+	if ok, err := s.RenewLease(ctx, "u", "s", "resp_1", "r1", 1, time.Minute); ok || err != nil {
 		t.Fatalf("renewal over a final receipt: %v %v", ok, err)
 	}
 	err := s.CommitResponse(ctx, store.Commit{User: "u", Session: "s", ResponseID: "resp_1", Receipt: completed, Release: true, Replica: "r1"})
@@ -182,7 +182,7 @@ func commitIntoADeletedSession(t *testing.T, h Harness) {
 			t.Fatalf("commit (release %v) into a deleted session: %v, want ErrLeaseLost", release, err)
 		}
 	}
-	if ok, err := s.RenewLease(ctx, "u", "s", "resp_1", "r1", time.Minute); ok || err != nil {
+	if ok, err := s.RenewLease(ctx, "u", "s", "resp_1", "r1", 1, time.Minute); ok || err != nil {
 		t.Fatalf("renewal in a deleted session: %v %v, want false", ok, err)
 	}
 	if _, found, _ := s.GetSession(ctx, "u", "s"); found {

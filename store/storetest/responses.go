@@ -124,7 +124,7 @@ func commitSuspendsAndResumes(t *testing.T, s store.Store) {
 	if _, err := s.BeginResponse(ctx, beginArgs("u", "s", "resp_2", false, time.Minute)); !errors.Is(err, store.ErrSessionBusy) {
 		t.Fatalf("begin while suspended: %v, want ErrSessionBusy", err)
 	}
-	if err := s.ReplaceReceipt(ctx, "u", "s", "resp_1", inProgress); err != nil {
+	if err := s.ReplaceReceipt(ctx, "u", "s", "resp_1", 1, inProgress); err != nil {
 		t.Fatalf("resume: %v", err)
 	}
 	err = s.CommitResponse(ctx, store.Commit{User: "u", Session: "s", ResponseID: "resp_1", Receipt: completed, Events: evs(2, 3), Release: true, Replica: "r1"})
@@ -140,18 +140,18 @@ func commitSuspendsAndResumes(t *testing.T, s store.Store) {
 func replaceReceipt(t *testing.T, s store.Store) {
 	mustBegin(t, s, "u", "s", "resp_1", true, time.Minute)
 	for _, r := range []string{`{"status":"requires_action"}`, `{"status":"in_progress","n":2}`, `{"status":"failed"}`} {
-		if err := s.ReplaceReceipt(ctx, "u", "s", "resp_1", []byte(r)); err != nil {
+		if err := s.ReplaceReceipt(ctx, "u", "s", "resp_1", 1, []byte(r)); err != nil {
 			t.Fatalf("replace with %s: %v", r, err)
 		}
 		if got, _, _ := s.Receipt(ctx, "u", "s", "resp_1"); string(got) != r {
 			t.Fatalf("receipt %s, want %s", got, r)
 		}
 	}
-	if err := s.ReplaceReceipt(ctx, "u", "s", "resp_1", inProgress); !errors.Is(err, store.ErrReceiptFinal) {
+	if err := s.ReplaceReceipt(ctx, "u", "s", "resp_1", 1, inProgress); !errors.Is(err, store.ErrReceiptFinal) {
 		t.Fatalf("replacing a final receipt: %v, want ErrReceiptFinal", err)
 	}
 	// A receipt may be written where there was none.
-	if err := s.ReplaceReceipt(ctx, "u", "s", "resp_x", inProgress); err != nil {
+	if err := s.ReplaceReceipt(ctx, "u", "s", "resp_x", 1, inProgress); err != nil {
 		t.Fatal(err)
 	}
 	if _, found, _ := s.Receipt(ctx, "u", "s", "resp_x"); !found {
@@ -184,13 +184,13 @@ func finalReceiptNeverChanges(t *testing.T, s store.Store) {
 		t.Fatal(err)
 	}
 	final := []byte(`{"id":"resp_1","sessionId":"s","status":"failed","output":[],"metadata":{"status":"in_progress"},"error":{"code":"replica_lost"}}`)
-	if err := s.ReplaceReceipt(ctx, "u", "s", "resp_1", final); err != nil {
+	if err := s.ReplaceReceipt(ctx, "u", "s", "resp_1", 1, final); err != nil {
 		t.Fatal(err)
 	}
-	if ok, err := s.RenewLease(ctx, "u", "s", "resp_1", "r1", time.Minute); ok || err != nil {
+	if ok, err := s.RenewLease(ctx, "u", "s", "resp_1", "r1", 1, time.Minute); ok || err != nil {
 		t.Fatalf("a renewal took the lease back over a final receipt: %v %v", ok, err)
 	}
-	if err := s.ReplaceReceipt(ctx, "u", "s", "resp_1", inProgress); !errors.Is(err, store.ErrReceiptFinal) {
+	if err := s.ReplaceReceipt(ctx, "u", "s", "resp_1", 1, inProgress); !errors.Is(err, store.ErrReceiptFinal) {
 		t.Fatalf("replacing a final receipt: %v, want ErrReceiptFinal", err)
 	}
 	err = s.CommitResponse(ctx, store.Commit{User: "u", Session: "s", ResponseID: "resp_1", Replica: "r1",
@@ -210,10 +210,10 @@ func finalReceiptNeverChanges(t *testing.T, s store.Store) {
 	// Every final status is final; statuses are read from the envelope.
 	for i, r := range []string{`{"status":"completed"}`, `{"status":"cancelled"}`, `{"status":"denied"}`, `{"metadata":{"status":"x"},"status":"failed"}`} {
 		rid := "resp_f" + string(rune('a'+i))
-		if err := s.ReplaceReceipt(ctx, "u", "s", rid, []byte(r)); err != nil {
+		if err := s.ReplaceReceipt(ctx, "u", "s", rid, 1, []byte(r)); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.ReplaceReceipt(ctx, "u", "s", rid, inProgress); !errors.Is(err, store.ErrReceiptFinal) {
+		if err := s.ReplaceReceipt(ctx, "u", "s", rid, 1, inProgress); !errors.Is(err, store.ErrReceiptFinal) {
 			t.Fatalf("%s is not final: %v", r, err)
 		}
 	}

@@ -47,7 +47,7 @@ func runsAsksWhetherDue(t *testing.T, h Harness) {
 	var asked []store.Lapsed
 	notDue := func(l store.Lapsed) bool { asked = append(asked, l); return false }
 	swept, err := s.SweepLapsed(ctx, time.Now(), 10, notDue, runtimeFailed)
-	want := store.Lapsed{User: "u", Session: "s", ResponseID: "resp_1", Replica: "replica-7"}
+	want := store.Lapsed{User: "u", Session: "s", ResponseID: "resp_1", Replica: "replica-7", Epoch: 1}
 	if err != nil || len(swept) != 0 || len(asked) != 1 || asked[0] != want {
 		t.Fatalf("swept %v, asked %+v, err %v", swept, asked, err)
 	}
@@ -102,7 +102,7 @@ func runsFinalReceiptsAreKept(t *testing.T, h Harness) {
 	s := open(t, h)
 	mustBegin(t, s, "u", "s", "resp_1", true, shortLease)
 	h.Elapse(lapse)
-	if err := s.ReplaceReceipt(ctx, "u", "s", "resp_1", completed); err != nil {
+	if err := s.ReplaceReceipt(ctx, "u", "s", "resp_1", 1, completed); err != nil {
 		t.Fatal(err)
 	}
 	swept, err := s.SweepLapsed(ctx, time.Now(), 10, always, runtimeFailed)
@@ -120,7 +120,7 @@ func runsFailedIsNotAskedAboutFinalReceipts(t *testing.T, h Harness) {
 		mustBegin(t, s, "u", sid, "resp_"+sid, true, shortLease)
 	}
 	h.Elapse(lapse)
-	if err := s.ReplaceReceipt(ctx, "u", "final", "resp_final", completed); err != nil {
+	if err := s.ReplaceReceipt(ctx, "u", "final", "resp_final", 1, completed); err != nil {
 		t.Fatal(err)
 	}
 	if found, err := s.DeleteSession(ctx, "u", "gone"); !found || err != nil { // its receipt goes with it
@@ -162,7 +162,7 @@ func runsWebhookComesBackWithTheRun(t *testing.T, h Harness) {
 		t.Fatal(err)
 	}
 	mustBegin(t, s, "u", "plain", "resp_plain", true, shortLease)
-	if ok, err := s.RenewLease(ctx, "u", "hooked", "resp_hooked", "r1", shortLease); !ok || err != nil {
+	if ok, err := s.RenewLease(ctx, "u", "hooked", "resp_hooked", "r1", 1, shortLease); !ok || err != nil {
 		t.Fatalf("renew: %v %v", ok, err)
 	}
 	h.Elapse(lapse)

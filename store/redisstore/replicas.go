@@ -1,0 +1,58 @@
+package redisstore
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// The replicas' liveness records are one sorted set under the run
+// registry's tag: member the replica's ID, score the time (Unix ms) its
+// record lapses unless renewed.
+
+func (s *Store) replicasKey() string { return s.prefix + "{runs}:replicas" }
+
+// Heartbeat records that replica is alive until now+ttl: one ZADD.
+func (s *Store) Heartbeat(ctx context.Context, replica string, ttl time.Duration, now time.Time) error {
+	err := s.rdb.ZAdd(ctx, s.replicasKey(), redis.Z{Score: float64(now.Add(ttl).UnixMilli()), Member: replica}).Err()
+	if err != nil {
+		return fmt.Errorf("store: heartbeat: %w", err)
+	}
+	return nil
+}
+
+// LapsedReplicas returns up to limit replicas whose record lapsed at or
+// before now, the earliest first.
+func (s *Store) LapsedReplicas(ctx context.Context, now time.Time, limit int) ([]string, error) {
+	count := int64(limit)
+	if limit <= 0 {
+		count = -1
+	}
+	ids, err := s.rdb.ZRangeArgs(ctx, redis.ZRangeArgs{
+		Key: s.replicasKey(), Start: "-inf", Stop: strconv.FormatInt(now.UnixMilli(), 10), ByScore: true, Count: count,
+	}).Result()
+	if err != nil {
+		return nil, fmt.Errorf("store: lapsed replicas: %w", err)
+	}
+	return ids, nil
+}
+
+// forgetReplicaScript removes a replica's record when it lapsed at or
+// before ARGV[2] (Unix ms). KEYS: the records. ARGV: the replica, now.
+var forgetReplicaScript = redis.NewScript(`
+local lapses = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if lapses and tonumber(lapses) <= tonumber(ARGV[2]) then redis.call('ZREM', KEYS[1], ARGV[1]) end
+return 0
+`)
+
+// ForgetReplica drops replica's record when it lapsed at or before now.
+func (s *Store) ForgetReplica(ctx context.Context, replica string, now time.Time) error {
+	err := forgetReplicaScript.Run(ctx, s.rdb, []string{s.replicasKey()}, replica, now.UnixMilli()).Err()
+	if err != nil && err != redis.Nil {
+		return fmt.Errorf("store: forget replica: %w", err)
+	}
+	return nil
+}
