@@ -22,7 +22,7 @@ func TestCallIDReachesTheTool(t *testing.T) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "id=" + id}}}, nil
 		})
 	s := openSet(t, Options{
-		Tools: []config.Tool{{Name: "env", Exec: &config.ToolExec{Command: []string{"/bin/sh", "-c", `printf '"id=%s"' "$HARNEST_CALL_ID"`}}}},
+		Tools:      []config.Tool{{Name: "env", Exec: &config.ToolExec{Command: []string{"/bin/sh", "-c", `printf '"id=%s"' "$HARNEST_CALL_ID"`}}}},
 		MCPServers: []config.MCPServer{{Name: "web", URL: fake.URL}},
 	})
 	for _, tool := range []string{"env", "web__meta"} {
