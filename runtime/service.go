@@ -82,8 +82,8 @@ type Service struct {
 	log       *slog.Logger
 	now       func() time.Time
 	observer  Observer
-	tracer    TurnTracer  // nil: turns are not traced
-	outbox    *Dispatcher // sends webhooks (webhook.go); nil: none
+	tracer    TurnTracer // nil: turns are not traced
+	outbox    Outbox     // where webhooks go (webhook.go); nil: none
 
 	approvalTTL, clientToolTTL, sweepEvery, flushDelay time.Duration
 	hub                                                store.Hub

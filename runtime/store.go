@@ -9,7 +9,7 @@ import (
 
 // Store is what the Service keeps in the store: the core's part of it
 // (store.Store's slices from Sessions to Messaging, but the outbox, which
-// the Dispatcher takes), the per-user limits of turns, the shared secret
+// the outbox package's Dispatcher takes), the per-user limits of turns, the shared secret
 // its tokens and webhooks are sealed and signed with, and readiness. It
 // takes, of store.Waits and store.Assets, the methods it calls: a wait by
 // its ID alone is the AG-UI door's, and the assets' usage is read by
@@ -38,11 +38,4 @@ type Store interface {
 
 	// Ping checks that the store answers (readiness).
 	Ping(ctx context.Context) error
-}
-
-// OutboxStore is what the Dispatcher keeps in the store: the outbox, and
-// the shared secret webhooks are signed with (webhook.go).
-type OutboxStore interface {
-	store.Outbox
-	store.Secrets
 }

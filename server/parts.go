@@ -11,6 +11,7 @@ import (
 	"github.com/harnest/harnest/internal/metrics"
 	"github.com/harnest/harnest/internal/netguard"
 	"github.com/harnest/harnest/internal/tracing"
+	"github.com/harnest/harnest/outbox"
 	"github.com/harnest/harnest/relay"
 	"github.com/harnest/harnest/runtime"
 	"github.com/harnest/harnest/store"
@@ -100,11 +101,11 @@ func runtimeOptions(cfg config.Config, st store.Store, agent runtime.Agent, rl *
 
 // newOutbox is the dispatcher of push notifications and webhooks, not yet
 // started.
-func newOutbox(cfg config.Config, st store.Store, log *slog.Logger, o Options) *runtime.Dispatcher {
-	do := runtime.DispatcherOptions{Store: st, Logger: log,
+func newOutbox(cfg config.Config, st store.Store, log *slog.Logger, o Options) *outbox.Dispatcher {
+	do := outbox.DispatcherOptions{Store: st, Logger: log,
 		Policy: netguard.Policy{AllowHosts: cfg.Server.Outbound.AllowHosts, AllowHTTPLoopback: true}}
 	if o.Outbox != nil {
 		o.Outbox(&do)
 	}
-	return runtime.NewDispatcher(do)
+	return outbox.NewDispatcher(do)
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/harnest/harnest/internal/metrics"
 	"github.com/harnest/harnest/internal/tracing"
 	"github.com/harnest/harnest/live"
+	"github.com/harnest/harnest/outbox"
 	"github.com/harnest/harnest/relay"
 	"github.com/harnest/harnest/runtime"
 	"github.com/harnest/harnest/store"
@@ -50,7 +51,7 @@ type Options struct {
 	Store store.Store
 	// Outbox adjusts the outbox dispatcher's options (tests: the poll
 	// interval, lease and backoff).
-	Outbox func(*runtime.DispatcherOptions)
+	Outbox func(*outbox.DispatcherOptions)
 }
 
 // Server is one harnest replica.
@@ -73,7 +74,7 @@ type Server struct {
 	tuneLive func(*live.Options)
 	tuneAGUI func(*agui.Options)
 	tuneA2A  func(*a2a.Options)
-	outbox   *runtime.Dispatcher // push notifications and webhooks
+	outbox   *outbox.Dispatcher // push notifications and webhooks
 }
 
 // Live is the /live handler, nil unless server.live is on.
@@ -131,10 +132,10 @@ func New(ctx context.Context, f *config.Folder, o Options) (*Server, error) {
 		o.Tune(&ro)
 	}
 	svc := runtime.New(ro)
-	outbox := newOutbox(cfg, st, log, o)
-	svc.UseDispatcher(outbox)
+	sender := newOutbox(cfg, st, log, o)
+	svc.UseOutbox(sender)
 	s := &Server{Folder: f, Store: st, Service: svc, log: log, agent: agent, relay: rl, ownStore: o.Store == nil, jwt: jwt,
-		tuneLive: o.Live, tuneAGUI: o.AGUI, tuneA2A: o.A2A, metrics: met, tracing: tr, outbox: outbox}
+		tuneLive: o.Live, tuneAGUI: o.AGUI, tuneA2A: o.A2A, metrics: met, tracing: tr, outbox: sender}
 	if err := svc.Start(ctx); err != nil {
 		s.closeAgent() // the relay, worker processes, MCP servers
 		s.flushTraces()
@@ -148,7 +149,7 @@ func New(ctx context.Context, f *config.Folder, o Options) (*Server, error) {
 		release()
 		return nil, err
 	}
-	outbox.Start()
+	sender.Start()
 	return s, nil
 }
 
