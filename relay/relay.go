@@ -12,6 +12,7 @@ import (
 	"github.com/harnest/harnest/config"
 	"github.com/harnest/harnest/internal/alive"
 	"github.com/harnest/harnest/internal/auth"
+	"github.com/harnest/harnest/relay/recipes"
 	"github.com/harnest/harnest/runtime"
 	"github.com/harnest/harnest/store"
 )
@@ -67,8 +68,8 @@ type Options struct {
 	// pairing (Agent then still works with the defaults).
 	Backend *config.RelayBackend
 	// Recipes are the recipes the relay lists and pairs codes for
-	// (LoadRecipes of the agent folder); nil: the built-in ones.
-	Recipes *Recipes
+	// (recipes.Load of the agent folder); nil: the built-in ones.
+	Recipes *recipes.Set
 	// Alive configures how an exchanged card's alive_json is fetched
 	// (the zero value is production's: public https hosts only).
 	Alive  alive.Options
@@ -117,7 +118,7 @@ type Relay struct {
 	// when they are turned on.
 	homeSt toolsStore
 	// recipeSet is what the relay lists and pairs codes for.
-	recipeSet *Recipes
+	recipeSet *recipes.Set
 	// alive fetches exchanged cards' alive_json.
 	alive alive.Options
 }
@@ -138,7 +139,7 @@ func New(o Options) (*Relay, error) {
 		alive:   o.Alive,
 	}
 	if r.recipeSet = o.Recipes; r.recipeSet == nil {
-		r.recipeSet = builtinOnly()
+		r.recipeSet = recipes.BuiltinOnly()
 	}
 	if r.log == nil {
 		r.log = slog.New(slog.DiscardHandler)
@@ -224,7 +225,7 @@ func (r *Relay) Register(mux *http.ServeMux) {
 // IsPublic reports the relay endpoints, which authenticate with the
 // participant's session token (or, for the exchange, a pairing code)
 // instead of the server's bearer tokens.
-func (r *Relay) IsPublic(req *http.Request) bool {
+func IsPublic(req *http.Request) bool {
 	return strings.HasPrefix(req.URL.Path, APIPrefix)
 }
 

@@ -65,9 +65,9 @@ type Server struct {
 	mcp     http.Handler  // the /mcp door (an io.Closer: its sessions), nil unless server.mcp
 	relay   *relay.Relay
 	a2a     *a2a.Server
-	metrics *metrics.Metrics // nil unless server.metrics
-	tracing *tracing.Tracing // nil unless OTEL_EXPORTER_OTLP_ENDPOINT is set
-	jwt     *auth.JWT        // nil unless auth.jwt
+	metrics *metrics.Metrics    // nil unless server.metrics
+	tracing *tracing.Tracing    // nil unless OTEL_EXPORTER_OTLP_ENDPOINT is set
+	authn   *auth.Authenticator // the replica's one: the doors' middleware and the relay's owners
 	// ownStore: the server opened its store (and closes it).
 	ownStore bool
 	tuneLive func(*live.Options)
@@ -104,12 +104,13 @@ func New(ctx context.Context, f *config.Folder, o Options) (*Server, error) {
 			st.Close()
 		}
 	}
-	jwt, err := auth.JWTFromConfig(cfg.Auth.JWT) // shared by both authenticators: one JWKS cache, one owner record
+	jwt, err := auth.JWTFromConfig(cfg.Auth.JWT)
 	if err != nil {
 		release()
 		return nil, err
 	}
-	rl, err := openRelay(ctx, f, o, st, jwt, log)
+	authn := newAuthenticator(cfg, jwt)
+	rl, err := openRelay(ctx, f, o, st, authn, log)
 	if err != nil {
 		release()
 		return nil, err
@@ -133,7 +134,7 @@ func New(ctx context.Context, f *config.Folder, o Options) (*Server, error) {
 	svc := runtime.New(ro)
 	outbox := newOutbox(cfg, st, log, o)
 	svc.UseDispatcher(outbox)
-	s := &Server{Folder: f, Store: st, Service: svc, log: log, agent: agent, relay: rl, ownStore: o.Store == nil, jwt: jwt,
+	s := &Server{Folder: f, Store: st, Service: svc, log: log, agent: agent, relay: rl, ownStore: o.Store == nil, authn: authn,
 		tuneLive: o.Live, tuneAGUI: o.AGUI, tuneA2A: o.A2A, metrics: met, tracing: tr, outbox: outbox}
 	if err := svc.Start(ctx); err != nil {
 		s.closeAgent() // the relay, worker processes, MCP servers
