@@ -12,6 +12,7 @@ import (
 	"github.com/harnest/harnest/config"
 	"github.com/harnest/harnest/internal/alive"
 	"github.com/harnest/harnest/internal/auth"
+	"github.com/harnest/harnest/relay/agent"
 	"github.com/harnest/harnest/relay/recipes"
 	"github.com/harnest/harnest/runtime"
 	"github.com/harnest/harnest/store"
@@ -25,11 +26,11 @@ const (
 	CodeTTL          = 5 * time.Minute
 	SessionTTL       = 8 * time.Hour
 	MaxWait          = 20 * time.Second
-	MaxPending       = 5
+	MaxPending       = agent.MaxPending
 	MaxReplyChars    = 4000
-	MaxQuestionChars = 4000
+	MaxQuestionChars = agent.MaxQuestionChars
 	MaxNoticeChars   = 600
-	DefaultDeadline  = 60 * time.Second
+	DefaultDeadline  = agent.DefaultDeadline
 
 	ExchangePerMinute = 20
 	StatusPerMinute   = 30
@@ -40,7 +41,7 @@ const (
 
 	// DefaultVisitorDailyCap applies when allowVisitors is set without a
 	// cap.
-	DefaultVisitorDailyCap = 50
+	DefaultVisitorDailyCap = agent.DefaultVisitorDailyCap
 
 	maxBodyBytes = 64 << 10
 )
@@ -247,5 +248,5 @@ func (r *Relay) IsOwner(userID string) bool {
 	return userID == runtime.AnonymousUser && len(r.owners) == 0 && (r.auth == nil || !r.auth.Enabled())
 }
 
-// Agent is the relay backend.
-func (r *Relay) Agent() runtime.Agent { return (*relayAgent)(r) }
+// Agent is the relay backend of Options.Backend (AgentWith that section).
+func (r *Relay) Agent() runtime.Agent { return r.AgentWith(r.backend) }

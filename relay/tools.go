@@ -137,11 +137,10 @@ func toolsOff(w http.ResponseWriter) {
 		"Tools at home are off on this server; the agent's owner turns them on with spec.relay.toolsAtHome: true.")
 }
 
-// Ready reports whether the relay backend can serve: with tools at home
-// on, the tool set must be ready too (its MCP servers listed), so that
-// /readyz says so while one does not answer.
-func (a *relayAgent) Ready(ctx context.Context) error {
-	r := (*Relay)(a)
+// toolsReady reports whether tools at home can serve (the relay backend's
+// Ready): when they are on, the tool set must be ready (its MCP servers
+// listed), so that /readyz says so while one does not answer.
+func (r *Relay) toolsReady(ctx context.Context) error {
 	if r.home == nil {
 		return nil
 	}

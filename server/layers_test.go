@@ -22,7 +22,7 @@ const module = "github.com/harnest/harnest"
 type layout struct {
 	commands string   // the binaries (cmd/harnest)
 	root     string   // the composition root: builds a replica, picks the store, wires doors to backends
-	doors    []string // translate a wire to the core; the relay's door and its agent are one package
+	doors    []string // translate a wire to the core; the relay is one: its door, and its agent, recipes and text rules below it
 	backends []string // the agents a turn runs on
 	internal string   // leaf helpers
 	// storeImpls are the store's implementations and storeChooser the
@@ -214,7 +214,9 @@ func TestLayerRules(t *testing.T) {
 		"server/servertest": {"server", "store/stores"},
 		"neutral":           {"runtime", "internal/httpapi", "neutral/apidoc"},
 		"neutral/apidoc":    {"internal/media"},
-		"relay":             {"runtime", "internal/toolrun", "store"},
+		"relay":             {"runtime", "internal/toolrun", "store", "relay/agent", "relay/recipes", "relay/text"},
+		"relay/agent":       {"runtime", "store", "config"},
+		"relay/recipes":     {"relay/text"},
 		"routerapi":         {"runtime", "store"},
 		"internal/metrics":  {"runtime", "store"},
 		"internal/toolrun":  {"config", "internal/program"},
@@ -241,6 +243,11 @@ func TestLayerRules(t *testing.T) {
 		{"the module's shape", harnestLayout, good, nil},
 		{"the relay imports a backend", harnestLayout, with("relay", "backend/tools"),
 			[]string{"relay → backend/tools: a door (the relay included) depends on no backend"}},
+		{"the relay's agent imports a backend", harnestLayout, with("relay/agent", "backend/router"),
+			[]string{
+				"relay → relay/agent → backend/router: a door (the relay included) depends on no backend",
+				"relay/agent → backend/router: a door (the relay included) depends on no backend",
+			}},
 		{"a door imports the router backend", harnestLayout, with("routerapi", "backend/router"),
 			[]string{"routerapi → backend/router: a door (the relay included) depends on no backend"}},
 		{"a door reaches a backend through a helper", harnestLayout, with("internal/toolrun", "backend/chat"),
