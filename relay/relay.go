@@ -14,6 +14,7 @@ import (
 	"github.com/harnest/harnest/internal/auth"
 	"github.com/harnest/harnest/relay/agent"
 	"github.com/harnest/harnest/relay/recipes"
+	"github.com/harnest/harnest/relay/tools"
 	"github.com/harnest/harnest/runtime"
 	"github.com/harnest/harnest/store"
 )
@@ -113,11 +114,12 @@ type Relay struct {
 	tick time.Duration
 	// maxWait bounds an inbox poll's wait: MaxWait (tests lengthen it).
 	maxWait time.Duration
-	// home is tools at home (tools.go); nil while they are off.
-	home *toolsAtHome
-	// homeSt is the part of the store tools at home use, handed to them
-	// when they are turned on.
-	homeSt toolsStore
+	// home is tools at home (relay/tools); nil while they are off.
+	home *tools.Home
+	// homeSt is the store as tools at home (relay/tools) and their
+	// routes use it: their own state, the notes' key, the participants and
+	// the owner's feed; handed to them when they are turned on.
+	homeSt Store
 	// recipeSet is what the relay lists and pairs codes for.
 	recipeSet *recipes.Set
 	// alive fetches exchanged cards' alive_json.

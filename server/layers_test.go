@@ -22,7 +22,7 @@ const module = "github.com/harnest/harnest"
 type layout struct {
 	commands string   // the binaries (cmd/harnest)
 	root     string   // the composition root: builds a replica, picks the store, wires doors to backends
-	doors    []string // translate a wire to the core; the relay is one: its door, and its agent, recipes and text rules below it
+	doors    []string // translate a wire to the core; the relay is one: its door, and below it its agent, recipes, tools at home and text rules
 	backends []string // the agents a turn runs on
 	internal string   // leaf helpers
 	// storeImpls are the store's implementations and storeChooser the
@@ -214,9 +214,10 @@ func TestLayerRules(t *testing.T) {
 		"server/servertest": {"server", "store/stores"},
 		"neutral":           {"runtime", "internal/httpapi", "neutral/apidoc"},
 		"neutral/apidoc":    {"internal/media"},
-		"relay":             {"runtime", "internal/toolrun", "store", "relay/agent", "relay/recipes", "relay/text"},
+		"relay":             {"runtime", "store", "relay/agent", "relay/recipes", "relay/text", "relay/tools"},
 		"relay/agent":       {"runtime", "store", "config"},
 		"relay/recipes":     {"relay/text"},
+		"relay/tools":       {"runtime", "store", "config", "internal/toolrun", "relay/text"},
 		"routerapi":         {"runtime", "store"},
 		"internal/metrics":  {"runtime", "store"},
 		"internal/toolrun":  {"config", "internal/program"},
@@ -253,7 +254,8 @@ func TestLayerRules(t *testing.T) {
 		{"a door reaches a backend through a helper", harnestLayout, with("internal/toolrun", "backend/chat"),
 			[]string{
 				"internal/toolrun → backend/chat: internal/ depends on no door, backend or composition root",
-				"relay → internal/toolrun → backend/chat: a door (the relay included) depends on no backend",
+				"relay → relay/tools → internal/toolrun → backend/chat: a door (the relay included) depends on no backend",
+				"relay/tools → internal/toolrun → backend/chat: a door (the relay included) depends on no backend",
 			}},
 		{"a helper imports a door", harnestLayout, with("internal/metrics", "live"),
 			[]string{"internal/metrics → live: internal/ depends on no door, backend or composition root"}},

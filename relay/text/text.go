@@ -1,12 +1,14 @@
 // Package text holds relay-poll-v1's rules for the words outside agents
 // and recipes bring: plain text within a length, no markup, no outside
-// links, and the kind of a participant. The relay's door turns a broken
-// rule into its 422 body; relay/recipes into a recipe file's problem.
+// links, and the kind of a participant; and how the relay writes a time
+// (Stamp). The relay's door turns a broken rule into its 422 body;
+// relay/recipes into a recipe file's problem.
 package text
 
 import (
 	"fmt"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 )
@@ -75,3 +77,9 @@ func Kind(kind string) string {
 	}
 	return ""
 }
+
+// timeFormat is how the relay writes times: UTC, milliseconds, a Z.
+const timeFormat = "2006-01-02T15:04:05.000Z"
+
+// Stamp writes t as the relay does, in its bodies and the owner's feed.
+func Stamp(t time.Time) string { return t.UTC().Format(timeFormat) }
