@@ -22,7 +22,7 @@ const module = "github.com/harnest/harnest"
 type layout struct {
 	commands string   // the binaries (cmd/harnest)
 	root     string   // the composition root: builds a replica, picks the store, wires doors to backends
-	doors    []string // translate a wire to the core; the relay's door and its agent are one package
+	doors    []string // translate a wire to the core; the relay is one: its door, and below it its agent, recipes, tools at home and text rules
 	backends []string // the agents a turn runs on
 	internal string   // leaf helpers
 	// core is the runtime, which serves and sends no HTTP: net/http (or
@@ -232,7 +232,10 @@ func TestLayerRules(t *testing.T) {
 		"outbox":            {"runtime", "internal/netguard", "store", "net/http"},
 		"internal/netguard": {"net/http"},
 		"internal/httpapi":  {"net/http"},
-		"relay":             {"runtime", "internal/toolrun", "store"},
+		"relay":             {"runtime", "store", "relay/agent", "relay/recipes", "relay/text", "relay/tools"},
+		"relay/agent":       {"runtime", "store", "config"},
+		"relay/recipes":     {"relay/text"},
+		"relay/tools":       {"runtime", "store", "config", "internal/toolrun", "relay/text"},
 		"routerapi":         {"runtime", "store"},
 		"internal/metrics":  {"runtime", "store"},
 		"internal/toolrun":  {"config", "internal/program"},
@@ -259,12 +262,18 @@ func TestLayerRules(t *testing.T) {
 		{"the module's shape", harnestLayout, good, nil},
 		{"the relay imports a backend", harnestLayout, with("relay", "backend/tools"),
 			[]string{"relay → backend/tools: a door (the relay included) depends on no backend"}},
+		{"the relay's agent imports a backend", harnestLayout, with("relay/agent", "backend/router"),
+			[]string{
+				"relay → relay/agent → backend/router: a door (the relay included) depends on no backend",
+				"relay/agent → backend/router: a door (the relay included) depends on no backend",
+			}},
 		{"a door imports the router backend", harnestLayout, with("routerapi", "backend/router"),
 			[]string{"routerapi → backend/router: a door (the relay included) depends on no backend"}},
 		{"a door reaches a backend through a helper", harnestLayout, with("internal/toolrun", "backend/chat"),
 			[]string{
 				"internal/toolrun → backend/chat: internal/ depends on no door, backend or composition root",
-				"relay → internal/toolrun → backend/chat: a door (the relay included) depends on no backend",
+				"relay → relay/tools → internal/toolrun → backend/chat: a door (the relay included) depends on no backend",
+				"relay/tools → internal/toolrun → backend/chat: a door (the relay included) depends on no backend",
 			}},
 		{"a helper imports a door", harnestLayout, with("internal/metrics", "live"),
 			[]string{"internal/metrics → live: internal/ depends on no door, backend or composition root"}},

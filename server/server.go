@@ -66,9 +66,9 @@ type Server struct {
 	mcp     http.Handler  // the /mcp door (an io.Closer: its sessions), nil unless server.mcp
 	relay   *relay.Relay
 	a2a     *a2a.Server
-	metrics *metrics.Metrics // nil unless server.metrics
-	tracing *tracing.Tracing // nil unless OTEL_EXPORTER_OTLP_ENDPOINT is set
-	jwt     *auth.JWT        // nil unless auth.jwt
+	metrics *metrics.Metrics    // nil unless server.metrics
+	tracing *tracing.Tracing    // nil unless OTEL_EXPORTER_OTLP_ENDPOINT is set
+	authn   *auth.Authenticator // the replica's one: the doors' middleware and the relay's owners
 	// ownStore: the server opened its store (and closes it).
 	ownStore bool
 	tuneLive func(*live.Options)
@@ -105,12 +105,13 @@ func New(ctx context.Context, f *config.Folder, o Options) (*Server, error) {
 			st.Close()
 		}
 	}
-	jwt, err := auth.JWTFromConfig(cfg.Auth.JWT) // shared by both authenticators: one JWKS cache, one owner record
+	jwt, err := auth.JWTFromConfig(cfg.Auth.JWT)
 	if err != nil {
 		release()
 		return nil, err
 	}
-	rl, err := openRelay(ctx, f, o, st, jwt, log)
+	authn := newAuthenticator(cfg, jwt)
+	rl, err := openRelay(ctx, f, o, st, authn, log)
 	if err != nil {
 		release()
 		return nil, err
@@ -134,7 +135,7 @@ func New(ctx context.Context, f *config.Folder, o Options) (*Server, error) {
 	svc := runtime.New(ro)
 	sender := newOutbox(cfg, st, log, o)
 	svc.UseOutbox(sender)
-	s := &Server{Folder: f, Store: st, Service: svc, log: log, agent: agent, relay: rl, ownStore: o.Store == nil, jwt: jwt,
+	s := &Server{Folder: f, Store: st, Service: svc, log: log, agent: agent, relay: rl, ownStore: o.Store == nil, authn: authn,
 		tuneLive: o.Live, tuneAGUI: o.AGUI, tuneA2A: o.A2A, metrics: met, tracing: tr, outbox: sender}
 	if err := svc.Start(ctx); err != nil {
 		s.closeAgent() // the relay, worker processes, MCP servers
