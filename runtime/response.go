@@ -108,6 +108,7 @@ type Response struct {
 	agentReturned bool
 	waiter        *waiter // the wait the agent is suspended on
 	resumedBy     struct{ approval, clientTool string }
+	waits         int // the waits asked for so far (waitID, waits_durable.go)
 
 	// flushMu orders writes of events to Redis: flushes and commits.
 	flushMu sync.Mutex
