@@ -215,6 +215,8 @@ func (s *Service) StartResponse(ctx context.Context, p Principal, req ResponseRe
 	// about 1 µs of its 44.
 	if s.rerun && req.Background {
 		r.rerunRequest = encodeRerun(req, p.UserID)
+	} else if s.waitsResumable() {
+		r.rerunRequest = encodeWaitRerun(req, p.UserID) // waits_durable.go
 	}
 	r.ctx, r.cancel = context.WithCancelCause(context.WithoutCancel(ctx))
 	switch {
