@@ -28,8 +28,18 @@ func approvingAgent(runs *atomic.Int64) Agent {
 // expiring at expires; it returns the approval's ID.
 func suspendedLostRun(t *testing.T, st store.Store, expires time.Time) string {
 	t.Helper()
-	ctx := context.Background()
 	id := waitIDFor("approval_", "resp_lost", store.WaitApproval, "resp_lost", 1)
+	action := &RequiredAction{Type: "human_approval", ID: id, CallID: "resp_lost", Action: "deploy", ExpiresAt: timestamp(expires)}
+	lostWaitingRun(t, st, action, store.WaitApproval, expires)
+	return id
+}
+
+// lostWaitingRun puts into st a background run of a replica that died
+// while it waited for action.
+func lostWaitingRun(t *testing.T, st store.Store, action *RequiredAction, kind string, expires time.Time) {
+	t.Helper()
+	ctx := context.Background()
+	id := action.ID
 	env := Envelope{ID: "resp_lost", SessionID: "sess_lost", EnvelopeBody: EnvelopeBody{Status: StatusInProgress, Output: []OutputItem{}, Metadata: emptyObject}}
 	receipt, _ := env.encode()
 	_, err := st.BeginResponse(ctx, store.Begin{User: "u", Session: "sess_lost", ResponseID: "resp_lost", CreateSession: true,
@@ -39,7 +49,7 @@ func suspendedLostRun(t *testing.T, st store.Store, expires time.Time) string {
 		t.Fatal(err)
 	}
 	env.Status = StatusRequiresAction
-	env.RequiredAction = &RequiredAction{Type: "human_approval", ID: id, CallID: "resp_lost", Action: "deploy", ExpiresAt: timestamp(expires)}
+	env.RequiredAction = action
 	suspended, _ := env.encode()
 	events := []store.Event{
 		{Sequence: 0, Type: EventCreated, JSON: []byte(`{"type":"response.created","sequence":0}`)},
@@ -47,7 +57,7 @@ func suspendedLostRun(t *testing.T, st store.Store, expires time.Time) string {
 		{Sequence: 2, Type: EventCompleted, JSON: []byte(`{"type":"response.completed","sequence":2}`)},
 	}
 	err = st.CommitResponse(ctx, store.Commit{User: "u", Session: "sess_lost", ResponseID: "resp_lost", Receipt: suspended, Events: events,
-		Wait:    &store.Wait{ID: id, Kind: store.WaitApproval, ResponseID: "resp_lost", ExpiresAt: expires, AfterSequence: 2, Replica: "replica_dead"},
+		Wait:    &store.Wait{ID: id, Kind: kind, ResponseID: "resp_lost", ExpiresAt: expires, AfterSequence: 2, Replica: "replica_dead"},
 		Replica: "replica_dead", Now: "t1"})
 	if err != nil {
 		t.Fatal(err)
@@ -55,7 +65,6 @@ func suspendedLostRun(t *testing.T, st store.Store, expires time.Time) string {
 	if err := st.Heartbeat(ctx, "replica_dead", time.Millisecond, time.Now().Add(-time.Second)); err != nil {
 		t.Fatal(err)
 	}
-	return id
 }
 
 // parked waits (up to 10 s) until the lost replica's suspended run is
@@ -165,5 +174,42 @@ func TestWaitIDsAreDeterministic(t *testing.T) {
 	if a != waitIDFor("approval_", "resp_1", store.WaitApproval, "resp_1", 1) || a == waitIDFor("approval_", "resp_1", store.WaitApproval, "resp_1", 2) ||
 		a == waitIDFor("approval_", "resp_2", store.WaitApproval, "resp_2", 1) || len(a) != len("approval_")+32 {
 		t.Fatalf("wait IDs: %s", a)
+	}
+}
+
+// A client tool's output, given to another replica while the run's replica
+// is dead (not yet parked), runs the turn again there: the agent's request
+// for the same call gets the stored output at once.
+func TestSubmittedClientToolOfALostReplica(t *testing.T) {
+	st := memstore.New(memstore.Options{})
+	defer st.Close()
+	expires := time.Now().Add(time.Hour)
+	id := waitIDFor("client_tool_", "resp_lost", store.WaitClientTool, "call_7", 1)
+	lostWaitingRun(t, st, &RequiredAction{Type: "client_tool", ID: id, CallID: "call_7", Name: "weather", ExpiresAt: timestamp(expires)},
+		store.WaitClientTool, expires)
+	var runs atomic.Int64
+	agent := AgentFunc(func(ctx context.Context, turn *Turn, emit Emit) error {
+		runs.Add(1)
+		out, err := turn.RequestClientTool(ctx, ClientToolRequest{CallID: "call_7", Name: "weather", Arguments: json.RawMessage(`{"city":"Oslo"}`)})
+		if err != nil {
+			return err
+		}
+		return emit(Event{Type: EventTextDelta, Delta: "weather: " + string(out)})
+	})
+	s := New(Options{Store: st, Agent: agent, RerunOnReplicaLoss: true, FlushDelay: time.Millisecond})
+	if err := s.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Shutdown(context.Background()) })
+	answer, err := s.SubmitClientTool(context.Background(), Principal{UserID: "u"}, id, json.RawMessage(`"sunny"`))
+	if err != nil || answer.Err != nil {
+		t.Fatalf("submit: %v %v", err, answer.Err)
+	}
+	var env Envelope
+	if err := json.Unmarshal(answer.Body, &env); err != nil {
+		t.Fatal(err)
+	}
+	if env.Status != StatusCompleted || env.OutputText != `weather: "sunny"` || runs.Load() != 1 {
+		t.Fatalf("answer %s, agent runs %d", answer.Body, runs.Load())
 	}
 }
