@@ -201,10 +201,15 @@ func (s *Service) parkWaiting(ctx context.Context, run store.Lapsed, claimed sto
 // sweepParkedWaits continues the parked runs whose wait expired or was
 // answered (by a replica that died before it claimed the run), and forgets
 // the registrations of parked runs continued since.
+//
+// The parked runs are found in the run registry by a scan (RunsOf), so a
+// sweeper looks at them once per liveness TTL rather than at every sweep:
+// a wait expires up to that much after its time.
 func (s *Service) sweepParkedWaits(ctx context.Context) {
-	if !s.waitsResumable() {
+	if !s.waitsResumable() || time.Since(s.parkedSweptAt) < s.liveness {
 		return
 	}
+	s.parkedSweptAt = time.Now() // only the sweeper's goroutine reads and writes it
 	runs, err := s.store.RunsOf(ctx, parkedReplica, 100)
 	if err != nil {
 		if ctx.Err() == nil {
