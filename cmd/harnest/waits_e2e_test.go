@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"net/http"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -98,4 +99,37 @@ func TestApprovalExpiresWithNoReplica(t *testing.T) {
 		t.Fatalf("the final receipt changed: %s, was %s", again.Body, receipt.Body)
 	}
 	c.mustStop(t)
+}
+
+// An approval is answered on B while its holder A is frozen (SIGSTOP): the
+// answer reaches nobody that runs, so B's sweeper, once A's liveness
+// lapsed, parks the run (fencing A) and continues it with the stored
+// answer; the answering caller gets the completed receipt. Woken (SIGCONT),
+// A writes nothing of the turn: the receipt never changes.
+func TestApprovalAnsweredWhileItsHolderIsFrozen(t *testing.T) {
+	t.Parallel()
+	url := realRedis(t)
+	dir := rerunFolder(t, "approval: send", prefixed(t))
+	a := startHarnest(t, dir, nil, "--redis-url", url)
+	b := startHarnest(t, dir, nil, "--redis-url", url)
+	v, action := pendingAction(t, a.post(t, "/responses", `{"input":"frozen reply"}`), "human_approval")
+	a.signal(syscall.SIGSTOP)
+	t.Cleanup(func() { a.signal(syscall.SIGCONT) })
+
+	answer := b.post(t, "/approvals/"+action["id"].(string), `{"decision":"approve"}`)
+	done := completed(t, answer)
+	if done["outputText"] != "Echo: frozen reply" {
+		t.Fatalf("answer %s", answer.Body)
+	}
+	waitLog(t, b, "parked a suspended response", 5*time.Second)
+
+	a.signal(syscall.SIGCONT)
+	waitLog(t, a, "claimed by another replica", 15*time.Second)
+	time.Sleep(500 * time.Millisecond)
+	if again := b.get(t, receiptPath(v)); !bytes.Equal(again.Body, answer.Body) {
+		t.Fatalf("the final receipt changed after A woke: %s, was %s", again.Body, answer.Body)
+	}
+	mustHoldTurnOnce(t, b, v["sessionId"].(string))
+	a.mustStop(t)
+	b.mustStop(t)
 }
