@@ -153,6 +153,9 @@ func (s *Service) takeOver(ctx context.Context, run store.Lapsed) bool {
 		return true // looked at again at the next sweep
 	}
 	s.durability().RunClaimed()
+	if s.parkWaiting(ctx, run, claimed) {
+		return true // suspended: its answer or expiry continues it (waits_durable.go)
+	}
 	run.Webhook = claimed.Webhook
 	var req rerunRequest
 	rerun := s.rerun && claimed.Request != nil && json.Unmarshal(claimed.Request, &req) == nil &&

@@ -28,7 +28,7 @@ type Store interface {
 	// Of store.Waits.
 	ReadWait(ctx context.Context, user, session, id string) (store.Wait, bool, error)
 	ResolveWait(ctx context.Context, user, id, kind, status string, output []byte, now time.Time) (w store.Wait, current string, err error)
-	FinishWait(ctx context.Context, user, session, id, status string) error
+	FinishWait(ctx context.Context, user, session, responseID, id, status string, epoch int) error
 
 	// Of store.Assets.
 	PutAsset(ctx context.Context, user, session string, a store.Asset, data []byte, q store.AssetQuota) error
