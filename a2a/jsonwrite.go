@@ -1,7 +1,6 @@
 package a2a
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -90,12 +89,7 @@ func appendPart(b []byte, p *Part) ([]byte, error) {
 	if p.Text != nil {
 		o.Str("text", *p.Text)
 	}
-	if len(p.Raw) > 0 {
-		o.Key("raw")
-		o.B = append(o.B, '"')
-		o.B = base64.StdEncoding.AppendEncode(o.B, p.Raw)
-		o.B = append(o.B, '"')
-	}
+	o.BytesOmit("raw", p.Raw)
 	o.StrOmit("url", p.URL)
 	if err := o.RawOmit("data", p.Data); err != nil {
 		return b, err

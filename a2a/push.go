@@ -9,13 +9,14 @@ import (
 	"sync"
 	"time"
 
+	"github.com/harnest/harnest/outbox"
 	"github.com/harnest/harnest/runtime"
 	"github.com/harnest/harnest/store"
 )
 
 // Push notifications: a task's configs (store.PushConfigs) say where its
 // updates go. Every update this replica folds is put in the outbox once
-// per config (runtime.Dispatcher), in order per config, and whichever
+// per config (outbox.Dispatcher), in order per config, and whichever
 // replica claims it posts it, signed (push_sign.go):
 //
 //   - a config made over 1.0 gets the StreamResponse ({"statusUpdate": ...}
@@ -43,7 +44,7 @@ const pushCacheTTL = time.Second
 // pushState is the server's push notification part; nil when the server
 // has no outbox (push notifications are not offered).
 type pushState struct {
-	outbox *runtime.Dispatcher
+	outbox *outbox.Dispatcher
 	st     store.PushConfigs
 	keys   *pushKeys
 
@@ -67,12 +68,12 @@ type pushCacheEntry struct {
 
 // newPushState makes the push part, and registers its signer with the
 // outbox; nil without an outbox, or when the card turns push off.
-func newPushState(outbox *runtime.Dispatcher, st pushStore, offered bool) *pushState {
-	if outbox == nil || !offered {
+func newPushState(sender *outbox.Dispatcher, st pushStore, offered bool) *pushState {
+	if sender == nil || !offered {
 		return nil
 	}
-	ps := &pushState{outbox: outbox, st: st, keys: newPushKeys(st), cache: map[string]pushCacheEntry{}}
-	outbox.Sign(DeliveryPush, ps.keys.sign)
+	ps := &pushState{outbox: sender, st: st, keys: newPushKeys(st), cache: map[string]pushCacheEntry{}}
+	sender.Sign(DeliveryPush, ps.keys.sign)
 	return ps
 }
 

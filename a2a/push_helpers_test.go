@@ -7,6 +7,7 @@ import (
 	"github.com/harnest/harnest/a2a"
 	"github.com/harnest/harnest/config"
 	"github.com/harnest/harnest/internal/testutil"
+	"github.com/harnest/harnest/outbox"
 	"github.com/harnest/harnest/runtime"
 	"github.com/harnest/harnest/server/servertest"
 )
@@ -22,7 +23,7 @@ func pushServerSetup(rc *testutil.Receiver) servertest.Setup {
 		},
 		Tune: func(o *runtime.Options) { o.FlushDelay = 5 * time.Millisecond },
 		A2A:  func(o *a2a.Options) { o.Principal = testUser },
-		Outbox: func(o *runtime.DispatcherOptions) {
+		Outbox: func(o *outbox.DispatcherOptions) {
 			o.Poll, o.Lease, o.Timeout = 20*time.Millisecond, 5*time.Second, 5*time.Second
 			o.Backoff = func(int) time.Duration { return 50 * time.Millisecond }
 		},

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/harnest/harnest/internal/auth"
+	"github.com/harnest/harnest/outbox"
 	"github.com/harnest/harnest/runtime"
 	"github.com/harnest/harnest/store"
 )
@@ -46,7 +47,7 @@ type Options struct {
 	Now func() time.Time
 	// Outbox sends push notifications (push.go); without one they are
 	// not offered (capabilities.pushNotifications stays false).
-	Outbox *runtime.Dispatcher
+	Outbox *outbox.Dispatcher
 }
 
 // Store is what the A2A door keeps in the store: its tasks, their push

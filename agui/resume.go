@@ -77,18 +77,28 @@ type answer struct {
 	viaResume bool            // answered by resume (the client has no tool message for it)
 }
 
+// threadPending reads what the run's thread waits for, the start of every
+// answer to a wait; false: it has answered the request already (a run
+// without a thread has nothing to answer; the store failed).
+func (h *Handler) threadPending(w http.ResponseWriter, r *http.Request, p runtime.Principal, in runInput) (pendingSet, bool) {
+	if in.ThreadID == "" {
+		fail(w, http.StatusConflict, "no_pending_interaction", msgNoMatch)
+		return pendingSet{}, false
+	}
+	ps, err := h.pending(r.Context(), p, in.ThreadID)
+	if err != nil {
+		writeError(w, err)
+		return ps, false
+	}
+	return ps, true
+}
+
 // resumeInterrupts answers the thread's pending interactions with
 // RunAgentInput.resume, then streams the resumed response to its next
 // boundary. The resume must cover every pending interaction.
 func (h *Handler) resumeInterrupts(w http.ResponseWriter, r *http.Request, p runtime.Principal, in runInput) {
-	ctx := r.Context()
-	if in.ThreadID == "" {
-		fail(w, http.StatusConflict, "no_pending_interaction", msgNoMatch)
-		return
-	}
-	ps, err := h.pending(ctx, p, in.ThreadID)
-	if err != nil {
-		writeError(w, err)
+	ps, ok := h.threadPending(w, r, p, in)
+	if !ok {
 		return
 	}
 	if len(ps.actions) == 0 {
@@ -212,14 +222,8 @@ func (h *Handler) waitOver(ctx context.Context, p runtime.Principal, thread, id 
 // role:"tool" messages (the frontend-tool loop), then streams the resumed
 // response to its next boundary.
 func (h *Handler) answerTools(w http.ResponseWriter, r *http.Request, p runtime.Principal, in runInput) {
-	ctx := r.Context()
-	if in.ThreadID == "" {
-		fail(w, http.StatusConflict, "no_pending_interaction", msgNoMatch)
-		return
-	}
-	ps, err := h.pending(ctx, p, in.ThreadID)
-	if err != nil {
-		writeError(w, err)
+	ps, ok := h.threadPending(w, r, p, in)
+	if !ok {
 		return
 	}
 	if len(ps.actions) == 0 {

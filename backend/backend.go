@@ -27,12 +27,12 @@ var (
 type Parts struct {
 	// Store keeps the router's counters, breakers, overrides and receipts.
 	Store store.Router
-	// Relay builds relay harnesses, says who the owner is and takes
-	// hand-offs to a person.
+	// Relay builds the relay backend (spec.backend.relay) and relay
+	// harnesses, says who the owner is and takes hand-offs to a person.
 	Relay RelayParts
 }
 
-// RelayParts is the relay as the router uses it.
+// RelayParts is the relay as the backends use it.
 type RelayParts interface {
 	router.Relay
 	// AgentWith is the relay backend with a section of its own.
@@ -40,42 +40,42 @@ type RelayParts interface {
 }
 
 // ForFolder builds the agent of a loaded agent folder: New for the
-// backends that need only their section, and the model backend, which also
+// backends that need only their section, the relay backend from parts
+// (the relay's participants answer), and the model backend, which also
 // needs the folder's instructions, tools and MCP servers (it implements
 // io.Closer and runtime.ReadyReporter: Close it when done). The router
 // (spec.backend.router) builds each harness from its own section the same
-// way, with parts.
+// way, with parts. Exactly one backend must be set under spec.backend.
 func ForFolder(ctx context.Context, f *config.Folder, logger *slog.Logger, parts Parts) (runtime.Agent, error) {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	if r := f.Config.Spec.Backend.Router; r != nil {
-		if n := countBackends(f.Config.Spec.Backend); n > 1 {
-			return nil, fmt.Errorf("backend: %d backends are set under spec.backend; choose exactly one", n)
-		}
-		return newRouter(ctx, f, *r, logger, parts)
+	b := f.Config.Spec.Backend
+	if n := countBackends(b); n > 1 {
+		return nil, fmt.Errorf("backend: %d backends are set under spec.backend; choose exactly one", n)
 	}
-	if f.Config.Spec.Backend.Model != nil {
-		if n := countBackends(f.Config.Spec.Backend); n > 1 {
-			return nil, fmt.Errorf("backend: %d backends are set under spec.backend; choose exactly one", n)
+	switch {
+	case b.Router != nil:
+		return newRouter(ctx, f, *b.Router, logger, parts)
+	case b.Relay != nil:
+		if parts.Relay == nil {
+			return nil, errors.New("backend: the relay backend needs the relay; pass it in Parts")
 		}
+		return parts.Relay.AgentWith(*b.Relay), nil
+	case b.Model != nil:
 		model, err := NewModel(ctx, f.Config.Spec, f.Instructions, f.Dir, logger)
 		if err != nil {
 			return nil, err
 		}
 		return model, nil
-	}
-	if a := f.Config.Spec.Backend.A2A; a != nil {
-		if n := countBackends(f.Config.Spec.Backend); n > 1 {
-			return nil, fmt.Errorf("backend: %d backends are set under spec.backend; choose exactly one", n)
-		}
-		remote, err := a2aremote.New(a2aremote.Options{Config: *a, Logger: logger})
+	case b.A2A != nil:
+		remote, err := a2aremote.New(a2aremote.Options{Config: *b.A2A, Logger: logger})
 		if err != nil {
 			return nil, err
 		}
 		return remote, nil
 	}
-	return New(f.Config.Spec.Backend, f.Dir, logger)
+	return New(b, f.Dir, logger)
 }
 
 // newRouter builds the router over its harnesses, each through the

@@ -24,7 +24,7 @@
 //     text-free receipts (backend/router). ForFolder builds it with every
 //     harness through the builder of its kind; it needs the store (Parts).
 //   - relay: outside agents that pair with the server and answer from an
-//     inbox. Its agent lives in package relay (Relay.Agent), which also
-//     serves the relay's door, so server builds it, not ForFolder; as a
-//     router harness it is built from Parts.Relay.
+//     inbox. Its agent lives in relay/agent, beside the relay's door that
+//     owns its participants; ForFolder builds it from Parts.Relay
+//     (AgentWith the section), as it does a router's relay harness.
 package backend

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/harnest/harnest/config"
+	"github.com/harnest/harnest/internal/pause"
 	"github.com/harnest/harnest/runtime"
 )
 
@@ -206,14 +207,7 @@ func (e *Echo) pause(ctx context.Context) error {
 	if e.delay <= 0 {
 		return nil
 	}
-	timer := time.NewTimer(e.delay)
-	defer timer.Stop()
-	select {
-	case <-timer.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return pause.For(ctx, e.delay)
 }
 
 // echoCallID makes a tool call id that is unique per turn: "call_" followed

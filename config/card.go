@@ -101,18 +101,8 @@ func (d *cardDecoder) value(n *yaml.Node, path string) any {
 		return d.value(target, path)
 	case yaml.MappingNode:
 		m := make(map[string]any, len(n.Content)/2)
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			key, msg := mappingKey(n.Content[i])
-			if msg != "" {
-				d.problem(path, "%s", msg)
-				continue
-			}
-			p := joinPath(path, key)
-			if _, dup := m[key]; dup {
-				d.problem(p, "duplicate key; keep only one")
-				continue
-			}
-			m[key] = d.value(n.Content[i+1], p)
+		for e := range mappingEntries(n, path, d.problem) {
+			m[e.key] = d.value(e.value, e.path)
 		}
 		return m
 	case yaml.SequenceNode:

@@ -91,25 +91,13 @@ func (d *decoder) structure(n *yaml.Node, path string, v reflect.Value) {
 	}
 	d.set[path] = true
 	fields, names := yamlFields(v.Type())
-	seen := map[string]bool{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		key, msg := mappingKey(n.Content[i])
-		if msg != "" {
-			d.problem(path, "%s", msg)
-			continue
-		}
-		p := joinPath(path, key)
-		if seen[key] {
-			d.problem(p, "duplicate key; keep only one")
-			continue
-		}
-		seen[key] = true
-		index, ok := fields[key]
+	for e := range mappingEntries(n, path, d.problem) {
+		index, ok := fields[e.key]
 		if !ok {
-			d.problem(p, "unknown field (allowed: %s)", strings.Join(names, ", "))
+			d.problem(e.path, "unknown field (allowed: %s)", strings.Join(names, ", "))
 			continue
 		}
-		d.decode(n.Content[i+1], p, v.Field(index))
+		d.decode(e.value, e.path, v.Field(index))
 	}
 }
 
@@ -133,21 +121,10 @@ func (d *decoder) mapping(n *yaml.Node, path string, v reflect.Value) {
 	}
 	d.set[path] = true
 	m := reflect.MakeMapWithSize(v.Type(), len(n.Content)/2)
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		key, msg := mappingKey(n.Content[i])
-		if msg != "" {
-			d.problem(path, "%s", msg)
-			continue
-		}
-		p := joinPath(path, key)
-		k := reflect.ValueOf(key)
-		if m.MapIndex(k).IsValid() {
-			d.problem(p, "duplicate key; keep only one")
-			continue
-		}
+	for e := range mappingEntries(n, path, d.problem) {
 		elem := reflect.New(v.Type().Elem()).Elem()
-		d.decode(n.Content[i+1], p, elem)
-		m.SetMapIndex(k, elem)
+		d.decode(e.value, e.path, elem)
+		m.SetMapIndex(reflect.ValueOf(e.key), elem)
 	}
 	v.Set(m)
 }

@@ -77,25 +77,24 @@ func validateConfig(c *Config, d *decoder) {
 }
 
 func (v *validator) header(c *Config) {
-	switch c.APIVersion {
-	case APIVersion:
-	case "":
-		v.problem("apiVersion", "required; set it to %q", APIVersion)
-	default:
-		v.problem("apiVersion", "must be %q, got %s", APIVersion, v.show("apiVersion", c.APIVersion))
-	}
-	switch c.Kind {
-	case Kind:
-	case "":
-		v.problem("kind", "required; set it to %q", Kind)
-	default:
-		v.problem("kind", "must be %q, got %s", Kind, v.show("kind", c.Kind))
-	}
+	v.constant("apiVersion", c.APIVersion, APIVersion)
+	v.constant("kind", c.Kind, Kind)
 	switch name := c.Metadata.Name; {
 	case name == "":
 		v.problem("metadata.name", "required; give the agent a name such as \"my-agent\"")
 	case !dnsLabelPattern.MatchString(name):
 		v.problem("metadata.name", "must be a DNS label (a lowercase letter, then up to 62 lowercase letters, digits or '-'), got %s", v.show("metadata.name", name))
+	}
+}
+
+// constant checks a field that must hold one value: want.
+func (v *validator) constant(path, got, want string) {
+	switch got {
+	case want:
+	case "":
+		v.problem(path, "required; set it to %q", want)
+	default:
+		v.problem(path, "must be %q, got %s", want, v.show(path, got))
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -60,6 +61,38 @@ func mappingKey(k *yaml.Node) (string, string) {
 		return "", "merge keys (<<) are not supported; write the keys out"
 	default:
 		return "", fmt.Sprintf("mapping keys must be strings, found key %s; quote it", shorten(k.Value))
+	}
+}
+
+// mappingEntry is one entry of a YAML mapping: its key, its field path and
+// its value.
+type mappingEntry struct {
+	key, path string
+	value     *yaml.Node
+}
+
+// mappingEntries yields the entries of the mapping n at path, in order,
+// each key once: a key that is not a plain string, and a key seen before,
+// are reported to problem and skipped.
+func mappingEntries(n *yaml.Node, path string, problem func(path, format string, args ...any)) iter.Seq[mappingEntry] {
+	return func(yield func(mappingEntry) bool) {
+		seen := make(map[string]bool, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			key, msg := mappingKey(n.Content[i])
+			if msg != "" {
+				problem(path, "%s", msg)
+				continue
+			}
+			p := joinPath(path, key)
+			if seen[key] {
+				problem(p, "duplicate key; keep only one")
+				continue
+			}
+			seen[key] = true
+			if !yield(mappingEntry{key: key, path: p, value: n.Content[i+1]}) {
+				return
+			}
+		}
 	}
 }
 

@@ -14,13 +14,9 @@ import (
 // boundary (completed, or the next requires_action) under the same response
 // ID, from whichever replica holds it; deny returns {"id", "status":"denied"}.
 func (a *API) decide(w http.ResponseWriter, r *http.Request) {
-	obj, ok := a.readObject(w, r)
+	raw, ok := a.onlyMember(w, r, "decision", "invalid_decision",
+		`Expected approval decision: send exactly {"decision": "approve"} or {"decision": "deny"}`)
 	if !ok {
-		return
-	}
-	raw, has := obj["decision"]
-	if len(obj) != 1 || !has {
-		fail(w, http.StatusBadRequest, "invalid_decision", `Expected approval decision: send exactly {"decision": "approve"} or {"decision": "deny"}`)
 		return
 	}
 	var decision string
@@ -35,17 +31,28 @@ func (a *API) decide(w http.ResponseWriter, r *http.Request) {
 // submitClientTool hands a client tool's output to the waiting response:
 // POST /client-tools/{id} with exactly {"output": <any JSON>}.
 func (a *API) submitClientTool(w http.ResponseWriter, r *http.Request) {
-	obj, ok := a.readObject(w, r)
+	output, ok := a.onlyMember(w, r, "output", "invalid_client_tool_output",
+		`Expected client tool output: send exactly {"output": <any JSON>}`)
 	if !ok {
-		return
-	}
-	output, has := obj["output"]
-	if len(obj) != 1 || !has {
-		fail(w, http.StatusBadRequest, "invalid_client_tool_output", `Expected client tool output: send exactly {"output": <any JSON>}`)
 		return
 	}
 	answer, err := a.svc.SubmitClientTool(r.Context(), auth.From(r.Context()), r.PathValue("requestId"), jsonwrite.Compact(output))
 	writeAnswer(w, answer, err)
+}
+
+// onlyMember reads a body that is exactly {"<name>": <value>} and returns
+// the value; any other body is answered 400 with code and detail (false).
+func (a *API) onlyMember(w http.ResponseWriter, r *http.Request, name, code, detail string) (json.RawMessage, bool) {
+	obj, ok := a.readObject(w, r)
+	if !ok {
+		return nil, false
+	}
+	v, has := obj[name]
+	if len(obj) != 1 || !has {
+		fail(w, http.StatusBadRequest, code, detail)
+		return nil, false
+	}
+	return v, true
 }
 
 // writeAnswer writes the next boundary: its envelope, or the error that

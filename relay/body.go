@@ -7,10 +7,10 @@ import (
 	"mime"
 	"net/http"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/harnest/harnest/internal/httpapi"
+	"github.com/harnest/harnest/relay/text"
 )
 
 // bodyError is a request body that breaks a rule: its status, code and a
@@ -88,51 +88,19 @@ func str(obj map[string]json.RawMessage, key, code string, required bool) (strin
 	return s, nil
 }
 
-// checkText applies the reply rules: nonblank, at most max characters, no
-// control characters but newlines and tabs.
+// checkText applies the reply rules (text.Check): nonblank, at most max
+// characters, no control characters but newlines and tabs.
 func checkText(s string, max int, what, code string) *bodyError {
-	if strings.TrimSpace(s) == "" {
-		return invalid(code, "The %s must not be blank.", what)
-	}
-	if n := utf8.RuneCountInString(s); n > max {
-		return invalid(code, "The %s has %d characters; at most %d are allowed.", what, n, max)
-	}
-	for _, c := range s {
-		if c == utf8.RuneError || unicode.IsControl(c) && c != '\n' && c != '\r' && c != '\t' {
-			return invalid(code, "The %s must not contain control characters.", what)
-		}
+	if p := text.Check(s, max, what); p != "" {
+		return invalid(code, "%s", p)
 	}
 	return nil
 }
 
-// hasMarkup reports HTML tags or Markdown links and images.
-func hasMarkup(s string) bool {
-	for i := 0; i+1 < len(s); i++ {
-		if s[i] == '<' {
-			c := s[i+1]
-			if c == '/' || c == '!' || c == '?' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' {
-				return true
-			}
-		}
-	}
-	return strings.Contains(s, "](") || strings.Contains(s, "```") || strings.Contains(s, "&#") || strings.Contains(s, "&lt;")
-}
-
-// hasLink reports anything that points outside: a URL scheme, a
-// protocol-relative address or a www. host.
-func hasLink(s string) bool {
-	l := strings.ToLower(s)
-	return strings.Contains(l, "://") || strings.Contains(l, "www.") || strings.Contains(l, "mailto:") ||
-		strings.Contains(l, "javascript:") || strings.Contains(l, "data:")
-}
-
-// plainText is checkText plus no markup.
+// plainText is checkText plus no markup (text.Plain).
 func plainText(s string, max int, what, code string) *bodyError {
-	if err := checkText(s, max, what, code); err != nil {
-		return err
-	}
-	if hasMarkup(s) {
-		return invalid(code, "The %s must be plain text without markup.", what)
+	if p := text.Plain(s, max, what); p != "" {
+		return invalid(code, "%s", p)
 	}
 	return nil
 }
@@ -142,7 +110,7 @@ func stageText(s string, max int, what string) *bodyError {
 	if err := plainText(s, max, what, "invalid_item"); err != nil {
 		return err
 	}
-	if hasLink(s) {
+	if text.HasLink(s) {
 		return invalid("invalid_item", "The %s must not contain outside links.", what)
 	}
 	return nil
@@ -212,13 +180,8 @@ func checkName(name, kind, code string) *bodyError {
 	if err := plainText(name, 80, "name", code); err != nil {
 		return err
 	}
-	if kind == "" || len(kind) > 40 {
-		return invalid(code, "The kind must be 1 to 40 characters.")
-	}
-	for _, c := range kind {
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
-			return invalid(code, "The kind may use lower-case letters, digits, '-', '_' and '.' only.")
-		}
+	if p := text.Kind(kind); p != "" {
+		return invalid(code, "%s", p)
 	}
 	return nil
 }

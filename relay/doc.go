@@ -30,12 +30,12 @@
 // one kept as the participant's look (look.go) and shown in the owner's
 // participant list and feed.
 //
-// Recipes (recipe.go, recipes.go) are reviewed connection metadata for
-// known harness kinds, schema RecipeSchema: the built-in ones embedded from
-// recipes/*.json, with the agent folder's recipes/*.json laid over them
-// (LoadRecipes; CheckRecipes for harnest check). The owner lists them
-// (GET /owner/outside-agents/recipes) and creates pairing codes for one
-// ({"name", "recipe"}): the code's kind is the recipe's id, which the
+// Recipes (relay/recipes) are reviewed connection metadata for known
+// harness kinds, schema recipes.Schema: the built-in ones embedded from
+// relay/recipes/*.json, with the agent folder's recipes/*.json laid over
+// them (recipes.Load; recipes.Check for harnest check). The owner lists
+// them (GET /owner/outside-agents/recipes) and creates pairing codes for
+// one ({"name", "recipe"}): the code's kind is the recipe's id, which the
 // exchanged card's kind must match.
 //
 // The relay's state lives in the store (store.Relay), which owns its
@@ -46,7 +46,38 @@
 // replica (Redis pub/sub, one subscription per store), so an idle long
 // poll or feed stream makes no store reads while it waits.
 //
+// # Layout
+//
+// The relay is one feature in one folder; this package is its door, and
+// each concept below it is a package that knows no HTTP:
+//
+//	relay/          the door: New, Register (the participants' and the
+//	                owner's routes, bodies, sessions, rate buckets, feed),
+//	                pairing, presence, hand-offs, and the routes of recipes
+//	                and tools at home
+//	relay/agent     the relay backend: a turn becomes an inbox item for an
+//	                owner's participant and its reply the answer
+//	relay/recipes   the recipes: parsing, the built-in files, an agent
+//	                folder's own
+//	relay/tools     tools at home: the tool set, run notes, a call's run,
+//	                approval and feed note
+//	relay/text      the text rules every part checks words with (plain
+//	                text, markup, links, kinds) and the relay's time stamp
+//
+// Arrows go one way: the door imports the others; agent, recipes and
+// tools import text and the core (runtime, store, config), never the door
+// nor a backend (server's TestLayers). Each takes from the store only what
+// it calls: the door store.Relay, RelayTools and Secrets (Store), the
+// agent and tools at home their own agent.Store and tools.Store.
+//
+// The relay's client (harnest connect and pair) stays in cmd/harnest, a
+// command like the others; its OpenAPI stays in neutral/apidoc, which
+// builds the one document of every route.
+//
 // Use New, mount the endpoints with Register, let the auth middleware pass
 // the relay endpoints with IsPublic (they check the session token
-// themselves), and serve turns with Agent.
+// themselves), give the relay the server's authenticator (Options.Auth:
+// one for the replica), and build the backend with backend.ForFolder,
+// which asks AgentWith for spec.backend.relay and for a router's relay
+// harnesses.
 package relay

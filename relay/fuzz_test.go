@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/harnest/harnest/relay/text"
 )
 
 // checkBodyError holds every decoder to its contract: an error is a 400 or
@@ -67,7 +69,7 @@ func FuzzDecodeNotice(f *testing.F) {
 			return
 		}
 		if n.Item == nil {
-			if hasMarkup(n.Text) || utf8.RuneCountInString(n.Text) > MaxNoticeChars {
+			if text.HasMarkup(n.Text) || utf8.RuneCountInString(n.Text) > MaxNoticeChars {
 				t.Fatalf("accepted notice %q", n.Text)
 			}
 			return

@@ -11,13 +11,12 @@ import (
 
 	"github.com/harnest/harnest/internal/auth"
 	"github.com/harnest/harnest/internal/httpapi"
+	"github.com/harnest/harnest/relay/text"
 	"github.com/harnest/harnest/store"
 )
 
-// timeFormat is how the relay writes times: UTC, milliseconds.
-const timeFormat = "2006-01-02T15:04:05.000Z"
-
-func stamp(t time.Time) string { return t.UTC().Format(timeFormat) }
+// stamp writes a time as the relay does (text.Stamp): UTC, milliseconds.
+func stamp(t time.Time) string { return text.Stamp(t) }
 
 // writeJSON is httpapi.WriteJSON with Cache-Control: no-store: every
 // relay answer is one participant's (or the owner's), and current.

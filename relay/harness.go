@@ -6,17 +6,21 @@ import (
 	"errors"
 
 	"github.com/harnest/harnest/config"
+	"github.com/harnest/harnest/relay/agent"
 	"github.com/harnest/harnest/runtime"
 	"github.com/harnest/harnest/store"
 )
 
-// AgentWith is the relay backend with a section of its own (a router's
-// relay harness): the same relay, owners and store, another participant
-// choice, deadline and visitor policy.
-func (r *Relay) AgentWith(b config.RelayBackend) runtime.Agent {
-	c := *r
-	c.backend = b
-	return (*relayAgent)(&c)
+// AgentWith is the relay backend (relay/agent) of a section:
+// spec.backend.relay or a router's relay harness. It asks this relay's
+// owners and store; the section chooses the participant, the deadline and
+// the visitor policy.
+func (r *Relay) AgentWith(b config.RelayBackend) runtime.Agent { return r.agentWith(b) }
+
+// agentWith is AgentWith as the relay/agent type.
+func (r *Relay) agentWith(b config.RelayBackend) *agent.Agent {
+	return agent.New(agent.Options{Store: r.st, Section: b, IsOwner: r.IsOwner, VisitorOwner: r.visitorOwner(),
+		Now: r.now, Tick: r.tick, Ready: r.toolsReady})
 }
 
 // HandOff puts a hand-off to a person into the feed of the owner who

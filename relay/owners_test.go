@@ -12,6 +12,7 @@ import (
 
 	"github.com/harnest/harnest/config"
 	"github.com/harnest/harnest/relay"
+	"github.com/harnest/harnest/relay/agent"
 )
 
 // participantIDs lists the participant IDs the owner of ownerTok sees.
@@ -201,7 +202,7 @@ func TestRefusalsThroughResponses(t *testing.T) {
 				t.Fatalf("a refusal says Retry-After %q", ra)
 			}
 			receipt, events := e.receiptAndEvents(visitorToken, r)
-			checkFailure(t, receipt, events, relay.ActivityRefused, relay.CodeOwnerOnly)
+			checkFailure(t, receipt, events, agent.ActivityRefused, agent.CodeOwnerOnly)
 		})
 	})
 	t.Run("visitor cap", func(t *testing.T) {
@@ -224,7 +225,7 @@ func TestRefusalsThroughResponses(t *testing.T) {
 				t.Fatalf("Retry-After %q, want about twelve hours in seconds", r.Header.Get("Retry-After"))
 			}
 			receipt, events := e.receiptAndEvents(visitorToken, r)
-			checkFailure(t, receipt, events, relay.ActivityRateLimited, relay.CodeVisitorCap)
+			checkFailure(t, receipt, events, agent.ActivityRateLimited, agent.CodeVisitorCap)
 			// The next UTC day opens the cap again (the session has ended
 			// by then: pair again).
 			e.Clock.Advance(12 * time.Hour)
@@ -235,9 +236,9 @@ func TestRefusalsThroughResponses(t *testing.T) {
 	t.Run("no participant", func(t *testing.T) {
 		eachStore(t, envSetup{}, func(t *testing.T, e *env) {
 			r := wait(t, e.turn(ownerToken, "anyone?"))
-			mustCode(t, r, 503, relay.CodeNoParticipant)
+			mustCode(t, r, 503, agent.CodeNoParticipant)
 			receipt, events := e.receiptAndEvents(ownerToken, r)
-			checkFailure(t, receipt, events, relay.ActivityFailed, relay.CodeNoParticipant)
+			checkFailure(t, receipt, events, agent.ActivityFailed, agent.CodeNoParticipant)
 		})
 	})
 }

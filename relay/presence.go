@@ -2,10 +2,8 @@ package relay
 
 import (
 	"context"
-	"errors"
 
 	"github.com/harnest/harnest/config"
-	"github.com/harnest/harnest/runtime"
 )
 
 // Connected reports whether an outside agent would take a turn of owner
@@ -20,12 +18,5 @@ func (r *Relay) Connected(ctx context.Context, b config.RelayBackend, owner stri
 	if owner == "" {
 		return false, nil
 	}
-	c := *r
-	c.backend = b
-	_, err := (*relayAgent)(&c).pick(ctx, owner)
-	var unavailable *runtime.Error
-	if errors.As(err, &unavailable) {
-		return false, nil // nobody paired, or paused
-	}
-	return err == nil, err
+	return r.agentWith(b).Connected(ctx, owner)
 }

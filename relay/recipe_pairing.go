@@ -60,4 +60,9 @@ func (r *Relay) checkPairingRecipe(p pairingRequest) *bodyError {
 }
 
 // quoted quotes a value from the request for a message, shortened.
-func quoted(s string) string { return strconv.Quote(clipText(s, 40)) }
+func quoted(s string) string {
+	if len(s) > 40 {
+		s = s[:40] + "..."
+	}
+	return strconv.Quote(s)
+}

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/harnest/harnest/config"
-	"github.com/harnest/harnest/relay"
+	"github.com/harnest/harnest/relay/recipes"
 	"github.com/harnest/harnest/server"
 	"github.com/harnest/harnest/server/servertest"
 )
@@ -27,10 +27,10 @@ func recipeFolder(t *testing.T) string {
 	writeRecipe(t, dir, "my-harness.json", validRecipe())
 	far := validRecipe()
 	far["id"] = "far-away"
-	for _, change := range []func(map[string]any){set("evidence.status", "no-door"), set("evidence.measured_by", nil),
-		set("connector", "none"), set("pairing.instruction_id", "no-supported-door")} {
-		change(far)
-	}
+	evidence := far["evidence"].(map[string]any)
+	evidence["status"] = "no-door"
+	delete(evidence, "measured_by")
+	far["connector"], far["pairing"] = "none", map[string]any{"instruction_id": "no-supported-door"}
 	writeRecipe(t, dir, "far-away.json", far)
 	return dir
 }
@@ -63,22 +63,22 @@ func TestRecipesListedForTheOwner(t *testing.T) {
 		e := newEnvOf(ts, &clock{})
 		mustCode(t, e.do("GET", "/owner/outside-agents/recipes", visitorToken, ""), 404, "not_found")
 		mustStatus(t, e.do("GET", "/owner/outside-agents/recipes", "", ""), 401)
-		recipes := listedRecipes(t, e)
+		listed := listedRecipes(t, e)
 		for _, id := range []string{"cli", "claude-code", "codex", "gemini-cli", "openai-agents", "google-adk", "langgraph", "my-harness", "far-away"} {
-			if recipes[id] == nil {
+			if listed[id] == nil {
 				t.Errorf("recipe %s not listed", id)
 			}
 		}
-		if len(recipes) != 9 {
-			t.Errorf("%d recipes listed, want 9", len(recipes))
+		if len(listed) != 9 {
+			t.Errorf("%d recipes listed, want 9", len(listed))
 		}
-		codex := recipes["codex"]
+		codex := listed["codex"]
 		if codex["revision"] != float64(2) || codex["label"] != "Our reviewed Codex" || codex["schema"] != "harnest-recipe-1" {
 			t.Fatalf("codex %v, want the folder's recipe", codex)
 		}
 		// What is listed is a recipe: it parses again as one.
 		b, _ := json.Marshal(codex)
-		if _, problems := relay.ParseRecipe(b, "codex"); len(problems) != 0 {
+		if _, problems := recipes.Parse(b, "codex"); len(problems) != 0 {
 			t.Fatalf("the listed codex recipe is not a valid recipe: %q", problems)
 		}
 	})

@@ -12,6 +12,9 @@ import (
 	"github.com/harnest/harnest/config"
 	"github.com/harnest/harnest/internal/alive"
 	"github.com/harnest/harnest/internal/auth"
+	"github.com/harnest/harnest/relay/agent"
+	"github.com/harnest/harnest/relay/recipes"
+	"github.com/harnest/harnest/relay/tools"
 	"github.com/harnest/harnest/runtime"
 	"github.com/harnest/harnest/store"
 )
@@ -24,11 +27,11 @@ const (
 	CodeTTL          = 5 * time.Minute
 	SessionTTL       = 8 * time.Hour
 	MaxWait          = 20 * time.Second
-	MaxPending       = 5
+	MaxPending       = agent.MaxPending
 	MaxReplyChars    = 4000
-	MaxQuestionChars = 4000
+	MaxQuestionChars = agent.MaxQuestionChars
 	MaxNoticeChars   = 600
-	DefaultDeadline  = 60 * time.Second
+	DefaultDeadline  = agent.DefaultDeadline
 
 	ExchangePerMinute = 20
 	StatusPerMinute   = 30
@@ -39,7 +42,7 @@ const (
 
 	// DefaultVisitorDailyCap applies when allowVisitors is set without a
 	// cap.
-	DefaultVisitorDailyCap = 50
+	DefaultVisitorDailyCap = agent.DefaultVisitorDailyCap
 
 	maxBodyBytes = 64 << 10
 )
@@ -67,8 +70,8 @@ type Options struct {
 	// pairing (Agent then still works with the defaults).
 	Backend *config.RelayBackend
 	// Recipes are the recipes the relay lists and pairs codes for
-	// (LoadRecipes of the agent folder); nil: the built-in ones.
-	Recipes *Recipes
+	// (recipes.Load of the agent folder); nil: the built-in ones.
+	Recipes *recipes.Set
 	// Alive configures how an exchanged card's alive_json is fetched
 	// (the zero value is production's: public https hosts only).
 	Alive  alive.Options
@@ -111,13 +114,14 @@ type Relay struct {
 	tick time.Duration
 	// maxWait bounds an inbox poll's wait: MaxWait (tests lengthen it).
 	maxWait time.Duration
-	// home is tools at home (tools.go); nil while they are off.
-	home *toolsAtHome
-	// homeSt is the part of the store tools at home use, handed to them
-	// when they are turned on.
-	homeSt toolsStore
+	// home is tools at home (relay/tools); nil while they are off.
+	home *tools.Home
+	// homeSt is the store as tools at home (relay/tools) and their
+	// routes use it: their own state, the notes' key, the participants and
+	// the owner's feed; handed to them when they are turned on.
+	homeSt Store
 	// recipeSet is what the relay lists and pairs codes for.
-	recipeSet *Recipes
+	recipeSet *recipes.Set
 	// alive fetches exchanged cards' alive_json.
 	alive alive.Options
 }
@@ -138,7 +142,7 @@ func New(o Options) (*Relay, error) {
 		alive:   o.Alive,
 	}
 	if r.recipeSet = o.Recipes; r.recipeSet == nil {
-		r.recipeSet = builtinOnly()
+		r.recipeSet = recipes.BuiltinOnly()
 	}
 	if r.log == nil {
 		r.log = slog.New(slog.DiscardHandler)
@@ -224,7 +228,7 @@ func (r *Relay) Register(mux *http.ServeMux) {
 // IsPublic reports the relay endpoints, which authenticate with the
 // participant's session token (or, for the exchange, a pairing code)
 // instead of the server's bearer tokens.
-func (r *Relay) IsPublic(req *http.Request) bool {
+func IsPublic(req *http.Request) bool {
 	return strings.HasPrefix(req.URL.Path, APIPrefix)
 }
 
@@ -246,5 +250,5 @@ func (r *Relay) IsOwner(userID string) bool {
 	return userID == runtime.AnonymousUser && len(r.owners) == 0 && (r.auth == nil || !r.auth.Enabled())
 }
 
-// Agent is the relay backend.
-func (r *Relay) Agent() runtime.Agent { return (*relayAgent)(r) }
+// Agent is the relay backend of Options.Backend (AgentWith that section).
+func (r *Relay) Agent() runtime.Agent { return r.AgentWith(r.backend) }

@@ -10,6 +10,7 @@ import (
 	"github.com/harnest/harnest/config"
 	"github.com/harnest/harnest/internal/testutil"
 	"github.com/harnest/harnest/relay"
+	"github.com/harnest/harnest/relay/agent"
 )
 
 func outputText(t testing.TB, r reply) string {
@@ -305,12 +306,12 @@ func TestInvalidQuestion(t *testing.T) {
 	eachStore(t, envSetup{}, func(t *testing.T, e *env) {
 		token, _ := e.pair("Box", "cli")
 		r := wait(t, e.turn(ownerToken, strings.Repeat("a", relay.MaxQuestionChars+1)))
-		mustCode(t, r, 400, relay.CodeQuestion)
+		mustCode(t, r, 400, agent.CodeQuestion)
 		if ra := r.Header.Get("Retry-After"); ra != "" {
 			t.Fatalf("bad input says Retry-After %q", ra)
 		}
 		receipt, events := e.receiptAndEvents(ownerToken, r)
-		checkFailure(t, receipt, events, relay.ActivityRefused, relay.CodeQuestion)
+		checkFailure(t, receipt, events, agent.ActivityRefused, agent.CodeQuestion)
 		if got := e.inbox(token, 0); len(got) != 0 {
 			t.Fatalf("the question reached the participant: %+v", got)
 		}

@@ -1,16 +1,13 @@
 package relay
 
 import (
-	"context"
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"net/http"
 	"slices"
 
 	"github.com/harnest/harnest/internal/auth"
+	"github.com/harnest/harnest/relay/tools"
 	"github.com/harnest/harnest/store"
 )
 
@@ -80,7 +77,7 @@ func (r *Relay) callbackSession(w http.ResponseWriter, req *http.Request) (store
 	ctx, now := req.Context(), r.now()
 	token, ok := auth.BearerToken(req)
 	if ok {
-		cb, found, err := r.home.st.RelayCallbackByToken(ctx, hashSecret(token), now)
+		cb, found, err := r.homeSt.RelayCallbackByToken(ctx, hashSecret(token), now)
 		if err != nil {
 			r.internal(w, err)
 			return store.RelayParticipant{}, false
@@ -94,7 +91,7 @@ func (r *Relay) callbackSession(w http.ResponseWriter, req *http.Request) (store
 			if live && p.State == store.RelayActive {
 				return p, true
 			}
-			if err := r.home.st.EndRelayCallback(ctx, cb.Owner, cb.Participant); err != nil {
+			if err := r.homeSt.EndRelayCallback(ctx, cb.Owner, cb.Participant); err != nil {
 				r.internal(w, err)
 				return store.RelayParticipant{}, false
 			}
@@ -128,21 +125,21 @@ func (r *Relay) handleToolCall(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	ctx := req.Context()
-	key, err := r.home.noteKey(ctx)
+	key, err := r.home.NoteKey(ctx)
 	if err != nil {
 		r.internal(w, err)
 		return
 	}
-	note, err := verifyRunNote(key, call.RunNote, p.ID, r.now())
+	note, err := tools.VerifyRunNote(key, call.RunNote, p.ID, r.now())
 	switch {
-	case errors.Is(err, errNoteExpired):
+	case errors.Is(err, tools.ErrNoteExpired):
 		fail(w, http.StatusForbidden, "run_note_expired", "The run note has expired (it lasts ten minutes); tools can be called only while the run is young.")
 		return
 	case err != nil:
 		fail(w, http.StatusForbidden, "invalid_run_note", "The run note is not valid for this participant; send the callback.run_note of the inbox item you are working on.")
 		return
 	}
-	grants, err := r.home.st.RelayGrants(ctx, p.Owner, p.ID)
+	grants, err := r.homeSt.RelayGrants(ctx, p.Owner, p.ID)
 	if err != nil {
 		r.internal(w, err)
 		return
@@ -151,17 +148,17 @@ func (r *Relay) handleToolCall(w http.ResponseWriter, req *http.Request) {
 		fail(w, http.StatusForbidden, "tool_not_granted", "The owner has not granted you this tool; declaring it as a skill is not a grant. Ask the owner to grant its exact name.")
 		return
 	}
-	tool, found := r.home.serverTool(call.Tool)
+	tool, found := r.home.ServerTool(call.Tool)
 	if !found {
 		fail(w, http.StatusNotFound, "tool_unavailable", "The server offers no tool of that name right now (it was removed, or its MCP server is down); try again later.")
 		return
 	}
 	c := store.RelayToolCall{Participant: p.ID, Run: note.Item, CallID: call.CallID, Tool: call.Tool,
-		ArgsHash: argsHash(call.Arguments), Status: store.RelayCallRunning, StartedAt: r.now()}
+		ArgsHash: tools.ArgsHash(call.Arguments), Status: store.RelayCallRunning, StartedAt: r.now()}
 	if tool.Approval {
-		c.Status, c.ApprovalID = store.RelayCallAwaiting, newApprovalID()
+		c.Status, c.ApprovalID = store.RelayCallAwaiting, tools.NewApprovalID()
 	}
-	got, existing, err := r.home.st.BeginRelayToolCall(ctx, p.Owner, c, MaxCallsPerRun, toolCallKeep)
+	got, existing, err := r.homeSt.BeginRelayToolCall(ctx, p.Owner, c, MaxCallsPerRun, tools.CallKeep)
 	switch {
 	case errors.Is(err, store.ErrRelayRunSpent):
 		fail(w, http.StatusTooManyRequests, "run_call_limit", "This run has made its 20 tool calls; no more calls are run for it.")
@@ -175,13 +172,13 @@ func (r *Relay) handleToolCall(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	if !existing {
-		r.noteToolCall(ctx, p, got)
+		r.home.Note(ctx, p, got)
 		if got.Status == store.RelayCallRunning {
-			got = r.runToolCall(ctx, p, got, call.Arguments)
+			got = r.home.Run(ctx, p, got, call.Arguments)
 		}
 	}
 	if !got.Final() {
-		if got, err = r.awaitToolCall(ctx, p, got, call.Arguments); err != nil {
+		if got, err = r.home.Await(ctx, p, got, call.Arguments); err != nil {
 			if ctx.Err() == nil {
 				r.internal(w, err)
 			}
@@ -189,46 +186,6 @@ func (r *Relay) handleToolCall(w http.ResponseWriter, req *http.Request) {
 		}
 	}
 	writeToolReceipt(w, got, existing)
-}
-
-// argsHash is how the store tells a repeated call from another one.
-func argsHash(args json.RawMessage) string {
-	sum := sha256.Sum256(args)
-	return hex.EncodeToString(sum[:])
-}
-
-// newApprovalID names the owner's approval of one call.
-// toolApprovalPrefix starts every tool call approval ID, which tells them
-// from the runtime's approvals (ApprovalDesk).
-const toolApprovalPrefix = "tool_approval_"
-
-func newApprovalID() string {
-	var b [12]byte
-	_, _ = rand.Read(b[:])
-	return toolApprovalPrefix + hex.EncodeToString(b[:])
-}
-
-// runToolCall runs a call this request began (or claimed) and records its
-// outcome. The run does not depend on the request: an agent that went
-// away finds the receipt when it repeats the call_id.
-func (r *Relay) runToolCall(ctx context.Context, p store.RelayParticipant, c store.RelayToolCall, args json.RawMessage) store.RelayToolCall {
-	runCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), toolRunLimit)
-	defer cancel()
-	res, err := r.home.set.Call(runCtx, c.Tool, args)
-	c.Status, c.Code, c.Result = store.RelayCallCompleted, "", res.Output
-	switch {
-	case err != nil:
-		c.Status, c.Code = store.RelayCallFailed, "tool_timeout"
-		c.Result, _ = json.Marshal("the tool did not finish in time and was stopped")
-	case res.IsError:
-		c.Status, c.Code = store.RelayCallFailed, "tool_error"
-	}
-	c.FinishedAt = r.now()
-	if err := r.home.st.FinishRelayToolCall(runCtx, p.Owner, c); err != nil {
-		r.log.Error("relay: recording a tool call's outcome", "participant", p.ID, "tool", c.Tool, "err", err)
-	}
-	r.noteToolCall(runCtx, p, c)
-	return c
 }
 
 // toolReceiptJSON is a call's receipt as the participant sees it.

@@ -3,13 +3,12 @@ package relay
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/harnest/harnest/internal/httpapi"
+	"github.com/harnest/harnest/relay/tools"
 	"github.com/harnest/harnest/runtime"
 	"github.com/harnest/harnest/store"
 )
@@ -56,7 +55,7 @@ func (r *Relay) handleGetGrants(w http.ResponseWriter, req *http.Request, owner 
 	if !ok {
 		return
 	}
-	grants, err := r.home.st.RelayGrants(req.Context(), owner, p.ID)
+	grants, err := r.homeSt.RelayGrants(req.Context(), owner, p.ID)
 	if err != nil {
 		r.internal(w, err)
 		return
@@ -89,7 +88,7 @@ func (r *Relay) handleSetGrants(w http.ResponseWriter, req *http.Request, owner 
 		return
 	}
 	for _, n := range names {
-		if _, found := r.home.serverTool(n); !found {
+		if _, found := r.home.ServerTool(n); !found {
 			fail(w, http.StatusUnprocessableEntity, "unknown_tool",
 				"The server offers no tool named "+strconv.Quote(n)+"; grant the exact names of spec.tools or of an MCP server's tools (<server>__<tool>).")
 			return
@@ -97,7 +96,7 @@ func (r *Relay) handleSetGrants(w http.ResponseWriter, req *http.Request, owner 
 	}
 	slices.Sort(names)
 	names = slices.Compact(names)
-	if err := r.home.st.SetRelayGrants(req.Context(), owner, p.ID, names, p.ExpiresAt.Sub(r.now())); err != nil {
+	if err := r.homeSt.SetRelayGrants(req.Context(), owner, p.ID, names, p.ExpiresAt.Sub(r.now())); err != nil {
 		r.internal(w, err)
 		return
 	}
@@ -113,7 +112,7 @@ func (r *Relay) handleRevokeGrants(w http.ResponseWriter, req *http.Request, own
 	if !ok {
 		return
 	}
-	if err := r.home.st.SetRelayGrants(req.Context(), owner, p.ID, nil, 0); err != nil {
+	if err := r.homeSt.SetRelayGrants(req.Context(), owner, p.ID, nil, 0); err != nil {
 		r.internal(w, err)
 		return
 	}
@@ -158,7 +157,7 @@ func (r *Relay) handleToolReceipts(w http.ResponseWriter, req *http.Request, own
 	if !ok {
 		return
 	}
-	calls, err := r.home.st.ListRelayToolCalls(req.Context(), owner, p.ID, limit)
+	calls, err := r.homeSt.ListRelayToolCalls(req.Context(), owner, p.ID, limit)
 	if err != nil {
 		r.internal(w, err)
 		return
@@ -192,34 +191,12 @@ func (r *Relay) handleToolApproval(w http.ResponseWriter, req *http.Request, own
 		fail(w, http.StatusUnprocessableEntity, "invalid_decision", `decision must be "approve" or "deny".`)
 		return
 	}
-	c, err := r.decideToolCall(req.Context(), owner, req.PathValue("id"), decision == "approve")
+	c, err := r.home.Decide(req.Context(), owner, req.PathValue("id"), decision == "approve")
 	if err != nil {
 		httpapi.WriteError(w, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, toolCallOut(c))
-}
-
-// decideToolCall records the owner's decision on a call waiting for
-// approval, once, and tells the feed (which also wakes the agent's request
-// waiting for it). Errors are *runtime.Error.
-func (r *Relay) decideToolCall(ctx context.Context, owner, approvalID string, approve bool) (store.RelayToolCall, error) {
-	c, err := r.home.st.DecideRelayToolCall(ctx, owner, approvalID, approve, r.now())
-	switch {
-	case errors.Is(err, store.ErrRelayApprovalUnknown):
-		return c, runtime.Errorf(runtime.ErrNotFound, "approval_not_found", "You have no tool call approval with that ID; the feed's tool_call items name them.")
-	case errors.Is(err, store.ErrRelayApprovalDecided):
-		return c, runtime.Errorf(runtime.ErrConflict, "already_resolved", "This tool call was already %s.", c.Status)
-	case err != nil:
-		r.log.Error("relay: recording a tool call decision", "err", err)
-		return c, runtime.Errorf(runtime.ErrUnavailable, runtime.CodeStoreUnavailable, "The store is unavailable; try again.")
-	}
-	p, _, err := r.st.GetParticipant(ctx, owner, c.Participant, r.now())
-	if err != nil || p.ID == "" {
-		p = store.RelayParticipant{ID: c.Participant}
-	}
-	r.noteToolCall(ctx, p, c)
-	return c, nil
 }
 
 // ApprovalDesk is the relay's tool call approvals as the runtime answers
@@ -229,14 +206,14 @@ func (r *Relay) ApprovalDesk() runtime.ApprovalDesk { return (*toolApprovals)(r)
 
 type toolApprovals Relay
 
-func (d *toolApprovals) Owns(id string) bool { return strings.HasPrefix(id, toolApprovalPrefix) }
+func (d *toolApprovals) Owns(id string) bool { return tools.IsApprovalID(id) }
 
 func (d *toolApprovals) Decide(ctx context.Context, p runtime.Principal, id string, approve bool) ([]byte, error) {
 	r := (*Relay)(d)
 	if r.home == nil || !r.IsOwner(p.UserID) {
 		return nil, runtime.Errorf(runtime.ErrNotFound, "approval_not_found", "No approval with that ID is waiting for you.")
 	}
-	c, err := r.decideToolCall(ctx, p.UserID, id, approve)
+	c, err := r.home.Decide(ctx, p.UserID, id, approve)
 	if err != nil {
 		return nil, err
 	}

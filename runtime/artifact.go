@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"encoding/base64"
 	"encoding/json"
 
 	"github.com/harnest/harnest/internal/jsonwrite"
@@ -87,12 +86,7 @@ func appendArtifactParts(b []byte, parts []ArtifactPart) ([]byte, error) {
 		o.Str("type", p.Type)
 		o.StrOmit("text", p.Text)
 		err = firstError(err, o.RawOmit("data", p.Data))
-		if len(p.Bytes) > 0 {
-			o.Key("bytes")
-			o.B = append(o.B, '"')
-			o.B = base64.StdEncoding.AppendEncode(o.B, p.Bytes)
-			o.B = append(o.B, '"')
-		}
+		o.BytesOmit("bytes", p.Bytes)
 		o.StrOmit("url", p.URL)
 		o.StrOmit("mediaType", p.MediaType)
 		o.StrOmit("name", p.Name)

@@ -23,8 +23,10 @@ import (
 //
 // Only background responses are run again: a response that streamed to,
 // or was awaited by, a caller of the lost replica lost that caller with
-// it. A run suspended on an approval or a client tool fails as before
-// (its wait held a goroutine of the lost replica).
+// it. A run suspended on an approval or a client tool of an agent that can
+// be run again is parked instead: it stays requires_action, held by no
+// replica, until its answer or its expiry continues it on any replica
+// (waits_durable.go); otherwise it fails with replica_lost.
 //
 // The resume point handed over is an opaque request the runtime stored
 // with the run (store.Begin.Request); later backends add their own
@@ -152,6 +154,9 @@ func (s *Service) takeOver(ctx context.Context, run store.Lapsed) bool {
 		return true // looked at again at the next sweep
 	}
 	s.durability().RunClaimed()
+	if s.parkWaiting(ctx, run, claimed) {
+		return true // suspended: its answer or expiry continues it (waits_durable.go)
+	}
 	run.Webhook = claimed.Webhook
 	var req rerunRequest
 	rerun := s.rerun && claimed.Request != nil && json.Unmarshal(claimed.Request, &req) == nil &&

@@ -1,11 +1,11 @@
 // Package runtime is harnest's core: sessions, transcripts, responses and
 // their receipts, the portable event stream, and the Agent interface that
-// backends implement. It serves no HTTP: transports (neutral, live, agui,
-// a2a, and the other doors) translate their wire formats into its
-// operations and map its typed errors (see errors.go) onto their own. Its
-// one HTTP client is outbound: the outbox dispatcher (outbox.go,
-// outbox_send.go) POSTs webhook and A2A push deliveries, through the
-// address guard, from whichever replica claims them.
+// backends implement. It serves and sends no HTTP (it imports no net/http,
+// which server's TestLayers checks): transports (neutral, live, agui, a2a,
+// and the other doors) translate their wire formats into its operations
+// and map its typed errors (see errors.go) onto their own, and a
+// response's webhook deliveries are only enqueued here (Outbox, in
+// webhook.go); the outbox package's Dispatcher sends them.
 //
 // A response runs in its own goroutine: StartResponse checks the request,
 // takes the session's lease and writes the in_progress receipt in one store

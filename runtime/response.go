@@ -108,6 +108,7 @@ type Response struct {
 	agentReturned bool
 	waiter        *waiter // the wait the agent is suspended on
 	resumedBy     struct{ approval, clientTool string }
+	waits         int // the waits asked for so far (waitID, waits_durable.go)
 
 	// flushMu orders writes of events to Redis: flushes and commits.
 	flushMu sync.Mutex
@@ -214,6 +215,8 @@ func (s *Service) StartResponse(ctx context.Context, p Principal, req ResponseRe
 	// about 1 µs of its 44.
 	if s.rerun && req.Background {
 		r.rerunRequest = encodeRerun(req, p.UserID)
+	} else if s.waitsResumable() {
+		r.rerunRequest = encodeWaitRerun(req, p.UserID) // waits_durable.go
 	}
 	r.ctx, r.cancel = context.WithCancelCause(context.WithoutCancel(ctx))
 	switch {

@@ -82,8 +82,8 @@ type Service struct {
 	log       *slog.Logger
 	now       func() time.Time
 	observer  Observer
-	tracer    TurnTracer  // nil: turns are not traced
-	outbox    *Dispatcher // sends webhooks (webhook.go); nil: none
+	tracer    TurnTracer // nil: turns are not traced
+	outbox    Outbox     // where webhooks go (webhook.go); nil: none
 
 	approvalTTL, clientToolTTL, sweepEvery, flushDelay time.Duration
 	hub                                                store.Hub
@@ -114,6 +114,9 @@ type Service struct {
 	// lapsedSeen is when the sweeper first saw each lapsed run of another
 	// replica (see sweep.go).
 	lapsedSeen map[string]time.Time
+	// parkedSweptAt is when the sweeper last looked at the parked runs
+	// (waits_durable.go).
+	parkedSweptAt time.Time
 	// onSwept are told of the responses this replica's sweeper failed
 	// (OnSwept).
 	onSwept []func(user, session, responseID string)

@@ -9,7 +9,7 @@ import (
 
 // Store is what the Service keeps in the store: the core's part of it
 // (store.Store's slices from Sessions to Messaging, but the outbox, which
-// the Dispatcher takes), the per-user limits of turns, the shared secret
+// the outbox package's Dispatcher takes), the per-user limits of turns, the shared secret
 // its tokens and webhooks are sealed and signed with, and readiness. It
 // takes, of store.Waits and store.Assets, the methods it calls: a wait by
 // its ID alone is the AG-UI door's, and the assets' usage is read by
@@ -29,7 +29,7 @@ type Store interface {
 	// Of store.Waits.
 	ReadWait(ctx context.Context, user, session, id string) (store.Wait, bool, error)
 	ResolveWait(ctx context.Context, user, id, kind, status string, output []byte, now time.Time) (w store.Wait, current string, err error)
-	FinishWait(ctx context.Context, user, session, id, status string) error
+	FinishWait(ctx context.Context, user, session, responseID, id, status string, epoch int) error
 
 	// Of store.Assets.
 	PutAsset(ctx context.Context, user, session string, a store.Asset, data []byte, q store.AssetQuota) error
@@ -39,11 +39,4 @@ type Store interface {
 
 	// Ping checks that the store answers (readiness).
 	Ping(ctx context.Context) error
-}
-
-// OutboxStore is what the Dispatcher keeps in the store: the outbox, and
-// the shared secret webhooks are signed with (webhook.go).
-type OutboxStore interface {
-	store.Outbox
-	store.Secrets
 }

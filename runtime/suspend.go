@@ -25,13 +25,18 @@ type waiter struct {
 // requestApproval implements Turn.RequestApproval.
 func (r *Response) requestApproval(ctx context.Context, req ApprovalRequest) error {
 	s := r.svc
-	id := "approval_" + newHex()
+	id := r.waitID("approval_", store.WaitApproval, r.ID)
 	expires := s.now().Add(s.approvalTTL)
-	info := &ApprovalInfo{ID: id, CallID: r.ID, Action: req.Action, Message: req.Message, Arguments: req.Arguments, ExpiresAt: timestamp(expires)}
-	action := &RequiredAction{Type: "human_approval", ID: id, CallID: r.ID, Action: req.Action, Message: req.Message, Arguments: req.Arguments, ExpiresAt: info.ExpiresAt}
-	w, err := r.suspend(ctx, Event{Type: EventApproval, Approval: info}, action, store.WaitApproval, expires)
+	w, replayed, err := r.replayWait(ctx, id, &expires)
 	if err != nil {
 		return err
+	}
+	if !replayed {
+		info := &ApprovalInfo{ID: id, CallID: r.ID, Action: req.Action, Message: req.Message, Arguments: req.Arguments, ExpiresAt: timestamp(expires)}
+		action := &RequiredAction{Type: "human_approval", ID: id, CallID: r.ID, Action: req.Action, Message: req.Message, Arguments: req.Arguments, ExpiresAt: info.ExpiresAt}
+		if w, err = r.suspend(ctx, Event{Type: EventApproval, Approval: info}, action, store.WaitApproval, expires); err != nil {
+			return err
+		}
 	}
 	r.mu.Lock()
 	r.resumedBy.approval = id
@@ -48,8 +53,6 @@ func (r *Response) requestApproval(ctx context.Context, req ApprovalRequest) err
 // requestClientTool implements Turn.RequestClientTool.
 func (r *Response) requestClientTool(ctx context.Context, req ClientToolRequest) (json.RawMessage, error) {
 	s := r.svc
-	id := "client_tool_" + newHex()
-	expires := s.now().Add(s.clientToolTTL)
 	args := req.Arguments
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
@@ -58,11 +61,18 @@ func (r *Response) requestClientTool(ctx context.Context, req ClientToolRequest)
 	if callID == "" {
 		callID = r.ID
 	}
-	info := &ClientToolInfo{ID: id, CallID: callID, Name: req.Name, Arguments: args, ExpiresAt: timestamp(expires)}
-	action := &RequiredAction{Type: "client_tool", ID: id, CallID: callID, Name: req.Name, Arguments: args, ExpiresAt: info.ExpiresAt}
-	w, err := r.suspend(ctx, Event{Type: EventClientTool, ClientTool: info}, action, store.WaitClientTool, expires)
+	id := r.waitID("client_tool_", store.WaitClientTool, callID)
+	expires := s.now().Add(s.clientToolTTL)
+	w, replayed, err := r.replayWait(ctx, id, &expires)
 	if err != nil {
 		return nil, err
+	}
+	if !replayed {
+		info := &ClientToolInfo{ID: id, CallID: callID, Name: req.Name, Arguments: args, ExpiresAt: timestamp(expires)}
+		action := &RequiredAction{Type: "client_tool", ID: id, CallID: callID, Name: req.Name, Arguments: args, ExpiresAt: info.ExpiresAt}
+		if w, err = r.suspend(ctx, Event{Type: EventClientTool, ClientTool: info}, action, store.WaitClientTool, expires); err != nil {
+			return nil, err
+		}
 	}
 	r.mu.Lock()
 	r.resumedBy.clientTool = id
@@ -144,14 +154,19 @@ func (r *Response) awaitAnswer(ctx context.Context, w *waiter, expires time.Time
 	case <-timer.C:
 		// Expire it, unless an answer won the race.
 		bg := context.WithoutCancel(ctx)
-		_ = s.store.FinishWait(bg, r.turn.UserID, r.SessionID, w.id, store.WaitExpired)
+		if err := s.store.FinishWait(bg, r.turn.UserID, r.SessionID, r.ID, w.id, store.WaitExpired, r.epoch); errors.Is(err, store.ErrFenced) {
+			r.fenced() // another replica continues the turn
+			return store.Wait{}, err
+		}
 		got, _, err := s.store.ReadWait(bg, r.turn.UserID, r.SessionID, w.id)
 		if err != nil {
 			return store.Wait{}, err
 		}
 		return got, nil
 	case <-ctx.Done():
-		_ = s.store.FinishWait(context.WithoutCancel(ctx), r.turn.UserID, r.SessionID, w.id, store.WaitCanceled)
+		// A fenced attempt (another replica continues the turn) leaves
+		// the wait to it: FinishWait refuses it.
+		_ = s.store.FinishWait(context.WithoutCancel(ctx), r.turn.UserID, r.SessionID, r.ID, w.id, store.WaitCanceled, r.epoch)
 		return store.Wait{}, ctx.Err()
 	}
 }
@@ -306,9 +321,10 @@ func (s *Service) resolve(ctx context.Context, p Principal, id, kind, status str
 		return w, s.storeFailure(err)
 	}
 	if gone {
-		// Its replica died: nobody will resume the response, which the
-		// sweeper fails once its lease lapses.
-		return w, errExecutionUnavailable
+		// Its replica is gone: this replica claims the run and runs the
+		// turn again, which finds the answer stored (waits_durable.go),
+		// unless the agent cannot be run again.
+		return w, s.continueWait(ctx, p.UserID, w, w.Replica)
 	}
 	return w, nil
 }

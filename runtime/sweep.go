@@ -27,6 +27,7 @@ func (s *Service) sweep(ctx context.Context) {
 			}
 		}
 		s.sweepLostReplicas(ctx)
+		s.sweepParkedWaits(ctx)
 		// A run due by its lease is claimed (claim.go) when it can be, and
 		// failed here when another response holds its session.
 		due := func(run store.Lapsed) bool { return s.lapsedDue(run) && !s.takeOver(ctx, run) }

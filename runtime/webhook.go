@@ -60,16 +60,28 @@ func storedWebhook(s string) *Webhook {
 	return &w
 }
 
-// UseDispatcher gives the service the outbox dispatcher that sends its
-// webhooks; without one, a request with a webhook is refused.
-func (s *Service) UseDispatcher(d *Dispatcher) { s.outbox = d }
+// Outbox is where the service puts its webhooks: the store's outbox, which
+// the outbox package's Dispatcher sends from. The core only enqueues.
+type Outbox interface {
+	// CheckURL refuses a URL no delivery could ever reach.
+	CheckURL(raw string) error
+	// Enqueue stores a delivery, due at once; ErrRateLimited when the
+	// user's outbox is full.
+	Enqueue(ctx context.Context, d store.Delivery) error
+}
+
+// UseOutbox gives the service the outbox its webhooks go through; without
+// one, a request with a webhook is refused.
+func (s *Service) UseOutbox(o Outbox) { s.outbox = o }
 
 // WebhookKey is the key that signs the webhooks sent for user.
 func (s *Service) WebhookKey(ctx context.Context, user string) ([]byte, error) {
-	return webhookKey(ctx, s.store, user)
+	return WebhookKeyOf(ctx, s.store, user)
 }
 
-func webhookKey(ctx context.Context, st store.Secrets, user string) ([]byte, error) {
+// WebhookKeyOf is the key that signs the webhooks sent for user, derived
+// from the agent's shared secret WebhookSecret in st.
+func WebhookKeyOf(ctx context.Context, st store.Secrets, user string) ([]byte, error) {
 	secret, err := st.SharedSecret(ctx, WebhookSecret)
 	if err != nil {
 		return nil, err
@@ -88,15 +100,14 @@ func WebhookSignature(key []byte, t time.Time, body []byte) string {
 	return "t=" + ts + ",v1=" + hex.EncodeToString(m.Sum(nil))
 }
 
-// webhookSigner signs webhook deliveries with their user's key.
-func webhookSigner(st store.Secrets) Signer {
-	return func(ctx context.Context, d store.Delivery, now time.Time) (map[string]string, error) {
-		key, err := webhookKey(ctx, st, d.User)
-		if err != nil {
-			return nil, err
-		}
-		return map[string]string{"Harnest-Signature": WebhookSignature(key, now, d.Body), "Harnest-Delivery-Id": d.ID}, nil
+// SignWebhook is the headers that sign a webhook delivery sent at now,
+// with its user's key: the outbox's signer of DeliveryWebhook.
+func SignWebhook(ctx context.Context, st store.Secrets, d store.Delivery, now time.Time) (map[string]string, error) {
+	key, err := WebhookKeyOf(ctx, st, d.User)
+	if err != nil {
+		return nil, err
 	}
+	return map[string]string{"Harnest-Signature": WebhookSignature(key, now, d.Body), "Harnest-Delivery-Id": d.ID}, nil
 }
 
 // checkWebhook refuses a webhook that cannot be delivered, before anything

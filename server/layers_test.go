@@ -22,9 +22,15 @@ const module = "github.com/harnest/harnest"
 type layout struct {
 	commands string   // the binaries (cmd/harnest)
 	root     string   // the composition root: builds a replica, picks the store, wires doors to backends
-	doors    []string // translate a wire to the core; the relay's door and its agent are one package
+	doors    []string // translate a wire to the core; the relay is one: its door, and below it its agent, recipes, tools at home and text rules
 	backends []string // the agents a turn runs on
 	internal string   // leaf helpers
+	// core is the runtime, which serves and sends no HTTP: net/http (or
+	// any of its sub-packages) is the doors' and the sender's.
+	core string
+	// sender is the outbox's sender, the one package that POSTs
+	// deliveries (webhooks, A2A push) that the core and the doors enqueue.
+	sender string
 	// storeImpls are the store's implementations and storeChooser the
 	// package that picks one from the config.
 	storeImpls   []string
@@ -41,6 +47,8 @@ var harnestLayout = layout{
 		"routerapi", "playground"},
 	backends:     []string{"backend"},
 	internal:     "internal",
+	core:         "runtime",
+	sender:       "outbox",
 	storeImpls:   []string{"store/memstore", "store/redisstore"},
 	storeChooser: "store/stores",
 	redisClients: []string{"github.com/redis/go-redis", "github.com/alicebob/miniredis"},
@@ -86,6 +94,12 @@ func (l layout) rules() []rule {
 		}},
 		{name: "internal/ depends on no door, backend or composition root", forbids: func(from, to string) bool {
 			return under(from, l.internal) && (l.door(to) != "" || underAny(to, l.backends) || under(to, l.root))
+		}},
+		{name: "the core serves and sends no HTTP: it depends on no net/http", forbids: func(from, to string) bool {
+			return under(from, l.core) && under(to, "net/http")
+		}},
+		{name: "the outbox's sender depends on no door or backend", forbids: func(from, to string) bool {
+			return under(from, l.sender) && (l.door(to) != "" || underAny(to, l.backends))
 		}},
 		{name: "only the commands depend on the composition root", forbids: func(from, to string) bool {
 			return under(to, l.root) && !under(from, l.root) && !under(from, l.commands)
@@ -189,7 +203,7 @@ func moduleImports(t *testing.T) map[string][]string {
 func TestLayers(t *testing.T) {
 	imports := moduleImports(t)
 	l := harnestLayout
-	named := append(append(append([]string{l.commands, l.root, l.internal, l.storeChooser}, l.doors...), l.backends...), l.storeImpls...)
+	named := append(append(append([]string{l.commands, l.root, l.internal, l.core, l.sender, l.storeChooser}, l.doors...), l.backends...), l.storeImpls...)
 	for _, path := range named {
 		found := false
 		for pkg := range imports {
@@ -210,17 +224,24 @@ func TestLayerRules(t *testing.T) {
 	// good is the shape of the module: every arrow one way.
 	good := map[string][]string{
 		"cmd/harnest":       {"server", "config"},
-		"server":            {"neutral", "relay", "routerapi", "backend", "backend/router", "internal/metrics", "store/stores"},
+		"server":            {"neutral", "a2a", "relay", "routerapi", "backend", "backend/router", "internal/metrics", "outbox", "store/stores"},
 		"server/servertest": {"server", "store/stores"},
 		"neutral":           {"runtime", "internal/httpapi", "neutral/apidoc"},
 		"neutral/apidoc":    {"internal/media"},
-		"relay":             {"runtime", "internal/toolrun", "store"},
+		"a2a":               {"runtime", "outbox", "store", "net/http"},
+		"outbox":            {"runtime", "internal/netguard", "store", "net/http"},
+		"internal/netguard": {"net/http"},
+		"internal/httpapi":  {"net/http"},
+		"relay":             {"runtime", "store", "relay/agent", "relay/recipes", "relay/text", "relay/tools"},
+		"relay/agent":       {"runtime", "store", "config"},
+		"relay/recipes":     {"relay/text"},
+		"relay/tools":       {"runtime", "store", "config", "internal/toolrun", "relay/text"},
 		"routerapi":         {"runtime", "store"},
 		"internal/metrics":  {"runtime", "store"},
 		"internal/toolrun":  {"config", "internal/program"},
 		"backend":           {"backend/router", "internal/toolrun", "runtime"},
 		"backend/router":    {"runtime", "store"},
-		"runtime":           {"store"},
+		"runtime":           {"store", "internal/media"},
 		"store/stores":      {"store", "store/memstore", "store/redisstore"},
 		"store/redisstore":  {"store", "github.com/redis/go-redis/v9"},
 	}
@@ -241,12 +262,18 @@ func TestLayerRules(t *testing.T) {
 		{"the module's shape", harnestLayout, good, nil},
 		{"the relay imports a backend", harnestLayout, with("relay", "backend/tools"),
 			[]string{"relay → backend/tools: a door (the relay included) depends on no backend"}},
+		{"the relay's agent imports a backend", harnestLayout, with("relay/agent", "backend/router"),
+			[]string{
+				"relay → relay/agent → backend/router: a door (the relay included) depends on no backend",
+				"relay/agent → backend/router: a door (the relay included) depends on no backend",
+			}},
 		{"a door imports the router backend", harnestLayout, with("routerapi", "backend/router"),
 			[]string{"routerapi → backend/router: a door (the relay included) depends on no backend"}},
 		{"a door reaches a backend through a helper", harnestLayout, with("internal/toolrun", "backend/chat"),
 			[]string{
 				"internal/toolrun → backend/chat: internal/ depends on no door, backend or composition root",
-				"relay → internal/toolrun → backend/chat: a door (the relay included) depends on no backend",
+				"relay → relay/tools → internal/toolrun → backend/chat: a door (the relay included) depends on no backend",
+				"relay/tools → internal/toolrun → backend/chat: a door (the relay included) depends on no backend",
 			}},
 		{"a helper imports a door", harnestLayout, with("internal/metrics", "live"),
 			[]string{"internal/metrics → live: internal/ depends on no door, backend or composition root"}},
@@ -263,6 +290,12 @@ func TestLayerRules(t *testing.T) {
 			[]string{"relay → store/stores: only the composition root imports the store chooser"}},
 		{"the core imports a Redis client", harnestLayout, with("runtime", "github.com/redis/go-redis/v9"),
 			[]string{"runtime → github.com/redis/go-redis/v9: only a store implementation imports a Redis client"}},
+		{"the core imports net/http", harnestLayout, with("runtime", "net/http"),
+			[]string{"runtime → net/http: the core serves and sends no HTTP: it depends on no net/http"}},
+		{"the core reaches net/http through the address guard", harnestLayout, with("runtime", "internal/netguard"),
+			[]string{"runtime → internal/netguard → net/http: the core serves and sends no HTTP: it depends on no net/http"}},
+		{"the outbox's sender imports a door", harnestLayout, with("outbox", "a2a"),
+			[]string{"outbox → a2a: the outbox's sender depends on no door or backend"}},
 		{"a backend imports the composition root", harnestLayout, with("backend", "server"),
 			[]string{"backend → server: only the commands depend on the composition root"}},
 	}

@@ -11,7 +11,9 @@ import (
 	"github.com/harnest/harnest/internal/metrics"
 	"github.com/harnest/harnest/internal/netguard"
 	"github.com/harnest/harnest/internal/tracing"
+	"github.com/harnest/harnest/outbox"
 	"github.com/harnest/harnest/relay"
+	"github.com/harnest/harnest/relay/recipes"
 	"github.com/harnest/harnest/runtime"
 	"github.com/harnest/harnest/store"
 )
@@ -21,17 +23,18 @@ import (
 
 // openRelay builds the relay (outside agents), which is always served: its
 // owner endpoints pair participants, and it is the backend when
-// spec.backend.relay is set. Its tools at home start with it.
-func openRelay(ctx context.Context, f *config.Folder, o Options, st store.Store, jwt *auth.JWT, log *slog.Logger) (*relay.Relay, error) {
+// spec.backend.relay is set (backend.ForFolder builds that agent from it).
+// It asks the replica's one authenticator who the owner is. Its tools at
+// home start with it.
+func openRelay(ctx context.Context, f *config.Folder, o Options, st store.Store, authn *auth.Authenticator, log *slog.Logger) (*relay.Relay, error) {
 	cfg := f.Config
 	owners, firstOwner := ownersOf(cfg)
-	recipes, err := relay.LoadRecipes(f.Dir) // the built-in recipes and the folder's recipes/*.json
+	rs, err := recipes.Load(f.Dir) // the built-in recipes and the folder's recipes/*.json
 	if err != nil {
 		return nil, err
 	}
-	rlo := relay.Options{Store: st, Recipes: recipes,
-		Auth: auth.New(tokensOf(cfg), nil, auth.WithJWT(jwt)), Owners: owners, FirstOwner: firstOwner,
-		Backend: cfg.Spec.Backend.Relay, Logger: log}
+	rlo := relay.Options{Store: st, Recipes: rs,
+		Auth: authn, Owners: owners, FirstOwner: firstOwner, Logger: log}
 	if o.Relay != nil {
 		o.Relay(&rlo)
 	}
@@ -60,18 +63,14 @@ func ownersOf(cfg config.Config) (owners map[string]bool, first string) {
 	return owners, first
 }
 
-// pickAgent is the agent turns run on: the one Options gives (tests), the
-// relay's outside agents when spec.backend.relay is set, or the backend
-// the folder configures.
+// pickAgent is the agent turns run on: the one Options gives (tests), or
+// the backend the folder configures (the relay's outside agents when
+// spec.backend.relay is set).
 func pickAgent(ctx context.Context, f *config.Folder, o Options, st store.Store, rl *relay.Relay, log *slog.Logger) (runtime.Agent, error) {
-	switch {
-	case o.Agent != nil:
+	if o.Agent != nil {
 		return o.Agent, nil
-	case f.Config.Spec.Backend.Relay != nil:
-		return rl.Agent(), nil
-	default:
-		return backend.ForFolder(ctx, f, log, backend.Parts{Store: st, Relay: rl})
 	}
+	return backend.ForFolder(ctx, f, log, backend.Parts{Store: st, Relay: rl})
 }
 
 // runtimeOptions are the runtime's options from the config: limits,
@@ -100,11 +99,11 @@ func runtimeOptions(cfg config.Config, st store.Store, agent runtime.Agent, rl *
 
 // newOutbox is the dispatcher of push notifications and webhooks, not yet
 // started.
-func newOutbox(cfg config.Config, st store.Store, log *slog.Logger, o Options) *runtime.Dispatcher {
-	do := runtime.DispatcherOptions{Store: st, Logger: log,
+func newOutbox(cfg config.Config, st store.Store, log *slog.Logger, o Options) *outbox.Dispatcher {
+	do := outbox.DispatcherOptions{Store: st, Logger: log,
 		Policy: netguard.Policy{AllowHosts: cfg.Server.Outbound.AllowHosts, AllowHTTPLoopback: true}}
 	if o.Outbox != nil {
 		o.Outbox(&do)
 	}
-	return runtime.NewDispatcher(do)
+	return outbox.NewDispatcher(do)
 }

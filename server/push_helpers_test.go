@@ -6,6 +6,7 @@ import (
 
 	"github.com/harnest/harnest/config"
 	"github.com/harnest/harnest/internal/testutil"
+	"github.com/harnest/harnest/outbox"
 	"github.com/harnest/harnest/runtime"
 	"github.com/harnest/harnest/server/servertest"
 )
@@ -36,7 +37,7 @@ func pushSetup(rc *testutil.Receiver, lease time.Duration) servertest.Setup {
 			c.Spec.Backend.Echo = &config.EchoBackend{}
 		},
 		Tune: func(o *runtime.Options) { o.FlushDelay = 5 * time.Millisecond },
-		Outbox: func(o *runtime.DispatcherOptions) {
+		Outbox: func(o *outbox.DispatcherOptions) {
 			o.Poll, o.Lease, o.Timeout = 20*time.Millisecond, lease, 10*time.Second
 			o.Backoff = func(int) time.Duration { return 50 * time.Millisecond }
 		},

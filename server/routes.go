@@ -18,6 +18,7 @@ import (
 	"github.com/harnest/harnest/neutral/apidoc"
 	"github.com/harnest/harnest/openaiapi"
 	"github.com/harnest/harnest/playground"
+	"github.com/harnest/harnest/relay"
 	"github.com/harnest/harnest/routerapi"
 	"github.com/harnest/harnest/skills"
 )
@@ -29,7 +30,7 @@ import (
 func (s *Server) routes() (http.Handler, error) {
 	cfg := s.Folder.Config
 	mux := http.NewServeMux()
-	authn := s.authenticator()
+	authn := s.authn
 	s.relay.Register(mux)
 	if r, ok := s.agent.(*router.Router); ok {
 		routerapi.Register(mux, routerapi.Options{Router: ownerRouter{r}, IsOwner: s.relay.IsOwner})
@@ -77,17 +78,17 @@ func (s *Server) routes() (http.Handler, error) {
 	return s.middlewares(mux, authn), nil
 }
 
-// authenticator checks the bearer tokens and JWTs of every request but
-// the public ones. /live authenticates its own sockets (a browser cannot
-// send headers on a WebSocket handshake) and the relay its participants'
-// session tokens, so the HTTP middleware lets them through.
-func (s *Server) authenticator() *auth.Authenticator {
-	cfg := s.Folder.Config
+// newAuthenticator checks the bearer tokens and JWTs of every request
+// but the public ones; it is the replica's one authenticator, which the
+// relay also asks who the owner is. /live authenticates its own sockets (a
+// browser cannot send headers on a WebSocket handshake) and the relay its
+// participants' session tokens, so the HTTP middleware lets them through.
+func newAuthenticator(cfg config.Config, jwt *auth.JWT) *auth.Authenticator {
 	return auth.New(tokensOf(cfg), func(r *http.Request) bool {
-		return neutral.IsPublic(r) || a2a.IsPublic(r) || (r.Method == http.MethodGet && r.URL.Path == "/live") || s.relay.IsPublic(r) ||
+		return neutral.IsPublic(r) || a2a.IsPublic(r) || (r.Method == http.MethodGet && r.URL.Path == "/live") || relay.IsPublic(r) ||
 			(config.Enabled(cfg.Server.Playground.Enabled) && playground.IsPublic(r)) ||
 			(cfg.Server.OpenAICompat && openaiapi.IsPath(r)) || skills.IsPublic(r) || metrics.IsPublic(cfg, r)
-	}, auth.WithJWT(s.jwt))
+	}, auth.WithJWT(jwt))
 }
 
 // mountLive serves WS /live when server.live is on (and answers that it

@@ -20,6 +20,7 @@ import (
 	"github.com/harnest/harnest/internal/metrics"
 	"github.com/harnest/harnest/internal/tracing"
 	"github.com/harnest/harnest/live"
+	"github.com/harnest/harnest/outbox"
 	"github.com/harnest/harnest/relay"
 	"github.com/harnest/harnest/runtime"
 	"github.com/harnest/harnest/store"
@@ -50,7 +51,7 @@ type Options struct {
 	Store store.Store
 	// Outbox adjusts the outbox dispatcher's options (tests: the poll
 	// interval, lease and backoff).
-	Outbox func(*runtime.DispatcherOptions)
+	Outbox func(*outbox.DispatcherOptions)
 }
 
 // Server is one harnest replica.
@@ -65,15 +66,15 @@ type Server struct {
 	mcp     http.Handler  // the /mcp door (an io.Closer: its sessions), nil unless server.mcp
 	relay   *relay.Relay
 	a2a     *a2a.Server
-	metrics *metrics.Metrics // nil unless server.metrics
-	tracing *tracing.Tracing // nil unless OTEL_EXPORTER_OTLP_ENDPOINT is set
-	jwt     *auth.JWT        // nil unless auth.jwt
+	metrics *metrics.Metrics    // nil unless server.metrics
+	tracing *tracing.Tracing    // nil unless OTEL_EXPORTER_OTLP_ENDPOINT is set
+	authn   *auth.Authenticator // the replica's one: the doors' middleware and the relay's owners
 	// ownStore: the server opened its store (and closes it).
 	ownStore bool
 	tuneLive func(*live.Options)
 	tuneAGUI func(*agui.Options)
 	tuneA2A  func(*a2a.Options)
-	outbox   *runtime.Dispatcher // push notifications and webhooks
+	outbox   *outbox.Dispatcher // push notifications and webhooks
 }
 
 // Live is the /live handler, nil unless server.live is on.
@@ -104,12 +105,13 @@ func New(ctx context.Context, f *config.Folder, o Options) (*Server, error) {
 			st.Close()
 		}
 	}
-	jwt, err := auth.JWTFromConfig(cfg.Auth.JWT) // shared by both authenticators: one JWKS cache, one owner record
+	jwt, err := auth.JWTFromConfig(cfg.Auth.JWT)
 	if err != nil {
 		release()
 		return nil, err
 	}
-	rl, err := openRelay(ctx, f, o, st, jwt, log)
+	authn := newAuthenticator(cfg, jwt)
+	rl, err := openRelay(ctx, f, o, st, authn, log)
 	if err != nil {
 		release()
 		return nil, err
@@ -131,10 +133,10 @@ func New(ctx context.Context, f *config.Folder, o Options) (*Server, error) {
 		o.Tune(&ro)
 	}
 	svc := runtime.New(ro)
-	outbox := newOutbox(cfg, st, log, o)
-	svc.UseDispatcher(outbox)
-	s := &Server{Folder: f, Store: st, Service: svc, log: log, agent: agent, relay: rl, ownStore: o.Store == nil, jwt: jwt,
-		tuneLive: o.Live, tuneAGUI: o.AGUI, tuneA2A: o.A2A, metrics: met, tracing: tr, outbox: outbox}
+	sender := newOutbox(cfg, st, log, o)
+	svc.UseOutbox(sender)
+	s := &Server{Folder: f, Store: st, Service: svc, log: log, agent: agent, relay: rl, ownStore: o.Store == nil, authn: authn,
+		tuneLive: o.Live, tuneAGUI: o.AGUI, tuneA2A: o.A2A, metrics: met, tracing: tr, outbox: sender}
 	if err := svc.Start(ctx); err != nil {
 		s.closeAgent() // the relay, worker processes, MCP servers
 		s.flushTraces()
@@ -148,7 +150,7 @@ func New(ctx context.Context, f *config.Folder, o Options) (*Server, error) {
 		release()
 		return nil, err
 	}
-	outbox.Start()
+	sender.Start()
 	return s, nil
 }
 

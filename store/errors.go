@@ -42,8 +42,9 @@ var (
 	// ErrWaitResolved: the wait was already answered, expired or
 	// cancelled; the error text ends with its status.
 	ErrWaitResolved = errors.New("store: the wait is already resolved")
-	// ErrWaitUnavailable: the response that waits is gone (its replica
-	// died or it was cancelled).
+	// ErrWaitUnavailable: the response that waited is over (its receipt
+	// is final or gone); a response held by no replica is not (see
+	// Waits.ResolveWait).
 	ErrWaitUnavailable = errors.New("store: the waiting response is unavailable")
 )
 

@@ -169,10 +169,17 @@ type Waits interface {
 	// ReadWait reads a wait of a known session.
 	ReadWait(ctx context.Context, user, session, id string) (Wait, bool, error)
 	// ResolveWait changes a pending wait's status exactly once; current is
-	// the status it had (not pending: nothing changed).
+	// the status it had (not pending: nothing changed). The answer is
+	// stored whether or not a replica holds the response (a suspended
+	// turn lives in the store only: whoever answers may claim its run);
+	// ErrWaitUnavailable refuses it, changing nothing, only when the
+	// response is over (its receipt final or gone). The returned wait's
+	// Epoch is the run's epoch when it was answered (the one to claim).
 	ResolveWait(ctx context.Context, user, id, kind, status string, output []byte, now time.Time) (w Wait, current string, err error)
-	// FinishWait sets a wait's final status (its response ended).
-	FinishWait(ctx context.Context, user, session, id, status string) error
+	// FinishWait sets a pending wait's final status (its response ended
+	// it: expired or cancelled), written by the run's attempt epoch:
+	// ErrFenced, and nothing changed, when the run's epoch is another.
+	FinishWait(ctx context.Context, user, session, responseID, id, status string, epoch int) error
 }
 
 // Assets are a session's stored files, within quotas.

@@ -161,6 +161,10 @@ type Wait struct {
 	// Replica is the ID of the replica that holds the waiting response:
 	// the answer is handed to it on its own control channel.
 	Replica string
+	// Epoch is the run's epoch when the wait was read or answered (1 for
+	// the first attempt): the one a claimer names (Claim.Epoch). Commit
+	// ignores it.
+	Epoch int
 }
 
 // Session is a stored session.

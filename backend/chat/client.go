@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"net/url"
 	"time"
+
+	"github.com/harnest/harnest/internal/pause"
 )
 
 // DefaultTimeout bounds one call, its retries included, when
@@ -77,7 +79,7 @@ func New(o Options) (*Client, error) {
 		o.Logger = slog.Default()
 	}
 	if o.Sleep == nil {
-		o.Sleep = sleepTimer
+		o.Sleep = pause.For
 	}
 	secrets := []string{o.APIKey}
 	for _, v := range o.Headers {
@@ -114,18 +116,6 @@ func defaultHTTPClient() *http.Client {
 		MaxIdleConnsPerHost:   16,
 		ForceAttemptHTTP2:     true,
 	}}
-}
-
-// sleepTimer waits d or until ctx ends.
-func sleepTimer(ctx context.Context, d time.Duration) error {
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-timer.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // hostPort is u's host with its port, the default one when u names none.

@@ -186,8 +186,8 @@ func (t *routed) ask(ctx context.Context, name string, wait time.Duration, prefi
 	return out
 }
 
-// The relay backend's codes for refusals (relay.CodeOwnerOnly,
-// relay.CodeVisitorCap).
+// The relay backend's codes for refusals (relay/agent's CodeOwnerOnly,
+// CodeVisitorCap).
 const (
 	relayOwnerOnly  = "relay_owner_only"
 	relayVisitorCap = "relay_visitor_cap"

@@ -112,10 +112,7 @@ func comparisons(results []result, targets []ratioTarget) []comparison {
 }
 
 func writeComparisons(w io.Writer, results []result, cmps []comparison) {
-	var table bytes.Buffer
-	rows := 0
-	tw := tabwriter.NewWriter(&table, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "scenario\tserver\tmean req/s\treference\treference mean req/s\tratio\tratio per round\ttarget")
+	t := newTargetTable("scenario\tserver\tmean req/s\treference\treference mean req/s\tratio\tratio per round\ttarget")
 	for _, c := range cmps {
 		v, ref := rates(results, c.Scenario, c.Server), rates(results, c.Scenario, c.Reference)
 		if len(v) == 0 && len(ref) == 0 {
@@ -140,24 +137,16 @@ func writeComparisons(w io.Writer, results []result, cmps []comparison) {
 		} else if c.Min > 0 {
 			verdict = fmt.Sprintf("not measured (>= %.2f)", c.Min)
 		}
-		rows++
-		fmt.Fprintf(tw, "%s\t%s\t%.0f\t%s\t%.0f\t%s\t%s\t%s\n",
+		t.row("%s\t%s\t%.0f\t%s\t%.0f\t%s\t%s\t%s\n",
 			c.Scenario, c.Server, mean(v), c.Reference, mean(ref), ratio, strings.Join(perRound, " "), verdict)
 	}
-	tw.Flush()
-	if rows > 0 {
-		fmt.Fprintln(w)
-		_, _ = table.WriteTo(w)
-	}
+	t.writeTo(w)
 }
 
 func writeTTFE(w io.Writer, results []result, ttfes []ttfeTarget) {
-	var table bytes.Buffer
-	rows := 0
-	tw := tabwriter.NewWriter(&table, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "scenario\tserver\tTTFE p50 ms (mean)\tper round\ttarget")
-	for _, t := range ttfes {
-		v := ttfeP50s(results, t.Scenario, t.Server)
+	t := newTargetTable("scenario\tserver\tTTFE p50 ms (mean)\tper round\ttarget")
+	for _, target := range ttfes {
+		v := ttfeP50s(results, target.Scenario, target.Server)
 		if len(v) == 0 {
 			continue
 		}
@@ -165,16 +154,39 @@ func writeTTFE(w io.Writer, results []result, ttfes []ttfeTarget) {
 		for _, x := range v {
 			perRound = append(perRound, fmt.Sprintf("%.3f", x))
 		}
-		verdict := fmt.Sprintf("misses (> %.3g ms)", t.MaxMs)
-		if mean(v) <= t.MaxMs {
-			verdict = fmt.Sprintf("meets (<= %.3g ms)", t.MaxMs)
+		verdict := fmt.Sprintf("misses (> %.3g ms)", target.MaxMs)
+		if mean(v) <= target.MaxMs {
+			verdict = fmt.Sprintf("meets (<= %.3g ms)", target.MaxMs)
 		}
-		rows++
-		fmt.Fprintf(tw, "%s\t%s\t%.3f\t%s\t%s\n", t.Scenario, t.Server, mean(v), strings.Join(perRound, " "), verdict)
+		t.row("%s\t%s\t%.3f\t%s\t%s\n", target.Scenario, target.Server, mean(v), strings.Join(perRound, " "), verdict)
 	}
-	tw.Flush()
-	if rows > 0 {
+	t.writeTo(w)
+}
+
+// targetTable is a tab-aligned table of targets, written (after a blank
+// line) only when it has a row.
+type targetTable struct {
+	buf  bytes.Buffer
+	tw   *tabwriter.Writer
+	rows int
+}
+
+func newTargetTable(header string) *targetTable {
+	t := &targetTable{}
+	t.tw = tabwriter.NewWriter(&t.buf, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(t.tw, header)
+	return t
+}
+
+func (t *targetTable) row(format string, args ...any) {
+	t.rows++
+	fmt.Fprintf(t.tw, format, args...)
+}
+
+func (t *targetTable) writeTo(w io.Writer) {
+	t.tw.Flush()
+	if t.rows > 0 {
 		fmt.Fprintln(w)
-		_, _ = table.WriteTo(w)
+		_, _ = t.buf.WriteTo(w)
 	}
 }

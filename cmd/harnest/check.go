@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"github.com/harnest/harnest/config"
-	"github.com/harnest/harnest/relay"
+	"github.com/harnest/harnest/relay/recipes"
 )
 
 // check validates a folder and prints every problem with its field path.
@@ -19,7 +19,7 @@ func check(args []string) int {
 	f, err := config.Load(folder)
 	// The outside agents' recipes (recipes/*.json): one line per problem,
 	// naming the file and the field.
-	recipeProblems := relay.CheckRecipes(folder)
+	recipeProblems := recipes.Check(folder)
 	if err != nil {
 		var problems *config.Problems
 		if errors.As(err, &problems) {

@@ -38,7 +38,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	harnestBin = filepath.Join(dir, "harnest")
-	build := exec.Command("go", "build", "-o", harnestBin, ".")
+	build := exec.Command("go", "build", "-tags", "e2eknobs", "-o", harnestBin, ".") // knobs_e2e.go
 	if out, err := build.CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "e2e: go build failed: %v\n%s", err, out)
 		os.RemoveAll(dir)

@@ -17,8 +17,13 @@ import (
 	"github.com/harnest/harnest/internal/gcfloor"
 	"github.com/harnest/harnest/internal/httplog"
 	"github.com/harnest/harnest/internal/logbuf"
+	"github.com/harnest/harnest/runtime"
 	"github.com/harnest/harnest/server"
 )
+
+// tuneRuntime adjusts the runtime's options; nil but in the end-to-end
+// tests' build (knobs_e2e.go).
+var tuneRuntime func(*runtime.Options)
 
 func serve(args []string) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
@@ -77,7 +82,7 @@ func serve(args []string) int {
 		<-ctx.Done()
 		stop() // a second signal now ends the process at once
 	}()
-	srv, err := server.New(ctx, f, server.Options{RedisURL: *redisURL, Logger: log})
+	srv, err := server.New(ctx, f, server.Options{RedisURL: *redisURL, Logger: log, Tune: tuneRuntime})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "harnest serve:", err)
 		return 1

@@ -13,7 +13,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/harnest/harnest/internal/testutil"
-	"github.com/harnest/harnest/runtime"
+	"github.com/harnest/harnest/outbox"
 	"github.com/harnest/harnest/server/servertest"
 )
 
@@ -28,7 +28,7 @@ func startPushHarnest(t *testing.T, rc *testutil.Receiver) *server {
 	cfg := configHead + "spec:\n  backend:\n    echo: {}\n" +
 		"server:\n  outbound:\n    allowHosts: [\"" + rc.Host() + "\"]\n"
 	dir := writeFolder(t, map[string]string{"config.yaml": cfg, "agent-card.yaml": agentCard})
-	ts := servertest.Start(t, "", servertest.Setup{Folder: dir, PublicURL: true, Outbox: func(o *runtime.DispatcherOptions) {
+	ts := servertest.Start(t, "", servertest.Setup{Folder: dir, PublicURL: true, Outbox: func(o *outbox.DispatcherOptions) {
 		o.Poll = 20 * time.Millisecond
 		o.Backoff = func(int) time.Duration { return 50 * time.Millisecond }
 	}})

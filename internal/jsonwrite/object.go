@@ -1,6 +1,7 @@
 package jsonwrite
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"strconv"
 )
@@ -65,6 +66,18 @@ func (o *Object) RawOmit(name string, v json.RawMessage) error {
 		return nil
 	}
 	return o.Raw(name, v)
+}
+
+// BytesOmit writes bytes as encoding/json writes a []byte (a standard
+// base64 string) unless they are empty (omitempty).
+func (o *Object) BytesOmit(name string, v []byte) {
+	if len(v) == 0 {
+		return
+	}
+	o.Key(name)
+	o.B = append(o.B, '"')
+	o.B = base64.StdEncoding.AppendEncode(o.B, v)
+	o.B = append(o.B, '"')
 }
 
 // StringsOmit writes a list of strings unless it is empty (omitempty).

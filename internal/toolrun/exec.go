@@ -43,13 +43,7 @@ func (s *Set) runExec(ctx context.Context, e *entry, args json.RawMessage) (Resu
 		s.logger.Warn("a server tool cannot run: its program was not found", "tool", name, "err", err)
 		return errorResult(fmt.Sprintf("the tool %s cannot run: its program was not found on the server", name)), nil
 	}
-	timeout := spec.Timeout()
-	if timeout <= 0 {
-		timeout = config.DefaultToolTimeoutSeconds * time.Second
-	}
-	if len(bytes.TrimSpace(args)) == 0 {
-		args = json.RawMessage("{}")
-	}
+	timeout, args := callTimeout(spec.Timeout()), callArgs(args)
 
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()

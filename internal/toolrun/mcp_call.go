@@ -1,18 +1,14 @@
 package toolrun
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/harnest/harnest/config"
 )
 
 // maxServerMessage bounds how much of an MCP server's error message goes
@@ -26,13 +22,7 @@ func (m *mcpServer) call(ctx context.Context, e *entry, args json.RawMessage) (R
 	if session == nil {
 		return errorResult(m.unavailableSentence(name)), nil
 	}
-	timeout := m.cfg.Timeout()
-	if timeout <= 0 {
-		timeout = config.DefaultToolTimeoutSeconds * time.Second
-	}
-	if len(bytes.TrimSpace(args)) == 0 {
-		args = json.RawMessage("{}")
-	}
+	timeout, args := callTimeout(m.cfg.Timeout()), callArgs(args)
 
 	callCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()

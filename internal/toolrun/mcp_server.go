@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/harnest/harnest/config"
+	"github.com/harnest/harnest/internal/pause"
 )
 
 // Backoff between connection attempts of an MCP server that is down.
@@ -113,7 +114,7 @@ func (m *mcpServer) run() {
 			m.logDown(reason)
 			outage = true
 		}
-		if !sleepCtx(m.ctx, delay) {
+		if pause.For(m.ctx, delay) != nil {
 			return
 		}
 		delay = min(2*delay, maxBackoff)
@@ -269,17 +270,5 @@ func (m *mcpServer) wait() { <-m.done }
 func killGroup(pgid int) {
 	if pgid > 0 {
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
-	}
-}
-
-// sleepCtx sleeps for d; false when ctx ended first.
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-timer.C:
-		return true
-	case <-ctx.Done():
-		return false
 	}
 }

@@ -1,6 +1,7 @@
 package toolrun
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -247,6 +248,24 @@ func (s *Set) Close() error {
 // no longer) offered.
 func unknownToolError(name string) error {
 	return fmt.Errorf("there is no tool named %q; call one of the tools offered", name)
+}
+
+// callTimeout is how long one call of a tool may take: its configured
+// timeout, or config.DefaultToolTimeoutSeconds without one.
+func callTimeout(configured time.Duration) time.Duration {
+	if configured <= 0 {
+		return config.DefaultToolTimeoutSeconds * time.Second
+	}
+	return configured
+}
+
+// callArgs is what a call sends as arguments: the model's, or {} when it
+// sent none.
+func callArgs(args json.RawMessage) json.RawMessage {
+	if len(bytes.TrimSpace(args)) == 0 {
+		return json.RawMessage("{}")
+	}
+	return args
 }
 
 // errorResult is a failed call whose Output is the sentence as a JSON

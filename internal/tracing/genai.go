@@ -31,13 +31,9 @@ type ModelCallResult struct {
 // "chat <model>", with gen_ai.operation.name chat, gen_ai.request.model
 // and gen_ai.provider.name. Without a span in ctx it traces nothing.
 func StartModelCall(ctx context.Context, model, provider string) (context.Context, *ModelCall) {
-	ctx, span := tracerOf(ctx).Start(ctx, "chat "+model,
-		trace.WithSpanKind(trace.SpanKindClient),
-		trace.WithAttributes(
-			attribute.String("gen_ai.operation.name", "chat"),
-			attribute.String("gen_ai.request.model", model),
-			attribute.String("gen_ai.provider.name", provider),
-		))
+	ctx, span := startGenAI(ctx, "chat", model, trace.SpanKindClient,
+		attribute.String("gen_ai.request.model", model),
+		attribute.String("gen_ai.provider.name", provider))
 	return ctx, &ModelCall{span: span}
 }
 
@@ -73,13 +69,9 @@ type ToolCall struct {
 // gen_ai.tool.name and gen_ai.tool.call.id (the model's ID of the call).
 // The arguments are never recorded.
 func StartToolCall(ctx context.Context, name, callID string) (context.Context, *ToolCall) {
-	ctx, span := tracerOf(ctx).Start(ctx, "execute_tool "+name,
-		trace.WithSpanKind(trace.SpanKindInternal),
-		trace.WithAttributes(
-			attribute.String("gen_ai.operation.name", "execute_tool"),
-			attribute.String("gen_ai.tool.name", name),
-			attribute.String("gen_ai.tool.call.id", callID),
-		))
+	ctx, span := startGenAI(ctx, "execute_tool", name, trace.SpanKindInternal,
+		attribute.String("gen_ai.tool.name", name),
+		attribute.String("gen_ai.tool.call.id", callID))
 	return ctx, &ToolCall{span: span}
 }
 
@@ -95,6 +87,13 @@ func (c *ToolCall) End(isError bool, err error) {
 		c.span.SetAttributes(attribute.String("error.type", "tool_error"))
 		c.span.SetStatus(codes.Error, "tool_error")
 	}
+}
+
+// startGenAI opens a GenAI span under ctx's span: "<operation> <name>",
+// of kind, with gen_ai.operation.name and attrs.
+func startGenAI(ctx context.Context, operation, name string, kind trace.SpanKind, attrs ...attribute.KeyValue) (context.Context, trace.Span) {
+	attrs = append([]attribute.KeyValue{attribute.String("gen_ai.operation.name", operation)}, attrs...)
+	return tracerOf(ctx).Start(ctx, operation+" "+name, trace.WithSpanKind(kind), trace.WithAttributes(attrs...))
 }
 
 // failed marks span as failed with a stable code: the *runtime.Error's

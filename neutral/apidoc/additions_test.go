@@ -11,6 +11,7 @@ import (
 
 	"github.com/harnest/harnest/internal/alive"
 	"github.com/harnest/harnest/relay"
+	"github.com/harnest/harnest/relay/recipes"
 	"github.com/harnest/harnest/runtime"
 	"github.com/harnest/harnest/store/memstore"
 )
@@ -56,11 +57,11 @@ func TestRelayLookAndRecipes(t *testing.T) {
 		}
 	}
 	doc := mustDocument(t, Options{})
-	recipes, err := relay.BuiltinRecipes()
+	builtin, err := recipes.Builtin()
 	if err != nil {
 		t.Fatal(err)
 	}
-	list := recipes.List()
+	list := builtin.List()
 	if len(list) == 0 {
 		t.Fatal("no built-in recipes")
 	}

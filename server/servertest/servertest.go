@@ -20,6 +20,7 @@ import (
 	"github.com/harnest/harnest/config"
 	"github.com/harnest/harnest/internal/testutil"
 	"github.com/harnest/harnest/live"
+	"github.com/harnest/harnest/outbox"
 	"github.com/harnest/harnest/relay"
 	"github.com/harnest/harnest/runtime"
 	"github.com/harnest/harnest/server"
@@ -63,7 +64,7 @@ type Setup struct {
 	Logger *slog.Logger
 	// Outbox adjusts the outbox dispatcher's options (poll, lease,
 	// backoff of push notifications and webhooks).
-	Outbox func(*runtime.DispatcherOptions)
+	Outbox func(*outbox.DispatcherOptions)
 }
 
 // Server is a whole harnest server over httptest.

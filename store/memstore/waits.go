@@ -77,15 +77,26 @@ func (s *Store) ReadWait(ctx context.Context, user, session, id string) (store.W
 	if w == nil {
 		return store.Wait{}, false, nil
 	}
-	return w.w, true, nil
+	return sp.withEpoch(w.w), true, nil
+}
+
+// withEpoch is a copy of the wait with its run's current epoch. The
+// caller holds the shard's lock.
+func (sp *space) withEpoch(w store.Wait) store.Wait {
+	w.Epoch = 1
+	if r := sp.responses.get(w.ResponseID); r != nil {
+		w.Epoch = max(r.epoch, 1)
+	}
+	return w
 }
 
 // ResolveWait answers a pending wait of the given kind exactly once: status
-// becomes approved, denied or submitted (with a copy of output). It fails
-// with store.ErrWaitResolved (and the current status; a wait past its
-// ExpiresAt at now becomes expired) or store.ErrWaitUnavailable (the
-// response no longer holds its session); the returned wait has an empty
-// ID when the user has no such wait of that kind.
+// becomes approved, denied or submitted (with a copy of output), whether
+// or not a replica holds the response. It fails with store.ErrWaitResolved
+// (and the current status; a wait past its ExpiresAt at now becomes
+// expired) or store.ErrWaitUnavailable (the response is over: its receipt
+// is final or gone); the returned wait has an empty ID when the user has
+// no such wait of that kind.
 func (s *Store) ResolveWait(ctx context.Context, user, id, kind, status string, output []byte, now time.Time) (store.Wait, string, error) {
 	if err := s.closed.check(); err != nil {
 		return store.Wait{}, "", err
@@ -100,32 +111,45 @@ func (s *Store) ResolveWait(ctx context.Context, user, id, kind, status string, 
 	if stored == nil || stored.w.Kind != kind {
 		return store.Wait{}, "", nil
 	}
-	w := stored.w
+	w := sp.withEpoch(stored.w)
+	r := sp.responses.get(w.ResponseID)
+	live := false
+	if r != nil {
+		_, live = r.liveReceipt(s.now())
+	}
 	switch {
 	case w.Status != store.WaitPending:
 		return w, w.Status, store.ErrWaitResolved
 	case w.ExpiresAt.UnixMilli() <= now.UnixMilli():
 		stored.w.Status = store.WaitExpired
 		return w, store.WaitExpired, store.ErrWaitResolved
-	case sp.lease.heldBy(s.now()) != w.ResponseID:
+	case r == nil || !live || r.final:
 		return w, w.Status, store.ErrWaitUnavailable
 	}
 	stored.w.Status = status
 	if len(output) > 0 {
 		stored.w.Output = copyBytes(output)
 	}
-	return stored.w, status, nil
+	return sp.withEpoch(stored.w), status, nil
 }
 
 // FinishWait sets a wait's status when the response ends it (expired or
-// cancelled), unless it was already answered.
-func (s *Store) FinishWait(ctx context.Context, user, session, id, status string) error {
+// cancelled), unless it was already answered; store.ErrFenced when the
+// run's epoch is not epoch.
+func (s *Store) FinishWait(ctx context.Context, user, session, responseID, id, status string, epoch int) error {
 	if err := s.closed.check(); err != nil {
 		return err
 	}
 	sh, sp := s.lockSpace(user, session)
 	defer sh.mu.Unlock()
-	if w := sp.liveWait(id, s.now()); w != nil && w.w.Status == store.WaitPending {
+	var r *response
+	if sp != nil {
+		r = sp.responses.get(responseID)
+	}
+	if r.fenced(epoch) {
+		return store.ErrFenced
+	}
+	if w := sp.liveWait(id, s.now()); w != nil && w.w.Status == store.WaitPending && w.w.ResponseID == responseID {
 		w.w.Status = status
 	}
 	return nil

@@ -79,38 +79,56 @@ func (s *Store) readWait(ctx context.Context, user, session, id string) (store.W
 	if out, ok := h["output"]; ok {
 		w.Output = []byte(out)
 	}
+	epoch, err := s.rdb.Get(ctx, s.sessionKeys(user, session).epoch(w.ResponseID)).Int()
+	switch {
+	case errors.Is(err, redis.Nil):
+		epoch = 1
+	case err != nil:
+		return store.Wait{}, false, fmt.Errorf("store: read wait: %w", err)
+	}
+	w.Epoch = max(epoch, 1)
 	return w, true, nil
 }
 
-var resolveWaitScript = redis.NewScript(`
+// resolveWaitScript answers a wait. KEYS: 1 the wait, 2 its response's
+// receipt, 3 event log, 4 epoch. ARGV: 1 the status, 2 now in Unix ms, 3
+// the output, 4 the kind. It returns {outcome, status, the run's epoch}.
+var resolveWaitScript = redis.NewScript(finalReceiptLua + `
+local epoch = redis.call('GET', KEYS[4]) or '1'
 local status = redis.call('HGET', KEYS[1], 'status')
-if not status or redis.call('HGET', KEYS[1], 'kind') ~= ARGV[4] then return {'missing'} end
-if status ~= 'pending' then return {'already', status} end
+if not status or redis.call('HGET', KEYS[1], 'kind') ~= ARGV[4] then return {'missing', '', epoch} end
+if status ~= 'pending' then return {'already', status, epoch} end
 if tonumber(redis.call('HGET', KEYS[1], 'expiresAt')) <= tonumber(ARGV[2]) then
   redis.call('HSET', KEYS[1], 'status', 'expired')
-  return {'already', 'expired'}
+  return {'already', 'expired', epoch}
 end
-if redis.call('GET', KEYS[2]) ~= redis.call('HGET', KEYS[1], 'responseId') then
-  return {'unavailable'}
+if redis.call('EXISTS', KEYS[2]) == 0 or finished(KEYS[2], KEYS[3]) then
+  return {'unavailable', status, epoch}
 end
 redis.call('HSET', KEYS[1], 'status', ARGV[1])
 if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'output', ARGV[3]) end
-return {'ok'}
+return {'ok', ARGV[1], epoch}
 `)
 
 // ResolveWait answers a pending wait of the given kind exactly once: status
-// becomes approved, denied or submitted (with output). It fails with
-// store.ErrWaitResolved (and the current status) or store.ErrWaitUnavailable; the
-// returned wait has an empty ID when the user has no such wait of that kind.
+// becomes approved, denied or submitted (with output), whether or not a
+// replica holds the response. It fails with store.ErrWaitResolved (and the
+// current status) or store.ErrWaitUnavailable (the response is over); the
+// returned wait has an empty ID when the user has no such wait of that
+// kind, and the run's epoch otherwise.
 func (s *Store) ResolveWait(ctx context.Context, user, id, kind, status string, output []byte, now time.Time) (w store.Wait, current string, err error) {
 	w, found, err := s.GetWait(ctx, user, id)
 	if err != nil || !found || w.Kind != kind {
 		return store.Wait{}, "", err
 	}
 	k := s.sessionKeys(user, w.Session)
-	res, err := resolveWaitScript.Run(ctx, s.rdb, []string{k.wait(id), k.lease}, status, now.UnixMilli(), string(output), kind).StringSlice()
+	res, err := resolveWaitScript.Run(ctx, s.rdb, []string{k.wait(id), k.receipt(w.ResponseID), k.events(w.ResponseID), k.epoch(w.ResponseID)},
+		status, now.UnixMilli(), string(output), kind).StringSlice()
 	if err != nil {
 		return w, "", fmt.Errorf("store: resolve wait: %w", err)
+	}
+	if epoch, err := strconv.Atoi(res[2]); err == nil {
+		w.Epoch = max(epoch, 1)
 	}
 	switch res[0] {
 	case "ok":
@@ -125,14 +143,27 @@ func (s *Store) ResolveWait(ctx context.Context, user, id, kind, status string, 
 }
 
 // FinishWait sets a wait's status when the response ends it (expired or
-// cancelled), unless it was already answered.
-func (s *Store) FinishWait(ctx context.Context, user, session, id, status string) error {
+// cancelled), unless it was already answered; store.ErrFenced when the
+// run's epoch is not epoch.
+func (s *Store) FinishWait(ctx context.Context, user, session, responseID, id, status string, epoch int) error {
 	k := s.sessionKeys(user, session)
-	return finishWaitScript.Run(ctx, s.rdb, []string{k.wait(id)}, status).Err()
+	res, err := finishWaitScript.Run(ctx, s.rdb, []string{k.wait(id), k.epoch(responseID)}, status, epochArg(epoch), responseID).Int()
+	if err != nil {
+		return fmt.Errorf("store: finish wait: %w", err)
+	}
+	if res == -2 {
+		return store.ErrFenced
+	}
+	return nil
 }
 
-var finishWaitScript = redis.NewScript(`
-if redis.call('HGET', KEYS[1], 'status') == 'pending' then redis.call('HSET', KEYS[1], 'status', ARGV[1]) end
+// finishWaitScript: KEYS 1 the wait, 2 its run's epoch; ARGV 1 the status,
+// 2 the writer's epoch, 3 the response ID. -2: fenced.
+var finishWaitScript = redis.NewScript(fencedLua + `
+if fenced(KEYS[2], ARGV[2]) then return -2 end
+if redis.call('HGET', KEYS[1], 'status') == 'pending' and redis.call('HGET', KEYS[1], 'responseId') == ARGV[3] then
+  redis.call('HSET', KEYS[1], 'status', ARGV[1])
+end
 return 1
 `)
 

@@ -37,6 +37,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("Replicas", func(t *testing.T) { testReplicas(t, h) })
 	t.Run("Events", func(t *testing.T) { testEvents(t, h) })
 	t.Run("Waits", func(t *testing.T) { testWaits(t, h) })
+	t.Run("WaitsHeldByNoReplica", func(t *testing.T) { testWaitsHeldByNoReplica(t, h) })
 	t.Run("Assets", func(t *testing.T) { testAssets(t, h) })
 	t.Run("Secrets", func(t *testing.T) { testSecrets(t, h) })
 	t.Run("Hub", func(t *testing.T) { testHub(t, h) })

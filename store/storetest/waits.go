@@ -163,7 +163,7 @@ func waitExpired(t *testing.T, s store.Store) {
 	}
 }
 
-// A wait whose response no longer holds its session cannot be answered.
+// A wait whose response is over (its receipt final) cannot be answered.
 func waitUnavailable(t *testing.T, s store.Store) {
 	suspend(t, s, "u", "s", "resp_1", approval("apr_1"))
 	finish(t, s, "u", "s", "resp_1") // the response ended without the wait
@@ -178,7 +178,7 @@ func waitUnavailable(t *testing.T, s store.Store) {
 
 func waitFinish(t *testing.T, s store.Store) {
 	suspend(t, s, "u", "s", "resp_1", approval("apr_1"))
-	if err := s.FinishWait(ctx, "u", "s", "apr_1", store.WaitCanceled); err != nil {
+	if err := s.FinishWait(ctx, "u", "s", "resp_1", "apr_1", store.WaitCanceled, 1); err != nil {
 		t.Fatal(err)
 	}
 	if got, _, _ := s.GetWait(ctx, "u", "apr_1"); got.Status != store.WaitCanceled {
@@ -192,13 +192,13 @@ func waitFinish(t *testing.T, s store.Store) {
 	if _, _, err := s.ResolveWait(ctx, "u", "apr_2", store.WaitApproval, store.WaitDenied, nil, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.FinishWait(ctx, "u", "s2", "apr_2", store.WaitExpired); err != nil {
+	if err := s.FinishWait(ctx, "u", "s2", "resp_2", "apr_2", store.WaitExpired, 1); err != nil {
 		t.Fatal(err)
 	}
 	if got, _, _ := s.GetWait(ctx, "u", "apr_2"); got.Status != store.WaitDenied {
 		t.Fatalf("finish overwrote an answer: %+v", got)
 	}
-	if err := s.FinishWait(ctx, "u", "s", "apr_none", store.WaitExpired); err != nil {
+	if err := s.FinishWait(ctx, "u", "s", "resp_1", "apr_none", store.WaitExpired, 1); err != nil {
 		t.Fatalf("finishing a missing wait: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package runtime
+package outbox
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/harnest/harnest/internal/netguard"
+	"github.com/harnest/harnest/runtime"
 	"github.com/harnest/harnest/store"
 )
 
@@ -27,9 +28,16 @@ import (
 // ends, and another replica sends it again: delivery is at least once, in
 // order per queue (store.Outbox).
 
+// Store is what the Dispatcher keeps in the store: the outbox, and the
+// shared secret webhooks are signed with (runtime.SignWebhook).
+type Store interface {
+	store.Outbox
+	store.Secrets
+}
+
 // DispatcherOptions configure a Dispatcher.
 type DispatcherOptions struct {
-	Store OutboxStore
+	Store Store
 	// Policy is where deliveries may go (netguard): https to public
 	// hosts, private or loopback ones only when listed.
 	Policy netguard.Policy
@@ -58,7 +66,7 @@ type DispatcherOptions struct {
 	// claimed past it is given back unsent, due again after Poll.
 	HostShare int
 	// MaxPerUser bounds the deliveries waiting for one user (default
-	// 10000); an Enqueue past it fails with ErrRateLimited.
+	// 10000); an Enqueue past it fails with runtime.ErrRateLimited.
 	MaxPerUser int
 	// MaxResponseBytes bounds what is read of a receiver's answer
 	// (default 64 KiB).
@@ -75,7 +83,7 @@ type Signer func(ctx context.Context, d store.Delivery, now time.Time) (map[stri
 // register signers with Sign, then Start it; Close stops it.
 type Dispatcher struct {
 	o       DispatcherOptions
-	st      OutboxStore
+	st      Store
 	log     *slog.Logger
 	client  *http.Client
 	wake    chan struct{}
@@ -136,7 +144,9 @@ func NewDispatcher(o DispatcherOptions) *Dispatcher {
 	d := &Dispatcher{o: o, st: o.Store, log: log, wake: make(chan struct{}, 1), signers: map[string]Signer{}}
 	d.flights.users, d.flights.hosts = map[string]int{}, map[string]int{}
 	d.client = guardedClient(o.Policy, o.Timeout)
-	d.Sign(DeliveryWebhook, webhookSigner(o.Store))
+	d.Sign(runtime.DeliveryWebhook, func(ctx context.Context, del store.Delivery, now time.Time) (map[string]string, error) {
+		return runtime.SignWebhook(ctx, o.Store, del, now)
+	})
 	return d
 }
 
@@ -179,14 +189,14 @@ func (d *Dispatcher) CheckURL(raw string) error {
 }
 
 // Enqueue stores a delivery in the outbox (due at once) and wakes this
-// replica's dispatcher. ErrRateLimited: the user's outbox is full.
+// replica's dispatcher. runtime.ErrRateLimited: the user's outbox is full.
 func (d *Dispatcher) Enqueue(ctx context.Context, del store.Delivery) error {
 	_, err := d.st.EnqueueDelivery(ctx, del, d.o.MaxPerUser, d.o.Now())
 	if errors.Is(err, store.ErrOutboxFull) {
-		return Errorf(ErrRateLimited, "outbox_full", "Too many notifications are waiting to be delivered for this user; retry later")
+		return runtime.Errorf(runtime.ErrRateLimited, "outbox_full", "Too many notifications are waiting to be delivered for this user; retry later")
 	}
 	if err != nil {
-		return fmt.Errorf("runtime: enqueue delivery: %w", err)
+		return fmt.Errorf("outbox: enqueue delivery: %w", err)
 	}
 	select {
 	case d.wake <- struct{}{}:

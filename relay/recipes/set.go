@@ -1,11 +1,10 @@
-package relay
+package recipes
 
 import (
 	"embed"
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,31 +15,31 @@ import (
 // builtinRecipeFiles are the reviewed recipes shipped with harnest, one
 // file per harness kind.
 //
-//go:embed recipes/*.json
+//go:embed *.json
 var builtinRecipeFiles embed.FS
 
-// RecipesDir is the folder of an agent folder that holds its own recipes
+// Dir is the folder of an agent folder that holds its own recipes
 // (recipes/<id>.json); a folder recipe replaces the built-in one of the
 // same id.
-const RecipesDir = "recipes"
+const Dir = "recipes"
 
 // maxRecipeBytes bounds one recipe file.
 const maxRecipeBytes = 64 << 10
 
-// Recipes are the recipes a relay offers: the built-in ones, with an agent
+// A Set is the recipes a relay offers: the built-in ones, with an agent
 // folder's recipes laid over them.
-type Recipes struct {
+type Set struct {
 	byID map[string]Recipe
 }
 
 // Get returns the recipe of an id.
-func (rs *Recipes) Get(id string) (Recipe, bool) {
+func (rs *Set) Get(id string) (Recipe, bool) {
 	rc, ok := rs.byID[id]
 	return rc, ok
 }
 
 // List returns every recipe, by id.
-func (rs *Recipes) List() []Recipe {
+func (rs *Set) List() []Recipe {
 	out := make([]Recipe, 0, len(rs.byID))
 	for _, rc := range rs.byID {
 		out = append(out, rc)
@@ -49,46 +48,46 @@ func (rs *Recipes) List() []Recipe {
 	return out
 }
 
-// RecipeProblems are the problems of an agent folder's recipes, one line
+// Problems are the problems of an agent folder's recipes, one line
 // each, naming the file and the field: "recipes/codex.json: label: ...".
-type RecipeProblems struct {
+type Problems struct {
 	Lines []string
 }
 
 // Error joins the lines.
-func (p *RecipeProblems) Error() string {
+func (p *Problems) Error() string {
 	return "invalid recipes:\n" + strings.Join(p.Lines, "\n")
 }
 
-// BuiltinRecipes returns the built-in recipes alone.
-func BuiltinRecipes() (*Recipes, error) { return LoadRecipes("") }
+// Builtin returns the built-in recipes alone.
+func Builtin() (*Set, error) { return Load("") }
 
-// LoadRecipes reads the built-in recipes and then folder's recipes/*.json
+// Load reads the built-in recipes and then folder's recipes/*.json
 // (none when folder is "" or has no recipes folder). An invalid recipe
-// is a *RecipeProblems error that lists every problem.
-func LoadRecipes(folder string) (*Recipes, error) {
-	rs := &Recipes{byID: map[string]Recipe{}}
+// is a *Problems error that lists every problem.
+func Load(folder string) (*Set, error) {
+	rs := &Set{byID: map[string]Recipe{}}
 	var problems []string
-	builtin, _ := fs.Glob(builtinRecipeFiles, "recipes/*.json")
+	builtin, _ := fs.Glob(builtinRecipeFiles, "*.json")
 	for _, name := range builtin {
 		data, err := builtinRecipeFiles.ReadFile(name)
-		problems = append(problems, rs.add("built-in "+name, filepath.Base(name), data, err)...)
+		problems = append(problems, rs.add("built-in "+Dir+"/"+name, name, data, err)...)
 	}
 	if folder != "" {
 		problems = append(problems, rs.addFolder(folder)...)
 	}
 	if len(problems) > 0 {
-		return nil, &RecipeProblems{Lines: problems}
+		return nil, &Problems{Lines: problems}
 	}
 	return rs, nil
 }
 
-// CheckRecipes lists the problems of folder's recipes (and of the
+// Check lists the problems of folder's recipes (and of the
 // built-in ones), one line each; none when they are all valid. harnest
 // check prints them.
-func CheckRecipes(folder string) []string {
-	_, err := LoadRecipes(folder)
-	var problems *RecipeProblems
+func Check(folder string) []string {
+	_, err := Load(folder)
+	var problems *Problems
 	if errors.As(err, &problems) {
 		return problems.Lines
 	}
@@ -99,14 +98,14 @@ func CheckRecipes(folder string) []string {
 }
 
 // addFolder reads folder's recipes/*.json.
-func (rs *Recipes) addFolder(folder string) []string {
-	dir := filepath.Join(folder, RecipesDir)
+func (rs *Set) addFolder(folder string) []string {
+	dir := filepath.Join(folder, Dir)
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
-		return []string{RecipesDir + ": cannot be read as a folder of recipe files (" + problemOf(err) + ")"}
+		return []string{Dir + ": cannot be read as a folder of recipe files (" + problemOf(err) + ")"}
 	}
 	var problems []string
 	for _, e := range entries {
@@ -114,7 +113,7 @@ func (rs *Recipes) addFolder(folder string) []string {
 			continue
 		}
 		data, err := readRecipeFile(filepath.Join(dir, e.Name()))
-		problems = append(problems, rs.add(RecipesDir+"/"+e.Name(), e.Name(), data, err)...)
+		problems = append(problems, rs.add(Dir+"/"+e.Name(), e.Name(), data, err)...)
 	}
 	return problems
 }
@@ -133,11 +132,11 @@ func readRecipeFile(path string) ([]byte, error) {
 
 // add validates one recipe file (shown as where) and keeps it, replacing
 // a recipe of the same id; it returns the file's problems.
-func (rs *Recipes) add(where, fileName string, data []byte, readErr error) []string {
+func (rs *Set) add(where, fileName string, data []byte, readErr error) []string {
 	if readErr != nil {
 		return []string{where + ": cannot be read (" + problemOf(readErr) + ")"}
 	}
-	rc, problems := ParseRecipe(data, strings.TrimSuffix(fileName, ".json"))
+	rc, problems := Parse(data, strings.TrimSuffix(fileName, ".json"))
 	for i, p := range problems {
 		problems[i] = where + ": " + p
 	}
@@ -156,25 +155,12 @@ func problemOf(err error) string {
 	return err.Error()
 }
 
-// builtinOnly is the recipes of a Relay that was given none: the built-in
-// recipes, loaded once.
-var builtinOnly = sync.OnceValue(func() *Recipes {
-	rs, err := BuiltinRecipes()
+// BuiltinOnly is the built-in recipes alone, loaded once: the recipes of a
+// relay that was given none.
+var BuiltinOnly = sync.OnceValue(func() *Set {
+	rs, err := Builtin()
 	if err != nil {
-		panic("relay: a built-in recipe is invalid: " + err.Error()) // the tests check every built-in recipe
+		panic("relay/recipes: a built-in recipe is invalid: " + err.Error()) // the tests check every built-in recipe
 	}
 	return rs
 })
-
-// recipes returns the relay's recipes.
-func (r *Relay) recipes() *Recipes { return r.recipeSet }
-
-// registerRecipes mounts the recipe routes.
-func (r *Relay) registerRecipes(mux *http.ServeMux) {
-	mux.HandleFunc("GET "+OwnerPrefix+"recipes", r.owner(r.handleRecipes))
-}
-
-// GET /owner/outside-agents/recipes: every recipe the relay offers, by id.
-func (r *Relay) handleRecipes(w http.ResponseWriter, _ *http.Request, _ string) {
-	writeJSON(w, http.StatusOK, map[string]any{"recipes": r.recipes().List()})
-}

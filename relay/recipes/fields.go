@@ -1,4 +1,4 @@
-package relay
+package recipes
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/harnest/harnest/relay/text"
 )
 
 // recipeFields collects the problems of one recipe, each naming its field
@@ -121,7 +123,7 @@ func (f *recipeFields) object(obj map[string]json.RawMessage, prefix, key string
 // prose checks reviewed prose: nonblank plain text of at most max
 // characters.
 func (f *recipeFields) prose(path, s string, max int) {
-	if err := plainText(s, max, "text", "invalid_recipe"); err != nil {
+	if text.Plain(s, max, "text") != "" {
 		f.add(path, "must be nonblank plain text of at most %d characters", max)
 	}
 }
@@ -240,7 +242,7 @@ func (f *recipeFields) hosted(top map[string]json.RawMessage, rc *Recipe) {
 	if !ok {
 		return
 	}
-	h := &RecipeHosted{}
+	h := &Hosted{}
 	f.only(obj, "hosted", "adapter", "tools", "environment")
 	if f.text(obj, "hosted", "adapter", &h.Adapter) && strings.TrimSpace(h.Adapter) == "" {
 		f.add("hosted.adapter", "must name the adapter")

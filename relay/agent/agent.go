@@ -1,4 +1,11 @@
-package relay
+// Package agent is the relay backend (spec.backend.relay, a router's relay
+// harness): a turn becomes an inbox item for one of an owner's
+// participants, and the reply the outside agent posts (through the relay's
+// door, on any replica) is the answer. It reads and writes the relay's
+// state through Store, the part of store.Relay it calls, and knows nothing
+// of HTTP: the door (package relay) builds an Agent per backend section
+// with New.
+package agent
 
 import (
 	"context"
@@ -8,15 +15,108 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/google/uuid"
+
+	"github.com/harnest/harnest/config"
 	"github.com/harnest/harnest/runtime"
 	"github.com/harnest/harnest/store"
 )
 
-// relayAgent is the relay backend: a turn becomes an inbox item for a
-// participant, and its reply is the answer.
-type relayAgent Relay
+// Limits of the relay backend, as the outside agents' guide states them
+// (package relay lists them with the door's).
+const (
+	MaxPending       = 5
+	MaxQuestionChars = 4000
+	DefaultDeadline  = 60 * time.Second
+	// DefaultVisitorDailyCap applies when allowVisitors is set without a
+	// cap.
+	DefaultVisitorDailyCap = 50
+)
 
-var _ runtime.Agent = (*relayAgent)(nil)
+// Store is the part of the relay's state a turn uses: the owner's
+// participants, the inbox item it enqueues, waits on and takes back, and
+// the visitors' bucket.
+type Store interface {
+	ListParticipants(ctx context.Context, owner string, now time.Time) ([]store.RelayParticipant, error)
+	GetParticipant(ctx context.Context, owner, id string, now time.Time) (store.RelayParticipant, bool, error)
+	TakeRelayBucket(ctx context.Context, b store.RelayBucket, now time.Time) (ok bool, retryAfter time.Duration, err error)
+	EnqueueRelayItem(ctx context.Context, owner string, it store.RelayItem, maxPending int) error
+	GetRelayItem(ctx context.Context, owner, id string) (store.RelayItem, bool, error)
+	CancelRelayItem(ctx context.Context, owner, participant, id string) error
+	ListenRelayInbox(ctx context.Context, owner, participant string) (signal <-chan struct{}, stop func(), err error)
+	ListenRelayItem(ctx context.Context, owner, id string) (signal <-chan struct{}, stop func(), err error)
+}
+
+// Options configure an Agent.
+type Options struct {
+	// Store holds the relay's state.
+	Store Store
+	// Section is the backend's section (spec.backend.relay, or a router's
+	// relay harness): which participant answers, the deadline, visitors.
+	Section config.RelayBackend
+	// IsOwner reports whether a user is the agent's owner (the relay's
+	// Relay.IsOwner); nil: nobody is, every turn is a visitor's.
+	IsOwner func(user string) bool
+	// VisitorOwner is the owner whose participants answer visitors' turns
+	// (the first owner); "" for nobody.
+	VisitorOwner string
+	// Now is the clock.
+	Now func() time.Time
+	// Tick is how often a waiting turn re-reads the store: 0 (never, it
+	// is woken), or a period with a test clock that may jump.
+	Tick time.Duration
+	// Ready reports whether what the outside agent calls back (tools at
+	// home) is ready; nil: always ready.
+	Ready func(ctx context.Context) error
+}
+
+// Agent is the relay backend: a turn becomes an inbox item for a
+// participant, and its reply is the answer.
+type Agent struct {
+	st      Store
+	backend config.RelayBackend
+	isOwner func(string) bool
+	visitor string
+	now     func() time.Time
+	tick    time.Duration
+	ready   func(context.Context) error
+}
+
+var (
+	_ runtime.Agent         = (*Agent)(nil)
+	_ runtime.ReadyReporter = (*Agent)(nil)
+)
+
+// New builds the relay backend of one section.
+func New(o Options) *Agent {
+	a := &Agent{st: o.Store, backend: o.Section, isOwner: o.IsOwner, visitor: o.VisitorOwner, now: o.Now, tick: o.Tick, ready: o.Ready}
+	if a.now == nil {
+		a.now = time.Now
+	}
+	return a
+}
+
+// Ready reports whether the relay backend can serve: with tools at home
+// on, the tool set must be ready too (its MCP servers listed), so that
+// /readyz says so while one does not answer.
+func (a *Agent) Ready(ctx context.Context) error {
+	if a.ready == nil {
+		return nil
+	}
+	return a.ready(ctx)
+}
+
+// Connected reports whether one of owner's participants that this
+// section would pick is paired, its session live, and not paused. An
+// error is the store's.
+func (a *Agent) Connected(ctx context.Context, owner string) (bool, error) {
+	_, err := a.pick(ctx, owner)
+	var unavailable *runtime.Error
+	if errors.As(err, &unavailable) {
+		return false, nil // nobody paired, or paused
+	}
+	return err == nil, err
+}
 
 // Receipt error codes of the relay backend.
 const (
@@ -81,7 +181,7 @@ func invalidQuestion(format string, args ...any) *runtime.Error {
 	return runtime.Errorf(runtime.ErrInvalid, CodeQuestion, format, args...)
 }
 
-func (a *relayAgent) deadline() time.Duration {
+func (a *Agent) deadline() time.Duration {
 	d := time.Duration(a.backend.DeadlineSeconds) * time.Second
 	if d <= 0 || d > DefaultDeadline {
 		return DefaultDeadline
@@ -89,7 +189,7 @@ func (a *relayAgent) deadline() time.Duration {
 	return d
 }
 
-func (a *relayAgent) visitorCap() int {
+func (a *Agent) visitorCap() int {
 	if a.backend.VisitorDailyCap > 0 {
 		return a.backend.VisitorDailyCap
 	}
@@ -99,16 +199,15 @@ func (a *relayAgent) visitorCap() int {
 // Run hands the turn to a participant and waits for its reply. The owner's
 // turn goes to the owner's own participants; a visitor's turn (with
 // allowVisitors) to those of the agent's first owner (Options.FirstOwner).
-func (a *relayAgent) Run(ctx context.Context, turn *runtime.Turn, emit runtime.Emit) error {
-	r := (*Relay)(a)
+func (a *Agent) Run(ctx context.Context, turn *runtime.Turn, emit runtime.Emit) error {
 	owner := turn.UserID
-	visitor := !r.IsOwner(owner)
+	visitor := a.isOwner == nil || !a.isOwner(owner)
 	if visitor {
 		if !a.backend.AllowVisitors {
 			return turnFailure(emit, runtime.Errorf(runtime.ErrAgentRefused, CodeOwnerOnly,
 				"This agent answers its owner only; visitors' turns do not reach its outside agent"))
 		}
-		owner = r.visitorOwner()
+		owner = a.visitor
 	}
 	question := turn.Input
 	if strings.TrimSpace(question) == "" {
@@ -125,7 +224,7 @@ func (a *relayAgent) Run(ctx context.Context, turn *runtime.Turn, emit runtime.E
 		// One bucket per UTC day (the bucket's window starts at midnight
 		// UTC), so the wait is the time until the next UTC day.
 		b := store.RelayBucket{Owner: owner, Name: "visitors", Subject: "turns", Limit: a.visitorCap(), Window: 24 * time.Hour}
-		ok, wait, err := r.st.TakeRelayBucket(ctx, b, r.now())
+		ok, wait, err := a.st.TakeRelayBucket(ctx, b, a.now())
 		if err != nil {
 			return storeFailure(err)
 		}
@@ -144,9 +243,9 @@ func (a *relayAgent) Run(ctx context.Context, turn *runtime.Turn, emit runtime.E
 		}
 		return storeFailure(err)
 	}
-	now := r.now()
-	item := store.RelayItem{ID: newUUID(), Participant: p.ID, Text: question, AskedAt: now, DeadlineAt: now.Add(a.deadline())}
-	err = r.st.EnqueueRelayItem(ctx, owner, item, MaxPending)
+	now := a.now()
+	item := store.RelayItem{ID: uuid.NewString(), Participant: p.ID, Text: question, AskedAt: now, DeadlineAt: now.Add(a.deadline())}
+	err = a.st.EnqueueRelayItem(ctx, owner, item, MaxPending)
 	switch {
 	case errors.Is(err, store.ErrParticipantPaused):
 		return turnFailure(emit, unavailable(CodePaused, "The outside agent %q is paused by its owner", p.Name))
@@ -161,7 +260,7 @@ func (a *relayAgent) Run(ctx context.Context, turn *runtime.Turn, emit runtime.E
 	if err != nil {
 		// The turn is over without an answer: take the item back.
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
-		_ = r.st.CancelRelayItem(cctx, owner, p.ID, item.ID)
+		_ = a.st.CancelRelayItem(cctx, owner, p.ID, item.ID)
 		cancel()
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -182,9 +281,8 @@ func (a *relayAgent) Run(ctx context.Context, turn *runtime.Turn, emit runtime.E
 // pick chooses, among owner's participants, the configured one (by name
 // and kind) or any active one; a match that is only paused fails as
 // paused. Another owner's participants are never considered.
-func (a *relayAgent) pick(ctx context.Context, owner string) (store.RelayParticipant, error) {
-	r := (*Relay)(a)
-	ps, err := r.st.ListParticipants(ctx, owner, r.now())
+func (a *Agent) pick(ctx context.Context, owner string) (store.RelayParticipant, error) {
+	ps, err := a.st.ListParticipants(ctx, owner, a.now())
 	if err != nil {
 		return store.RelayParticipant{}, err
 	}
@@ -214,38 +312,37 @@ func (a *relayAgent) pick(ctx context.Context, owner string) (store.RelayPartici
 // await waits for the item's reply, from any replica, until its deadline;
 // a participant paused or disconnected meanwhile ends the wait at once. It
 // reads the store when it is woken (a reply, a cancel, a pause, a
-// disconnect) and at the deadline; with a test clock also every r.tick.
-func (a *relayAgent) await(ctx context.Context, p store.RelayParticipant, item store.RelayItem) (string, error) {
-	r := (*Relay)(a)
-	replied, stopItem, err := r.st.ListenRelayItem(ctx, p.Owner, item.ID)
+// disconnect) and at the deadline; with a test clock also every a.tick.
+func (a *Agent) await(ctx context.Context, p store.RelayParticipant, item store.RelayItem) (string, error) {
+	replied, stopItem, err := a.st.ListenRelayItem(ctx, p.Owner, item.ID)
 	if err != nil {
 		return "", err
 	}
 	defer stopItem()
-	changed, stopInbox, err := r.st.ListenRelayInbox(ctx, p.Owner, p.ID)
+	changed, stopInbox, err := a.st.ListenRelayInbox(ctx, p.Owner, p.ID)
 	if err != nil {
 		return "", err
 	}
 	defer stopInbox()
 	var tick <-chan time.Time
-	if r.tick > 0 {
-		t := time.NewTicker(r.tick)
+	if a.tick > 0 {
+		t := time.NewTicker(a.tick)
 		defer t.Stop()
 		tick = t.C
 	}
 	for {
-		it, ok, err := r.st.GetRelayItem(ctx, p.Owner, item.ID)
+		it, ok, err := a.st.GetRelayItem(ctx, p.Owner, item.ID)
 		if err != nil {
 			return "", err
 		}
 		if ok && it.State == store.RelayItemAnswered {
 			return it.Reply, nil
 		}
-		now := r.now()
+		now := a.now()
 		if !ok || it.State == store.RelayItemCancelled || !now.Before(item.DeadlineAt) {
 			return "", unavailable(CodeDeadline, "The outside agent %q did not answer within %s", p.Name, a.deadline())
 		}
-		cur, live, err := r.st.GetParticipant(ctx, p.Owner, p.ID, now)
+		cur, live, err := a.st.GetParticipant(ctx, p.Owner, p.ID, now)
 		if err != nil {
 			return "", err
 		}

@@ -1,4 +1,4 @@
-package runtime
+package outbox
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/harnest/harnest/internal/netguard"
 	"github.com/harnest/harnest/internal/testutil"
+	"github.com/harnest/harnest/runtime"
 	"github.com/harnest/harnest/store"
 	"github.com/harnest/harnest/store/memstore"
 	"github.com/harnest/harnest/store/redisstore"
@@ -95,7 +96,7 @@ func TestDispatcherRetriesAndSignsWebhooks(t *testing.T) {
 	d := startDispatcher(t, st, 5, rc.host(t))
 	ctx := context.Background()
 	for i := range 3 {
-		err := d.Enqueue(ctx, store.Delivery{ID: "dlv_" + strconv.Itoa(i), User: "alice", Key: "response/r1", Kind: DeliveryWebhook,
+		err := d.Enqueue(ctx, store.Delivery{ID: "dlv_" + strconv.Itoa(i), User: "alice", Key: "response/r1", Kind: runtime.DeliveryWebhook,
 			URL: rc.URL + "/hook", Body: []byte(`{"n":` + strconv.Itoa(i) + `}`), Headers: map[string]string{"X-Extra": "yes"}})
 		if err != nil {
 			t.Fatal(err)
@@ -108,7 +109,7 @@ func TestDispatcherRetriesAndSignsWebhooks(t *testing.T) {
 	if strings.Join(rc.bodies, " ") != strings.Join(want, " ") {
 		t.Fatalf("bodies %v, want %v (retried in order)", rc.bodies, want)
 	}
-	key, err := webhookKey(ctx, st, "alice")
+	key, err := runtime.WebhookKeyOf(ctx, st, "alice")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +121,7 @@ func TestDispatcherRetriesAndSignsWebhooks(t *testing.T) {
 			t.Errorf("request %d: signature %q does not verify", i, r.Header.Get("Harnest-Signature"))
 		}
 	}
-	other, _ := webhookKey(ctx, st, "bob")
+	other, _ := runtime.WebhookKeyOf(ctx, st, "bob")
 	if testutil.VerifyWebhookSignature(other, testutil.Request{Header: rc.got[0].Header, Body: rc.bodies[0]}) {
 		t.Error("another user's key verifies alice's webhook")
 	}
@@ -230,14 +231,14 @@ func TestDispatcherSharesOutSlowReceivers(t *testing.T) {
 				ctx := context.Background()
 				for i := range 96 {
 					err := d.Enqueue(ctx, store.Delivery{User: "slow" + strconv.Itoa(i%slowUsers), Key: "response/" + strconv.Itoa(i),
-						Kind: DeliveryWebhook, URL: slow.URL + "/hook", Body: []byte(`{}`)})
+						Kind: runtime.DeliveryWebhook, URL: slow.URL + "/hook", Body: []byte(`{}`)})
 					if err != nil {
 						t.Fatal(err)
 					}
 				}
 				time.Sleep(200 * time.Millisecond) // the slow ones are in flight
 				start := time.Now()
-				if err := d.Enqueue(ctx, store.Delivery{User: "bob", Key: "response/b", Kind: DeliveryWebhook, URL: fast.URL + "/hook", Body: []byte(`{"bob":1}`)}); err != nil {
+				if err := d.Enqueue(ctx, store.Delivery{User: "bob", Key: "response/b", Kind: runtime.DeliveryWebhook, URL: fast.URL + "/hook", Body: []byte(`{"bob":1}`)}); err != nil {
 					t.Fatal(err)
 				}
 				select {

@@ -1,4 +1,4 @@
-package relay_test
+package recipes_test
 
 import (
 	"encoding/json"
@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/harnest/harnest/relay"
+	"github.com/harnest/harnest/relay/recipes"
 )
 
 // validRecipe is a ready recipe that follows every rule, as a JSON-ready
@@ -58,13 +58,13 @@ func set(path string, v any) func(map[string]any) {
 	}
 }
 
-func parse(t *testing.T, m map[string]any) (relay.Recipe, []string) {
+func parse(t *testing.T, m map[string]any) (recipes.Recipe, []string) {
 	t.Helper()
 	b, err := json.Marshal(m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return relay.ParseRecipe(b, "my-harness")
+	return recipes.Parse(b, "my-harness")
 }
 
 func TestValidRecipe(t *testing.T) {
@@ -178,14 +178,14 @@ func TestRecipeRules(t *testing.T) {
 		})
 	}
 	for _, notJSON := range []string{"", "[]", "null", `{"schema":`, `"harnest-recipe-1"`} {
-		if _, problems := relay.ParseRecipe([]byte(notJSON), "my-harness"); len(problems) != 1 || !strings.Contains(problems[0], "one JSON object") {
+		if _, problems := recipes.Parse([]byte(notJSON), "my-harness"); len(problems) != 1 || !strings.Contains(problems[0], "one JSON object") {
 			t.Errorf("%q: problems %q", notJSON, problems)
 		}
 	}
 }
 
 func TestBuiltinRecipesAreValid(t *testing.T) {
-	rs, err := relay.BuiltinRecipes()
+	rs, err := recipes.Builtin()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,11 +199,11 @@ func TestBuiltinRecipesAreValid(t *testing.T) {
 	}
 	// Each file on its own, as it is in the repository.
 	for _, id := range want {
-		data, err := os.ReadFile(filepath.Join("recipes", id+".json"))
+		data, err := os.ReadFile(id + ".json")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, problems := relay.ParseRecipe(data, id); len(problems) != 0 {
+		if _, problems := recipes.Parse(data, id); len(problems) != 0 {
 			t.Errorf("recipes/%s.json: %q", id, problems)
 		}
 	}
@@ -234,7 +234,7 @@ func codexOverride() map[string]any {
 
 func TestFolderRecipes(t *testing.T) {
 	folder := t.TempDir()
-	if rs, err := relay.LoadRecipes(folder); err != nil || len(rs.List()) != 7 {
+	if rs, err := recipes.Load(folder); err != nil || len(rs.List()) != 7 {
 		t.Fatalf("a folder without recipes: %v", err)
 	}
 	writeRecipe(t, folder, "my-harness.json", validRecipe())
@@ -242,7 +242,7 @@ func TestFolderRecipes(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(folder, "recipes", "README.md"), []byte("not a recipe"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	rs, err := relay.LoadRecipes(folder)
+	rs, err := recipes.Load(folder)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +252,7 @@ func TestFolderRecipes(t *testing.T) {
 	if rc, _ := rs.Get("codex"); rc.Revision != 2 || rc.Label != "Our reviewed Codex" {
 		t.Fatalf("codex %+v, want the folder's recipe over the built-in one", rc)
 	}
-	if problems := relay.CheckRecipes(folder); len(problems) != 0 {
+	if problems := recipes.Check(folder); len(problems) != 0 {
 		t.Fatalf("CheckRecipes %q", problems)
 	}
 
@@ -261,7 +261,7 @@ func TestFolderRecipes(t *testing.T) {
 	bad["label"], bad["extra"] = "", true
 	writeRecipe(t, folder, "my-harness.json", bad)
 	writeRecipe(t, folder, "other.json", validRecipe()) // its id is my-harness
-	problems := relay.CheckRecipes(folder)
+	problems := recipes.Check(folder)
 	want := []string{
 		"recipes/my-harness.json: extra: is not a recipe field",
 		"recipes/my-harness.json: label: must be nonblank plain text",
@@ -275,8 +275,8 @@ func TestFolderRecipes(t *testing.T) {
 			t.Errorf("problem %d %q, want it to start with %q", i, problems[i], w)
 		}
 	}
-	var rp *relay.RecipeProblems
-	if _, err := relay.LoadRecipes(folder); err == nil || !errors.As(err, &rp) || len(rp.Lines) != 3 {
+	var rp *recipes.Problems
+	if _, err := recipes.Load(folder); err == nil || !errors.As(err, &rp) || len(rp.Lines) != 3 {
 		t.Fatalf("LoadRecipes of invalid recipes: %v", err)
 	}
 }

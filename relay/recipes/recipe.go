@@ -1,4 +1,4 @@
-package relay
+package recipes
 
 import (
 	"encoding/json"
@@ -6,54 +6,56 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/harnest/harnest/relay/text"
 )
 
-// RecipeSchema is the schema every recipe names: the same fields and rules
+// Schema is the schema every recipe names: the same fields and rules
 // as the outside agents' guide's netshow-harness-recipe-1.
-const RecipeSchema = "harnest-recipe-1"
+const Schema = "harnest-recipe-1"
 
 // Recipe is reviewed connection metadata for one kind of outside agent (a
 // harness): how its owner connects it, what its stage says, how far it was
 // measured and what it advertises. It is not a command to run, nor a
 // permission. Its ID is the kind its pairing codes carry.
 type Recipe struct {
-	Schema     string           `json:"schema"`
-	ID         string           `json:"id"`
-	Revision   int              `json:"revision"`
-	Label      string           `json:"label"`
-	Transport  string           `json:"transport"`
-	Connector  string           `json:"connector"`
-	Pairing    RecipePairing    `json:"pairing"`
-	Card       RecipeCard       `json:"card"`
-	StageWords RecipeStageWords `json:"stage_words"`
-	Evidence   RecipeEvidence   `json:"evidence"`
-	Contract   RecipeContract   `json:"contract"`
-	Hosted     *RecipeHosted    `json:"hosted,omitempty"`
+	Schema     string     `json:"schema"`
+	ID         string     `json:"id"`
+	Revision   int        `json:"revision"`
+	Label      string     `json:"label"`
+	Transport  string     `json:"transport"`
+	Connector  string     `json:"connector"`
+	Pairing    Pairing    `json:"pairing"`
+	Card       Card       `json:"card"`
+	StageWords StageWords `json:"stage_words"`
+	Evidence   Evidence   `json:"evidence"`
+	Contract   Contract   `json:"contract"`
+	Hosted     *Hosted    `json:"hosted,omitempty"`
 }
 
-// RecipePairing says how the owner pairs the harness.
-type RecipePairing struct {
+// Pairing says how the owner pairs the harness.
+type Pairing struct {
 	// InstructionID is private-code-in-connector, review-before-connecting
 	// or no-supported-door.
 	InstructionID string `json:"instruction_id"`
 }
 
-// RecipeCard says how the harness's card is filled in.
-type RecipeCard struct {
+// Card says how the harness's card is filled in.
+type Card struct {
 	// Mapping is fixed: name = owner_choice, kind = recipe_id, skills =
 	// declared_skills.
 	Mapping map[string]string `json:"mapping"`
 }
 
-// RecipeStageWords are the reviewed words the owner's stage shows.
-type RecipeStageWords struct {
+// StageWords are the reviewed words the owner's stage shows.
+type StageWords struct {
 	Connected   string `json:"connected"`        // always "Home. Connected."
 	Unavailable string `json:"unavailable"`      // up to 160 characters
 	Hosted      string `json:"hosted,omitempty"` // only with a hosted variant
 }
 
-// RecipeEvidence is how far the recipe was measured.
-type RecipeEvidence struct {
+// Evidence is how far the recipe was measured.
+type Evidence struct {
 	CheckedOn string `json:"checked_on"` // YYYY-MM-DD
 	// Status is ready, drafted, catalog-only or no-door.
 	Status string `json:"status"`
@@ -62,16 +64,16 @@ type RecipeEvidence struct {
 	MeasuredBy string `json:"measured_by,omitempty"`
 }
 
-// RecipeContract is what the harness has shown it can do.
-type RecipeContract struct {
+// Contract is what the harness has shown it can do.
+type Contract struct {
 	Version      int      `json:"version"` // always 1
 	Operations   []string `json:"operations"`
 	Cancellation bool     `json:"cancellation"`
 	Resume       bool     `json:"resume"`
 }
 
-// RecipeHosted describes an optional hosted variant of the harness.
-type RecipeHosted struct {
+// Hosted describes an optional hosted variant of the harness.
+type Hosted struct {
 	Adapter     string   `json:"adapter"`
 	Tools       []string `json:"tools"`
 	Environment string   `json:"environment"`
@@ -100,10 +102,10 @@ var (
 	measuredByPattern  = regexp.MustCompile(`^\S.* --help sha256 [0-9a-f]{64}$`)
 )
 
-// ParseRecipe decodes and validates one recipe file; fileID is its file
+// Parse decodes and validates one recipe file; fileID is its file
 // name without ".json", which the recipe's id must match. Each problem
 // names the field it is about ("evidence.status: ...").
-func ParseRecipe(data []byte, fileID string) (Recipe, []string) {
+func Parse(data []byte, fileID string) (Recipe, []string) {
 	var rc Recipe
 	top, problem := recipeObject(data)
 	if problem != "" {
@@ -112,8 +114,8 @@ func ParseRecipe(data []byte, fileID string) (Recipe, []string) {
 	f := &recipeFields{}
 	f.only(top, "", "schema", "id", "revision", "label", "transport", "connector", "pairing", "card",
 		"stage_words", "evidence", "contract", "hosted")
-	if f.text(top, "", "schema", &rc.Schema) && rc.Schema != RecipeSchema {
-		f.add("schema", "must be %q", RecipeSchema)
+	if f.text(top, "", "schema", &rc.Schema) && rc.Schema != Schema {
+		f.add("schema", "must be %q", Schema)
 	}
 	if f.text(top, "", "id", &rc.ID) {
 		if err := checkKind(rc.ID); err != "" {
@@ -196,10 +198,7 @@ func quoteList(values []string) string {
 // checkKind applies the kind rules of pairing codes and cards; "" when
 // kind follows them.
 func checkKind(kind string) string {
-	if err := checkName("x", kind, "invalid_request"); err != nil {
-		return strings.TrimPrefix(err.detail, "The kind ")
-	}
-	return ""
+	return strings.TrimPrefix(text.Kind(kind), "The kind ")
 }
 
 // describe names a JSON value's type for an error.
