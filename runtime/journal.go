@@ -25,9 +25,10 @@ import (
 // calling out again and without emitting their events (they are in the
 // log), then goes live with the step that was in flight.
 //
-// Only a turn that can run again records anything (a background turn with
-// a stored request: see encodeRerun); for the others Record does nothing,
-// so they pay no round trip. A backend records nothing for a step that
+// Only a turn that can run again records anything (one with a stored
+// request: a background turn of an agent that is rerun, see encodeRerun,
+// or any turn of it once it waits for an answer, see encodeWaitRerun); for
+// the others Record does nothing, so they pay no round trip. A backend records nothing for a step that
 // ends the turn: a one-step turn costs no extra write.
 
 // Journal is a turn's resume points: those recorded by earlier attempts
