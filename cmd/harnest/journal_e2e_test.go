@@ -25,7 +25,7 @@ import (
 
 // journalFolder is a model agent folder against url with two exec tools,
 // t1 and t2, that append their HARNEST_CALL_ID to runs.
-func journalFolder(t *testing.T, url, runs string) string {
+func journalFolder(t *testing.T, url, runs string, approval bool) string {
 	t.Helper()
 	dir := t.TempDir()
 	command, _ := json.Marshal([]string{"/bin/sh", "-c", `echo "$HARNEST_CALL_ID" >> "$0"; echo '{"ok":true}'`, runs})
@@ -45,10 +45,11 @@ spec:
     - name: t1
       description: Counts its runs.
       exec: {command: %s}
+      approval: %v
     - name: t2
       description: Counts its runs.
       exec: {command: %s}
-%s`, url, command, command, prefixed(t))
+%s`, url, command, approval, command, prefixed(t))
 	files := map[string]string{"config.yaml": cfg, "instructions.md": "Use the tools.\n"}
 	card, err := os.ReadFile(filepath.Join(modelDir, "agent-card.yaml"))
 	if err != nil {
@@ -93,7 +94,7 @@ func TestKilledModelTurnResumesAtItsStep(t *testing.T) {
 			return fakemodel.Reply{Text: "All done."}
 		}
 	})
-	dir := journalFolder(t, fake.URL, runs)
+	dir := journalFolder(t, fake.URL, runs, false)
 	b := startHarnest(t, dir, nil, "--redis-url", url)
 	a := startHarnest(t, dir, nil, "--redis-url", url)
 
@@ -151,6 +152,55 @@ func TestKilledModelTurnResumesAtItsStep(t *testing.T) {
 	}
 	got, _ := os.ReadFile(runs)
 	if want := rid + "/tool/0/c1\n" + rid + "/tool/1/c2\n"; string(got) != want {
+		t.Errorf("tool runs %q, want %q", got, want)
+	}
+	b.mustStop(t)
+}
+
+// A model turn suspended on a tool's approval when its only replica is
+// SIGKILLed is answered on another replica, which runs it again from its
+// journal: the model step that called the tool is not asked again, the
+// approval is not asked again, and the tool runs once.
+func TestModelTurnApprovedAfterItsReplicaDied(t *testing.T) {
+	t.Parallel()
+	url := realRedis(t)
+	fake := fakemodel.Start(t)
+	runs := filepath.Join(t.TempDir(), "runs")
+	var mu sync.Mutex
+	asked := map[int]int{}
+	fake.SetDefault(func(req fakemodel.Request) fakemodel.Reply {
+		step := 0
+		for _, m := range req.Messages {
+			if m.Role == "tool" {
+				step++
+			}
+		}
+		mu.Lock()
+		asked[step]++
+		mu.Unlock()
+		if step == 0 {
+			return fakemodel.Reply{Text: "Asking. ", ToolCalls: []fakemodel.ToolCall{{ID: "g1", Name: "t1", Arguments: "{}"}}}
+		}
+		return fakemodel.Reply{Text: "Approved and done."}
+	})
+	dir := journalFolder(t, fake.URL, runs, true)
+	a := startHarnest(t, dir, nil, "--redis-url", url)
+	b := startHarnest(t, dir, nil, "--redis-url", url)
+	v, action := pendingAction(t, a.post(t, "/responses", `{"input":"go"}`), "human_approval")
+	a.kill(t)
+
+	done := completed(t, b.post(t, "/approvals/"+action["id"].(string), `{"decision":"approve"}`))
+	if done["outputText"] != "Asking. Approved and done." || done["id"] != v["id"] {
+		t.Fatalf("answer %v", done)
+	}
+	mustHoldTurnOnce(t, b, v["sessionId"].(string))
+	mu.Lock()
+	defer mu.Unlock()
+	if asked[0] != 1 || asked[1] != 1 {
+		t.Errorf("model steps asked %v, want each once", asked)
+	}
+	got, _ := os.ReadFile(runs)
+	if want := v["id"].(string) + "/tool/0/g1\n"; string(got) != want {
 		t.Errorf("tool runs %q, want %q", got, want)
 	}
 	b.mustStop(t)
