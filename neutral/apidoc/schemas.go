@@ -52,6 +52,13 @@ func (b *builder) defineSessionSchemas() {
 		req("createdAt", timestamp("When the session was created, if the store records it.")),
 		req("updatedAt", timestamp("When the session last changed, if the store records it.")),
 		req("metadata", freeObject("Framework-specific details, namespaced by framework.")),
+		opt("status", enumStr("What the session is doing now (`GET /sessions/{sessionId}` only): `idle` (no response holds it), "+
+			"`running` (a response runs), `waiting` (the running response waits for an approval or a client tool: see `waitingOn`) "+
+			"or `queued` (responses wait for their turn; reserved: there is no queue yet, a second message on a busy session gets 409).",
+			"idle", "running", "waiting", "queued")),
+		opt("activeResponseId", nullableStr("The response that holds the session, running or waiting (`GET /sessions/{sessionId}` only); null when idle.")),
+		opt("waitingOn", sessionWaitingOn()),
+		opt("queued", integer("How many responses wait for their turn (`GET /sessions/{sessionId}` only): always 0 until responses can queue.")),
 	))
 
 	b.define("SessionPage", object("One page of sessions, ordered by session ID.",
@@ -207,4 +214,15 @@ func (b *builder) defineDiscoverySchemas() {
 		opt("framework", str("The framework that runs the agent.")),
 		opt("mode", str("How the framework is hosted.")),
 	))
+}
+
+// sessionWaitingOn is the wait a waiting session's response is suspended
+// on, null unless waiting.
+func sessionWaitingOn() *openapi3.SchemaRef {
+	w := object("What the active response waits for (`GET /sessions/{sessionId}` only); null unless `status` is `waiting`.",
+		req("kind", enumStr("`approval` (answer it with `POST /approvals/{id}`) or `client_tool` (`POST /client-tools/{id}`).", "approval", "client_tool")),
+		req("id", str("The approval's or client tool call's ID.")),
+	)
+	w.Value.Nullable = true
+	return w
 }

@@ -43,10 +43,13 @@ func (b *builder) addSessions(doc *openapi3.T) {
 	doc.AddOperation("/sessions/{sessionId}", http.MethodGet, &openapi3.Operation{
 		Tags:        []string{tagSessions},
 		OperationID: "getSession",
-		Summary:     "Read a session",
-		Parameters:  openapi3.Parameters{sessionPathParam()},
+		Summary:     "Read a session and its status",
+		Description: "Returns the session with what it is doing now: `status` (`idle`, `running`, `waiting` or `queued`), " +
+			"the active response's ID (`activeResponseId`, the response that holds the session) and, when waiting, " +
+			"what it waits for (`waitingOn`: an approval or a client tool call, with its ID).",
+		Parameters: openapi3.Parameters{sessionPathParam()},
 		Responses: replies(
-			jsonReply(200, "The session.", b.ref("Session")),
+			jsonReply(200, "The session with its status.", b.ref("Session")),
 			b.failure(404, "Session not found"),
 		),
 	})
