@@ -3,6 +3,8 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+
+	"github.com/harnest/harnest/store"
 )
 
 // Session statuses (SessionWithStatus.Status).
@@ -57,11 +59,14 @@ func (s *Service) SessionStatus(ctx context.Context, p Principal, id string) (Se
 	if active == "" {
 		return out, nil
 	}
-	out.Status, out.ActiveResponseID = SessionRunning, &active
 	receipt, found, err := s.store.Receipt(ctx, p.UserID, id, active)
 	if err != nil {
 		return SessionWithStatus{}, s.storeFailure(err)
 	}
+	if found && store.IsFinalReceipt(receipt) {
+		return out, nil // it ended between the two reads: the lease is going
+	}
+	out.Status, out.ActiveResponseID = SessionRunning, &active
 	var env EnvelopeBody
 	if found && json.Unmarshal(receipt, &env) == nil && env.Status == StatusRequiresAction && env.RequiredAction != nil {
 		out.Status = SessionWaiting
