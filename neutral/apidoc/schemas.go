@@ -66,6 +66,19 @@ func (b *builder) defineSessionSchemas() {
 		req("nextCursor", nullableStr("Pass as `cursor` to fetch the next page; null on the last page.")),
 	))
 
+	b.define("SessionResponseSummary", object("One response of a session, as its receipt says.",
+		req("id", str("The response ID (`GET /responses/{responseId}?sessionId=` reads its whole receipt).")),
+		req("status", describe(openapi3.NewStringSchema().WithEnum(anyList(responseStatuses)...).WithNullable(),
+			"The receipt's status; null once the receipt is no longer kept (receipts expire).")),
+		req("error", nullableErrorCode()),
+	))
+
+	b.define("SessionResponsePage", object("One page of a session's responses, newest first.",
+		req("sessionId", str("The session.")),
+		req("responses", arrayOf("The responses on this page.", b.ref("SessionResponseSummary"))),
+		req("nextCursor", nullableStr("Pass as `cursor` to fetch the next (older) page; null on the last page.")),
+	))
+
 	b.define("Message", object("One entry of a session transcript.",
 		req("id", str("The message ID.")),
 		req("role", str("Who produced the message, such as `user` or `assistant`.")),
@@ -225,4 +238,23 @@ func sessionWaitingOn() *openapi3.SchemaRef {
 	)
 	w.Value.Nullable = true
 	return w
+}
+
+// anyList is values as enum members.
+func anyList(values []string) []any {
+	out := make([]any, len(values))
+	for i, v := range values {
+		out[i] = v
+	}
+	return out
+}
+
+// nullableErrorCode is a failed or cancelled response's error: its code.
+func nullableErrorCode() *openapi3.SchemaRef {
+	e := object("Why the response failed or was cancelled; null otherwise.",
+		req("code", str("A stable error code, such as `invocation_failed` or `cancelled`.")),
+		opt("attempts", integer("How many attempts ran a response that failed with `replica_lost`.")),
+	)
+	e.Value.Nullable = true
+	return e
 }

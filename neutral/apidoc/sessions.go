@@ -96,4 +96,19 @@ func (b *builder) addSessions(doc *openapi3.T) {
 			b.failure(404, "Session not found"),
 		),
 	})
+
+	doc.AddOperation("/sessions/{sessionId}/responses", http.MethodGet, &openapi3.Operation{
+		Tags:        []string{tagSessions},
+		OperationID: "listSessionResponses",
+		Summary:     "List a session's responses",
+		Description: "Returns the session's responses newest first, one page at a time, each with its receipt's status " +
+			"and error code. A response is listed from the moment it begins until the session is deleted; its status " +
+			"is null once its receipt expired.",
+		Parameters: openapi3.Parameters{sessionPathParam(), limitParam(), cursorParam()},
+		Responses: replies(
+			jsonReply(200, "A page of the session's responses.", b.ref("SessionResponsePage")),
+			b.failure(400, "The cursor or limit is invalid, for example `Invalid cursor: it is not a cursor of this session's responses`."),
+			b.failure(404, "Session not found"),
+		),
+	})
 }
