@@ -24,6 +24,7 @@ type Store interface {
 	store.Messaging
 	store.Limits
 	store.Secrets
+	store.SessionStatus
 
 	// Of store.Waits.
 	ReadWait(ctx context.Context, user, session, id string) (store.Wait, bool, error)
