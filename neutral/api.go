@@ -88,16 +88,17 @@ func New(o Options) (*API, error) {
 // Endpoints are the /agent entries of the routes this package serves.
 func Endpoints() map[string]string {
 	return map[string]string{
-		"responses":       "/responses",
-		"responseStatus":  "/responses/{responseId}",
-		"sessions":        "/sessions",
-		"sessionMessages": "/sessions/{sessionId}/messages",
-		"responseEvents":  "/responses/{responseId}/events",
-		"responseCancel":  "/responses/{responseId}/cancel",
-		"approvals":       "/approvals/{approvalId}",
-		"clientTools":     "/client-tools/{requestId}",
-		"assets":          "/sessions/{sessionId}/assets",
-		"asset":           "/sessions/{sessionId}/assets/{assetId}",
+		"responses":        "/responses",
+		"responseStatus":   "/responses/{responseId}",
+		"sessions":         "/sessions",
+		"sessionMessages":  "/sessions/{sessionId}/messages",
+		"sessionResponses": "/sessions/{sessionId}/responses",
+		"responseEvents":   "/responses/{responseId}/events",
+		"responseCancel":   "/responses/{responseId}/cancel",
+		"approvals":        "/approvals/{approvalId}",
+		"clientTools":      "/client-tools/{requestId}",
+		"assets":           "/sessions/{sessionId}/assets",
+		"asset":            "/sessions/{sessionId}/assets/{assetId}",
 	}
 }
 
@@ -117,6 +118,7 @@ func (a *API) Register(mux *http.ServeMux) {
 	mux.HandleFunc("PATCH /sessions/{sessionId}", a.patchSession)
 	mux.HandleFunc("DELETE /sessions/{sessionId}", a.deleteSession)
 	mux.HandleFunc("GET /sessions/{sessionId}/messages", a.messages)
+	mux.HandleFunc("GET /sessions/{sessionId}/responses", a.sessionResponses) // session_responses.go
 	mux.HandleFunc("POST /responses", a.createResponse)
 	mux.HandleFunc("GET /webhook-key", a.webhookKey) // webhook.go
 	mux.HandleFunc("GET /responses/{responseId}", a.getResponse)

@@ -48,7 +48,7 @@ func (a *API) listSessions(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *API) getSession(w http.ResponseWriter, r *http.Request) {
-	sess, err := a.svc.GetSession(r.Context(), auth.From(r.Context()), r.PathValue("sessionId"))
+	sess, err := a.svc.SessionStatus(r.Context(), auth.From(r.Context()), r.PathValue("sessionId"))
 	if err != nil {
 		writeError(w, err)
 		return

@@ -25,7 +25,7 @@ func TestDiscovery(t *testing.T) {
 			t.Fatalf("agent %v", agent)
 		}
 		eps := agent["endpoints"].(map[string]any)
-		for _, k := range []string{"responses", "responseStatus", "responseEvents", "responseCancel", "approvals", "clientTools", "assets", "asset", "agui", "sessions", "sessionMessages", "openapi", "openapiYaml", "docs"} {
+		for _, k := range []string{"responses", "responseStatus", "responseEvents", "responseCancel", "approvals", "clientTools", "assets", "asset", "agui", "sessions", "sessionMessages", "sessionResponses", "openapi", "openapiYaml", "docs"} {
 			if eps[k] == nil {
 				t.Errorf("endpoint %s missing from /Agent: %v", k, eps)
 			}
@@ -85,8 +85,10 @@ func TestCreateAndReadSession(t *testing.T) {
 		mustStatus(t, ts.Post("/sessions", `{"id":"trip"}`), 409)
 		got := ts.Get("/sessions/trip")
 		mustStatus(t, got, 200)
-		if string(got.Body) != string(r.Body) {
-			t.Fatalf("GET differs from create:\n%s\n%s", got.Body, r.Body)
+		// GET is the created session, with its status after it.
+		idle := strings.TrimSuffix(string(r.Body), "}") + `,"status":"idle","activeResponseId":null,"waitingOn":null,"queued":0}`
+		if string(got.Body) != idle {
+			t.Fatalf("GET differs from create with its status:\n%s\n%s", got.Body, idle)
 		}
 		fresh := ts.Post("/sessions", `{}`)
 		mustStatus(t, fresh, 201)

@@ -24,6 +24,7 @@ type Store interface {
 	store.Messaging
 	store.Limits
 	store.Secrets
+	store.SessionStatus
 	store.Journals
 
 	// Of store.Waits.

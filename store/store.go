@@ -39,6 +39,7 @@ type Store interface {
 	Messaging
 	Outbox
 	Replicas
+	SessionStatus // session_responses.go: runtime's session status
 
 	// The slices beside it, each with its owner.
 	Secrets     // secrets.go: runtime, a2a and relay

@@ -40,19 +40,20 @@ func (b *builder) addDiscovery(doc *openapi3.T, o Options) {
 
 func agentExample(o Options) map[string]any {
 	endpoints := map[string]any{
-		"openapi":         "/openapi.json",
-		"openapiYaml":     "/openapi.yaml",
-		"docs":            "/docs",
-		"responses":       "/responses",
-		"responseStatus":  "/responses/{responseId}",
-		"sessions":        "/sessions",
-		"sessionMessages": "/sessions/{sessionId}/messages",
-		"responseEvents":  "/responses/{responseId}/events",
-		"responseCancel":  "/responses/{responseId}/cancel",
-		"approvals":       "/approvals/{approvalId}",
-		"clientTools":     "/client-tools/{requestId}",
-		"assets":          "/sessions/{sessionId}/assets",
-		"asset":           "/sessions/{sessionId}/assets/{assetId}",
+		"openapi":          "/openapi.json",
+		"openapiYaml":      "/openapi.yaml",
+		"docs":             "/docs",
+		"responses":        "/responses",
+		"responseStatus":   "/responses/{responseId}",
+		"sessions":         "/sessions",
+		"sessionMessages":  "/sessions/{sessionId}/messages",
+		"sessionResponses": "/sessions/{sessionId}/responses",
+		"responseEvents":   "/responses/{responseId}/events",
+		"responseCancel":   "/responses/{responseId}/cancel",
+		"approvals":        "/approvals/{approvalId}",
+		"clientTools":      "/client-tools/{requestId}",
+		"assets":           "/sessions/{sessionId}/assets",
+		"asset":            "/sessions/{sessionId}/assets/{assetId}",
 	}
 	if o.Live {
 		endpoints["live"] = "/live"

@@ -86,6 +86,7 @@ var wantOperations = []struct {
 	{"/sessions/{sessionId}", http.MethodPatch, "updateSession", "Sessions"},
 	{"/sessions/{sessionId}", http.MethodDelete, "deleteSession", "Sessions"},
 	{"/sessions/{sessionId}/messages", http.MethodGet, "listSessionMessages", "Sessions"},
+	{"/sessions/{sessionId}/responses", http.MethodGet, "listSessionResponses", "Sessions"},
 	{"/responses", http.MethodPost, "createAgentResponse", "Responses"},
 	{"/webhook-key", http.MethodGet, "getWebhookKey", "Responses"},
 	{"/responses/{responseId}", http.MethodGet, "getAgentResponse", "Responses"},

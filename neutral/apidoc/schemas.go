@@ -52,11 +52,31 @@ func (b *builder) defineSessionSchemas() {
 		req("createdAt", timestamp("When the session was created, if the store records it.")),
 		req("updatedAt", timestamp("When the session last changed, if the store records it.")),
 		req("metadata", freeObject("Framework-specific details, namespaced by framework.")),
+		opt("status", enumStr("What the session is doing now (`GET /sessions/{sessionId}` only): `idle` (no response holds it), "+
+			"`running` (a response runs), `waiting` (the running response waits for an approval or a client tool: see `waitingOn`) "+
+			"or `queued` (responses wait for their turn; reserved: there is no queue yet, a second message on a busy session gets 409).",
+			"idle", "running", "waiting", "queued")),
+		opt("activeResponseId", nullableStr("The response that holds the session, running or waiting (`GET /sessions/{sessionId}` only); null when idle.")),
+		opt("waitingOn", sessionWaitingOn()),
+		opt("queued", integer("How many responses wait for their turn (`GET /sessions/{sessionId}` only): always 0 until responses can queue.")),
 	))
 
 	b.define("SessionPage", object("One page of sessions, ordered by session ID.",
 		req("sessions", arrayOf("The sessions on this page.", b.ref("Session"))),
 		req("nextCursor", nullableStr("Pass as `cursor` to fetch the next page; null on the last page.")),
+	))
+
+	b.define("SessionResponseSummary", object("One response of a session, as its receipt says.",
+		req("id", str("The response ID (`GET /responses/{responseId}?sessionId=` reads its whole receipt).")),
+		req("status", describe(openapi3.NewStringSchema().WithEnum(anyList(responseStatuses)...).WithNullable(),
+			"The receipt's status; null once the receipt is no longer kept (receipts expire).")),
+		req("error", nullableErrorCode()),
+	))
+
+	b.define("SessionResponsePage", object("One page of a session's responses, newest first.",
+		req("sessionId", str("The session.")),
+		req("responses", arrayOf("The responses on this page.", b.ref("SessionResponseSummary"))),
+		req("nextCursor", nullableStr("Pass as `cursor` to fetch the next (older) page; null on the last page.")),
 	))
 
 	b.define("Message", object("One entry of a session transcript.",
@@ -207,4 +227,34 @@ func (b *builder) defineDiscoverySchemas() {
 		opt("framework", str("The framework that runs the agent.")),
 		opt("mode", str("How the framework is hosted.")),
 	))
+}
+
+// sessionWaitingOn is the wait a waiting session's response is suspended
+// on, null unless waiting.
+func sessionWaitingOn() *openapi3.SchemaRef {
+	w := object("What the active response waits for (`GET /sessions/{sessionId}` only); null unless `status` is `waiting`.",
+		req("kind", enumStr("`approval` (answer it with `POST /approvals/{id}`) or `client_tool` (`POST /client-tools/{id}`).", "approval", "client_tool")),
+		req("id", str("The approval's or client tool call's ID.")),
+	)
+	w.Value.Nullable = true
+	return w
+}
+
+// anyList is values as enum members.
+func anyList(values []string) []any {
+	out := make([]any, len(values))
+	for i, v := range values {
+		out[i] = v
+	}
+	return out
+}
+
+// nullableErrorCode is a failed or cancelled response's error: its code.
+func nullableErrorCode() *openapi3.SchemaRef {
+	e := object("Why the response failed or was cancelled; null otherwise.",
+		req("code", str("A stable error code, such as `invocation_failed` or `cancelled`.")),
+		opt("attempts", integer("How many attempts ran a response that failed with `replica_lost`.")),
+	)
+	e.Value.Nullable = true
+	return e
 }

@@ -43,10 +43,13 @@ func (b *builder) addSessions(doc *openapi3.T) {
 	doc.AddOperation("/sessions/{sessionId}", http.MethodGet, &openapi3.Operation{
 		Tags:        []string{tagSessions},
 		OperationID: "getSession",
-		Summary:     "Read a session",
-		Parameters:  openapi3.Parameters{sessionPathParam()},
+		Summary:     "Read a session and its status",
+		Description: "Returns the session with what it is doing now: `status` (`idle`, `running`, `waiting` or `queued`), " +
+			"the active response's ID (`activeResponseId`, the response that holds the session) and, when waiting, " +
+			"what it waits for (`waitingOn`: an approval or a client tool call, with its ID).",
+		Parameters: openapi3.Parameters{sessionPathParam()},
 		Responses: replies(
-			jsonReply(200, "The session.", b.ref("Session")),
+			jsonReply(200, "The session with its status.", b.ref("Session")),
 			b.failure(404, "Session not found"),
 		),
 	})
@@ -90,6 +93,21 @@ func (b *builder) addSessions(doc *openapi3.T) {
 		Responses: replies(
 			jsonReply(200, "A page of the transcript.", b.ref("MessagePage")),
 			b.failure(400, "The cursor or limit is invalid, for example `Invalid transcript cursor`."),
+			b.failure(404, "Session not found"),
+		),
+	})
+
+	doc.AddOperation("/sessions/{sessionId}/responses", http.MethodGet, &openapi3.Operation{
+		Tags:        []string{tagSessions},
+		OperationID: "listSessionResponses",
+		Summary:     "List a session's responses",
+		Description: "Returns the session's responses newest first, one page at a time, each with its receipt's status " +
+			"and error code. A response is listed from the moment it begins until the session is deleted; its status " +
+			"is null once its receipt expired.",
+		Parameters: openapi3.Parameters{sessionPathParam(), limitParam(), cursorParam()},
+		Responses: replies(
+			jsonReply(200, "A page of the session's responses.", b.ref("SessionResponsePage")),
+			b.failure(400, "The cursor or limit is invalid, for example `Invalid cursor: it is not a cursor of this session's responses`."),
 			b.failure(404, "Session not found"),
 		),
 	})

@@ -36,6 +36,7 @@ func (s *Store) BeginResponse(ctx context.Context, b store.Begin) (map[string]js
 	}
 	state := stateOf(&sp.session)
 	sp.lease = lease{holder: b.ResponseID, expires: now.Add(b.Lease)}
+	sp.addToOrder(b.ResponseID)
 	r := sp.response(b.ResponseID)
 	r.setReceipt(b.Receipt, now, s.receiptTTL)
 	r.webhook = b.Webhook
@@ -135,6 +136,7 @@ func (s *Store) createForCommit(sp *space, c store.Commit) {
 	sp.session = sessionData{createdAt: c.Now, updatedAt: c.Now}
 	sp.hasSession = true
 	s.users.addSession(c.User, c.Session)
+	sp.addToOrder(c.ResponseID)
 }
 
 // ReplaceReceipt replaces a receipt that is not final, without touching

@@ -45,6 +45,7 @@ type space struct {
 	transcript transcript
 	lease      lease
 	responses  responseSet
+	order      []string // the session's response IDs in the order they began (session_responses.go)
 	waits      map[string]*wait
 	assets     map[string]*asset
 	assetBytes int64 // the bytes of assets

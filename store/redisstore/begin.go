@@ -45,6 +45,13 @@ if create then
 end
 redis.call('SET', KEYS[4], ARGV[5], 'PX', ARGV[6])
 redis.call('HSET', KEYS[1], 'r:' .. ARGV[7], '')
+-- The session's responses in order (session_responses.go): meta's key
+-- less ':meta', then ':o'.
+local order = string.sub(KEYS[1], 1, -6) .. ':o'
+if not redis.call('ZSCORE', order, ARGV[3]) then
+  local last = redis.call('ZREVRANGE', order, 0, 0, 'WITHSCORES')
+  redis.call('ZADD', order, (tonumber(last[2]) or 0) + 1, ARGV[3])
+end
 local n = 5
 if ARGV[11] ~= '' then
   redis.call('SET', KEYS[n], ARGV[11], 'PX', ARGV[6])

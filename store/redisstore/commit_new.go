@@ -74,8 +74,8 @@ func (tx *newSessionTx) queue(ctx context.Context, p redis.Pipeliner) {
 // and event log in one string (events.go).
 func (s *Store) newSessionCommands(c store.Commit) *newSessionTx {
 	k := s.sessionKeys(c.User, c.Session)
-	strs := 8 + len(c.StateDelta) + len(c.Messages)
-	tx := &newSessionTx{argList: newArgList(24+2*len(c.StateDelta)+2*len(c.Messages), strs, 2)}
+	strs := 10 + len(c.StateDelta) + len(c.Messages)
+	tx := &newSessionTx{argList: newArgList(28+2*len(c.StateDelta)+2*len(c.Messages), strs, 3)}
 	if !s.clustered {
 		tx.word("zadd")
 		tx.str(s.indexKey(c.User))
@@ -106,6 +106,12 @@ func (s *Store) newSessionCommands(c store.Commit) *newSessionTx {
 		tx.str(messageField(i))
 		tx.bytes(m)
 	}
+	tx.end()
+	// The session's first response (session_responses.go).
+	tx.word("zadd")
+	tx.str(k.order())
+	tx.num(1)
+	tx.str(c.ResponseID)
 	tx.end()
 	// The receipt and the whole log, which is this one batch: one plain
 	// string (see events.go).

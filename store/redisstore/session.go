@@ -143,7 +143,7 @@ for _, id in ipairs(redis.call('ZRANGE', KEYS[8], 0, -1)) do
   redis.call('DEL', ARGV[1] .. ':w:' .. id)
   out[#out + 1] = id
 end
-redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[5], KEYS[6], KEYS[7], KEYS[8])
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[5], KEYS[6], KEYS[7], KEYS[8], ARGV[1] .. ':o')
 return out
 `)
 

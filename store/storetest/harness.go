@@ -31,6 +31,8 @@ func Run(t *testing.T, h Harness) {
 	t.Run("Responses", func(t *testing.T) { testResponses(t, h) })
 	t.Run("CreatingCommits", func(t *testing.T) { testCreatingCommits(t, h) })
 	t.Run("Leases", func(t *testing.T) { testLeases(t, h) })
+	t.Run("SessionStatus", func(t *testing.T) { testSessionStatus(t, h) })
+	t.Run("SessionResponses", func(t *testing.T) { testSessionResponses(t, h) })
 	t.Run("Runs", func(t *testing.T) { testRuns(t, h) })
 	t.Run("Fencing", func(t *testing.T) { testFencing(t, h) })
 	t.Run("Journals", func(t *testing.T) { testJournals(t, h) })
