@@ -17,7 +17,8 @@ import (
 // the turn's input and the tool results so far; text and reasoning stream
 // out as they arrive; tool calls are run (approved first when they need
 // it, in parallel when the model asks for several) and answered, until
-// the model answers without calling a tool or the steps run out.
+// the model answers without calling a tool or the steps run out. Each
+// completed step is a resume point of the turn (model_journal.go).
 type Model struct {
 	client       *chat.Client
 	tools        *toolrun.Set
@@ -82,18 +83,15 @@ func (m *Model) Run(ctx context.Context, turn *runtime.Turn, emit runtime.Emit) 
 		},
 	}
 	for step := 0; step < m.maxSteps; step++ {
-		res, err := m.complete(ctx, chat.Request{Messages: messages, Tools: offered.specs}, handlers)
+		res, err := m.reply(ctx, turn, step, chat.Request{Messages: messages, Tools: offered.specs}, handlers, emit)
 		if err != nil {
-			return err
-		}
-		if err := emit(metadataEvent(res)); err != nil {
 			return err
 		}
 		if len(res.ToolCalls) == 0 {
 			return nil
 		}
 		messages = append(messages, chat.Message{Role: "assistant", Content: chat.Content{Text: res.Text}, ToolCalls: res.ToolCalls})
-		results, err := m.runCalls(ctx, turn, offered, res.ToolCalls, emit)
+		results, err := m.runCalls(ctx, turn, offered, step, res.ToolCalls, emit)
 		if err != nil {
 			return err
 		}

@@ -11,14 +11,17 @@ import (
 	"github.com/harnest/harnest/runtime"
 )
 
-// The tool calls of one model step. Every call is announced (tool_call),
-// then decided in order — unknown tools and arguments that break the
-// schema are answered with an error at once, client tools and calls that
-// need approval suspend the turn one at a time (a response waits for one
-// answer at a time) — and the calls left are run in parallel. Results are
-// reported (tool_result) and sent back to the model in call order. The
-// model is told of every failure, denial or expiry and answers
-// accordingly; only a cancelled turn ends the loop.
+// The tool calls of one model step (announced with the model's reply, see
+// model_journal.go). Each is decided in order — unknown tools and
+// arguments that break the schema are answered with an error at once,
+// client tools and calls that need approval suspend the turn one at a time
+// (a response waits for one answer at a time) — and the calls left are
+// run in parallel. Each result is reported (tool_result) and recorded as a
+// resume point as soon as it is known (the decided calls' first, in call
+// order, then the run ones' as they end); they are sent back to the model
+// in call order. A call an earlier attempt of the turn recorded is not
+// decided nor run again. The model is told of every failure, denial or
+// expiry and answers accordingly; only a cancelled turn ends the loop.
 
 // turnTools is what the model is offered in one turn: the server's tools
 // and the client's own (AG-UI frontend tools), by name.
@@ -72,6 +75,7 @@ func chatTool(name, description string, parameters json.RawMessage) chat.Tool {
 // toolCall is one call of a step and what became of it.
 type toolCall struct {
 	chat.ToolCall
+	key    string          // its result's journal key
 	args   json.RawMessage // the arguments as JSON (a JSON string when the model wrote something else)
 	result toolrun.Result
 	run    bool // still to be run by the tool set
@@ -79,27 +83,30 @@ type toolCall struct {
 
 // runCalls handles one step's calls and returns the tool messages that
 // answer them.
-func (m *Model) runCalls(ctx context.Context, turn *runtime.Turn, offered turnTools, calls []chat.ToolCall, emit runtime.Emit) ([]chat.Message, error) {
+func (m *Model) runCalls(ctx context.Context, turn *runtime.Turn, offered turnTools, step int, calls []chat.ToolCall, emit runtime.Emit) ([]chat.Message, error) {
 	batch := make([]*toolCall, len(calls))
 	for i, c := range calls {
-		batch[i] = &toolCall{ToolCall: c, args: argumentsJSON(c.Function.Arguments)}
-		if err := emit(runtime.Event{Type: runtime.EventToolCall, ID: c.ID, Name: c.Function.Name, Arguments: batch[i].args}); err != nil {
-			return nil, err
-		}
+		batch[i] = &toolCall{ToolCall: c, key: toolKey(step, c.ID), args: argumentsJSON(c.Function.Arguments)}
 	}
 	for _, c := range batch {
+		if res, ok := recallResult(turn, c.key); ok {
+			c.result = res // an earlier attempt had it
+			continue
+		}
 		if err := m.decide(ctx, turn, offered, c); err != nil {
 			return nil, err
 		}
+		if !c.run {
+			if err := m.finishCall(ctx, turn, c, emit); err != nil {
+				return nil, err
+			}
+		}
 	}
-	if err := m.runAll(ctx, batch); err != nil {
+	if err := m.runAll(ctx, turn, batch, emit); err != nil {
 		return nil, err
 	}
 	answers := make([]chat.Message, len(batch))
 	for i, c := range batch {
-		if err := emit(runtime.Event{Type: runtime.EventToolResult, CallID: c.ID, Name: c.Function.Name, Output: c.result.Output}); err != nil {
-			return nil, err
-		}
 		text := outputText(c.result.Output)
 		if c.result.IsError {
 			text = "Error: " + text
@@ -168,8 +175,9 @@ func (m *Model) askClient(ctx context.Context, turn *runtime.Turn, c *toolCall) 
 	return nil
 }
 
-// runAll runs the calls left to run, in parallel.
-func (m *Model) runAll(ctx context.Context, batch []*toolCall) error {
+// runAll runs the calls left to run, in parallel, each reported and
+// recorded as it ends.
+func (m *Model) runAll(ctx context.Context, turn *runtime.Turn, batch []*toolCall, emit runtime.Emit) error {
 	var wg sync.WaitGroup
 	errs := make([]error, len(batch))
 	for i, c := range batch {
@@ -179,7 +187,10 @@ func (m *Model) runAll(ctx context.Context, batch []*toolCall) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c.result, errs[i] = m.callTool(ctx, c)
+			c.result, errs[i] = m.callTool(toolrun.WithCallID(ctx, idempotencyKey(turn, c.key)), c)
+			if errs[i] == nil {
+				errs[i] = m.finishCall(ctx, turn, c, emit)
+			}
 		}()
 	}
 	wg.Wait()

@@ -70,9 +70,11 @@ type Spec struct {
 	// Relay is what the relay offers paired outside agents (tools at home).
 	Relay RelaySpec `yaml:"relay"`
 	// OnReplicaLoss is what becomes of a background turn whose replica is
-	// lost (killed, frozen past its liveness): "fail" (default) records it
-	// failed with replica_lost; "rerun" runs it again from its input on
-	// the replica that claims it, with the next attempt number.
+	// lost (killed, frozen past its liveness): "fail" (the default, but for
+	// the model backend) records it failed with replica_lost; "rerun" (the
+	// model backend's default) runs it again from its input on the replica
+	// that claims it, with the next attempt number, replaying the steps
+	// the lost attempt recorded (resume points, runtime/journal.go).
 	OnReplicaLoss string `yaml:"onReplicaLoss"`
 }
 

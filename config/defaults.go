@@ -78,6 +78,11 @@ func (c *Config) ApplyDefaults() {
 	}
 	if c.Spec.OnReplicaLoss == "" {
 		c.Spec.OnReplicaLoss = "fail"
+		if c.Spec.Backend.Model != nil {
+			// The model backend resumes from its journal of completed
+			// steps (backend/model_journal.go): nothing is asked or run twice.
+			c.Spec.OnReplicaLoss = "rerun"
+		}
 	}
 	if c.Store.Retention.ReceiptsSeconds == 0 {
 		c.Store.Retention.ReceiptsSeconds = DefaultReceiptTTLSeconds

@@ -67,6 +67,12 @@ type Turn struct {
 	// RequestClientTool suspends the turn until the client runs the named
 	// tool and posts its output, which it returns. Set by the runtime.
 	RequestClientTool func(ctx context.Context, req ClientToolRequest) (json.RawMessage, error)
+
+	// Journal is the turn's resume points (journal.go): a backend that runs
+	// the turn in steps records each completed one, and replays those an
+	// earlier attempt recorded. Nil (recalls and records nothing) when the
+	// turn cannot run again. Set by the runtime.
+	Journal *Journal
 }
 
 // ContentInput is one part of a turn's input: text, structured data, media

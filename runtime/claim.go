@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/harnest/harnest/store"
@@ -215,7 +214,7 @@ func (s *Service) resume(run store.Lapsed, claimed store.Claimed, req rerunReque
 	if !found {
 		return errSessionNotFound
 	}
-	retraction, err := s.retraction(ctx, run, claimed)
+	resumed, err := s.recall(ctx, run, claimed) // journal.go: the resume points, what to retract after them
 	if err != nil {
 		return err
 	}
@@ -262,44 +261,14 @@ func (s *Service) resume(run store.Lapsed, claimed store.Claimed, req rerunReque
 		RequestApproval:   r.requestApproval,
 		RequestClientTool: r.requestClientTool,
 	}
+	resumed.restore(r)
 	r.startTrace(s.tracer)
-	r.emit(Event{Type: EventRetracted, Retracted: &retraction})
+	r.emit(Event{Type: EventRetracted, Retracted: &resumed.retraction})
 	r.emit(Event{Type: EventAgentActivity, Activity: "attempt", Code: strconv.Itoa(claimed.Epoch)})
 	s.log.Info("running again the response of a lost replica", "responseId", r.ID, "attempt", claimed.Epoch)
 	r.admitted = place
 	s.runners.run(r)
 	return nil
-}
-
-// retraction withdraws what the lost attempt streamed: the events after
-// the last retraction (or after response.created), to the last logged one,
-// and the text they added.
-func (s *Service) retraction(ctx context.Context, run store.Lapsed, claimed store.Claimed) (Retraction, error) {
-	out := Retraction{FromSequence: claimed.LastSequence + 1, ToSequence: claimed.LastSequence, Attempt: claimed.Epoch}
-	events, err := s.store.EventsAfter(ctx, run.User, run.Session, run.ResponseID, -1, 0)
-	if err != nil && !errors.Is(err, store.ErrEventsTrimmed) {
-		return out, err
-	}
-	var text strings.Builder
-	for _, e := range events {
-		switch e.Type {
-		case EventCreated, EventRetracted:
-			out.FromSequence = e.Sequence + 1
-			text.Reset()
-		case EventTextDelta:
-			var d struct {
-				Delta string `json:"delta"`
-			}
-			if json.Unmarshal(e.JSON, &d) == nil {
-				text.WriteString(d.Delta)
-			}
-		}
-	}
-	if out.FromSequence > out.ToSequence {
-		out.FromSequence = out.ToSequence + 1 // nothing streamed: an empty range
-	}
-	out.Text = text.String()
-	return out, nil
 }
 
 // errClaimed is the outcome, on the replica that ran it, of an attempt

@@ -267,6 +267,7 @@ func (s *Service) StartResponse(ctx context.Context, p Principal, req ResponseRe
 		RequestApproval:   r.requestApproval,
 		RequestClientTool: r.requestClientTool,
 	}
+	r.turn.Journal = newJournal(r, nil)
 	r.startTrace(s.tracer)
 	// response.created is emitted here, on the caller's goroutine: a
 	// streaming caller finds it queued when this returns and writes it at

@@ -25,6 +25,7 @@ type Store interface {
 	store.Limits
 	store.Secrets
 	store.SessionStatus
+	store.Journals
 
 	// Of store.Waits.
 	ReadWait(ctx context.Context, user, session, id string) (store.Wait, bool, error)

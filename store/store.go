@@ -51,6 +51,7 @@ type Store interface {
 	Relay       // relay.go: relay
 	RelayTools  // relay_tools.go: relay
 	Router      // router.go: backend/router
+	Journals    // journal.go: runtime's resume points of durable turns
 
 	// Describe says which store this is, without credentials (for the
 	// start-up banner and logs).

@@ -31,6 +31,9 @@ func (c *Client) Complete(ctx context.Context, req Request, h Handlers) (*Result
 	}
 	callCtx, cancel := context.WithTimeoutCause(ctx, c.opts.Timeout, errCallTimedOut)
 	defer cancel()
+	if req.IdempotencyKey != "" {
+		callCtx = context.WithValue(callCtx, idempotencyKey{}, req.IdempotencyKey)
+	}
 	a := newAssembly(h)
 	if err := c.call(callCtx, body, a); err != nil {
 		return nil, c.settle(ctx, callCtx, err)

@@ -15,6 +15,9 @@ import (
 type Request struct {
 	Messages []Message
 	Tools    []Tool
+	// IdempotencyKey, when set, is sent as the Idempotency-Key header: the
+	// same for every try of one step, also from a later attempt of the turn.
+	IdempotencyKey string
 }
 
 // wireRequest is the JSON body of POST /chat/completions.
@@ -76,5 +79,12 @@ func (c *Client) newHTTPRequest(ctx context.Context, body []byte) (*http.Request
 	for name, value := range c.opts.Headers {
 		req.Header.Set(name, value)
 	}
+	if key, _ := ctx.Value(idempotencyKey{}).(string); key != "" {
+		req.Header.Set("Idempotency-Key", key)
+	}
 	return req, nil
 }
+
+// idempotencyKey is the context key of the call's Request.IdempotencyKey,
+// which every try of the call sends.
+type idempotencyKey struct{}

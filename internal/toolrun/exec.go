@@ -50,6 +50,9 @@ func (s *Set) runExec(ctx context.Context, e *entry, args json.RawMessage) (Resu
 	cmd := exec.CommandContext(runCtx, path, spec.Command[1:]...)
 	cmd.Dir = s.execDir(spec)
 	cmd.Env = program.MinimalEnv(spec.Env)
+	if id := callID(ctx); id != "" {
+		cmd.Env = append(cmd.Env, EnvCallID+"="+id)
+	}
 	cmd.Stdin = bytes.NewReader(args)
 	stdout := &limitedBuffer{limit: maxToolStdout}
 	stderr := &tailBuffer{limit: maxStderrLog}

@@ -26,7 +26,11 @@ func (m *mcpServer) call(ctx context.Context, e *entry, args json.RawMessage) (R
 
 	callCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	res, err := session.CallTool(callCtx, &mcp.CallToolParams{Name: e.remoteName, Arguments: args})
+	params := &mcp.CallToolParams{Name: e.remoteName, Arguments: args}
+	if id := callID(ctx); id != "" {
+		params.Meta = mcp.Meta{MetaCallID: id}
+	}
+	res, err := session.CallTool(callCtx, params)
 	if err == nil {
 		return callResult(res), nil
 	}

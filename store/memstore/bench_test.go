@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"strconv"
 	"testing"
 	"time"
 
@@ -101,5 +102,17 @@ func BenchmarkSessionIndexInsert(b *testing.B) {
 	b.ResetTimer()
 	for _, id := range ids {
 		x.addSession("u", id)
+	}
+}
+
+// BenchmarkJournalStep is the store's share of one step of a turn with a
+// resume point and without (storetest.BenchJournalStep).
+func BenchmarkJournalStep(b *testing.B) {
+	for _, point := range []bool{false, true} {
+		b.Run("point="+strconv.FormatBool(point), func(b *testing.B) {
+			s := New(Options{})
+			defer s.Close()
+			storetest.BenchJournalStep(b, s, point)
+		})
 	}
 }

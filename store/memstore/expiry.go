@@ -100,6 +100,9 @@ func (s *Store) expireSpace(sp *space, now time.Time) (empty bool) {
 		if r.events.held() && !now.Before(r.eventsExpires) {
 			r.events = eventLog{}
 		}
+		if r.journal != nil && !now.Before(r.journal.expires) {
+			r.journal = nil
+		}
 		return r.receipt == nil && !r.events.held()
 	})
 	var gone []string

@@ -81,9 +81,10 @@ type response struct {
 	receiptExpires time.Time
 	events         eventLog
 	eventsExpires  time.Time
-	webhook        string // Begin.Webhook, handed back with the run when it lapses
-	request        []byte // Begin.Request, handed to the replica that claims the run
-	epoch          int    // the run's attempt (0: the first, 1); ClaimRun adds one
+	webhook        string   // Begin.Webhook, handed back with the run when it lapses
+	request        []byte   // Begin.Request, handed to the replica that claims the run
+	epoch          int      // the run's attempt (0: the first, 1); ClaimRun adds one
+	journal        *journal // the run's resume points (nil: none)
 }
 
 // fenced reports whether a write of attempt epoch is refused: the run's

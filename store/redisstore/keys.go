@@ -81,6 +81,11 @@ func (k sessionKeys) webhook(responseID string) string { return k.tag + ":h:" + 
 func (k sessionKeys) epoch(responseID string) string   { return k.tag + ":x:" + escapeID(responseID) }
 func (k sessionKeys) request(responseID string) string { return k.tag + ":q:" + escapeID(responseID) }
 
+// journal is the key of a run's resume points (store.Journals): a hash of
+// "p:"+key → data and "seq" → the last point's sequence, under the
+// session's tag, kept for the receipt TTL from the last point.
+func (k sessionKeys) journal(responseID string) string { return k.tag + ":j:" + escapeID(responseID) }
+
 // channel is where a response's new events are announced (a pub/sub
 // channel, not a key).
 func (k sessionKeys) channel(responseID string) string { return k.tag + ":n:" + escapeID(responseID) }

@@ -35,6 +35,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("SessionResponses", func(t *testing.T) { testSessionResponses(t, h) })
 	t.Run("Runs", func(t *testing.T) { testRuns(t, h) })
 	t.Run("Fencing", func(t *testing.T) { testFencing(t, h) })
+	t.Run("Journals", func(t *testing.T) { testJournals(t, h) })
 	t.Run("Replicas", func(t *testing.T) { testReplicas(t, h) })
 	t.Run("Events", func(t *testing.T) { testEvents(t, h) })
 	t.Run("Waits", func(t *testing.T) { testWaits(t, h) })
