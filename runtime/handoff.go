@@ -97,12 +97,13 @@ func (s *Service) handOff(ctx context.Context) int {
 const opHandOff = "handoff"
 
 // onHandOff claims the runs of a replica that handed them off, on a
-// goroutine of its own (not the hub's).
+// goroutine of its own (not the hub's). A replica that drains (about to
+// shut down itself) leaves them to the others, or to its sweep.
 func (s *Service) onHandOff(replica string) {
 	s.mu.Lock()
-	closing := s.closing
+	leaving := s.closing || s.draining
 	s.mu.Unlock()
-	if replica == "" || replica == s.replica || closing {
+	if replica == "" || replica == s.replica || leaving {
 		return
 	}
 	go func() {

@@ -100,3 +100,28 @@ func TestShutdownAloneCancels(t *testing.T) {
 		t.Fatalf("receipt %s (%v) after %d attempts, want cancelled", b, err, attempts.Load())
 	}
 }
+
+// A replica that drains (about to shut down itself) does not take a
+// handed-off turn by the message: it would only hand it off again.
+func TestDrainingReplicaTakesNoHandOff(t *testing.T) {
+	st := memstore.New(memstore.Options{})
+	defer st.Close()
+	var attempts atomic.Int64
+	started := make(chan struct{})
+	agent := handoffAgent(&attempts, started)
+	a := handoffService(t, st, agent)
+	handoffService(t, st, agent).Drain()
+	r, err := a.StartResponse(context.Background(), testUser, ResponseRequest{Input: "hi", Background: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-started
+	if err := a.Shutdown(context.Background()); err != nil {
+		t.Fatalf("shutdown: %v", err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	b, _, err := st.Receipt(context.Background(), testUser.UserID, r.SessionID, r.ID)
+	if env, _ := envelopeOf(b); err != nil || env.Status != StatusInProgress || attempts.Load() != 1 {
+		t.Fatalf("receipt %s (%v) after %d attempts: want it left in progress for a replica that stays", b, err, attempts.Load())
+	}
+}
