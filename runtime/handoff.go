@@ -78,6 +78,8 @@ func (s *Service) handOff(ctx context.Context) int {
 		// the runs then.
 		s.log.Warn("cannot mark this replica's liveness record lapsed; its runs are claimed when it lapses", "err", err)
 	}
+	// Each attempt stops at once: its rerun starts over (a backend that
+	// records resume points goes on from its last one).
 	for _, r := range turns {
 		r.cancel(errHandedOff)
 		s.handoffs().RunHandedOff()
