@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -37,7 +38,16 @@ func handoffService(t *testing.T, st store.Store, agent Agent) *Service {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = s.Shutdown(context.Background()) })
-	return s
+	// Its first heartbeat is on its own goroutine: wait until it is live.
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		live, err := st.LiveReplicas(context.Background(), time.Now(), 0)
+		if err == nil && slices.Contains(live, s.replica) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the replica is not live after 5 s: %v %v", live, err)
+		}
+	}
 }
 
 // A replica that shuts down hands its running background turn to the
@@ -116,7 +126,9 @@ func TestDrainingReplicaTakesNoHandOff(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-started
-	if err := a.Shutdown(context.Background()); err != nil {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := a.Shutdown(ctx); err != nil {
 		t.Fatalf("shutdown: %v", err)
 	}
 	time.Sleep(300 * time.Millisecond)
