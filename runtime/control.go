@@ -20,6 +20,7 @@ type control struct {
 	User       string `json:"user"`
 	Session    string `json:"session"`
 	WaitID     string `json:"waitId,omitempty"`
+	Replica    string `json:"replica,omitempty"` // "handoff": the replica that left (handoff.go)
 }
 
 func (s *Service) sendControl(ctx context.Context, c control) error {
@@ -38,6 +39,10 @@ func (s *Service) sendControlTo(ctx context.Context, replica string, c control) 
 func (s *Service) onControl(payload string) {
 	var c control
 	if json.Unmarshal([]byte(payload), &c) != nil {
+		return
+	}
+	if c.Op == opHandOff {
+		s.onHandOff(c.Replica)
 		return
 	}
 	r := s.local(c.ResponseID)

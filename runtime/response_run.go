@@ -20,6 +20,10 @@ func (r *Response) run() {
 	s.renewal.add(r, r.watch.started)
 	defer s.renewal.remove(r)
 	runErr := r.runAgent(r.admitted)
+	if r.handedOff(runErr) {
+		r.leave() // another replica runs it again (handoff.go)
+		return
+	}
 	r.finish(runErr)
 }
 

@@ -88,6 +88,8 @@ type Service struct {
 	approvalTTL, clientToolTTL, sweepEvery, flushDelay time.Duration
 	hub                                                store.Hub
 	stopSweeper                                        context.CancelFunc
+	stopHeartbeat                                      context.CancelFunc // under mu; nil before Start
+	handOffOnce                                        sync.Once
 	sweeperDone                                        chan struct{}
 	heartbeatDone                                      chan struct{}
 
@@ -200,8 +202,12 @@ func (s *Service) Start(ctx context.Context) error {
 	}
 	s.hub = hub
 	sweepCtx, stop := context.WithCancel(context.Background())
-	s.stopSweeper, s.sweeperDone, s.heartbeatDone = stop, make(chan struct{}), make(chan struct{})
-	go s.heartbeat(sweepCtx)
+	beatCtx, stopBeat := context.WithCancel(context.Background()) // stopped alone by a hand-off (handoff.go)
+	s.mu.Lock()
+	s.stopSweeper, s.sweeperDone, s.heartbeatDone = func() { stop(); stopBeat() }, make(chan struct{}), make(chan struct{})
+	s.stopHeartbeat = stopBeat
+	s.mu.Unlock()
+	go s.heartbeat(beatCtx)
 	go s.sweep(sweepCtx)
 	return nil
 }
@@ -216,12 +222,14 @@ func (s *Service) Drain() {
 	s.mu.Unlock()
 }
 
-// Shutdown stops admitting responses, waits for the running ones until ctx
-// ends, then cancels them and waits until their receipts are recorded.
+// Shutdown stops admitting responses, hands the resumable ones off to the
+// other live replicas (handoff.go), waits for the others until ctx ends,
+// then cancels them and waits until their receipts are recorded.
 func (s *Service) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
 	s.closing = true
 	s.mu.Unlock()
+	s.handOffOnce.Do(func() { s.handOff(ctx) }) // a second call waits for it
 	done := make(chan struct{})
 	go func() { s.finished.Wait(); close(done) }()
 	var err error

@@ -13,8 +13,10 @@ import (
 // Serving a replica on a listener, and its graceful shutdown.
 
 // Serve answers HTTP on l until ctx ends, then shuts down: it stops
-// accepting, lets running responses finish within grace, cancels the rest
-// (recording their receipts) and closes the store.
+// accepting, hands its resumable background turns to the other live
+// replicas (runtime/handoff.go), lets the other running responses finish
+// within grace, cancels the rest (recording their receipts) and closes the
+// store.
 func (s *Server) Serve(ctx context.Context, l net.Listener, grace time.Duration) error {
 	return s.ServeWith(ctx, l, ServeOptions{Grace: grace})
 }

@@ -15,6 +15,9 @@ type Replicas interface {
 	// LapsedReplicas returns up to limit replicas whose liveness record
 	// lapsed at or before now and was not forgotten: their runs are due.
 	LapsedReplicas(ctx context.Context, now time.Time, limit int) ([]string, error)
+	// LiveReplicas returns up to limit replicas whose liveness record
+	// lapses after now: those that may claim the runs another hands off.
+	LiveReplicas(ctx context.Context, now time.Time, limit int) ([]string, error)
 	// ForgetReplica drops a replica's liveness record when it lapsed at
 	// or before now (a replica that renewed it since keeps it).
 	ForgetReplica(ctx context.Context, replica string, now time.Time) error

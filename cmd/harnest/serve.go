@@ -32,7 +32,7 @@ func serve(args []string) int {
 	redisURL := fs.String("redis-url", os.Getenv("HARNEST_REDIS_URL"), "Redis URL (overrides store.redis.url; env HARNEST_REDIS_URL); empty uses the embedded store")
 	logFormat := fs.String("log-format", "text", "log format: text or json")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
-	grace := fs.Duration("shutdown-grace", 10*time.Second, "how long running responses may finish after SIGINT/SIGTERM before they are cancelled")
+	grace := fs.Duration("shutdown-grace", 10*time.Second, "how long running responses may finish after SIGINT/SIGTERM before they are cancelled (resumable background turns are handed off to the other live replicas at once)")
 	drain := fs.Duration("drain-delay", 0, "how long to keep serving, not ready (/readyz 503), after SIGINT/SIGTERM before the shutdown starts")
 	folder, err := parseInterspersed(fs, args)
 	if err != nil {

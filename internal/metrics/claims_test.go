@@ -19,7 +19,12 @@ func TestRunClaimsAreCounted(t *testing.T) {
 	d.RunClaimed()
 	d.RunResumed()
 	d.WriteFenced()
-	for event, want := range map[string]float64{"claimed": 2, "resumed": 1, "fenced": 1} {
+	h, ok := m.Observer().(runtime.HandoffObserver)
+	if !ok {
+		t.Fatal("the observer does not count hand-offs")
+	}
+	h.RunHandedOff()
+	for event, want := range map[string]float64{"claimed": 2, "resumed": 1, "fenced": 1, "handed_off": 1} {
 		var got dto.Metric
 		if err := m.runClaims.WithLabelValues(event).Write(&got); err != nil {
 			t.Fatal(err)

@@ -102,7 +102,7 @@ func New(o Options) *Metrics {
 		}),
 		runClaims: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "harnest_run_claims_total",
-			Help: "Runs of lost replicas this replica claimed (event claimed), ran again (resumed), and writes of an attempt refused because another replica claimed its run (fenced).",
+			Help: "Runs of lost replicas this replica claimed (event claimed), ran again (resumed), writes of an attempt refused because another replica claimed its run (fenced), and running turns this replica handed to the others when it shut down (handed_off).",
 		}, []string{"event"}),
 		store: newStoreMetrics(),
 		grpc:  newGRPCMetrics(),

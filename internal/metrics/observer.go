@@ -106,6 +106,10 @@ func (o turnObserver) RunClaimed()  { o.m.runClaims.WithLabelValues("claimed").I
 func (o turnObserver) RunResumed()  { o.m.runClaims.WithLabelValues("resumed").Inc() }
 func (o turnObserver) WriteFenced() { o.m.runClaims.WithLabelValues("fenced").Inc() }
 
+// RunHandedOff counts the running turns this replica handed to the others
+// when it shut down (runtime.HandoffObserver).
+func (o turnObserver) RunHandedOff() { o.m.runClaims.WithLabelValues("handed_off").Inc() }
+
 func (o turnObserver) FollowStarted() { o.m.followers.Inc() }
 func (o turnObserver) FollowEnded()   { o.m.followers.Dec() }
 

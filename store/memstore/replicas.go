@@ -57,3 +57,23 @@ func (s *Store) ForgetReplica(ctx context.Context, replica string, now time.Time
 	}
 	return nil
 }
+
+// LiveReplicas returns up to limit replicas whose record lapses after now.
+func (s *Store) LiveReplicas(ctx context.Context, now time.Time, limit int) ([]string, error) {
+	if err := s.closed.check(); err != nil {
+		return nil, err
+	}
+	s.alive.mu.Lock()
+	var out []string
+	for id, until := range s.alive.until {
+		if until.After(now) {
+			out = append(out, id)
+		}
+	}
+	s.alive.mu.Unlock()
+	sort.Strings(out)
+	if limit > 0 && len(out) > limit {
+		out = out[:limit]
+	}
+	return out, nil
+}

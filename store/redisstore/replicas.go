@@ -56,3 +56,19 @@ func (s *Store) ForgetReplica(ctx context.Context, replica string, now time.Time
 	}
 	return nil
 }
+
+// LiveReplicas returns up to limit replicas whose record lapses after now:
+// one ZRANGE BYSCORE.
+func (s *Store) LiveReplicas(ctx context.Context, now time.Time, limit int) ([]string, error) {
+	count := int64(limit)
+	if limit <= 0 {
+		count = -1
+	}
+	ids, err := s.rdb.ZRangeArgs(ctx, redis.ZRangeArgs{
+		Key: s.replicasKey(), Start: "(" + strconv.FormatInt(now.UnixMilli(), 10), Stop: "+inf", ByScore: true, Count: count,
+	}).Result()
+	if err != nil {
+		return nil, fmt.Errorf("store: live replicas: %w", err)
+	}
+	return ids, nil
+}
