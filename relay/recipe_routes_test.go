@@ -10,6 +10,7 @@ import (
 
 	"github.com/harnest/harnest/config"
 	"github.com/harnest/harnest/relay/recipes"
+	"github.com/harnest/harnest/relay/recipes/recipetest"
 	"github.com/harnest/harnest/server"
 	"github.com/harnest/harnest/server/servertest"
 )
@@ -23,15 +24,15 @@ func recipeFolder(t *testing.T) string {
 	if err := os.CopyFS(dir, os.DirFS(filepath.Join("..", "examples", "hello"))); err != nil {
 		t.Fatal(err)
 	}
-	writeRecipe(t, dir, "codex.json", codexOverride())
-	writeRecipe(t, dir, "my-harness.json", validRecipe())
-	far := validRecipe()
+	recipetest.Write(t, dir, "codex.json", recipetest.CodexOverride())
+	recipetest.Write(t, dir, "my-harness.json", recipetest.Valid())
+	far := recipetest.Valid()
 	far["id"] = "far-away"
 	evidence := far["evidence"].(map[string]any)
 	evidence["status"] = "no-door"
 	delete(evidence, "measured_by")
 	far["connector"], far["pairing"] = "none", map[string]any{"instruction_id": "no-supported-door"}
-	writeRecipe(t, dir, "far-away.json", far)
+	recipetest.Write(t, dir, "far-away.json", far)
 	return dir
 }
 
@@ -128,9 +129,9 @@ func TestPairingForARecipe(t *testing.T) {
 
 func TestServerRefusesInvalidFolderRecipes(t *testing.T) {
 	dir := recipeFolder(t)
-	bad := validRecipe()
+	bad := recipetest.Valid()
 	bad["revision"] = 0
-	writeRecipe(t, dir, "my-harness.json", bad)
+	recipetest.Write(t, dir, "my-harness.json", bad)
 	f, err := config.Load(dir)
 	if err != nil {
 		t.Fatal(err)

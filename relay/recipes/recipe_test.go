@@ -10,26 +10,8 @@ import (
 	"testing"
 
 	"github.com/harnest/harnest/relay/recipes"
+	"github.com/harnest/harnest/relay/recipes/recipetest"
 )
-
-// validRecipe is a ready recipe that follows every rule, as a JSON-ready
-// map a test may change.
-func validRecipe() map[string]any {
-	return map[string]any{
-		"schema":      "harnest-recipe-1",
-		"id":          "my-harness",
-		"revision":    7,
-		"label":       "My harness at home",
-		"transport":   "relay-poll-v1",
-		"connector":   "harness-connector-exec",
-		"pairing":     map[string]any{"instruction_id": "private-code-in-connector"},
-		"card":        map[string]any{"mapping": map[string]any{"name": "owner_choice", "kind": "recipe_id", "skills": "declared_skills"}},
-		"stage_words": map[string]any{"connected": "Home. Connected.", "unavailable": "My harness is away."},
-		"evidence": map[string]any{"checked_on": "2026-11-30", "status": "ready",
-			"measured_by": "my-harness --help sha256 " + strings.Repeat("0a", 32)},
-		"contract": map[string]any{"version": 1, "operations": []any{"answer", "stream"}, "cancellation": true, "resume": false},
-	}
-}
 
 // at returns the object at a dotted path of m ("" is m itself).
 func at(m map[string]any, path string) map[string]any {
@@ -68,7 +50,7 @@ func parse(t *testing.T, m map[string]any) (recipes.Recipe, []string) {
 }
 
 func TestValidRecipe(t *testing.T) {
-	rc, problems := parse(t, validRecipe())
+	rc, problems := parse(t, recipetest.Valid())
 	if len(problems) != 0 {
 		t.Fatalf("problems %q", problems)
 	}
@@ -77,7 +59,7 @@ func TestValidRecipe(t *testing.T) {
 		t.Fatalf("recipe %+v", rc)
 	}
 	// A non-ready recipe without a connector, and one with a hosted variant.
-	drafted := validRecipe()
+	drafted := recipetest.Valid()
 	for _, change := range []func(map[string]any){set("evidence.status", "drafted"), set("evidence.measured_by", nil),
 		set("connector", "none"), set("pairing.instruction_id", "review-before-connecting"), set("contract.operations", []any{}),
 		set("hosted", map[string]any{"adapter": "cloud-runner", "tools": []any{"search"}, "environment": "a hosted sandbox"}),
@@ -87,7 +69,7 @@ func TestValidRecipe(t *testing.T) {
 	if rc, problems := parse(t, drafted); len(problems) != 0 || rc.Hosted == nil || rc.Contract.Operations == nil {
 		t.Fatalf("drafted recipe: %+v %q", rc, problems)
 	}
-	noDoor := validRecipe()
+	noDoor := recipetest.Valid()
 	for _, change := range []func(map[string]any){set("evidence.status", "no-door"), set("evidence.measured_by", nil),
 		set("connector", "none"), set("pairing.instruction_id", "no-supported-door")} {
 		change(noDoor)
@@ -166,7 +148,7 @@ func TestRecipeRules(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			m := validRecipe()
+			m := recipetest.Valid()
 			c.change(m)
 			_, problems := parse(t, m)
 			for _, p := range problems {
@@ -209,36 +191,13 @@ func TestBuiltinRecipesAreValid(t *testing.T) {
 	}
 }
 
-// writeRecipe writes a recipe file into folder's recipes/.
-func writeRecipe(t *testing.T, folder, file string, m map[string]any) {
-	t.Helper()
-	b, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Join(folder, "recipes"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(folder, "recipes", file), b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// codexOverride is the folder's own codex recipe: ready, revision 2.
-func codexOverride() map[string]any {
-	m := validRecipe()
-	m["id"], m["revision"], m["label"] = "codex", 2, "Our reviewed Codex"
-	delete(at(m, "evidence"), "measured_by")
-	return m
-}
-
 func TestFolderRecipes(t *testing.T) {
 	folder := t.TempDir()
 	if rs, err := recipes.Load(folder); err != nil || len(rs.List()) != 7 {
 		t.Fatalf("a folder without recipes: %v", err)
 	}
-	writeRecipe(t, folder, "my-harness.json", validRecipe())
-	writeRecipe(t, folder, "codex.json", codexOverride())
+	recipetest.Write(t, folder, "my-harness.json", recipetest.Valid())
+	recipetest.Write(t, folder, "codex.json", recipetest.CodexOverride())
 	if err := os.WriteFile(filepath.Join(folder, "recipes", "README.md"), []byte("not a recipe"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -257,10 +216,10 @@ func TestFolderRecipes(t *testing.T) {
 	}
 
 	// Invalid files: every problem, each naming the file and the field.
-	bad := validRecipe()
+	bad := recipetest.Valid()
 	bad["label"], bad["extra"] = "", true
-	writeRecipe(t, folder, "my-harness.json", bad)
-	writeRecipe(t, folder, "other.json", validRecipe()) // its id is my-harness
+	recipetest.Write(t, folder, "my-harness.json", bad)
+	recipetest.Write(t, folder, "other.json", recipetest.Valid()) // its id is my-harness
 	problems := recipes.Check(folder)
 	want := []string{
 		"recipes/my-harness.json: extra: is not a recipe field",

@@ -1,4 +1,7 @@
-package relay_test
+// Package recipetest holds the recipe fixtures that the relay's tests and
+// relay/recipes' own tests share: a recipe that follows every rule, the
+// folder's own codex recipe, and writing one into an agent folder.
+package recipetest
 
 import (
 	"encoding/json"
@@ -8,12 +11,9 @@ import (
 	"testing"
 )
 
-// The recipe files the routes' tests lay into an agent folder (the same
-// as relay/recipes' own tests use).
-
-// validRecipe is a ready recipe that follows every rule, as a JSON-ready
-// map a test may change.
-func validRecipe() map[string]any {
+// Valid is a ready recipe that follows every rule, as a JSON-ready map a
+// test may change.
+func Valid() map[string]any {
 	return map[string]any{
 		"schema":      "harnest-recipe-1",
 		"id":          "my-harness",
@@ -30,8 +30,16 @@ func validRecipe() map[string]any {
 	}
 }
 
-// writeRecipe writes a recipe file into folder's recipes/.
-func writeRecipe(t *testing.T, folder, file string, m map[string]any) {
+// CodexOverride is the folder's own codex recipe: ready, revision 2.
+func CodexOverride() map[string]any {
+	m := Valid()
+	m["id"], m["revision"], m["label"] = "codex", 2, "Our reviewed Codex"
+	delete(m["evidence"].(map[string]any), "measured_by")
+	return m
+}
+
+// Write writes a recipe file into folder's recipes/.
+func Write(t testing.TB, folder, file string, m map[string]any) {
 	t.Helper()
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
@@ -43,12 +51,4 @@ func writeRecipe(t *testing.T, folder, file string, m map[string]any) {
 	if err := os.WriteFile(filepath.Join(folder, "recipes", file), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// codexOverride is the folder's own codex recipe: ready, revision 2.
-func codexOverride() map[string]any {
-	m := validRecipe()
-	m["id"], m["revision"], m["label"] = "codex", 2, "Our reviewed Codex"
-	delete(m["evidence"].(map[string]any), "measured_by")
-	return m
 }
