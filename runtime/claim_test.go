@@ -53,8 +53,14 @@ func claimingService(t *testing.T, st store.Store, agent Agent, rerun bool, maxA
 // finalReceipt waits (up to 10 s) for the lost run's receipt to be final.
 func finalReceipt(t *testing.T, st store.Store) Envelope {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		b, _, err := st.Receipt(context.Background(), "u", "sess_lost", "resp_lost")
+	return finalReceiptOf(t, st, "u", "sess_lost", "resp_lost")
+}
+
+// finalReceiptOf waits (up to 10 s) for a response's receipt to be final.
+func finalReceiptOf(t *testing.T, st store.Store, user, session, responseID string) Envelope {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		b, _, err := st.Receipt(context.Background(), user, session, responseID)
 		if err == nil && store.IsFinalReceipt(b) {
 			var env Envelope
 			if err := json.Unmarshal(b, &env); err != nil {
@@ -63,7 +69,7 @@ func finalReceipt(t *testing.T, st store.Store) Envelope {
 			return env
 		}
 	}
-	t.Fatal("the lost run was not finished within 10 s")
+	t.Fatalf("response %s was not finished within 10 s", responseID)
 	return Envelope{}
 }
 

@@ -72,17 +72,7 @@ func TestShutdownHandsTurnOff(t *testing.T) {
 	if err := a.Shutdown(ctx); err != nil {
 		t.Fatalf("shutdown: %v", err)
 	}
-	var env Envelope
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		b, _, err := st.Receipt(context.Background(), testUser.UserID, r.SessionID, r.ID)
-		if err == nil && store.IsFinalReceipt(b) {
-			env, _ = envelopeOf(b)
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the handed-off turn did not end within 10 s")
-		}
-	}
+	env := finalReceiptOf(t, st, testUser.UserID, r.SessionID, r.ID)
 	if env.Status != StatusCompleted || env.OutputText != "echo: hi" || attempts.Load() != 2 {
 		t.Fatalf("receipt %+v after %d attempts, want completed by the second", env, attempts.Load())
 	}
