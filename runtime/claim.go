@@ -48,13 +48,21 @@ type rerunRequest struct {
 	Context     json.RawMessage `json:"context,omitempty"`
 	Message     *TurnMessage    `json:"message,omitempty"`
 	Transport   string          `json:"transport,omitempty"`
+	// OnlyAfterAWait marks the request of a turn that is not run in the
+	// background: it is run again only once it waits for an answer (its
+	// caller then no longer awaits it), never when its replica is lost
+	// while it runs (the caller was lost with it).
+	OnlyAfterAWait bool `json:"onlyAfterAWait,omitempty"`
 }
 
 // encodeRerun is the stored request of a turn that may run again (nil when
-// it cannot be encoded: the turn then fails when its replica is lost).
-func encodeRerun(req ResponseRequest, user string) []byte {
+// it cannot be encoded: the turn then fails when its replica is lost);
+// onlyAfterAWait for a turn that is not run in the background, of an agent
+// whose waits outlive their replica.
+func encodeRerun(req ResponseRequest, user string, onlyAfterAWait bool) []byte {
 	b, err := json.Marshal(rerunRequest{User: user, Input: req.Input, Parts: req.Parts, Metadata: req.Metadata,
-		ClientTools: req.ClientTools, Context: req.Context, Message: req.Message, Transport: req.Transport})
+		ClientTools: req.ClientTools, Context: req.Context, Message: req.Message, Transport: req.Transport,
+		OnlyAfterAWait: onlyAfterAWait})
 	if err != nil {
 		return nil
 	}

@@ -21,7 +21,7 @@ func lostRun(t *testing.T, st store.Store) {
 	receipt, _ := env.encode()
 	_, err := st.BeginResponse(ctx, store.Begin{User: "u", Session: "sess_lost", ResponseID: "resp_lost", CreateSession: true,
 		Receipt: receipt, Lease: time.Minute, Replica: "replica_dead", Now: "t0",
-		Request: encodeRerun(ResponseRequest{Input: "hello again", Background: true}, "u")})
+		Request: encodeRerun(ResponseRequest{Input: "hello again", Background: true}, "u", false)})
 	if err != nil {
 		t.Fatal(err)
 	}

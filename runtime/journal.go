@@ -27,7 +27,7 @@ import (
 //
 // Only a turn that can run again records anything (one with a stored
 // request: a background turn of an agent that is rerun, see encodeRerun,
-// or any turn of it once it waits for an answer, see encodeWaitRerun); for
+// or any turn of it once it waits for an answer, onlyAfterAWait); for
 // the others Record does nothing, so they pay no round trip. A backend records nothing for a step that
 // ends the turn: a one-step turn costs no extra write.
 

@@ -205,6 +205,13 @@ func (s *Service) StartResponse(ctx context.Context, p Principal, req ResponseRe
 		r.stream = make(chan Event, streamQueue)
 		r.events = r.stream
 	}
+	// What a claimer needs to run the turn again, when it may (claim.go,
+	// waits_durable.go).
+	if s.rerun && req.Background {
+		r.rerunRequest = encodeRerun(req, p.UserID, false)
+	} else if s.waitsResumable() {
+		r.rerunRequest = encodeRerun(req, p.UserID, true)
+	}
 	// The response outlives the call that started it: a caller that goes
 	// away before the first boundary cancels it (unless it runs in the
 	// background), but once it waits for an answer it belongs to nobody.
@@ -213,11 +220,6 @@ func (s *Service) StartResponse(ctx context.Context, p Principal, req ResponseRe
 	// A JSON caller is watched where it waits (Outcome): registering a
 	// function with its context cost a JSON turn three allocations and
 	// about 1 µs of its 44.
-	if s.rerun && req.Background {
-		r.rerunRequest = encodeRerun(req, p.UserID)
-	} else if s.waitsResumable() {
-		r.rerunRequest = encodeWaitRerun(req, p.UserID) // waits_durable.go
-	}
 	r.ctx, r.cancel = context.WithCancelCause(context.WithoutCancel(ctx))
 	switch {
 	case req.Background:

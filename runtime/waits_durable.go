@@ -140,26 +140,6 @@ func (s *Service) continueWait(ctx context.Context, user string, w store.Wait, r
 	return nil
 }
 
-// waitRerun is the stored request of a turn that is not run in the
-// background: it is run again only once it waits for an answer (its
-// caller then no longer awaits it), never when its replica is lost while
-// it runs (the caller was lost with it).
-type waitRerun struct {
-	rerunRequest
-	OnlyAfterAWait bool `json:"onlyAfterAWait"`
-}
-
-// encodeWaitRerun is the stored request of a turn that is not run in the
-// background, for an agent whose waits outlive their replica.
-func encodeWaitRerun(req ResponseRequest, user string) []byte {
-	b, err := json.Marshal(waitRerun{rerunRequest{User: user, Input: req.Input, Parts: req.Parts, Metadata: req.Metadata,
-		ClientTools: req.ClientTools, Context: req.Context, Message: req.Message, Transport: req.Transport}, true})
-	if err != nil {
-		return nil
-	}
-	return b
-}
-
 // parkWaiting is the sweeper's hook (claim.go) for a claimed run of a lost
 // replica: a run suspended on a wait, of an agent whose waits outlive
 // their replica, is parked (reports true) rather than failed or run again.
@@ -170,7 +150,7 @@ func (s *Service) parkWaiting(ctx context.Context, run store.Lapsed, claimed sto
 		return false
 	}
 	if receiptStatus(claimed.Receipt) != StatusRequiresAction {
-		var w waitRerun
+		var w rerunRequest
 		if json.Unmarshal(claimed.Request, &w) == nil && w.OnlyAfterAWait {
 			run.Webhook = claimed.Webhook
 			s.failClaimed(ctx, run, claimed)

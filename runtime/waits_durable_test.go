@@ -44,7 +44,7 @@ func lostWaitingRun(t *testing.T, st store.Store, action *RequiredAction, kind s
 	receipt, _ := env.encode()
 	_, err := st.BeginResponse(ctx, store.Begin{User: "u", Session: "sess_lost", ResponseID: "resp_lost", CreateSession: true,
 		Receipt: receipt, Lease: time.Minute, Replica: "replica_dead", Now: "t0",
-		Request: encodeRerun(ResponseRequest{Input: "v2", Background: true}, "u")})
+		Request: encodeRerun(ResponseRequest{Input: "v2", Background: true}, "u", false)})
 	if err != nil {
 		t.Fatal(err)
 	}
