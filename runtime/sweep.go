@@ -8,9 +8,12 @@ import (
 	"github.com/harnest/harnest/store"
 )
 
-// sweep periodically fails the runs whose lease lapsed: their replica died
-// (or lost Redis) and nobody renews them. Any replica may do it; the store
-// makes sure a receipt changes once.
+// sweep periodically takes over the runs of lost replicas: those whose
+// liveness record lapsed (claim.go), the parked ones whose wait was answered
+// or expired (waits_durable.go), and those whose lease lapsed with nobody
+// renewing it. Each is claimed and run again or failed (claim.go); one whose
+// session another response holds is failed here. Any replica may do it; the
+// store makes sure a run has one holder and a receipt changes once.
 func (s *Service) sweep(ctx context.Context) {
 	defer close(s.sweeperDone)
 	t := time.NewTicker(s.sweepEvery)
@@ -57,9 +60,9 @@ func (s *Service) sweptOne(run store.Lapsed, receipt []byte) {
 	}
 }
 
-// lapsedDue decides whether a run whose lease lapsed is failed now. A run
+// lapsedDue decides whether a run whose lease lapsed is taken over now. A run
 // of this replica is alive (it is renewed as soon as the store answers). A
-// run of another replica is failed only when it is still lapsed a while
+// run of another replica is taken over only when it is still lapsed a while
 // after this sweeper first saw it lapsed: a replica that lived through a
 // store outage longer than its lease renews its runs within a third of the
 // lease once the store is back, and must not find them failed.
