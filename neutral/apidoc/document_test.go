@@ -253,7 +253,7 @@ func TestCreateAgentResponseReplies(t *testing.T) {
 	for _, event := range []string{
 		"response.created", "response.text.delta", "response.thinking.delta",
 		"response.agent_activity", "response.agent_metadata", "response.tool_call",
-		"response.tool_result", "response.state_delta", "response.completed", "`error`",
+		"response.tool_result", "response.state_delta", "response.retracted", "response.completed", "`error`",
 	} {
 		if !strings.Contains(sse.Schema.Value.Description, event) {
 			t.Errorf("event stream description does not list %s", event)

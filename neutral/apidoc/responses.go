@@ -21,6 +21,9 @@ const streamDescription = "Sent when the request has `\"stream\": true`. Each fr
 	"- `response.tool_call`: the agent called a tool.\n" +
 	"- `response.tool_result`: a tool returned.\n" +
 	"- `response.state_delta`: the session state changed.\n" +
+	"- `response.retracted`: the response's replica was lost and another replica runs it again; `retracted` " +
+	"(`fromSequence`, `toSequence`, `text`, `attempt`) names the events and text of the lost attempt that no longer count. " +
+	"A `response.agent_activity` with `activity` `attempt` follows, then the new attempt's events.\n" +
 	artifactEventText +
 	"- `response.completed`: the final envelope (as in the JSON reply, with `responseId` instead of `id`); ends the stream.\n" +
 	"- `error`: the run failed, with the reason in `error`; ends the stream.\n\n" +
