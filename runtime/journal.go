@@ -37,6 +37,9 @@ import (
 type Journal struct {
 	r        *Response
 	recalled map[string][]byte
+	// scope prefixes every key (Within): a backend that runs another
+	// backend (the router's rungs) keeps the inner one's keys apart.
+	scope string
 }
 
 // newJournal is the journal of r's turn with the points earlier attempts
@@ -53,7 +56,7 @@ func (j *Journal) Recall(key string) (data []byte, ok bool) {
 	if j == nil {
 		return nil, false
 	}
-	data, ok = j.recalled[key]
+	data, ok = j.recalled[j.scope+key]
 	return data, ok
 }
 
@@ -71,6 +74,7 @@ func (j *Journal) Record(ctx context.Context, key string, data []byte) error {
 		return err
 	}
 	r := j.r
+	key = j.scope + key
 	err := r.recordPoint(ctx, key, data)
 	switch {
 	case errors.Is(err, store.ErrFenced):
