@@ -117,7 +117,7 @@ func (s *Service) onHandOff(replica string) {
 			return
 		}
 		for _, run := range runs {
-			s.takeOver(ctx, run)
+			s.takeOverAfter(ctx, run, false) // handed off: the same attempt goes on
 		}
 	}()
 }

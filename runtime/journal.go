@@ -160,7 +160,7 @@ func (s *Service) recall(ctx context.Context, run store.Lapsed, claimed store.Cl
 // and the text they added. It returns too the events the turn keeps: those
 // up to the resume point that no earlier retraction withdrew.
 func (s *Service) retraction(ctx context.Context, run store.Lapsed, claimed store.Claimed, after int) (Retraction, []Event, error) {
-	out := Retraction{FromSequence: claimed.LastSequence + 1, ToSequence: claimed.LastSequence, Attempt: claimed.Epoch}
+	out := Retraction{FromSequence: claimed.LastSequence + 1, ToSequence: claimed.LastSequence, Attempt: claimed.Attempt}
 	events, err := s.store.EventsAfter(ctx, run.User, run.Session, run.ResponseID, -1, 0)
 	if err != nil && !errors.Is(err, store.ErrEventsTrimmed) {
 		return out, nil, err

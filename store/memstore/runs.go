@@ -215,5 +215,5 @@ func (s *Store) ClaimRun(ctx context.Context, c store.Claim) (store.Claimed, err
 		last = n
 	}
 	return store.Claimed{Epoch: r.epoch, Request: copyBytes(r.request), Webhook: r.webhook,
-		Receipt: copyBytes(receipt), LastSequence: last}, nil
+		Receipt: copyBytes(receipt), LastSequence: last, Attempt: max(r.attempts, 1)}, nil
 }
