@@ -64,6 +64,7 @@ func TestResumeReattachesToTheRemoteTask(t *testing.T) {
 			lost := &freezable{Store: st}
 			first := startReplica(t, lost, agent)
 			startReplica(t, st, agent)
+			time.Sleep(400 * time.Millisecond) // both replicas are live and trust their liveness
 
 			r, err := first.StartResponse(context.Background(), runtime.Principal{UserID: "u"}, runtime.ResponseRequest{Input: "slow", Background: true})
 			if err != nil {
