@@ -337,3 +337,50 @@ func TestKilledRelayTurnWaitsForTheSameItem(t *testing.T) {
 	}
 	b.mustStop(t)
 }
+
+// Hand-offs spend no attempt (store.Attempts): with store.maxAttempts 1
+// (the first run only), a background turn handed off twice (its replica
+// stopped, then the one that took it over) completes on the third replica
+// as the same attempt 1, where an epoch-counted budget failed it
+// replica_lost at the first hand-off.
+func TestHandOffsSpendNoAttempt(t *testing.T) {
+	t.Parallel()
+	url := realRedis(t)
+	dir := rerunFolder(t, "delayMs: 1000", prefixed(t)+"  maxAttempts: 1\n")
+	grace := []string{"--redis-url", url, "--shutdown-grace", "1s"}
+	a := startHarnest(t, dir, nil, grace...)
+	others := []*harnest{startHarnest(t, dir, nil, grace...), startHarnest(t, dir, nil, grace...)}
+	ids, _, _ := startDurable(t, a, others[0])
+	a.mustStop(t)
+	// One of the others took the turn over: stop it too.
+	var holder, survivor *harnest
+	for deadline := time.Now().Add(10 * time.Second); holder == nil; time.Sleep(25 * time.Millisecond) {
+		for i, h := range others {
+			if strings.Contains(h.stderr.String(), "running again the response") {
+				holder, survivor = h, others[1-i]
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no replica took the handed-off turn over within 10 s")
+		}
+	}
+	holder.mustStop(t)
+	receipt, rv := survivor.waitReceipt(t, ids, 20*time.Second)
+	if rv["status"] != "completed" || rv["outputText"] != "Echo: "+durableInput {
+		t.Fatalf("receipt %s", receipt.Body)
+	}
+	frames := survivor.openEvents(t, eventsPath(ids["id"].(string), ids["sessionId"].(string), -1)).rest(t, 10*time.Second)
+	mustBeConsecutive(t, frames, 0)
+	var attempts []string
+	for _, f := range frames {
+		if f.Event == "response.agent_activity" && f.Data["activity"] == "attempt" {
+			attempts = append(attempts, f.Data["code"].(string))
+		}
+	}
+	names := eventNames(frames)
+	if count(names, "response.retracted") != 2 || strings.Join(attempts, ",") != "1,1" || count(names, "response.completed") != 1 {
+		t.Fatalf("events %v, attempts %v: want two retractions, both hand-offs as attempt 1, one completion\nholder:\n%s\nsurvivor:\n%s", names, attempts, holder.stderr.String(), survivor.stderr.String())
+	}
+	mustHoldTurnOnce(t, survivor, ids["sessionId"].(string))
+	survivor.mustStop(t)
+}
