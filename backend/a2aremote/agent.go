@@ -152,8 +152,7 @@ func (a *Agent) Run(ctx context.Context, turn *runtime.Turn, emit runtime.Emit) 
 func (a *Agent) exchange(ctx context.Context, rem *remote, turn *runtime.Turn, prev sessionState, emit runtime.Emit) (*exchange, error) {
 	if task, ok := recallTask(turn); ok {
 		a.log.Info("re-attaching to the remote task of an earlier attempt", "taskId", task.TaskID, "attempt", turn.Attempt)
-		x := newExchange(emit, rem.card.Name, "")
-		x.ids(a2a.TaskID(task.TaskID), task.ContextID)
+		x := attached(emit, rem.card.Name, task)
 		return x, a.reattach(ctx, rem, x)
 	}
 	msg, err := message(ctx, turn, prev)

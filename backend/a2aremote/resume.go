@@ -29,6 +29,11 @@ const taskKey = "a2a/task"
 type recordedTask struct {
 	TaskID    string `json:"taskId"`
 	ContextID string `json:"contextId,omitempty"`
+	// Continuing: the message answered this task, which waited for input;
+	// StaleNote is its status message then, so that a re-attached turn
+	// does not take the task as the message found it for its answer.
+	Continuing bool   `json:"continuing,omitempty"`
+	StaleNote  string `json:"staleNote,omitempty"`
 }
 
 // recallTask is the remote task an earlier attempt of the turn sent its
@@ -52,11 +57,27 @@ func (x *exchange) recordTask(ctx context.Context) error {
 		return nil
 	}
 	x.recorded = true
-	data, err := json.Marshal(recordedTask{TaskID: string(x.taskID), ContextID: x.contextID})
+	rec := recordedTask{TaskID: string(x.taskID), ContextID: x.contextID}
+	if x.continuing != "" && x.continuing == x.taskID {
+		rec.Continuing, rec.StaleNote = true, x.staleNote
+	}
+	data, err := json.Marshal(rec)
 	if err != nil {
 		return err
 	}
 	return x.journal.Record(ctx, taskKey, data)
+}
+
+// attached is the exchange of a turn re-attached to a recorded task.
+func attached(emit runtime.Emit, agent string, t recordedTask) *exchange {
+	x := newExchange(emit, agent, "")
+	x.ids(a2a.TaskID(t.TaskID), t.ContextID)
+	if t.Continuing {
+		// A snapshot of the task still as the message found it is not
+		// the answer (exchange.stale, past its first event).
+		x.continuing, x.staleNote, x.received = x.taskID, t.StaleNote, 1
+	}
+	return x
 }
 
 // reattach follows a recorded remote task to its end without sending

@@ -173,7 +173,7 @@ func TestHandOffLeavesTheRemoteTaskRunning(t *testing.T) {
 	if err := first.Shutdown(ctx); err != nil {
 		t.Fatal(err)
 	}
-	waitForAttempt(t, st, r.SessionID, r.ID, 2)
+	waitForAttempt(t, st, r.SessionID, r.ID, 1) // a hand-off spends no attempt
 	close(peer.finish)
 	env := finalReceipt(t, st, r.SessionID, r.ID)
 	if env.Status != runtime.StatusCompleted || env.OutputText != "slow done" {
