@@ -4,7 +4,8 @@
 // door, on any replica) is the answer. It reads and writes the relay's
 // state through Store, the part of store.Relay it calls, and knows nothing
 // of HTTP: the door (package relay) builds an Agent per backend section
-// with New.
+// with New. The inbox item is the turn's resume point (resume.go): a turn
+// run again on another replica waits for the reply to the same item.
 package agent
 
 import (
