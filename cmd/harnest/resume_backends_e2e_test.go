@@ -341,8 +341,8 @@ func TestKilledRelayTurnWaitsForTheSameItem(t *testing.T) {
 // Hand-offs spend no attempt (store.Attempts): with store.maxAttempts 1
 // (the first run only), a background turn handed off twice (its replica
 // stopped, then the one that took it over) completes on the third replica
-// as the same attempt 1, where an epoch-counted budget failed it
-// replica_lost at the first hand-off.
+// as the same attempt 1 (at epoch 3), where an epoch-counted budget failed
+// it replica_lost at the first hand-off.
 func TestHandOffsSpendNoAttempt(t *testing.T) {
 	t.Parallel()
 	url := realRedis(t)
@@ -378,8 +378,15 @@ func TestHandOffsSpendNoAttempt(t *testing.T) {
 		}
 	}
 	names := eventNames(frames)
-	if count(names, "response.retracted") != 2 || strings.Join(attempts, ",") != "1,1" || count(names, "response.completed") != 1 {
-		t.Fatalf("events %v, attempts %v: want two retractions, both hand-offs as attempt 1, one completion\nholder:\n%s\nsurvivor:\n%s", names, attempts, holder.stderr.String(), survivor.stderr.String())
+	// The holder may be stopped before its attempt logged anything: its
+	// own retraction and activity are then not in the log.
+	if count(names, "response.retracted") < 1 || count(names, "response.completed") != 1 || len(attempts) < 1 ||
+		strings.Trim(strings.Join(attempts, ","), "1,") != "" {
+		t.Fatalf("events %v, attempts %v: want every hand-off as attempt 1, one completion", names, attempts)
+	}
+	if !strings.Contains(holder.stderr.String(), "handed off running responses") ||
+		!strings.Contains(survivor.stderr.String(), "attempt=1 epoch=3") {
+		t.Fatalf("want two hand-offs, the last run as attempt 1 at epoch 3:\nholder:\n%s\nsurvivor:\n%s", holder.stderr.String(), survivor.stderr.String())
 	}
 	mustHoldTurnOnce(t, survivor, ids["sessionId"].(string))
 	survivor.mustStop(t)
