@@ -190,7 +190,11 @@ func TestKilledA2ATurnReattachesToItsTask(t *testing.T) {
 		}
 	}
 	a.kill(t)
-	frames = followToEnd(t, stream, frames, peer.finish)
+	killed := time.Now()
+	frames = followToEnd(t, stream, frames, func() {
+		t.Logf("SIGKILL to the re-attached attempt's first event: %v", time.Since(killed).Round(time.Millisecond))
+		peer.finish()
+	})
 	mustBeOneClaimedTurn(t, frames)
 	_, rv := b.waitReceipt(t, ids, 10*time.Second)
 	if rv["status"] != "completed" || rv["outputText"] != "slow done" {
