@@ -1,0 +1,75 @@
+package openaiapi_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/responses"
+
+	"github.com/harnest/harnest/config"
+	"github.com/harnest/harnest/server/servertest"
+)
+
+// The official openai-go Responses client creates a response: the agent
+// named by model answers, and the object is in the specification's shape.
+func TestResponsesCreate(t *testing.T) {
+	servertest.EachStore(t, servertest.Setup{Config: openResponses()}, func(t *testing.T, ts *servertest.Server) {
+		client := responsesClient(ts, "")
+		res, err := client.New(testContext(t), ask("hi there"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Status != "completed" || res.OutputText() != "Echo: hi there" || res.Object != "response" || res.Model != "hello" {
+			t.Fatalf("response = %s %q %q %q", res.Status, res.OutputText(), res.Object, res.Model)
+		}
+		if len(res.Output) != 1 || res.Output[0].Type != "message" || res.Output[0].Role != "assistant" {
+			t.Fatalf("output = %+v", res.Output)
+		}
+		got, err := client.Get(testContext(t), res.ID, responses.ResponseGetParams{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.ID != res.ID || got.Status != "completed" || got.OutputText() != "Echo: hi there" || got.Output[0].ID != res.Output[0].ID {
+			t.Fatalf("retrieved = %s %s %q", got.ID, got.Status, got.OutputText())
+		}
+	})
+}
+
+// A stream carries the specification's events, numbered from 0 without a
+// gap, and ends with response.completed holding the whole response.
+func TestResponsesStream(t *testing.T) {
+	setup := servertest.Setup{Config: openResponses(echo(func(e *config.EchoBackend) { e.Thinking = true }), func(c *config.Config) { c.Spec.Output.Thinking = true })}
+	servertest.EachStore(t, setup, func(t *testing.T, ts *servertest.Server) {
+		client := responsesClient(ts, "")
+		events := streamed(t, client.NewStreaming(testContext(t), ask("count")))
+		for i, e := range events {
+			if e.SequenceNumber != int64(i) {
+				t.Fatalf("event %d (%s) has sequence_number %d", i, e.Type, e.SequenceNumber)
+			}
+		}
+		got := strings.Join(types(events), " ")
+		for _, want := range []string{"response.created response.in_progress response.output_item.added response.content_part.added response.reasoning_text.delta",
+			"response.reasoning_text.done response.content_part.done response.output_item.done response.output_item.added response.content_part.added response.output_text.delta",
+			"response.output_text.done response.content_part.done response.output_item.done response.completed"} {
+			if !strings.Contains(got, want) {
+				t.Fatalf("events %s\nlack %s", got, want)
+			}
+		}
+		last := events[len(events)-1].AsResponseCompleted().Response
+		if last.Status != "completed" || last.OutputText() != "Echo: count" || len(last.Output) != 2 || last.Output[0].Type != "reasoning" {
+			t.Fatalf("final response = %s %q %+v", last.Status, last.OutputText(), last.Output)
+		}
+		var text string
+		for _, e := range events {
+			if e.Type == "response.output_text.delta" {
+				text += e.Delta
+			}
+		}
+		if text != "Echo: count" {
+			t.Fatalf("deltas = %q", text)
+		}
+	})
+}
+
+var _ = openai.String
