@@ -25,10 +25,10 @@ func openResponses(more ...func(*config.Config)) func(*config.Config) {
 
 // responsesClient is the official client's Responses service pointed at
 // the server's /v1/, with no retries.
-func responsesClient(ts *servertest.Server, apiKey string) responses.ResponseService {
+func responsesClient(ts *servertest.Server, apiKey string) *responses.ResponseService {
 	c := openai.NewClient(option.WithBaseURL(ts.URL+"/v1/"), option.WithAPIKey(apiKey),
 		option.WithMaxRetries(0), option.WithRequestTimeout(20*time.Second))
-	return c.Responses
+	return &c.Responses
 }
 
 // ask is a create request for the agent "hello" with a text input.

@@ -2,6 +2,7 @@ package openaiapi
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
 	"strconv"
 
@@ -21,7 +22,7 @@ func (d *door) getResponse(w http.ResponseWriter, r *http.Request, p runtime.Pri
 	}
 	echo := echoed{Model: d.model, Metadata: env.Metadata, Store: true}
 	q := r.URL.Query()
-	if q.Get("stream") == "true" {
+	if q.Get("stream") == "true" || d.streamAsked(r) {
 		after := -1
 		if s := q.Get("starting_after"); s != "" {
 			n, err := strconv.Atoi(s)
@@ -35,6 +36,23 @@ func (d *door) getResponse(w http.ResponseWriter, r *http.Request, p runtime.Pri
 		return
 	}
 	d.writeReplayed(w, r, p, ref, echo, env)
+}
+
+// streamAsked reports a GET that asks for the stream the way the official
+// SDKs do: a JSON body {"stream": true} (openai-go), or an Accept header
+// that takes only text/event-stream.
+func (d *door) streamAsked(r *http.Request) bool {
+	if r.Header.Get("Accept") == "text/event-stream" {
+		return true
+	}
+	if r.ContentLength == 0 || r.Body == nil {
+		return false
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, 4096))
+	var asked struct {
+		Stream bool `json:"stream"`
+	}
+	return err == nil && json.Unmarshal(body, &asked) == nil && asked.Stream
 }
 
 // lookup reads the response an ID names, for the caller; ok is false when

@@ -57,6 +57,9 @@ func (d *door) parseCreate(obj map[string]json.RawMessage) (createRequest, failu
 		return req, invalid("store", "invalid_value", `A background response is stored: "background": true needs "store" true (or left out)`), http.StatusBadRequest
 	}
 	if f, ok := d.parseEchoed(obj, &req); !ok {
+		if f.Code == "previous_response_not_found" {
+			return req, f, http.StatusNotFound
+		}
 		return req, f, http.StatusBadRequest
 	}
 	if f, ok := parseInput(obj["input"], &req); !ok {
