@@ -56,7 +56,7 @@ func (d *door) createResponse(w http.ResponseWriter, r *http.Request, p runtime.
 	case req.Stream:
 		d.streamLive(w, resp, ref, req.Echo)
 	case req.Echo.Background:
-		writeJSON(w, req.Echo.resource(ref, "queued", nil))
+		writeResponse(w, req.Echo.resource(ref, "queued", nil))
 	default:
 		fo := &fold{ref: ref, echo: req.Echo, skipThrough: -1}
 		out := foldLive(fo, resp)
@@ -74,8 +74,13 @@ func foldLive(f *fold, resp *runtime.Response) runtime.Outcome {
 		if e.Envelope != nil {
 			env = &e.Envelope.EnvelopeBody
 		}
-		_, err := f.event(e, env)
-		return err
+		if _, err := f.event(e, env); err != nil {
+			return err
+		}
+		if f.write == nil {
+			return nil
+		}
+		return f.send(resp.Queued() == 0)
 	})
 }
 
@@ -104,7 +109,7 @@ func (d *door) writeFolded(w http.ResponseWriter, f *fold, failed *runtime.Error
 	}
 	now := time.Now().Unix()
 	res.CompletedAt = &now
-	writeJSON(w, res)
+	writeResponse(w, res)
 }
 
 // streamLive writes a response's first segment as the specification's
@@ -114,10 +119,9 @@ func (d *door) writeFolded(w http.ResponseWriter, f *fold, failed *runtime.Error
 func (d *door) streamLive(w http.ResponseWriter, resp *runtime.Response, ref responseRef, echo echoed) {
 	sw := sse.Open(w, d.keepAlive)
 	defer sw.Close()
-	f := &fold{ref: ref, echo: echo, skipThrough: -1, write: func(typ string, seq int, data []byte) error {
-		return sw.Write(typ, seq, data, resp.Queued() == 0)
-	}}
-	if f.start("in_progress") != nil {
+	f := &fold{ref: ref, echo: echo, skipThrough: -1, write: sw.Write}
+	f.start()
+	if f.send(resp.Queued() == 0) != nil {
 		resp.Each(func(runtime.Event) error { return errGone })
 		return
 	}
@@ -138,6 +142,7 @@ func (d *door) streamLive(w http.ResponseWriter, resp *runtime.Response, ref res
 		f.errored.Message = "The response was cancelled"
 	}
 	_ = f.finish()
+	_ = f.send(true)
 }
 
 // errGone stops a stream whose client went away.

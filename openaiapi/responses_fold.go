@@ -19,9 +19,12 @@ import (
 type fold struct {
 	ref  responseRef
 	echo echoed
-	// write sends one event (nil: the events are only folded, to build the
-	// response object).
-	write func(typ string, sequence int, data []byte) error
+	// write sends one event, flushing the stream when flush is set (nil:
+	// the events are only folded, to build the response object). Events
+	// wait in pending until send: the events one harnest event makes go
+	// out in one write.
+	write   func(typ string, sequence int, data []byte, flush bool) error
+	pending []pendingEvent
 	// skipThrough: events numbered up to it are not written
 	// (starting_after); -1 writes all.
 	skipThrough int
@@ -36,12 +39,41 @@ type fold struct {
 	errored *orError // a failure seen in the log, until finish words it
 }
 
-// start writes response.created and response.in_progress.
-func (f *fold) start(status string) error {
-	if err := f.snapshot("response.created", status); err != nil {
-		return err
+// pendingEvent is an encoded event not yet written.
+type pendingEvent struct {
+	typ      string
+	sequence int
+	data     []byte
+}
+
+// send writes the pending events, flushing after the last one when flush
+// is set (no more events are queued behind them).
+func (f *fold) send(flush bool) error {
+	events := f.pending
+	f.pending = f.pending[:0]
+	for i, e := range events {
+		if err := f.write(e.typ, e.sequence, e.data, flush && i == len(events)-1); err != nil {
+			return err
+		}
 	}
-	return f.snapshot("response.in_progress", "in_progress")
+	return nil
+}
+
+// start queues response.created and response.in_progress: the same
+// snapshot, encoded once.
+func (f *fold) start() {
+	if f.write == nil {
+		f.seq += 2
+		return
+	}
+	r := f.resource("in_progress")
+	b := r.appendJSON(nil)
+	for _, typ := range []string{"response.created", "response.in_progress"} {
+		f.emit(typ, func(o *jsonwrite.Object) {
+			o.Key("response")
+			o.B = append(o.B, b...)
+		})
+	}
 }
 
 // event folds one harnest event of the segment; done is true once the
@@ -84,7 +116,7 @@ func (f *fold) event(e runtime.Event, env *runtime.EnvelopeBody) (done bool, err
 	return false, nil
 }
 
-// emit numbers and writes one event: fields are its members after type and
+// emit numbers and queues one event: fields are its members after type and
 // sequence_number.
 func (f *fold) emit(typ string, fields func(o *jsonwrite.Object)) error {
 	n := f.seq
@@ -96,7 +128,8 @@ func (f *fold) emit(typ string, fields func(o *jsonwrite.Object)) error {
 	o.Str("type", typ)
 	o.Int("sequence_number", n)
 	fields(&o)
-	return f.write(typ, n, o.End())
+	f.pending = append(f.pending, pendingEvent{typ: typ, sequence: n, data: o.End()})
+	return nil
 }
 
 // raw adds a member encoded by encoding/json.
@@ -107,16 +140,6 @@ func raw(o *jsonwrite.Object, key string, v any) {
 	}
 	o.Key(key)
 	o.B = append(o.B, b...)
-}
-
-// snapshot writes an event that carries the whole response object.
-func (f *fold) snapshot(typ, status string) error {
-	if f.write == nil {
-		f.seq++
-		return nil
-	}
-	r := f.resource(status)
-	return f.emit(typ, func(o *jsonwrite.Object) { raw(o, "response", r) })
 }
 
 // resource is the response object as the fold has it.
@@ -151,7 +174,8 @@ func (f *fold) add(it *orItem) error {
 	i := len(f.items) - 1
 	return f.emit("response.output_item.added", func(o *jsonwrite.Object) {
 		o.Int("output_index", i)
-		raw(o, "item", it)
+		o.Key("item")
+		o.B = it.appendJSON(o.B)
 	})
 }
 
@@ -172,12 +196,12 @@ func (f *fold) delta(kind string, sequence int, text string) error {
 		}
 		f.open = it
 		i := len(f.items) - 1
-		part := it.part()
 		if err := f.emit("response.content_part.added", func(o *jsonwrite.Object) {
 			o.Str("item_id", it.ID)
 			o.Int("output_index", i)
 			o.Int("content_index", 0)
-			raw(o, "part", part)
+			o.Key("part")
+			o.B = it.appendPart(o.B)
 		}); err != nil {
 			return err
 		}
@@ -227,12 +251,12 @@ func (f *fold) closeOpen(status string) error {
 	}); err != nil {
 		return err
 	}
-	part := it.part()
 	if err := f.emit("response.content_part.done", func(o *jsonwrite.Object) {
 		o.Str("item_id", it.ID)
 		o.Int("output_index", i)
 		o.Int("content_index", 0)
-		raw(o, "part", part)
+		o.Key("part")
+		o.B = it.appendPart(o.B)
 	}); err != nil {
 		return err
 	}
@@ -242,7 +266,8 @@ func (f *fold) closeOpen(status string) error {
 func (f *fold) itemDone(it *orItem, i int) error {
 	return f.emit("response.output_item.done", func(o *jsonwrite.Object) {
 		o.Int("output_index", i)
-		raw(o, "item", it)
+		o.Key("item")
+		o.B = it.appendJSON(o.B)
 	})
 }
 
@@ -335,7 +360,10 @@ func (f *fold) complete(env runtime.EnvelopeBody) error {
 	}
 	r := f.resource(status)
 	r.IncompleteDetails = details
-	return f.emit(typ, func(o *jsonwrite.Object) { raw(o, "response", r) })
+	return f.emit(typ, func(o *jsonwrite.Object) {
+		o.Key("response")
+		o.B = r.appendJSON(o.B)
+	})
 }
 
 // finish ends a segment that failed (f.errored) with response.failed.
@@ -356,7 +384,10 @@ func (f *fold) finish() error {
 	}
 	r := f.resource("failed")
 	r.Error = f.errored
-	return f.emit("response.failed", func(o *jsonwrite.Object) { raw(o, "response", r) })
+	return f.emit("response.failed", func(o *jsonwrite.Object) {
+		o.Key("response")
+		o.B = r.appendJSON(o.B)
+	})
 }
 
 // failureMessage says what a failure code means.

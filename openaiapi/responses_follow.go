@@ -33,7 +33,7 @@ func (d *door) answerWait(w http.ResponseWriter, r *http.Request, p runtime.Prin
 	case req.Stream:
 		d.streamFollow(w, r, p, ref, req.Echo, -1)
 	case req.Echo.Background:
-		writeJSON(w, req.Echo.resource(ref, "in_progress", nil))
+		writeResponse(w, req.Echo.resource(ref, "in_progress", nil))
 	default:
 		f := &fold{ref: ref, echo: req.Echo, skipThrough: -1}
 		err := d.follow(r.Context(), p, f)
@@ -47,7 +47,11 @@ func (d *door) answerWait(w http.ResponseWriter, r *http.Request, p runtime.Prin
 func (d *door) follow(ctx context.Context, p runtime.Principal, f *fold) error {
 	return d.svc.Follow(ctx, p, f.ref.SessionID, f.ref.ResponseID, f.ref.After, func(fr runtime.Frame) (bool, error) {
 		e, env := decodeFrame(fr)
-		return f.event(e, env)
+		done, err := f.event(e, env)
+		if err == nil && f.write != nil {
+			err = f.send(true)
+		}
+		return done, err
 	})
 }
 
@@ -57,10 +61,9 @@ func (d *door) follow(ctx context.Context, p runtime.Principal, f *fold) error {
 func (d *door) streamFollow(w http.ResponseWriter, r *http.Request, p runtime.Principal, ref responseRef, echo echoed, startingAfter int) {
 	sw := sse.Start(w, d.keepAlive)
 	defer sw.Close()
-	f := &fold{ref: ref, echo: echo, skipThrough: startingAfter, write: func(typ string, seq int, data []byte) error {
-		return sw.Write(typ, seq, data, true)
-	}}
-	if f.start("in_progress") != nil {
+	f := &fold{ref: ref, echo: echo, skipThrough: startingAfter, write: sw.Write}
+	f.start()
+	if f.send(true) != nil {
 		return
 	}
 	err := d.follow(r.Context(), p, f)
@@ -68,6 +71,7 @@ func (d *door) streamFollow(w http.ResponseWriter, r *http.Request, p runtime.Pr
 		return
 	}
 	d.endFollowed(r.Context(), p, f, err)
+	_ = f.send(true)
 }
 
 // endFollowed ends a fold whose segment ended without a final event (an

@@ -1,7 +1,7 @@
 package openaiapi
 
 import (
-	"encoding/json"
+	"github.com/harnest/harnest/internal/jsonwrite"
 )
 
 // orItem is one output item of an Open Responses response: a message, a
@@ -27,79 +27,62 @@ type orItem struct {
 	withdrawn bool
 }
 
-// outputText is an output_text content part.
-type outputText struct {
-	Type        string            `json:"type"` // output_text
-	Text        string            `json:"text"`
-	Annotations []json.RawMessage `json:"annotations"`
-	Logprobs    []json.RawMessage `json:"logprobs"`
-}
-
-func newOutputText(text string) outputText {
-	return outputText{Type: "output_text", Text: text, Annotations: []json.RawMessage{}, Logprobs: []json.RawMessage{}}
-}
-
-// reasoningText is a reasoning_text content part.
-type reasoningText struct {
-	Type string `json:"type"` // reasoning_text
-	Text string `json:"text"`
-}
-
-// part is the item's content part (messages and reasoning items have one).
-func (it *orItem) part() any {
-	if it.Type == "reasoning" {
-		return reasoningText{Type: "reasoning_text", Text: it.Text}
-	}
-	return newOutputText(it.Text)
-}
-
-// MarshalJSON writes the item in the specification's shape for its type.
-func (it *orItem) MarshalJSON() ([]byte, error) {
-	switch it.Type {
-	case "message":
-		content := []any{}
-		if it.Status != "in_progress" || it.Text != "" {
-			content = append(content, it.part())
-		}
-		return json.Marshal(struct {
-			Type    string `json:"type"`
-			ID      string `json:"id"`
-			Status  string `json:"status"`
-			Role    string `json:"role"`
-			Content []any  `json:"content"`
-		}{"message", it.ID, it.Status, "assistant", content})
-	case "reasoning":
-		content := []any{}
-		if it.Status != "in_progress" || it.Text != "" {
-			content = append(content, it.part())
-		}
-		return json.Marshal(struct {
-			Type    string `json:"type"`
-			ID      string `json:"id"`
-			Status  string `json:"status"`
-			Summary []any  `json:"summary"`
-			Content []any  `json:"content"`
-		}{"reasoning", it.ID, it.Status, []any{}, content})
-	case "function_call":
-		return json.Marshal(struct {
-			Type      string `json:"type"`
-			ID        string `json:"id"`
-			Status    string `json:"status"`
-			CallID    string `json:"call_id"`
-			Name      string `json:"name"`
-			Arguments string `json:"arguments"`
-		}{"function_call", it.ID, it.Status, it.CallID, it.Name, it.Arguments})
-	default: // mcp_approval_request
-		return json.Marshal(struct {
-			Type        string `json:"type"`
-			ID          string `json:"id"`
-			ServerLabel string `json:"server_label"`
-			Name        string `json:"name"`
-			Arguments   string `json:"arguments"`
-		}{"mcp_approval_request", it.ID, approvalServerLabel, it.Name, it.Arguments})
-	}
-}
-
 // approvalServerLabel is the server_label of the approval requests this
 // door sends: the action is the agent's own, not an MCP server's.
 const approvalServerLabel = "harnest"
+
+// appendPart appends the item's content part: output_text of a message,
+// reasoning_text of a reasoning item.
+func (it *orItem) appendPart(b []byte) []byte {
+	o := jsonwrite.Begin(b)
+	if it.Type == "reasoning" {
+		o.Str("type", "reasoning_text")
+		o.Str("text", it.Text)
+		return o.End()
+	}
+	o.Str("type", "output_text")
+	o.Str("text", it.Text)
+	o.Key("annotations")
+	o.B = append(o.B, "[]"...)
+	o.Key("logprobs")
+	o.B = append(o.B, "[]"...)
+	return o.End()
+}
+
+// appendJSON appends the item in the specification's shape for its type
+// (written directly: a stream writes every item twice, and the response
+// object once more).
+func (it *orItem) appendJSON(b []byte) []byte {
+	o := jsonwrite.Begin(b)
+	o.Str("type", it.Type)
+	o.Str("id", it.ID)
+	switch it.Type {
+	case "message", "reasoning":
+		o.Str("status", it.Status)
+		if it.Type == "message" {
+			o.Str("role", "assistant")
+		} else {
+			o.Key("summary")
+			o.B = append(o.B, "[]"...)
+		}
+		o.Key("content")
+		o.B = append(o.B, '[')
+		if it.Status != "in_progress" || it.Text != "" {
+			o.B = it.appendPart(o.B)
+		}
+		o.B = append(o.B, ']')
+	case "function_call":
+		o.Str("status", it.Status)
+		o.Str("call_id", it.CallID)
+		o.Str("name", it.Name)
+		o.Str("arguments", it.Arguments)
+	default: // mcp_approval_request
+		o.Str("server_label", approvalServerLabel)
+		o.Str("name", it.Name)
+		o.Str("arguments", it.Arguments)
+	}
+	return o.End()
+}
+
+// MarshalJSON writes the item as appendJSON does.
+func (it *orItem) MarshalJSON() ([]byte, error) { return it.appendJSON(nil), nil }

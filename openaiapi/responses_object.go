@@ -2,7 +2,10 @@ package openaiapi
 
 import (
 	"encoding/json"
+	"net/http"
 	"strings"
+
+	"github.com/harnest/harnest/internal/httpapi"
 
 	"github.com/harnest/harnest/runtime"
 )
@@ -20,7 +23,7 @@ type orResponse struct {
 	Model              string             `json:"model"`
 	PreviousResponseID *string            `json:"previous_response_id"`
 	Instructions       *string            `json:"instructions"`
-	Output             []*orItem          `json:"output"`
+	Output             []*orItem          `json:"-"` // written first, by appendJSON
 	Error              *orError           `json:"error"`
 	Tools              []json.RawMessage  `json:"tools"`
 	ToolChoice         string             `json:"tool_choice"`
@@ -81,6 +84,39 @@ type orUsage struct {
 		ReasoningTokens int `json:"reasoning_tokens"`
 	} `json:"output_tokens_details"`
 }
+
+// appendJSON appends the response object: its output items written
+// directly, then the other members as encoding/json writes them.
+func (r *orResponse) appendJSON(b []byte) []byte {
+	type members orResponse // without methods
+	rest, err := json.Marshal((*members)(r))
+	if err != nil {
+		rest = []byte("{}")
+	}
+	b = append(b, `{"output":[`...)
+	for i, it := range r.Output {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = it.appendJSON(b)
+	}
+	b = append(b, ']')
+	if len(rest) > 2 {
+		b = append(b, ',')
+		b = append(b, rest[1:]...)
+	} else {
+		b = append(b, '}')
+	}
+	return b
+}
+
+// writeResponse answers 200 with the response object.
+func writeResponse(w http.ResponseWriter, r orResponse) {
+	httpapi.WriteRaw(w, http.StatusOK, r.appendJSON(nil))
+}
+
+// MarshalJSON writes the response object as appendJSON does.
+func (r orResponse) MarshalJSON() ([]byte, error) { return r.appendJSON(nil), nil }
 
 func orUsageOf(u runtime.Usage) *orUsage {
 	return &orUsage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, TotalTokens: u.TotalTokens}

@@ -98,7 +98,7 @@ func (d *door) writeReplayed(w http.ResponseWriter, r *http.Request, p runtime.P
 		_ = f.complete(env.EnvelopeBody)
 		d.endFollowed(r.Context(), p, f, nil)
 	case !ended:
-		writeJSON(w, f.resource("in_progress"))
+		writeResponse(w, f.resource("in_progress"))
 		return
 	}
 	d.writeFolded(w, f, nil)
