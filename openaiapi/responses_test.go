@@ -1,13 +1,14 @@
 package openaiapi_test
 
 import (
+	"net/http"
 	"strings"
 	"testing"
 
-	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/responses"
 
 	"github.com/harnest/harnest/config"
+	"github.com/harnest/harnest/internal/testutil"
 	"github.com/harnest/harnest/server/servertest"
 )
 
@@ -72,4 +73,28 @@ func TestResponsesStream(t *testing.T) {
 	})
 }
 
-var _ = openai.String
+// A finished response's stream, read again with GET ?stream=true on
+// another replica, is the live stream event for event: the same types,
+// numbers and item IDs.
+func TestResponsesReplayMatchesLiveStream(t *testing.T) {
+	setup := servertest.Setup{Config: openResponses(echo(func(e *config.EchoBackend) { e.Thinking = true }), func(c *config.Config) { c.Spec.Output.Thinking = true })}
+	servertest.EachStoreReplicas(t, 2, setup, func(t *testing.T, replicas []*servertest.Server) {
+		live := streamed(t, responsesClient(replicas[0], "").NewStreaming(testContext(t), ask("again")))
+		id := live[0].AsResponseCreated().Response.ID
+		resp, err := http.Get(replicas[1].URL + "/v1/responses/" + id + "?stream=true")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		frames := testutil.ReadSSE(resp.Body)
+		if len(frames) != len(live) {
+			t.Fatalf("replay has %d events, live %d", len(frames), len(live))
+		}
+		for i, f := range frames {
+			itemID, _ := f.Data["item_id"].(string)
+			if f.Data["type"] != live[i].Type || f.Data["sequence_number"] != float64(live[i].SequenceNumber) || itemID != live[i].ItemID {
+				t.Fatalf("replayed event %d = %v, live %s %d %s", i, f.Data, live[i].Type, live[i].SequenceNumber, live[i].ItemID)
+			}
+		}
+	})
+}
