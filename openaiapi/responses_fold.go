@@ -207,7 +207,7 @@ func (f *fold) delta(kind string, sequence int, text string) error {
 		}
 	}
 	it := f.open
-	it.Text += text
+	it.text = append(it.text, text...)
 	typ := "response.output_text.delta"
 	if kind == "reasoning" {
 		typ = "response.reasoning_text.delta"
@@ -243,7 +243,8 @@ func (f *fold) closeOpen(status string) error {
 		o.Str("item_id", it.ID)
 		o.Int("output_index", i)
 		o.Int("content_index", 0)
-		o.Str("text", it.Text)
+		o.Key("text")
+		o.B = jsonwrite.AppendString(o.B, string(it.text))
 		if it.Type == "message" {
 			o.Key("logprobs")
 			o.B = append(o.B, "[]"...)

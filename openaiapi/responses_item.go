@@ -13,7 +13,9 @@ type orItem struct {
 	Type   string // message, reasoning, function_call or mcp_approval_request
 	ID     string
 	Status string // in_progress, completed or incomplete
-	Text   string // message and reasoning
+	// text of a message or reasoning item, grown by its deltas (a string
+	// would copy the whole text at every delta).
+	text []byte
 
 	// function_call and mcp_approval_request
 	CallID    string
@@ -37,11 +39,13 @@ func (it *orItem) appendPart(b []byte) []byte {
 	o := jsonwrite.Begin(b)
 	if it.Type == "reasoning" {
 		o.Str("type", "reasoning_text")
-		o.Str("text", it.Text)
+		o.Key("text")
+		o.B = jsonwrite.AppendString(o.B, string(it.text))
 		return o.End()
 	}
 	o.Str("type", "output_text")
-	o.Str("text", it.Text)
+	o.Key("text")
+	o.B = jsonwrite.AppendString(o.B, string(it.text))
 	o.Key("annotations")
 	o.B = append(o.B, "[]"...)
 	o.Key("logprobs")
@@ -67,7 +71,7 @@ func (it *orItem) appendJSON(b []byte) []byte {
 		}
 		o.Key("content")
 		o.B = append(o.B, '[')
-		if it.Status != "in_progress" || it.Text != "" {
+		if it.Status != "in_progress" || len(it.text) > 0 {
 			o.B = it.appendPart(o.B)
 		}
 		o.B = append(o.B, ']')

@@ -163,7 +163,7 @@ func (e echoed) resource(ref responseRef, status string, output []*orItem) orRes
 	var text strings.Builder
 	for _, item := range r.Output {
 		if item.Type == "message" {
-			text.WriteString(item.Text)
+			text.Write(item.text)
 		}
 	}
 	r.OutputText = text.String()

@@ -56,6 +56,10 @@ func (d *door) parseCreate(obj map[string]json.RawMessage) (createRequest, failu
 	if req.Echo.Background && !req.Echo.Store {
 		return req, invalid("store", "invalid_value", `A background response is stored: "background": true needs "store" true (or left out)`), http.StatusBadRequest
 	}
+	// Every response's receipt and events are kept (for the session's
+	// life): "store": false is accepted, and the response says it is
+	// stored.
+	req.Echo.Store = true
 	if f, ok := d.parseEchoed(obj, &req); !ok {
 		if f.Code == "previous_response_not_found" {
 			return req, f, http.StatusNotFound
