@@ -50,7 +50,7 @@ func (d *door) createResponse(w http.ResponseWriter, r *http.Request, p runtime.
 		writeError(w, err)
 		return
 	}
-	ref := responseRef{ResponseID: resp.ID, SessionID: resp.SessionID, After: -1, Created: time.Now().Unix()}
+	ref := responseRef{ResponseID: resp.ID, SessionID: resp.SessionID, After: -1, Created: time.Now().Unix(), Background: req.Echo.Background}
 	w.Header().Set(SessionHeader, resp.SessionID)
 	switch {
 	case req.Stream:

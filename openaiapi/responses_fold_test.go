@@ -85,3 +85,20 @@ func TestFoldStartingAfter(t *testing.T) {
 		t.Fatalf("tail differs:\n%s\n%s", a, b)
 	}
 }
+
+// An ID names the segment, its session (any visible characters), when it
+// was made and whether it runs in the background; anything else is not
+// an ID of this door.
+func TestResponseRef(t *testing.T) {
+	ref := responseRef{ResponseID: "resp_0123456789abcdef0123456789abcdef", SessionID: "my session/é.x", After: 41, Created: 1796596755, Background: true}
+	got, ok := parseResponseRef(ref.String())
+	if !ok || got != ref {
+		t.Fatalf("parse(%s) = %+v %v", ref, got, ok)
+	}
+	for _, bad := range []string{"", "resp_nope", "resp_0123456789abcdef0123456789abcdef", ref.ResponseID + ".1.0.x.cw", ref.ResponseID + ".1.0.f.",
+		"resp_0123456789ABCDEF0123456789abcdef.1.0.f.cw"} {
+		if _, ok := parseResponseRef(bad); ok {
+			t.Errorf("parse(%q) accepted", bad)
+		}
+	}
+}

@@ -27,7 +27,7 @@ func (d *door) answerWait(w http.ResponseWriter, r *http.Request, p runtime.Prin
 		writeError(w, err)
 		return
 	}
-	ref := responseRef{ResponseID: res.ResponseID, SessionID: res.SessionID, After: res.After, Created: time.Now().Unix()}
+	ref := responseRef{ResponseID: res.ResponseID, SessionID: res.SessionID, After: res.After, Created: time.Now().Unix(), Background: req.Echo.Background}
 	w.Header().Set(SessionHeader, res.SessionID)
 	switch {
 	case req.Stream:

@@ -142,7 +142,7 @@ func TestResponsesBackgroundResumeOnOtherReplica(t *testing.T) {
 			t.Fatalf("resumed stream ends with %s, text %q", end.Type, text)
 		}
 		got, err := a.Get(testContext(t), id, responses.ResponseGetParams{})
-		if err != nil || got.Status != "completed" || got.OutputText() != text || !got.Background && false {
+		if err != nil || got.Status != "completed" || got.OutputText() != text || !got.Background {
 			t.Fatalf("retrieved = %v %+v", err, got)
 		}
 	})
@@ -170,7 +170,7 @@ func TestResponsesCancelFromOtherReplica(t *testing.T) {
 			t.Fatalf("cancelled = %s", cancelled.Status)
 		}
 		got, err := a.Get(testContext(t), started.ID, responses.ResponseGetParams{})
-		if err != nil || got.Status != "cancelled" {
+		if err != nil || got.Status != "cancelled" || !got.Background {
 			t.Fatalf("retrieved on A = %v %+v", err, got)
 		}
 	})
