@@ -189,6 +189,10 @@ type Server struct {
 	// OpenAICompat serves the agent as an OpenAI-compatible model at
 	// /v1/models and /v1/chat/completions (default false).
 	OpenAICompat bool `yaml:"openaiCompat"`
+	// OpenResponses serves the Open Responses API at /v1/responses (POST,
+	// GET /v1/responses/{id}, cancel, input_items), with the same auth and
+	// `model` naming the agent (default false).
+	OpenResponses bool `yaml:"openResponses"`
 	// Metrics serves Prometheus metrics at GET /metrics (default true; use
 	// Enabled): to the owners only when auth is on, unless MetricsPublic.
 	Metrics       *bool `yaml:"metrics"`
