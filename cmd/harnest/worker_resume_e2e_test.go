@@ -61,12 +61,12 @@ serve(async (turn, out) => {
 });
 `
 
-// followKilled starts a background turn on a, follows it on b from the
+// followKilled starts a background turn of input on a, follows it on b from the
 // start and SIGKILLs a at the first text delta for which kill is true; it
 // returns the turn's ids and every frame b saw.
-func followKilled(t *testing.T, a, b *harnest, kill func(sseFrame) bool) (map[string]any, []sseFrame) {
+func followKilled(t *testing.T, a, b *harnest, input string, kill func(sseFrame) bool) (map[string]any, []sseFrame) {
 	t.Helper()
-	r := a.post(t, "/responses", `{"input":"go","background":true}`)
+	r := a.post(t, "/responses", js(map[string]any{"input": input, "background": true}))
 	mustStatus(t, r, http.StatusOK)
 	ids := r.JSON(t)
 	stream := b.openEvents(t, eventsPath(ids["id"].(string), ids["sessionId"].(string), -1))
@@ -134,7 +134,7 @@ func TestKilledWorkerTurnResumesFromItsCheckpoint(t *testing.T) {
 	b := startHarnest(t, dir, nil, "--redis-url", url)
 	a := startHarnest(t, dir, nil, "--redis-url", url)
 
-	ids, frames := followKilled(t, a, b, func(f sseFrame) bool { return f.Data["delta"] == "two " })
+	ids, frames := followKilled(t, a, b, "go", func(f sseFrame) bool { return f.Data["delta"] == "two " })
 	stepOne := slices.IndexFunc(frames, func(f sseFrame) bool { return f.Data["delta"] == "Step one. " })
 	mustBeOneRetraction(t, frames, stepOne)
 	receipt, rv := b.waitReceipt(t, ids, 10*time.Second)
@@ -166,7 +166,7 @@ func TestKilledExecTurnRunsAgainWithItsAttempt(t *testing.T) {
 	b := startHarnest(t, dir, nil, "--redis-url", url)
 	a := startHarnest(t, dir, nil, "--redis-url", url)
 
-	ids, frames := followKilled(t, a, b, func(sseFrame) bool { return true })
+	ids, frames := followKilled(t, a, b, "go", func(sseFrame) bool { return true })
 	mustBeOneRetraction(t, frames, 0) // nothing is kept: the program starts over
 	receipt, rv := b.waitReceipt(t, ids, 10*time.Second)
 	if rv["status"] != "completed" || rv["outputText"] != strings.Repeat("word ", 10) {
@@ -177,4 +177,46 @@ func TestKilledExecTurnRunsAgainWithItsAttempt(t *testing.T) {
 		t.Fatalf("the program ran with HARNEST_ATTEMPT %q, want 1 then 2", got)
 	}
 	b.mustStop(t)
+}
+
+// The LangGraph example (its adapter checkpoints, its config says resumes)
+// on two replicas: its replica is SIGKILLed while the model words its
+// answer after the lookup tool ran. The survivor's adapter puts the graph's
+// last checkpoint (after the tools node) into its own checkpointer and goes
+// on from it: the tool is not run again, the follower's one retraction
+// withdraws only the answer's words, and the answer is held once.
+func TestKilledLangGraphTurnResumesFromTheGraphCheckpoint(t *testing.T) {
+	t.Parallel()
+	needLangGraph(t)
+	url := realRedis(t)
+	dir := graphFolder(t)
+	path := filepath.Join(dir, "config.yaml")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const env = "HARNEST_FAKE_MODEL: ${HARNEST_FAKE_MODEL:-}\n"
+	cfg := strings.Replace(string(b), env, env+"        HARNEST_FAKE_MODEL_DELAY_MS: \"400\"\n", 1)
+	if cfg == string(b) || !strings.Contains(cfg, "resumes: true") {
+		t.Fatalf("cannot pace the fake model, or the example does not resume:\n%s", b)
+	}
+	mustWrite(t, path, cfg)
+	fake := []string{"HARNEST_FAKE_MODEL=1"}
+	survivor := startHarnest(t, dir, fake, "--redis-url", url)
+	lost := startHarnest(t, dir, fake, "--redis-url", url)
+
+	ids, frames := followKilled(t, lost, survivor, "Please look up oslo", func(f sseFrame) bool { return f.Data["delta"] == "The " })
+	result := slices.IndexFunc(frames, func(f sseFrame) bool { return f.Event == "response.tool_result" })
+	mustBeOneRetraction(t, frames, result)
+	names := eventNames(frames)
+	if count(names, "response.tool_call") != 1 || count(names, "response.tool_result") != 1 {
+		t.Fatalf("events %v: the tool step ran again", names)
+	}
+	receipt, rv := survivor.waitReceipt(t, ids, 10*time.Second)
+	if rv["status"] != "completed" || rv["outputText"] != "The lookup found 3 entries." {
+		t.Fatalf("receipt %s", receipt.Body)
+	}
+	mustHoldTurnOnce(t, survivor, ids["sessionId"].(string))
+	graphTurns(t, survivor, ids["sessionId"].(string), 1)
+	survivor.mustStop(t)
 }
