@@ -226,7 +226,11 @@ func (t *workerTurn) onRead(r workerRead, ok bool) turnEnd {
 	if len(bytes.TrimSpace(r.line)) == 0 {
 		return goOn
 	}
-	m, err := decodeWorkerLine(r.line)
+	m, ok := decodeHotLine(bytes.TrimSpace(r.line), id)
+	var err error
+	if !ok {
+		m, err = decodeWorkerLine(r.line)
+	}
 	if err != nil {
 		w.logger.Warn("exec worker: worker sent an invalid line", "pid", p.pid, "responseId", id,
 			"error", err, "line", cut(string(r.line), workerLogLineMax))
