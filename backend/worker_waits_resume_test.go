@@ -51,19 +51,11 @@ for line in sys.stdin:
 // human, not answered with the answer to the approval the lost attempt
 // had before the checkpoint.
 //
-// KNOWN BUG (runtime, not the worker backend; the model backend has it
-// too): a wait's ID is the n-th wait of the response (waits_durable.go
-// waitID), counted from 0 in every attempt, but a resumed attempt does not
-// ask again the waits before its resume point (a recalled tool result
-// skips its approval; a worker goes on from its checkpoint). So its next
-// wait gets the ID of the first wait of the lost attempt, and replayWait
-// answers it with that wait's answer: here "second" runs approved without
-// anyone approving it. Remove the skip once the runtime restores the wait
-// count of the last resume point on resume.
+// A wait's ID counts the response's waits (runtime waitID), and a resumed
+// attempt does not ask again for the waits before its resume point, so the
+// runtime restores the count recorded with the last point (journal_waits.go);
+// without it, "second" would run approved with the answer to "first".
 func TestResumedWorkerAsksItsNextApproval(t *testing.T) {
-	if os.Getenv("HARNEST_KNOWN_BUGS") != "1" {
-		t.Skip("known bug: a resumed attempt's next wait replays the lost attempt's first wait (see the comment); HARNEST_KNOWN_BUGS=1 runs it")
-	}
 	st := memstore.New(memstore.Options{})
 	t.Cleanup(func() { _ = st.Close() })
 	mk := func() *backend.Workers {
