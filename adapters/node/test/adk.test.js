@@ -124,3 +124,16 @@ test("a session this process has not seen starts from the turn's state and histo
   const sent = model.requests[0].map((c) => c.parts.map((p) => p.text).join(""));
   assert.deepEqual(sent, ["earlier question", "earlier answer", "act"]);
 });
+
+test("a steer is a new user content: the agent runs again with it in the same turn", async () => {
+  const model = new ScriptedModel();
+  const adapter = createAdapter(newAgent(model));
+  const out = recorder();
+  let steers = [{ steerId: "steer_1", input: "and more", content: [] }];
+  out.takeSteers = () => steers.splice(0);
+  await adapter.runTurn(turn("hello"), out);
+  assert.equal(model.requests.length, 2);
+  const last = model.requests[1].at(-1);
+  assert.deepEqual([last.role, last.parts.map((p) => p.text)], ["user", ["and more"]]);
+  assert.equal(texts(out.lines).join(""), "Hi there friendHi there friend");
+});

@@ -80,3 +80,13 @@ test("a graph without checkpointer gets one, and a cancel stops the run", async 
   w.turn("r3", "three", {}, { history: [{ id: "m1", role: "user", content: "one" }, { id: "m2", role: "assistant", content: "echo 1: one" }] });
   assert.equal(textOf(await w.until(ends)), "echo 3: three");
 });
+
+test("a steer becomes a human message, and the graph runs again with it in the same turn", async (t) => {
+  const plain = fileURLToPath(new URL("./fixtures/plain-graph.js", import.meta.url));
+  const w = startWorker(t, plain, { PLAIN_GRAPH: "1" });
+  w.turn("r1", "pause");
+  w.send({ type: "steer", id: "r1", steerId: "steer_1", input: "left", content: [{ type: "text", text: "left" }] });
+  const got = await w.until(ends);
+  assert.equal(got.at(-1).type, "done");
+  assert.equal(textOf(got), "echo 1: pauseecho 3: left");
+});
