@@ -30,7 +30,6 @@ func decodeSteer(f frame, obj map[string]json.RawMessage) (frame, *frameError) {
 	if !ok || id == "" {
 		return f, &frameError{msgInvalidSteer}
 	}
-	delete(obj, "metadata") // not a member of response.steer (allowedKeys)
 	f, ferr := decodeCreate(f, obj)
 	if ferr != nil {
 		return f, &frameError{msgInvalidSteer}
