@@ -193,3 +193,19 @@ func waitCompleted(t *testing.T, ts *servertest.Server, id, session string) {
 	}
 	t.Fatalf("response %s not completed within 10 s", id)
 }
+
+// TestSessionStreamEndsWhenTheSessionIsDeleted: a stream waiting for the
+// session's next response ends with an error frame once the session is
+// deleted (on another replica), instead of waiting forever.
+func TestSessionStreamEndsWhenTheSessionIsDeleted(t *testing.T) {
+	servertest.EachStoreReplicas(t, 2, setup{}, func(t *testing.T, rs []*servertest.Server) {
+		mustStatus(t, rs[0].Post("/sessions", `{"id":"gone"}`), 201)
+		frames, stop := sessionStream(t, rs[1], "gone", "")
+		defer stop()
+		mustStatus(t, rs[0].Do("DELETE", "/sessions/gone", "", nil), 204)
+		f := nextFrame(t, frames)
+		if f.Event != "error" || f.Data["code"] != "session_not_found" {
+			t.Fatalf("frame after the session was deleted: %s %v", f.Event, f.Data)
+		}
+	})
+}

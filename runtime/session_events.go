@@ -39,10 +39,11 @@ func ParseSessionCursor(raw string) (SessionCursor, bool) {
 	}
 	n, err1 := strconv.ParseInt(resp, 10, 64)
 	s, err2 := strconv.Atoi(seq)
-	if err1 != nil || err2 != nil || n < 1 || s < -1 {
+	c := SessionCursor{Response: n, Sequence: s}
+	if err1 != nil || err2 != nil || n < 1 || s < -1 || c.String() != raw { // only the form String writes
 		return SessionCursor{}, false
 	}
-	return SessionCursor{Response: n, Sequence: s}, true
+	return c, true
 }
 
 // After reports whether c is later in the stream than o.
@@ -71,97 +72,158 @@ func (s *Service) FollowSession(ctx context.Context, p Principal, sessionID stri
 	if _, err := s.GetSession(ctx, p, sessionID); err != nil {
 		return err
 	}
-	notify, unlisten, err := s.listen(ctx, p.UserID, sessionID, "") // "": the session's new responses
+	sf, err := s.startSessionFollow(ctx, p, sessionID, after, fn)
 	if err != nil {
-		return s.storeFailure(err)
-	}
-	defer unlisten()
-	at := SessionCursor{Sequence: -1}
-	if after != nil {
-		at = *after
-	} else if at.Response, err = s.sessionStart(ctx, p.UserID, sessionID); err != nil {
 		return err
 	}
-	sf := &sessionFollower{s: s, ctx: ctx, p: p, sessionID: sessionID, at: at, fn: fn, notify: notify}
-	return sf.run()
+	defer sf.stop()
+	// Only the waiting is here (as in Follow, whose reading this shares):
+	// an idle follower, of a response or of the session's next one, waits
+	// in this frame, so that the stack each keeps stays small.
+	for {
+		if done, err := sf.step(); done {
+			return err
+		}
+		events, poll := sf.wakers()
+		select {
+		case <-sf.notify:
+		case <-events:
+		case <-poll:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 }
 
-// sessionFollower is one FollowSession call: where it is and what wakes it
-// while it waits for the session's next response.
+// sessionFollower is one FollowSession call: where it is, the response it
+// follows (cur, nil while it waits for the session's next response), and
+// what wakes it.
 type sessionFollower struct {
 	s         *Service
 	ctx       context.Context
 	p         Principal
 	sessionID string
-	at        SessionCursor // the next response to follow, and the last event passed of it
+	at        SessionCursor // the response to follow, and the last event passed of it
 	fn        func(SessionFrame) (bool, error)
 	stopped   bool
-	notify    <-chan struct{}
+
+	cur      *follower       // the response followed now
+	notify   <-chan struct{} // the session's new responses
+	unlisten func()
+	poll     *time.Ticker // the safety net while waiting for the next response
 }
 
-// run follows one response after the other.
-func (f *sessionFollower) run() error {
-	var poll *time.Ticker
+// startSessionFollow subscribes to the session's new responses and finds
+// where the stream starts.
+func (s *Service) startSessionFollow(ctx context.Context, p Principal, sessionID string, after *SessionCursor, fn func(SessionFrame) (bool, error)) (*sessionFollower, error) {
+	notify, unlisten, err := s.listen(ctx, p.UserID, sessionID, "") // "": the session's new responses
+	if err != nil {
+		return nil, s.storeFailure(err)
+	}
+	sf := &sessionFollower{s: s, ctx: ctx, p: p, sessionID: sessionID, fn: fn, notify: notify, unlisten: unlisten,
+		at: SessionCursor{Sequence: -1}, poll: time.NewTicker(followPoll)}
+	if after != nil {
+		sf.at = *after
+	} else if sf.at.Response, err = s.sessionStart(ctx, p.UserID, sessionID); err != nil {
+		sf.stop()
+		return nil, err
+	}
+	return sf, nil
+}
+
+// stop ends the subscriptions.
+func (sf *sessionFollower) stop() {
+	if sf.cur != nil {
+		sf.cur.stop()
+	}
+	sf.poll.Stop()
+	sf.unlisten()
+}
+
+// wakers are what wakes the follower now: the followed response's signal
+// and safety net, or the session's safety net between responses.
+func (sf *sessionFollower) wakers() (<-chan struct{}, <-chan time.Time) {
+	if sf.cur != nil {
+		return sf.cur.notify, sf.cur.poll.C
+	}
+	return nil, sf.poll.C
+}
+
+// step passes everything logged so far, response after response. done is
+// true when the stream ends (fn stopped or failed, the session is gone,
+// the store failed); otherwise it waits for more.
+func (sf *sessionFollower) step() (done bool, err error) {
 	for {
-		id, found, err := f.s.sessionResponseAt(f.ctx, f.p.UserID, f.sessionID, f.at.Response)
-		if err != nil {
-			return err
-		}
-		if !found {
-			if poll == nil {
-				poll = time.NewTicker(followPoll)
-				defer poll.Stop()
+		if sf.cur == nil {
+			found, err := sf.attach()
+			if err != nil || !found {
+				return err != nil, err
 			}
-			if err := f.wait(poll.C); err != nil {
-				return err
+			if sf.cur == nil {
+				continue // resumed after that response's end: the next one
 			}
-			continue
 		}
-		if err := f.follow(id); err != nil || f.stopped {
-			return err
+		done, err := sf.cur.catchUp()
+		if !done {
+			return false, nil
 		}
-		f.at = SessionCursor{Response: f.at.Response + 1, Sequence: -1}
+		sf.cur.stop()
+		sf.cur = nil
+		if err != nil || sf.stopped {
+			return true, err
+		}
+		sf.at = SessionCursor{Response: sf.at.Response + 1, Sequence: -1}
 	}
 }
 
-// wait waits for the session's next response to begin; the session being
-// deleted meanwhile ends the stream.
-func (f *sessionFollower) wait(poll <-chan time.Time) error {
-	select {
-	case <-f.notify:
-		return nil
-	case <-poll:
-	case <-f.ctx.Done():
-		return f.ctx.Err()
+// attach starts following the session's response sf.at.Response. found is
+// false when it has not begun yet (or the session is gone: err then); cur
+// stays nil when the cursor is at that response's final event, and sf.at
+// then names the next one.
+func (sf *sessionFollower) attach() (found bool, err error) {
+	s := sf.s
+	id, found, err := s.sessionResponseAt(sf.ctx, sf.p.UserID, sf.sessionID, sf.at.Response)
+	if err != nil {
+		return false, err
 	}
-	exists, err := f.s.store.SessionExists(f.ctx, f.p.UserID, f.sessionID)
+	if !found {
+		return false, sf.sessionStillThere()
+	}
+	if sf.at.Sequence >= 0 {
+		// Resuming after the response's final event: nothing more of it.
+		last, err := s.store.EventsAfter(sf.ctx, sf.p.UserID, sf.sessionID, id, sf.at.Sequence-1, 1)
+		if err == nil && len(last) == 1 && last[0].Sequence == sf.at.Sequence && isFinalFrame(last[0].Type, last[0].JSON) {
+			sf.at = SessionCursor{Response: sf.at.Response + 1, Sequence: -1}
+			return true, nil
+		}
+	}
+	n := sf.at.Response
+	f, err := s.startFollow(sf.ctx, sf.p, sf.sessionID, id, sf.at.Sequence, func(fr Frame) (bool, error) {
+		sf.at.Sequence = fr.Sequence
+		stop, err := sf.fn(SessionFrame{Frame: fr, ResponseID: id, Cursor: SessionCursor{Response: n, Sequence: fr.Sequence}})
+		sf.stopped = stop
+		return stop, err
+	})
+	if err != nil {
+		return false, err
+	}
+	sf.cur = f
+	return true, nil
+}
+
+// sessionStillThere checks, while no response is followed, that the
+// session was not deleted meanwhile (which ends the stream).
+func (sf *sessionFollower) sessionStillThere() error {
+	exists, err := sf.s.store.SessionExists(sf.ctx, sf.p.UserID, sf.sessionID)
 	switch {
-	case err != nil && f.ctx.Err() != nil:
-		return f.ctx.Err()
+	case err != nil && sf.ctx.Err() != nil:
+		return sf.ctx.Err()
 	case err != nil:
-		return f.s.storeFailure(err)
+		return sf.s.storeFailure(err)
 	case !exists:
 		return errSessionNotFound
 	}
 	return nil
-}
-
-// follow passes the events of one response after f.at, to its end.
-func (f *sessionFollower) follow(responseID string) error {
-	if f.at.Sequence >= 0 {
-		// Resuming after the response's final event: nothing more of it.
-		last, err := f.s.store.EventsAfter(f.ctx, f.p.UserID, f.sessionID, responseID, f.at.Sequence-1, 1)
-		if err == nil && len(last) == 1 && last[0].Sequence == f.at.Sequence && isFinalFrame(last[0].Type, last[0].JSON) {
-			return nil
-		}
-	}
-	n := f.at.Response
-	return f.s.Follow(f.ctx, f.p, f.sessionID, responseID, f.at.Sequence, func(fr Frame) (bool, error) {
-		f.at.Sequence = fr.Sequence
-		stop, err := f.fn(SessionFrame{Frame: fr, ResponseID: responseID, Cursor: SessionCursor{Response: n, Sequence: fr.Sequence}})
-		f.stopped = stop
-		return stop, err
-	})
 }
 
 // sessionStart is the number of the response a stream without a cursor
