@@ -31,12 +31,12 @@ func TestModelSteerFromTheOtherReplica(t *testing.T) {
 				n++
 				first := n == 1
 				calls.Unlock()
-				if first { // the first call answers once the steer was accepted
+				if first { // the first call answers once the steer was accepted, a second later (the steer reaches the other replica meanwhile)
 					select {
 					case <-steered:
 					case <-time.After(10 * time.Second):
 					}
-					return fakemodel.Reply{Text: "Roses are red.", FirstByteDelay: 300 * time.Millisecond, ChunkDelay: 50 * time.Millisecond}
+					return fakemodel.Reply{Text: "Roses are red.", FirstByteDelay: time.Second, ChunkDelay: 50 * time.Millisecond}
 				}
 				return fakemodel.Reply{Text: "Violets are blue."}
 			})

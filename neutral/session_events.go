@@ -32,8 +32,8 @@ func (a *API) sessionEvents(w http.ResponseWriter, r *http.Request) {
 
 // sessionEventsRequest checks a session stream's request before its
 // stream starts, so that a wrong ID is a plain 404 and a bad cursor a 400:
-// the cursor to resume after (nil for none). ok is false when an error was
-// already written.
+// the cursor to resume after (or, for none, where the stream starts). ok
+// is false when an error was already written.
 func (a *API) sessionEventsRequest(w http.ResponseWriter, r *http.Request) (*runtime.SessionCursor, bool) {
 	after, given, valid := sse.ResumeAfter(r, runtime.ParseSessionCursor, runtime.SessionCursor.After)
 	if !valid {
@@ -41,12 +41,17 @@ func (a *API) sessionEventsRequest(w http.ResponseWriter, r *http.Request) (*run
 			`after (or Last-Event-ID) must be a session stream cursor "<response>.<sequence>", such as "3.12", as the stream's event ids are`)
 		return nil, false
 	}
+	if !given { // the start is decided before the stream's headers go out
+		start, err := a.svc.SessionStreamStart(r.Context(), auth.From(r.Context()), r.PathValue("sessionId"))
+		if err != nil {
+			writeError(w, err)
+			return nil, false
+		}
+		return &start, true
+	}
 	if _, err := a.svc.GetSession(r.Context(), auth.From(r.Context()), r.PathValue("sessionId")); err != nil {
 		writeError(w, err)
 		return nil, false
-	}
-	if !given {
-		return nil, true
 	}
 	return &after, true
 }

@@ -226,6 +226,19 @@ func (sf *sessionFollower) sessionStillThere() error {
 	return nil
 }
 
+// SessionStreamStart is where a session stream without a cursor starts,
+// decided now: before the first event of the response that runs now, or
+// of the next one to begin. A transport that answers before it follows
+// (an SSE stream's headers) decides the start first, so that a response
+// that begins after the answer is never missed.
+func (s *Service) SessionStreamStart(ctx context.Context, p Principal, sessionID string) (SessionCursor, error) {
+	if _, err := s.GetSession(ctx, p, sessionID); err != nil {
+		return SessionCursor{}, err
+	}
+	n, err := s.sessionStart(ctx, p.UserID, sessionID)
+	return SessionCursor{Response: n, Sequence: -1}, err
+}
+
 // sessionStart is the number of the response a stream without a cursor
 // starts with: the oldest of the newest responses that are not final, or
 // the next one to begin when the newest is final.
