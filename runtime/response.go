@@ -130,8 +130,9 @@ type Response struct {
 	// for the first run; every write of the turn carries it.
 	epoch int
 	// steers is the turn's steering inbox (nil unless the agent takes
-	// steers), also Turn.Steers.
-	steers *Steers
+	// steers), also Turn.Steers; steerBox holds it.
+	steers   *Steers
+	steerBox Steers
 	// rerunRequest is what a claimer needs to run the turn again
 	// (claim.go); nil when it is not rerun.
 	rerunRequest []byte

@@ -15,16 +15,18 @@ type Steers struct {
 
 	mu      sync.Mutex
 	pending []Steer
-	ready   chan struct{} // signalled when a steer arrives (capacity 1)
+	ready   chan struct{} // signalled when a steer arrives (capacity 1); made by the first Ready
 }
 
 // newSteers is the inbox of r's turn, or nil when the agent takes no
-// steers.
+// steers. It is part of the Response (no allocation of its own: every
+// turn of a steerable agent has one, few are steered).
 func newSteers(r *Response) *Steers {
 	if !r.svc.TakesSteers() {
 		return nil
 	}
-	return &Steers{r: r, ready: make(chan struct{}, 1)}
+	r.steerBox.r = r
+	return &r.steerBox
 }
 
 // Ready is signalled when a steer arrives (nil, never ready, for a nil
@@ -32,6 +34,14 @@ func newSteers(r *Response) *Steers {
 func (s *Steers) Ready() <-chan struct{} {
 	if s == nil {
 		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ready == nil {
+		s.ready = make(chan struct{}, 1)
+		if len(s.pending) > 0 {
+			s.ready <- struct{}{} // arrived before anyone waited
+		}
 	}
 	return s.ready
 }
@@ -83,10 +93,10 @@ func (s *Steers) deliver(ctx context.Context, m steerMessage) {
 		return
 	}
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.pending = append(s.pending, Steer{ID: m.ID, Input: m.Input, Content: content})
-	s.mu.Unlock()
 	select {
-	case s.ready <- struct{}{}:
+	case s.ready <- struct{}{}: // nil until someone waits: never ready
 	default:
 	}
 }
