@@ -131,6 +131,9 @@ func (w *Workers) runTurn(ctx context.Context, p *workerProc, id string, turn *r
 		case a := <-t.answers:
 			end = t.onAnswer(a)
 
+		case <-turn.Steers.Ready(): // nil (never ready) without steering
+			end = t.onSteer() // worker_steer.go
+
 		case <-t.exited:
 			// Read what the worker wrote before it exited (its done,
 			// perhaps), for a moment; its leftover children go now.

@@ -16,6 +16,9 @@
 //   tool confirmation, long-running -> approval_request; the answer resumes the run
 //   event.actions.stateDelta        -> state (keys starting "temp:" are left out)
 //   usage metadata                  -> one metadata line at the end of the turn
+//   a steer line (a message the user handed to the running turn)
+//                                   -> a new user content when the run ends or
+//                                      pauses: the next pass runs with it
 //
 // Resuming (docs/worker-protocol.md, "Resuming"): after each completed tool
 // step (a function response event, nothing waiting for an answer) the ADK
@@ -93,12 +96,20 @@ export function createAdapter(agent, options = {}) {
         stream.stepDone = false;
       }
       message = await answerRequests(requests, out, runner, userId, turn.sessionId);
+      if (!message) message = steerContent(out);
     }
     out.metadata(metadataLine(framework, agent, progress));
     lastTurns.set(turn.sessionId, { input: turn.input, output: progress.text });
   }
 
   return { runTurn, sessionService, runner };
+}
+
+/** steerContent is the turn's steers as one new user content, or null when none waits. */
+function steerContent(out) {
+  const steers = typeof out.takeSteers === "function" ? out.takeSteers() : [];
+  if (steers.length === 0) return null;
+  return { role: "user", parts: steers.map((steer) => ({ text: steer.input })) };
 }
 
 /** metadataLine is the turn's metadata: framework, model, usage, finish reason. */

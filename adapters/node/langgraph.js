@@ -13,6 +13,9 @@
 //     answer resumes the graph with new Command({ resume: decision })
 //   - the state keys the graph declares (except messages): read from the
 //     session state when the turn starts, written back as state deltas.
+//   - a steer line (a message the user handed to the running turn): a new
+//     HumanMessage in the graph's input when the graph's run ends, after which
+//     the graph runs again on the thread, within the same turn.
 // When the checkpointer has nothing for the thread (a new process, another
 // replica), the session transcript the server sends is the history.
 //
@@ -90,7 +93,12 @@ async function runTurn(graph, turn, out, how) {
   const seen = { refused: false, usage: { inputTokens: 0, outputTokens: 0 }, checkpoints: how.checkpoints };
   for (let round = 0; ; round++) {
     const interrupts = await streamOnce(graph, next, config, out, seen);
-    if (interrupts.length === 0) break;
+    if (interrupts.length === 0) {
+      const steers = takeSteers(out);
+      if (steers.length === 0 || seen.refused) break;
+      next = { messages: steers.map((steer) => new HumanMessage(steer.input)) };
+      continue;
+    }
     if (seen.refused) return; // a second interrupt after a refusal: leave the thread there
     if (round >= maxInterrupts) throw new Error(`the graph interrupted more than ${maxInterrupts} times in one turn`);
     const value = interrupts[0].value;
@@ -111,6 +119,11 @@ async function runTurn(graph, turn, out, how) {
   out.state(changedKeys(how.keys, turn.state, (final && final.values) || {}));
   const { inputTokens, outputTokens } = seen.usage;
   if (inputTokens + outputTokens > 0) out.metadata({ framework: how.framework, usage: seen.usage });
+}
+
+// takeSteers takes the turn's steers (none when the out has no steering).
+function takeSteers(out) {
+  return typeof out.takeSteers === "function" ? out.takeSteers() : [];
 }
 
 // silent is out with every output line dropped.

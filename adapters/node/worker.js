@@ -22,6 +22,13 @@
 // rejected with a CancelledError, and every further output is dropped. The
 // turn's `done` is sent when the handler settles, or after a grace period so
 // the server's 2 s deadline holds even when the handler ignores the signal.
+//
+// A `steer` line (a message the user handed to the running turn) waits in the
+// turn until the handler takes it: `out.takeSteers()` returns the steers that
+// arrived so far ({steerId, input, content}) and forgets them;
+// `out.onSteer(fn)` calls fn when one arrives. The framework adapters take
+// them when their framework's run reaches a boundary and run it again with
+// them as new user messages.
 
 import readline from "node:readline";
 
@@ -57,6 +64,7 @@ function writeLine(message) {
 export function serve(handler, options = {}) {
   const write = options.write || writeLine;
   const turns = []; // turn messages waiting for the current one to end
+  const early = new Map(); // turn id -> steer lines that came before its run started
   let current = null; // the TurnRun in progress
   let ended = false;
   let wake = null;
@@ -78,7 +86,12 @@ export function serve(handler, options = {}) {
       return;
     }
     // Answers and cancels for the turn in progress; late ones are ignored.
-    if (current && message.id === current.id) current.receive(message);
+    if (current && message.id === current.id) {
+      current.receive(message);
+    } else if (message.type === "steer" && turns.some((turn) => turn.id === message.id)) {
+      if (!early.has(message.id)) early.set(message.id, []);
+      early.get(message.id).push(message);
+    }
   });
   lines.on("close", () => {
     ended = true;
@@ -94,7 +107,10 @@ export function serve(handler, options = {}) {
         wake = null;
         continue;
       }
-      current = new TurnRun(turns.shift(), write);
+      const next = turns.shift();
+      current = new TurnRun(next, write);
+      for (const steer of early.get(next.id) || []) current.receive(steer);
+      early.delete(next.id);
       await current.run(handler);
       current = null;
     }
@@ -113,6 +129,8 @@ class TurnRun {
     this.controller = new AbortController();
     this.cancelled = null; // resolves when a cancel arrives
     this.cancelArrived = new Promise((resolve) => (this.cancelled = resolve));
+    this.steers = []; // steer lines not taken yet
+    this.steerListeners = [];
   }
 
   send(type, fields) {
@@ -123,6 +141,13 @@ class TurnRun {
   receive(message) {
     if (message.type === "cancel") {
       this.cancel(new CancelledError());
+      return;
+    }
+    if (message.type === "steer") {
+      if (this.closed || typeof message.input !== "string") return;
+      const steer = { steerId: String(message.steerId ?? ""), input: message.input, content: Array.isArray(message.content) ? message.content : [] };
+      this.steers.push(steer);
+      for (const listener of this.steerListeners) listener(steer);
       return;
     }
     const pending = this.requests.get(message.requestId);
@@ -205,6 +230,10 @@ function newOutput(run) {
   return {
     /** signal is aborted when the server cancels the turn. */
     signal: run.controller.signal,
+    /** takeSteers returns the steers that arrived since the last call ({steerId, input, content}). */
+    takeSteers: () => run.steers.splice(0),
+    /** onSteer calls fn(steer) whenever a steer arrives (it stays to be taken). */
+    onSteer: (fn) => run.steerListeners.push(fn),
     text: (delta) => run.send("text", { delta: String(delta ?? "") }),
     thinking: (delta) => run.send("thinking", { delta: String(delta ?? "") }),
     activity: ({ activity, target, code }) => run.send("activity", compact({ activity, target, code })),

@@ -161,3 +161,16 @@ test("a turn run again by another process resumes from the session events of its
   const sent = model.requests[0].map((c) => c.parts.map((p) => p.text || (p.functionCall && "call") || (p.functionResponse && "response")).join(""));
   assert.deepEqual(sent, ["look", "Looking. call", "response"]);
 });
+
+test("a steer is a new user content: the agent runs again with it in the same turn", async () => {
+  const model = new ScriptedModel();
+  const adapter = createAdapter(newAgent(model));
+  const out = recorder();
+  let steers = [{ steerId: "steer_1", input: "and more", content: [] }];
+  out.takeSteers = () => steers.splice(0);
+  await adapter.runTurn(turn("hello"), out);
+  assert.equal(model.requests.length, 2);
+  const last = model.requests[1].at(-1);
+  assert.deepEqual([last.role, last.parts.map((p) => p.text)], ["user", ["and more"]]);
+  assert.equal(texts(out.lines).join(""), "Hi there friendHi there friend");
+});

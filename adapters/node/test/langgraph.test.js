@@ -100,3 +100,13 @@ test("a turn run again in a new process resumes from the graph's last checkpoint
   assert.equal(resumed.filter((l) => l.type === "tool_call").length, 0, "the completed tool step is not run again");
   assert.deepEqual(resumed.find((l) => l.type === "state").delta, { turns: 2 });
 });
+
+test("a steer becomes a human message, and the graph runs again with it in the same turn", async (t) => {
+  const plain = fileURLToPath(new URL("./fixtures/plain-graph.js", import.meta.url));
+  const w = startWorker(t, plain, { PLAIN_GRAPH: "1" });
+  w.turn("r1", "pause");
+  w.send({ type: "steer", id: "r1", steerId: "steer_1", input: "left", content: [{ type: "text", text: "left" }] });
+  const got = await w.until(ends);
+  assert.equal(got.at(-1).type, "done");
+  assert.equal(textOf(got), "echo 1: pauseecho 3: left");
+});
