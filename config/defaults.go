@@ -87,6 +87,11 @@ func (c *Config) ApplyDefaults() {
 			// nothing is asked or run twice.
 			c.Spec.OnReplicaLoss = "rerun"
 		}
+		if e := c.Spec.Backend.Exec; e != nil && e.Resumes {
+			// A worker that resumes continues from its last checkpoint
+			// (backend/worker_checkpoint.go).
+			c.Spec.OnReplicaLoss = "rerun"
+		}
 	}
 	if c.Store.Retention.ReceiptsSeconds == 0 {
 		c.Store.Retention.ReceiptsSeconds = DefaultReceiptTTLSeconds
