@@ -14,7 +14,23 @@ import (
 // (fencing), and go on as the same attempt. The store counts the attempts
 // apart from the epoch (store.Attempts): a claim hands back the attempts
 // so far (store.Claimed.Attempt), and a claimer that runs the turn again
-// after a loss spends one first, fenced by its epoch.
+// after a loss spends one first, fenced by its epoch. A replica that hands
+// its turns off marks each run first (store.Attempts.MarkHandOff), so
+// that the claim that follows spends none however it found the run: by
+// the hand-off's message, or by a sweep that saw the lapsed liveness
+// record first.
+
+// markHandOffs marks the runs of turns this replica hands off. A mark the
+// store refuses costs an attempt at worst: the claimers that got the
+// hand-off's message spend none anyway.
+func (s *Service) markHandOffs(ctx context.Context, turns []*Response) {
+	for _, r := range turns {
+		err := s.store.MarkHandOff(ctx, r.turn.UserID, r.SessionID, r.ID, r.epoch)
+		if err != nil && !errors.Is(err, store.ErrReceiptFinal) {
+			s.log.Warn("cannot mark a response handed off", "responseId", r.ID, "err", err)
+		}
+	}
+}
 
 // spendAttempt decides whether a claimed turn is run again: after a loss
 // it spends an attempt and runs it within the budget; after a hand-off it
@@ -23,7 +39,7 @@ import (
 // Attempt 0 when the store could not count it: the run is left alone.
 func (s *Service) spendAttempt(ctx context.Context, run store.Lapsed, claimed store.Claimed, lost bool) (bool, store.Claimed) {
 	claimed.Attempt = max(claimed.Attempt, 1)
-	if !lost {
+	if !lost || claimed.HandedOff {
 		return true, claimed
 	}
 	n, err := s.store.SpendAttempt(ctx, run.User, run.Session, run.ResponseID, claimed.Epoch)

@@ -17,4 +17,11 @@ type Attempts interface {
 	// nothing counted): the run's epoch is not epoch; ErrReceiptFinal:
 	// its receipt is final or gone.
 	SpendAttempt(ctx context.Context, user, session, responseID string, epoch int) (int, error)
+	// MarkHandOff marks a run handed off by its holder, written by the
+	// run's attempt epoch, so that its next claim, whoever makes it and
+	// however it found the run, says so (Claimed.HandedOff) and spends no
+	// attempt; that claim clears the mark. ErrFenced (nothing marked):
+	// the run's epoch is not epoch; ErrReceiptFinal: its receipt is final
+	// or gone.
+	MarkHandOff(ctx context.Context, user, session, responseID string, epoch int) error
 }

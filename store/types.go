@@ -133,6 +133,9 @@ type Claimed struct {
 	// Attempt is the run's attempts so far (1 for a run never run again
 	// after a loss; see Attempts): a claim moves the epoch on, not this.
 	Attempt int
+	// HandedOff: the holder handed the run off (Attempts.MarkHandOff)
+	// rather than being lost; the claim cleared the mark.
+	HandedOff bool
 }
 
 // Wait kinds and statuses.

@@ -29,6 +29,7 @@ var scripts = []*redis.Script{
 	appendScript, claimRunScript, forgetReplicaScript, // events.go, runs.go, replicas.go
 	recordPointScript,  // journal.go
 	spendAttemptScript, // attempts.go
+	markHandOffScript,  // attempts.go
 }
 
 func (s *Store) loadScripts(ctx context.Context) error {

@@ -11,12 +11,44 @@ import (
 // testAttempts is the contract of Attempts: a run's attempts are counted
 // apart from its epoch. A claim moves the epoch on and hands back the
 // attempts so far without spending one; SpendAttempt spends one, fenced
-// by the epoch, and never on a final run; a deleted session takes its
+// by the epoch, and never on a final run; a hand-off mark, written by the
+// holder's epoch, goes to the next claim only; a deleted session takes its
 // runs' attempts with it.
 func testAttempts(t *testing.T, h Harness) {
 	t.Run("ClaimsSpendNoAttempt", func(t *testing.T) { attemptsClaimsSpendNone(t, h) })
 	t.Run("SpendIsFencedAndNotOnFinalRuns", func(t *testing.T) { attemptsSpendIsFenced(t, h) })
 	t.Run("GoWithTheSession", func(t *testing.T) { attemptsGoWithTheSession(t, h) })
+	t.Run("HandOffMarkGoesToTheNextClaim", func(t *testing.T) { attemptsHandOffMark(t, h) })
+}
+
+func attemptsHandOffMark(t *testing.T, h Harness) {
+	s := open(t, h)
+	fencingBegun(t, s)
+	if c := attemptsClaim(t, s, "r1", 1, "r2"); c.HandedOff {
+		t.Fatal("a claim of a run nobody marked says it was handed off")
+	}
+	// Only the holder's epoch marks it.
+	if err := s.MarkHandOff(ctx, "u", "s", "resp_1", 1); !errors.Is(err, store.ErrFenced) {
+		t.Fatalf("a stale epoch marked the run handed off: %v", err)
+	}
+	if err := s.MarkHandOff(ctx, "u", "s", "resp_1", 2); err != nil {
+		t.Fatal(err)
+	}
+	// The next claim says so and clears the mark; the one after does not.
+	if c := attemptsClaim(t, s, "r2", 2, "r3"); !c.HandedOff || c.Epoch != 3 || c.Attempt != 1 {
+		t.Fatalf("claim after the mark: %+v", c)
+	}
+	if c := attemptsClaim(t, s, "r3", 3, "r4"); c.HandedOff {
+		t.Fatal("the hand-off mark outlived its claim")
+	}
+	err := s.CommitResponse(ctx, store.Commit{User: "u", Session: "s", ResponseID: "resp_1", Receipt: completed,
+		Release: true, Replica: "r4", Epoch: 4, Now: "t1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.MarkHandOff(ctx, "u", "s", "resp_1", 4); !errors.Is(err, store.ErrReceiptFinal) {
+		t.Fatalf("a final run was marked handed off: %v", err)
+	}
 }
 
 // attemptsClaim claims resp_1 of replica from at epoch, for claimer.
