@@ -28,6 +28,7 @@ var scripts = []*redis.Script{
 	beginCallScript, decideScript, claimScript, finishScript, // relay_tools_calls.go
 	appendScript, claimRunScript, forgetReplicaScript, // events.go, runs.go, replicas.go
 	recordPointScript, // journal.go
+	queueScript, startQueuedScript, cancelQueuedScript, // queue.go
 }
 
 func (s *Store) loadScripts(ctx context.Context) error {
