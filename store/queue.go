@@ -33,8 +33,9 @@ type Queues interface {
 	// queue's first response whose receipt is neither final nor gone
 	// (those before it are dropped from the queue) leaves the queue, holds
 	// the session for lease and is registered as a run of replica at epoch
-	// 1 (it never ran). found is false when the session is held, or
-	// nothing is queued.
+	// 1 (it never ran); its receipt's status becomes in_progress (the
+	// first "status":"queued" of the receipt is rewritten). found is false
+	// when the session is held, or nothing is queued.
 	StartQueued(ctx context.Context, user, session, replica string, lease time.Duration) (run QueuedRun, found bool, err error)
 	// CancelQueued takes a queued response out of its session's queue and
 	// writes its final receipt and its events (logged after the ones it

@@ -1,6 +1,7 @@
 package memstore
 
 import (
+	"bytes"
 	"context"
 	"slices"
 	"time"
@@ -13,6 +14,9 @@ import (
 // and webhook like a begun response, and is registered as a run of
 // store.QueuedReplica until it starts or is cancelled. Every operation is
 // one critical section of the session's shard.
+
+// queuedStatus is what StartQueued rewrites in a receipt.
+var queuedStatus, inProgressStatus = []byte(`"status":"queued"`), []byte(`"status":"in_progress"`)
 
 // queuedLapse is how far ahead a queued run's registration lapses: it is
 // not a lease (nobody renews it), only a way for sweepers to find queues.
@@ -81,6 +85,7 @@ func (s *Store) StartQueued(ctx context.Context, user, session, replica string, 
 		if _, ok := r.liveReceipt(now); !ok || r.final {
 			continue
 		}
+		r.setReceipt(bytes.Replace(r.receipt, queuedStatus, inProgressStatus, 1), now, s.receiptTTL)
 		sp.lease = lease{holder: id, expires: now.Add(leaseFor)}
 		s.runs.register(runKey{user, session, id, replica}, now.Add(leaseFor), 1)
 		last := -1

@@ -138,7 +138,7 @@ func (s *Store) QueueResponse(ctx context.Context, q store.Enqueue) error {
 // startQueuedScript hands the head of a session's queue to a replica
 // (StartQueued).
 // KEYS: 1 lease, 2 queue, 3 meta. ARGV: 1 the session's tag, 2 the lease in
-// ms.
+// ms, 3 the receipt TTL in ms.
 // It returns {} when the session is held, and otherwise {started ID ("":
 // none), request, webhook, last sequence, dropped IDs...}.
 var startQueuedScript = redis.NewScript(finalReceiptLua + escapeLua + `
@@ -152,6 +152,8 @@ while true do
   local receipt, log = ARGV[1] .. ':r:' .. e, ARGV[1] .. ':l:' .. e
   if live and redis.call('EXISTS', receipt) == 1 and not finished(receipt, log) then
     redis.call('SET', KEYS[1], id, 'PX', ARGV[2])
+    local rc = string.gsub(redis.call('GET', receipt), '"status":"queued"', '"status":"in_progress"', 1)
+    redis.call('SET', receipt, rc, 'PX', ARGV[3])
     local last = redis.call('ZRANGE', log, -1, -1, 'WITHSCORES')
     out[1] = id
     out[2] = redis.call('GET', ARGV[1] .. ':q:' .. e) or ''
@@ -171,12 +173,13 @@ end
 // renewal): see store.Queues.
 func (s *Store) StartQueued(ctx context.Context, user, session, replica string, lease time.Duration) (store.QueuedRun, bool, error) {
 	k := s.sessionKeys(user, session)
-	c := newScriptCall(startQueuedScript, 4, 1)
+	c := newScriptCall(startQueuedScript, 4, 2)
 	c.key(k.lease)
 	c.key(k.queue())
 	c.key(k.meta)
 	c.str(k.tag)
 	c.num(millis(lease))
+	c.num(millis(s.receiptTTL))
 	reply, err := s.runScript(ctx, c).Slice()
 	if err != nil {
 		return store.QueuedRun{}, false, fmt.Errorf("store: start a queued response: %w", err)

@@ -119,6 +119,9 @@ func testQueues(t *testing.T, h Harness) {
 			if active, _ := s.ActiveResponse(ctx, "u", "s"); active != "q0" {
 				t.Fatalf("active %q", active)
 			}
+			if b, _, _ := s.Receipt(ctx, "u", "s", "q0"); string(b) != `{"id":"resp","status":"in_progress","output":[]}` {
+				t.Fatalf("started receipt %s", b)
+			}
 			if _, found, _ := s.StartQueued(ctx, "u", "s", "r3", time.Minute); found {
 				t.Fatal("started twice while the first holds the session")
 			}
