@@ -1,7 +1,9 @@
 package runtime
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"sync"
 	"time"
@@ -201,4 +203,22 @@ func (r *Response) keptOnInterrupt(fail *Error, partial Envelope, now string) []
 		msgs[len(msgs)-1] = marked
 	}
 	return msgs
+}
+
+// OnBusyOf reads the strategy a door's protocol carries in a JSON object it
+// passes through (A2A message metadata, AG-UI forwardedProps): its
+// "onBusy" member when that is a string, else "" (the agent's default).
+// StartResponse refuses a string that names no strategy.
+func OnBusyOf(obj json.RawMessage) string {
+	if len(obj) == 0 || obj[0] != '{' || !bytes.Contains(obj, []byte(`"onBusy"`)) {
+		return ""
+	}
+	var m struct {
+		OnBusy json.RawMessage `json:"onBusy"`
+	}
+	var s string
+	if json.Unmarshal(obj, &m) != nil || json.Unmarshal(m.OnBusy, &s) != nil {
+		return ""
+	}
+	return s
 }

@@ -373,3 +373,15 @@ func TestBusyRefusals(t *testing.T) {
 		t.Fatalf("%d responses listed, want the first and the 2 queued", n)
 	}
 }
+
+// OnBusyOf reads "onBusy" from the JSON objects doors pass through.
+func TestOnBusyOf(t *testing.T) {
+	for raw, want := range map[string]string{
+		`{"onBusy":"enqueue"}`: "enqueue", `{"a":1,"onBusy":"later"}`: "later", `{"onBusy":3}`: "",
+		`{}`: "", ``: "", `[1]`: "", `{"x":"onBusy"}`: "",
+	} {
+		if got := OnBusyOf(json.RawMessage(raw)); got != want {
+			t.Errorf("OnBusyOf(%s) = %q, want %q", raw, got, want)
+		}
+	}
+}
