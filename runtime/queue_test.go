@@ -385,3 +385,46 @@ func TestOnBusyOf(t *testing.T) {
 		}
 	}
 }
+
+// A queue whose "queued" message was missed (here: forgotten by every
+// replica before the running response ends) is not stranded: a sweeper
+// finds the queued run and starts it.
+func TestSweeperStartsAStrandedQueue(t *testing.T) {
+	started, release := make(chan string, 1), make(chan struct{})
+	var ran sync.Map
+	st := openStore(t, testutil.StoreCase{}, testutil.Prefix(t))
+	var replicas []*Service
+	for range 2 {
+		s := New(Options{Store: st, Agent: blockingAgent(started, release, &ran)(st), OnBusy: BusyEnqueue,
+			FlushDelay: time.Millisecond, Liveness: 300 * time.Millisecond})
+		if err := s.Start(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = s.Shutdown(context.Background()) })
+		replicas = append(replicas, s)
+	}
+	ctx := context.Background()
+	first, err := replicas[0].StartResponse(ctx, testUser, ResponseRequest{Input: "block", Background: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-started
+	queued, err := replicas[1].StartResponse(ctx, testUser, ResponseRequest{Input: "next", SessionID: first.SessionID, Background: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := sessionRef{testUser.UserID, first.SessionID}
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if replicas[0].busy.take(ref) { // the message reached the holder: forget it
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the holder was never told of the queue")
+		}
+	}
+	replicas[1].busy.take(ref)
+	close(release)
+	if env := finalReceiptOf(t, st, testUser.UserID, first.SessionID, queued.ID); env.Status != StatusCompleted || env.OutputText != "echo: next" {
+		t.Fatalf("queued %+v", env)
+	}
+}
