@@ -54,3 +54,31 @@ func TestOnBusy(t *testing.T) {
 		}
 	})
 }
+
+// A response waiting for an approval holds its session: a message with
+// onBusy enqueue is queued behind it (the session says waiting, 1 queued),
+// and starts once the approval's answer ends the waiting response.
+func TestWaitingTurnIsBusy(t *testing.T) {
+	servertest.EachStoreReplicas(t, 2, setup{Agent: approvalAgent}, func(t *testing.T, replicas []*servertest.Server) {
+		a, b := replicas[0], replicas[1]
+		env := a.Post("/responses", `{"input":"x"}`).JSON(t)
+		aid, sid := requiredAction(t, env)["id"].(string), env["sessionId"].(string)
+		mustStatus(t, b.Post("/responses", `{"input":"y","sessionId":"`+sid+`"}`), 409)
+		queued := b.Post("/responses", `{"input":"y","sessionId":"`+sid+`","onBusy":"enqueue","background":true}`)
+		mustStatus(t, queued, 200)
+		qid := queued.JSON(t)["id"].(string)
+		if status := a.Get("/sessions/" + sid).JSON(t); status["status"] != "waiting" || status["queued"] != float64(1) {
+			t.Fatalf("session while waiting %v", status)
+		}
+		if got := a.Post("/approvals/"+aid, `{"decision":"approve"}`).JSON(t); got["status"] != "completed" {
+			t.Fatalf("approved %v", got)
+		}
+		status := ""
+		for deadline := time.Now().Add(10 * time.Second); status != "requires_action" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			status, _ = a.Get("/responses/" + qid + "?sessionId=" + sid).JSON(t)["status"].(string)
+		}
+		if status != "requires_action" {
+			t.Fatalf("the queued response is %q, want it run up to its own approval", status)
+		}
+	})
+}
