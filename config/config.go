@@ -166,6 +166,11 @@ type ExecBackend struct {
 	// Workers is how many worker processes run at once in worker mode
 	// (default 1).
 	Workers int `yaml:"workers"`
+	// Resumes declares that the worker resumes a turn from its checkpoint
+	// lines (worker mode only, docs/worker-protocol.md): its agent's turns
+	// are then run again on replica loss (spec.onReplicaLoss defaults to
+	// rerun), with the last checkpoint in the turn line.
+	Resumes bool `yaml:"resumes"`
 }
 
 // Server is how the agent is served. Zero values are replaced by defaults
@@ -194,6 +199,10 @@ type Server struct {
 	// OpenAICompat serves the agent as an OpenAI-compatible model at
 	// /v1/models and /v1/chat/completions (default false).
 	OpenAICompat bool `yaml:"openaiCompat"`
+	// OpenResponses serves the Open Responses API at /v1/responses (POST,
+	// GET /v1/responses/{id}, cancel, input_items), with the same auth and
+	// `model` naming the agent (default false).
+	OpenResponses bool `yaml:"openResponses"`
 	// Metrics serves Prometheus metrics at GET /metrics (default true; use
 	// Enabled): to the owners only when auth is on, unless MetricsPublic.
 	Metrics       *bool `yaml:"metrics"`

@@ -30,6 +30,10 @@ type Options struct {
 	// KeepAlive is the idle time after which a stream gets an SSE comment
 	// (default 15 s).
 	KeepAlive time.Duration
+	// ChatCompletions serves /v1/models and /v1/chat/completions
+	// (server.openaiCompat); Responses serves /v1/responses
+	// (server.openResponses).
+	ChatCompletions, Responses bool
 }
 
 // IsPath reports the door's routes: the auth middleware lets them through
@@ -45,12 +49,15 @@ type door struct {
 	log       *slog.Logger
 	keepAlive time.Duration
 	created   int64 // the model's "created": when the door started (Unix seconds)
+	chat      bool  // /v1/models and /v1/chat/completions are served
+	responses bool  // /v1/responses is served
 }
 
 // New returns the handler of /v1/.
 func New(o Options) http.Handler {
 	d := &door{svc: o.Service, auth: o.Auth, model: o.AgentName, maxBody: int64(o.MaxBodyBytes),
-		log: o.Logger, keepAlive: o.KeepAlive, created: time.Now().Unix()}
+		log: o.Logger, keepAlive: o.KeepAlive, created: time.Now().Unix(),
+		chat: o.ChatCompletions, responses: o.Responses}
 	if d.maxBody <= 0 {
 		d.maxBody = 1 << 20
 	}
@@ -70,23 +77,39 @@ func (d *door) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	path := r.URL.Path
+	if d.responses && (path == "/v1/responses" || strings.HasPrefix(path, "/v1/responses/")) {
+		d.routeResponses(w, r, p)
+		return
+	}
 	switch {
-	case path == "/v1/models":
+	case d.chat && path == "/v1/models":
 		if allow(w, r, http.MethodGet) {
 			d.listModels(w)
 		}
-	case strings.HasPrefix(path, "/v1/models/"):
+	case d.chat && strings.HasPrefix(path, "/v1/models/"):
 		if allow(w, r, http.MethodGet) {
 			d.getModel(w, strings.TrimPrefix(path, "/v1/models/"))
 		}
-	case path == "/v1/chat/completions":
+	case d.chat && path == "/v1/chat/completions":
 		if allow(w, r, http.MethodPost) {
 			d.chatCompletions(w, r, p)
 		}
 	default:
 		writeFailure(w, http.StatusNotFound, failure{Type: typeInvalidRequest, Code: "unknown_url",
-			Message: "Unknown route " + r.Method + " " + path + ": this server offers GET /v1/models, GET /v1/models/{id} and POST /v1/chat/completions"})
+			Message: "Unknown route " + r.Method + " " + path + ": this server offers " + d.routeList()})
 	}
+}
+
+// routeList names the routes the door serves.
+func (d *door) routeList() string {
+	var routes []string
+	if d.chat {
+		routes = append(routes, "GET /v1/models", "GET /v1/models/{id}", "POST /v1/chat/completions")
+	}
+	if d.responses {
+		routes = append(routes, "POST /v1/responses", "GET /v1/responses/{id}", "POST /v1/responses/{id}/cancel", "GET /v1/responses/{id}/input_items")
+	}
+	return strings.Join(routes, ", ")
 }
 
 // caller returns the request's principal. With tokens configured, the

@@ -46,11 +46,7 @@ func (s *Server) routes() (http.Handler, error) {
 		endpoints["agui"] = "/agui"
 	}
 	s.mountMCP(mux, endpoints)
-	if cfg.Server.OpenAICompat {
-		mux.Handle("/v1/", openaiapi.New(openaiapi.Options{Service: s.Service, Auth: authn, AgentName: cfg.Metadata.Name,
-			MaxBodyBytes: int(cfg.Server.Limits.MaxRequestBytes), Logger: s.log}))
-		endpoints["openaiModels"], endpoints["openaiChatCompletions"] = "/v1/models", "/v1/chat/completions"
-	}
+	s.mountOpenAI(mux, authn, endpoints)
 	skills.Register(mux, skills.Options{Card: s.Folder.Card, PublicBaseURL: cfg.Server.PublicBaseURL, MCP: cfg.Server.MCP, AgentName: cfg.Metadata.Name})
 	endpoints["skills"] = "/skills"
 	resources, err := s.mountAPIDocs(mux, endpoints)
@@ -87,7 +83,7 @@ func newAuthenticator(cfg config.Config, jwt *auth.JWT) *auth.Authenticator {
 	return auth.New(tokensOf(cfg), func(r *http.Request) bool {
 		return neutral.IsPublic(r) || a2a.IsPublic(r) || (r.Method == http.MethodGet && r.URL.Path == "/live") || relay.IsPublic(r) ||
 			(config.Enabled(cfg.Server.Playground.Enabled) && playground.IsPublic(r)) ||
-			(cfg.Server.OpenAICompat && openaiapi.IsPath(r)) || skills.IsPublic(r) || metrics.IsPublic(cfg, r)
+			((cfg.Server.OpenAICompat || cfg.Server.OpenResponses) && openaiapi.IsPath(r)) || skills.IsPublic(r) || metrics.IsPublic(cfg, r)
 	}, auth.WithJWT(jwt))
 }
 
@@ -107,6 +103,25 @@ func (s *Server) mountLive(mux *http.ServeMux, authn *auth.Authenticator, endpoi
 	s.live = live.New(lo)
 	mux.Handle("GET /live", s.live)
 	endpoints["live"] = "/live"
+}
+
+// mountOpenAI serves /v1/: the OpenAI-compatible chat door
+// (server.openaiCompat) and Open Responses (server.openResponses), which
+// share the door's auth, model name and error shape.
+func (s *Server) mountOpenAI(mux *http.ServeMux, authn *auth.Authenticator, endpoints map[string]string) {
+	cfg := s.Folder.Config
+	if !cfg.Server.OpenAICompat && !cfg.Server.OpenResponses {
+		return
+	}
+	mux.Handle("/v1/", openaiapi.New(openaiapi.Options{Service: s.Service, Auth: authn, AgentName: cfg.Metadata.Name,
+		MaxBodyBytes: int(cfg.Server.Limits.MaxRequestBytes), Logger: s.log,
+		ChatCompletions: cfg.Server.OpenAICompat, Responses: cfg.Server.OpenResponses}))
+	if cfg.Server.OpenAICompat {
+		endpoints["openaiModels"], endpoints["openaiChatCompletions"] = "/v1/models", "/v1/chat/completions"
+	}
+	if cfg.Server.OpenResponses {
+		endpoints["openResponses"] = "/v1/responses"
+	}
 }
 
 // mountMCP serves the MCP door at /mcp when server.mcp is on.
@@ -130,7 +145,7 @@ func (s *Server) mountAPIDocs(mux *http.ServeMux, endpoints map[string]string) (
 		return nil, nil
 	}
 	docs, err := apidoc.HandlerFor(apidoc.Options{AgentName: s.agentName(), Description: cardString(s.Folder.Card, "description"), Live: cfg.Server.Live, AGUI: config.Enabled(cfg.Server.AGUI),
-		MCP: cfg.Server.MCP, OpenAICompat: cfg.Server.OpenAICompat})
+		MCP: cfg.Server.MCP, OpenAICompat: cfg.Server.OpenAICompat, OpenResponses: cfg.Server.OpenResponses})
 	if err != nil {
 		return nil, fmt.Errorf("build OpenAPI document: %w", err)
 	}

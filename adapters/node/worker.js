@@ -12,6 +12,12 @@
 // `error` line, which the server only logs). Logs must go to stderr: stdout
 // carries protocol lines only.
 //
+// Resuming: `turn.attempt` is 1, or more when the server runs the turn again
+// after its replica was lost; `turn.checkpoint` is then the value of the last
+// `out.checkpoint(value)` of the lost attempt, if it sent one. A handler that
+// resumes continues from it and writes only what comes after it (what it
+// wrote before the checkpoint is already the turn's).
+//
 // After a `cancel` the signal `out.signal` is aborted, pending requests are
 // rejected with a CancelledError, and every further output is dropped. The
 // turn's `done` is sent when the handler settles, or after a grace period so
@@ -21,6 +27,9 @@ import readline from "node:readline";
 
 /** How long a cancelled handler gets to settle before `done` is sent anyway. */
 const cancelGraceMs = 1500;
+
+/** The largest checkpoint value the server takes, as JSON (docs/worker-protocol.md). */
+export const checkpointMaxBytes = 1 << 20;
 
 /** CancelledError rejects requests pending when the server cancels the turn. */
 export class CancelledError extends Error {
@@ -182,6 +191,8 @@ function normalizeTurn(message) {
     state: isObject(message.state) ? message.state : {},
     metadata: isObject(message.metadata) ? message.metadata : {},
     history: Array.isArray(message.history) ? message.history : [],
+    attempt: Number.isInteger(message.attempt) && message.attempt >= 1 ? message.attempt : 1,
+    checkpoint: message.checkpoint === undefined ? null : message.checkpoint,
   };
 }
 
@@ -207,6 +218,22 @@ function newOutput(run) {
       if (isObject(delta) && Object.keys(delta).length > 0) run.send("state", { delta });
     },
     result: (value) => run.send("result", { value: value === undefined ? null : value }),
+    /**
+     * checkpoint marks a resume point: value (any JSON but null) is what the
+     * handler needs to continue from here, after the output written so far.
+     * A value over checkpointMaxBytes is not sent (logged; false returned):
+     * the previous checkpoint stays the resume point.
+     */
+    checkpoint: (value) => {
+      if (value === undefined || value === null) throw new TypeError("checkpoint needs a value (any JSON but null)");
+      const size = Buffer.byteLength(JSON.stringify(value));
+      if (size > checkpointMaxBytes) {
+        log(`harnest worker: a checkpoint of ${size} bytes is over ${checkpointMaxBytes}; not sent`);
+        return false;
+      }
+      run.send("checkpoint", { value });
+      return true;
+    },
     /** One chunk of an artifact (docs/worker-protocol.md); turn.message carries the A2A message's IDs. */
     artifact: ({ artifactId, name, description, parts, append, lastChunk, metadata }) =>
       run.send("artifact", compact({ artifactId: String(artifactId), name, description, parts: Array.isArray(parts) ? parts : [], append, lastChunk, metadata })),

@@ -24,6 +24,9 @@ type Options struct {
 	// OpenAICompat reports that /v1/models and /v1/chat/completions are
 	// enabled.
 	OpenAICompat bool
+	// OpenResponses reports that /v1/responses (Open Responses) is
+	// enabled: its operations are described under the tag "Open Responses".
+	OpenResponses bool
 }
 
 const (
@@ -98,6 +101,10 @@ func Document(o Options) (*openapi3.T, error) {
 	b.addResponses(doc)
 	b.addAssets(doc)
 	b.addRelay(doc)
+	if o.OpenResponses {
+		doc.Tags = append(doc.Tags, &openapi3.Tag{Name: tagOpenResponses, Description: "The Open Responses API at /v1/responses: the same agent through the OpenAI SDKs' Responses clients."})
+		b.addOpenResponses(doc)
+	}
 
 	if err := doc.Validate(context.Background()); err != nil {
 		return nil, fmt.Errorf("apidoc: generated document is invalid: %w", err)
@@ -166,6 +173,9 @@ func description(o Options) string {
 	}
 	if o.OpenAICompat {
 		parts = append(parts, openAIText)
+	}
+	if o.OpenResponses {
+		parts = append(parts, openResponsesText)
 	}
 	parts = append(parts, authText)
 	return strings.Join(parts, "\n\n")

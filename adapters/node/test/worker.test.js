@@ -70,3 +70,15 @@ test("the worker exits when stdin ends", async (t) => {
   w.child.stdin.end();
   assert.equal(await exited, 0);
 });
+
+test("attempt and checkpoint reach the handler; out.checkpoint sends a checkpoint line, never an oversize one", async (t) => {
+  const w = startWorker(t);
+  w.turn("r1", "resume");
+  let got = await w.until(ends);
+  assert.deepEqual(got.map((l) => l.type), ["metadata", "text", "checkpoint", "text", "done"]);
+  assert.equal(got[1].delta, "attempt 1 from null; ");
+  assert.deepEqual(got[2], { type: "checkpoint", id: "r1", value: { at: "half" } });
+  w.turn("r1", "resume", {}, { attempt: 2, checkpoint: { at: "half" } });
+  got = await w.until(ends);
+  assert.equal(got[1].delta, 'attempt 2 from {"at":"half"}; ');
+});

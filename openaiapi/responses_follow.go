@@ -1,0 +1,114 @@
+package openaiapi
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"time"
+
+	"github.com/harnest/harnest/internal/sse"
+	"github.com/harnest/harnest/runtime"
+)
+
+// answerWait answers what a response waits for (a function_call_output
+// names the client tool request by its call_id, an mcp_approval_response
+// the approval), on whichever replica runs it, and answers with the
+// continuation: a new response ID for the events after the answer.
+func (d *door) answerWait(w http.ResponseWriter, r *http.Request, p runtime.Principal, req createRequest) {
+	a := req.Answer
+	var res runtime.Resumption
+	var err error
+	if a.CallID != "" {
+		res, err = d.svc.AnswerClientTool(r.Context(), p, a.CallID, a.Output)
+	} else {
+		res, err = d.svc.AnswerApproval(r.Context(), p, a.ApprovalID, a.Approve)
+	}
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	ref := responseRef{ResponseID: res.ResponseID, SessionID: res.SessionID, After: res.After, Created: time.Now().Unix(), Background: req.Echo.Background}
+	w.Header().Set(SessionHeader, res.SessionID)
+	switch {
+	case req.Stream:
+		d.streamFollow(w, r, p, ref, req.Echo, -1)
+	case req.Echo.Background:
+		writeResponse(w, req.Echo.resource(ref, "in_progress", nil))
+	default:
+		f := &fold{ref: ref, echo: req.Echo, skipThrough: -1}
+		err := d.follow(r.Context(), p, f)
+		d.endFollowed(r.Context(), p, f, err)
+		d.writeFolded(w, f, nil)
+	}
+}
+
+// follow folds the segment's logged events, then its live ones, until the
+// segment ends (from any replica).
+func (d *door) follow(ctx context.Context, p runtime.Principal, f *fold) error {
+	return d.svc.Follow(ctx, p, f.ref.SessionID, f.ref.ResponseID, f.ref.After, func(fr runtime.Frame) (bool, error) {
+		e, env := decodeFrame(fr)
+		done, err := f.event(e, env)
+		if err == nil && f.write != nil {
+			err = f.send(true)
+		}
+		return done, err
+	})
+}
+
+// streamFollow writes a segment's events from the log, then live, skipping
+// those numbered up to startingAfter: a stream resumed after a dropped
+// connection, or the continuation after an answer.
+func (d *door) streamFollow(w http.ResponseWriter, r *http.Request, p runtime.Principal, ref responseRef, echo echoed, startingAfter int) {
+	sw := sse.Start(w, d.keepAlive)
+	defer sw.Close()
+	f := &fold{ref: ref, echo: echo, skipThrough: startingAfter, write: sw.Write}
+	f.start()
+	if f.send(true) != nil {
+		return
+	}
+	err := d.follow(r.Context(), p, f)
+	if r.Context().Err() != nil {
+		return
+	}
+	d.endFollowed(r.Context(), p, f, err)
+	_ = f.send(true)
+}
+
+// endFollowed ends a fold whose segment ended without a final event (an
+// error frame, or a follow that failed): the receipt says the code.
+func (d *door) endFollowed(ctx context.Context, p runtime.Principal, f *fold, followErr error) {
+	if f.final != "" {
+		return
+	}
+	if f.errored == nil {
+		f.errored = &orError{Code: runtime.CodeInvocationFailed}
+	}
+	if followErr != nil {
+		e := runtime.AsError(followErr)
+		f.errored.Code, f.errored.Message = e.Code, e.Detail
+		_ = f.finish()
+		return
+	}
+	if receipt, err := d.svc.GetResponse(context.WithoutCancel(ctx), p, f.ref.SessionID, f.ref.ResponseID); err == nil {
+		var env runtime.Envelope
+		if json.Unmarshal(receipt, &env) == nil && env.Error != nil {
+			f.errored.Code = env.Error.Code
+		}
+	}
+	f.errored.Message = failureMessage(f.errored.Code)
+	_ = f.finish()
+}
+
+// decodeFrame reads a logged event: response.completed carries the
+// envelope's members beside its own.
+func decodeFrame(fr runtime.Frame) (runtime.Event, *runtime.EnvelopeBody) {
+	if fr.Type == runtime.EventCompleted {
+		var body runtime.EnvelopeBody
+		_ = json.Unmarshal(fr.JSON, &body)
+		return runtime.Event{Type: fr.Type, Sequence: fr.Sequence}, &body
+	}
+	var e runtime.Event
+	_ = json.Unmarshal(fr.JSON, &e)
+	e.Type, e.Sequence = fr.Type, fr.Sequence
+	return e, nil
+}
