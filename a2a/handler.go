@@ -55,7 +55,7 @@ func (s *Server) start(ctx context.Context, p runtime.Principal, req sendRequest
 		metadata = req.Metadata
 	}
 	rr := runtime.ResponseRequest{Input: input, Parts: parts, SessionID: sessionID, Stream: stream, Background: stream, Metadata: metadata,
-		Transport: runtime.TransportA2A, Message: turnMessageOf(req.Message)}
+		Transport: runtime.TransportA2A, Message: turnMessageOf(req.Message), OnBusy: runtime.OnBusyOf(metadata)}
 	resp, err := s.svc.StartResponse(ctx, p, rr)
 	if err != nil && rr.SessionID != "" && runtime.AsError(err).Code == "session_not_found" {
 		if _, cerr := s.svc.CreateSession(ctx, p, rr.SessionID, nil); cerr != nil && !errors.Is(cerr, runtime.ErrConflict) {

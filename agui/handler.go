@@ -187,7 +187,7 @@ func (h *Handler) newRun(w http.ResponseWriter, r *http.Request, p runtime.Princ
 	resp, err := h.svc.StartResponse(ctx, p, runtime.ResponseRequest{
 		Input: in.Input, SessionID: in.ThreadID, Stream: true,
 		Metadata: runMetadata(in), ClientTools: in.Tools, Context: in.Context,
-		Transport: runtime.TransportAGUI,
+		Transport: runtime.TransportAGUI, OnBusy: runtime.OnBusyOf(in.ForwardedProps),
 	})
 	if err != nil {
 		writeError(w, err)

@@ -41,6 +41,11 @@ type ResponseRequest struct {
 	// Webhook, on a background response, posts its final receipt there
 	// (webhook.go). Nil for none.
 	Webhook *Webhook
+	// OnBusy is what to do when the session is busy (busy.go): reject,
+	// enqueue, interrupt or rollback; "" for the agent's default.
+	OnBusy string
+
+	busyTries int // how often the session was busy, then idle (queue.go)
 }
 
 // InputPart is one content part of an input: {"type":"text","text":...},
@@ -188,6 +193,9 @@ func (s *Service) StartResponse(ctx context.Context, p Principal, req ResponseRe
 	if err := s.checkWebhook(req); err != nil {
 		return nil, err
 	}
+	if !ValidOnBusy(req.OnBusy) {
+		return nil, errInvalidOnBusy(req.OnBusy)
+	}
 	content, err := s.resolveContent(ctx, p, req)
 	if err != nil {
 		return nil, err
@@ -258,7 +266,7 @@ func (s *Service) StartResponse(ctx context.Context, p Principal, req ResponseRe
 		case errors.Is(err, store.ErrSessionNotFound):
 			return nil, errSessionNotFound
 		case errors.Is(err, store.ErrSessionBusy):
-			return nil, errSessionBusy
+			return s.whenBusy(ctx, p, req, r.ID, sessionID, metadata) // busy.go, queue.go
 		}
 		return nil, s.storeFailure(err)
 	}

@@ -26,6 +26,7 @@ type Store interface {
 	store.Secrets
 	store.SessionStatus
 	store.Journals
+	store.Queues
 
 	// Of store.Waits.
 	ReadWait(ctx context.Context, user, session, id string) (store.Wait, bool, error)
