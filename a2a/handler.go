@@ -139,7 +139,11 @@ func (s *Server) send(ctx context.Context, p runtime.Principal, req sendRequest)
 	// agent's answer is one (artifacts, a rejection, ...).
 	m := newMapper(s.newTask(resp, req.Message), s.now)
 	bg := context.WithoutCancel(ctx)
-	if _, err := s.refresh(bg, p, m, out.Body); err != nil {
+	var receipt *runtime.Envelope
+	if env, ok := out.Receipt(); ok {
+		receipt = &env
+	}
+	if _, err := s.refresh(bg, p, m, receipt); err != nil {
 		return StreamEvent{}, err
 	}
 	s.save(p, m)
@@ -218,10 +222,12 @@ func (s *Server) startTask(ctx context.Context, p runtime.Principal, req sendReq
 		})
 		if st := m.task.Status.State; !terminal(st) && !interrupted(st) {
 			// The segment ended without a boundary event: end it from
-			// the receipt.
-			for _, e := range m.applyReceipt(resp.Outcome().Body) {
-				s.save(p, m)
-				f.push(e)
+			// the receipt (none when another replica claimed the run).
+			if receipt, recorded := resp.Outcome().Receipt(); recorded {
+				for _, e := range m.applyReceipt(receipt) {
+					s.save(p, m)
+					f.push(e)
+				}
 			}
 		}
 		f.close(m.task)
@@ -268,7 +274,7 @@ func (s *Server) continueTask(ctx context.Context, p runtime.Principal, req send
 		ctx, cancel := context.WithTimeout(context.Background(), s.followTimeout)
 		defer cancel()
 		err := s.svc.Follow(ctx, p, m.task.ContextID, m.task.ID, res.After, func(fr runtime.Frame) (bool, error) {
-			return s.fold(p, m, f, frameFromJSON(fr.Type, fr.Sequence, fr.JSON), nil), nil
+			return s.fold(p, m, f, loggedFrame(fr), nil), nil
 		})
 		if err != nil && !terminal(m.task.Status.State) && !interrupted(m.task.Status.State) {
 			s.log.Warn("a2a: following a resumed task failed", "taskId", m.task.ID, "err", err)

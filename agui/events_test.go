@@ -4,17 +4,19 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/harnest/harnest/runtime"
 )
 
 func TestStateDeltaOfReservedKeysOnlySendsNothing(t *testing.T) {
 	var sent []string
 	em := newEmitter(runInput{ThreadID: "t", RunID: "r", State: map[string]json.RawMessage{}}, nil,
 		func(b []byte) error { sent = append(sent, string(b)); return nil }, func() string { return "id" })
-	em.stateDelta(json.RawMessage(`{"_x":1,"temp:y":2}`))
+	em.stateDelta(map[string]json.RawMessage{"_x": json.RawMessage(`1`), "temp:y": json.RawMessage(`2`)})
 	if len(sent) != 0 {
 		t.Fatalf("sent %q", sent)
 	}
-	em.stateDelta(json.RawMessage(`{"a":1}`))
+	em.stateDelta(map[string]json.RawMessage{"a": json.RawMessage(`1`)})
 	if len(sent) != 2 || !strings.Contains(sent[0], `"snapshot":{}`) || !strings.Contains(sent[1], `"path":"/a"`) {
 		t.Fatalf("sent %q", sent)
 	}
@@ -31,10 +33,9 @@ func TestRetractionWithdrawsTheLostAttempt(t *testing.T) {
 	n := 0
 	em := newEmitter(runInput{ThreadID: "t", RunID: "r", State: map[string]json.RawMessage{}}, nil,
 		func(b []byte) error { sent = append(sent, string(b)); return nil }, func() string { n++; return "id" + string(rune('0'+n)) })
-	em.event(neutralEvent{Type: "response.text.delta", Delta: json.RawMessage(`"half an ans"`)})
-	raw := json.RawMessage(`{"type":"response.retracted","sequence":2,"retracted":{"fromSequence":1,"toSequence":1,"text":"half an ans","attempt":2}}`)
-	em.event(neutralEvent{Type: "response.retracted", raw: raw})
-	em.event(neutralEvent{Type: "response.text.delta", Delta: json.RawMessage(`"the answer"`)})
+	em.event(runtime.Event{Type: "response.text.delta", Delta: "half an ans"})
+	em.event(runtime.Event{Type: "response.retracted", Sequence: 2, Retracted: &runtime.Retraction{FromSequence: 1, ToSequence: 1, Text: "half an ans", Attempt: 2}})
+	em.event(runtime.Event{Type: "response.text.delta", Delta: "the answer"})
 	all := strings.Join(sent, "\n")
 	if !strings.Contains(all, `"type":"TEXT_MESSAGE_END"`) || !strings.Contains(all, `"type":"CUSTOM"`) || !strings.Contains(all, `"name":"response.retracted"`) {
 		t.Fatalf("sent %q", sent)

@@ -146,9 +146,9 @@ func (c *call) follow(ctx context.Context, r runtime.Resumption) (*runtime.Envel
 	if err != nil {
 		return nil, err
 	}
-	var env runtime.Envelope
-	if err := json.Unmarshal(receipt, &env); err != nil {
-		return nil, fmt.Errorf("mcpapi: decode the receipt of %s: %w", r.ResponseID, err)
+	env, err := runtime.ParseReceipt(receipt)
+	if err != nil {
+		return nil, fmt.Errorf("mcpapi: the receipt of %s: %w", r.ResponseID, err)
 	}
 	if failed != "" {
 		code := runtime.CodeInvocationFailed
