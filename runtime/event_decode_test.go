@@ -1,7 +1,9 @@
 package runtime
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"testing"
 )
@@ -98,5 +100,52 @@ func TestParseReceipt(t *testing.T) {
 	}
 	if _, err := ParseReceipt([]byte(`nope`)); err == nil {
 		t.Error("ParseReceipt of bad JSON = nil error")
+	}
+}
+
+// TestOutcomeKeepsTheFirstSegmentsEvents: a response asked to keep its
+// events hands the first segment's with the outcome, typed and in order,
+// the same as its log holds (more of them than the room made at first);
+// one not asked keeps none.
+func TestOutcomeKeepsTheFirstSegmentsEvents(t *testing.T) {
+	agent := AgentFunc(func(ctx context.Context, turn *Turn, emit Emit) error {
+		for i := range keptRoom + 2 {
+			if err := emit(Event{Type: EventTextDelta, Delta: fmt.Sprint(i)}); err != nil {
+				return err
+			}
+		}
+		return emit(Event{Type: EventStateDelta, StateDelta: map[string]json.RawMessage{"k": json.RawMessage(`1`)}})
+	})
+	s := newTestService(t, agent, nil)
+	for _, keep := range []bool{true, false} {
+		r, err := s.StartResponse(context.Background(), testUser, ResponseRequest{Input: "hi", KeepEvents: keep})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := waitDone(t, r)
+		if !keep {
+			if out.Events != nil {
+				t.Fatalf("not asked, kept %d events", len(out.Events))
+			}
+			continue
+		}
+		frames, held, err := s.LoggedEvents(context.Background(), testUser, r.SessionID, r.ID, -1, 0)
+		if err != nil || !held {
+			t.Fatalf("log: %v %v", held, err)
+		}
+		if len(out.Events) != len(frames) || len(frames) != keptRoom+5 {
+			t.Fatalf("kept %d events, the log holds %d", len(out.Events), len(frames))
+		}
+		for i, e := range out.Events {
+			b, err := e.JSON()
+			logged, _ := frames[i].Event()
+			if err != nil || string(b) != string(frames[i].JSON) || e.Sequence != i || e.Type != logged.Type {
+				t.Fatalf("event %d: kept %s, logged %s", i, b, frames[i].JSON)
+			}
+		}
+		last := out.Events[len(out.Events)-1]
+		if env, ok := out.Receipt(); !ok || last.Envelope == nil || last.Envelope.OutputText != env.OutputText || env.Status != StatusCompleted {
+			t.Fatalf("last kept event %+v, receipt %+v %v", last, env, ok)
+		}
 	}
 }
