@@ -23,8 +23,8 @@ const (
 // per response, so this is one action or none).
 type pendingSet struct {
 	rec     store.ThreadRecord
-	found   bool             // the thread has a recorded run
-	receipt runtime.Envelope // that run's receipt, when found
+	found   bool                 // the thread has a recorded run
+	receipt runtime.ReceiptState // where that run stands, when found
 	actions []runtime.RequiredAction
 }
 
@@ -49,7 +49,7 @@ func (h *Handler) pending(ctx context.Context, p runtime.Principal, thread strin
 		return ps, err
 	}
 	ps.rec, ps.found = rec, true
-	if ps.receipt, err = runtime.ParseReceipt(body); err != nil {
+	if ps.receipt, err = runtime.ParseReceiptState(body); err != nil {
 		return ps, nil
 	}
 	if ps.receipt.Status == runtime.StatusRequiresAction && ps.receipt.RequiredAction != nil {

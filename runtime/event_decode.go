@@ -123,6 +123,30 @@ func ParseReceipt(receipt []byte) (Envelope, error) {
 	return env, nil
 }
 
+// ReceiptState is where a response stands, as its receipt says: the
+// receipt without its output, for a caller that needs only that (what it
+// waits for, how it ended). Reading it allocates nothing for the output.
+type ReceiptState struct {
+	ID             string          `json:"id"`
+	SessionID      string          `json:"sessionId"`
+	Status         string          `json:"status"`
+	Error          *EnvelopeError  `json:"error"`
+	RequiredAction *RequiredAction `json:"requiredAction"`
+	// ApprovalID and ClientToolID name the last wait the response resumed
+	// from (Envelope's).
+	ApprovalID   string `json:"approvalId"`
+	ClientToolID string `json:"clientToolId"`
+}
+
+// ParseReceiptState reads where a response stands from its receipt.
+func ParseReceiptState(receipt []byte) (ReceiptState, error) {
+	var st ReceiptState
+	if err := json.Unmarshal(receipt, &st); err != nil {
+		return ReceiptState{}, fmt.Errorf("runtime: decode receipt: %w", err)
+	}
+	return st, nil
+}
+
 // Receipt returns the receipt of one of the user's responses as its
 // envelope (GetResponse gives its JSON). A receipt that does not decode is
 // a store failure.

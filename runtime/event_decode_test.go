@@ -101,6 +101,18 @@ func TestParseReceipt(t *testing.T) {
 	if _, err := ParseReceipt([]byte(`nope`)); err == nil {
 		t.Error("ParseReceipt of bad JSON = nil error")
 	}
+	env.Status, env.Error, env.ApprovalID, env.ClientToolID = StatusRequiresAction, nil, "ap_0", "ct_0"
+	env.Output = []OutputItem{{Type: "message", Role: "assistant", Content: []ContentPart{{Type: "output_text", Text: "x"}}}}
+	env.RequiredAction = &RequiredAction{Type: "client_tool", ID: "ct_1", CallID: "c", Name: "pick", Arguments: json.RawMessage(`{}`), ExpiresAt: "e"}
+	b, _ = env.encode()
+	st, err := ParseReceiptState(b)
+	want := ReceiptState{ID: "resp_1", SessionID: "s1", Status: StatusRequiresAction, RequiredAction: env.RequiredAction, ApprovalID: "ap_0", ClientToolID: "ct_0"}
+	if err != nil || !reflect.DeepEqual(st, want) {
+		t.Errorf("ParseReceiptState = %+v, %v; want %+v", st, err, want)
+	}
+	if _, err := ParseReceiptState([]byte(`[]`)); err == nil {
+		t.Error("ParseReceiptState of an array = nil error")
+	}
 }
 
 // TestOutcomeKeepsTheFirstSegmentsEvents: a response asked to keep its
