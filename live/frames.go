@@ -374,19 +374,3 @@ func reframeSlow(raw []byte, seq int, requestID json.RawMessage) []byte {
 	}
 	return mustJSON(obj)
 }
-
-// boundaryInfo reads what a response.completed frame says about its
-// boundary: its status, and for requires_action the wait's type and ID.
-type boundaryInfo struct {
-	Status         string `json:"status"`
-	RequiredAction *struct {
-		Type string `json:"type"`
-		ID   string `json:"id"`
-	} `json:"requiredAction"`
-}
-
-func readBoundary(raw []byte) boundaryInfo {
-	var b boundaryInfo
-	_ = json.Unmarshal(raw, &b)
-	return b
-}

@@ -46,6 +46,11 @@ type ResponseRequest struct {
 	OnBusy string
 
 	busyTries int // how often the session was busy, then idle (queue.go)
+
+	// KeepEvents keeps the events of the first segment for Outcome.Events,
+	// for a caller that does not stream but folds them into a view of its
+	// own (an A2A task), so it need not read them back from the log.
+	KeepEvents bool
 }
 
 // InputPart is one content part of an input: {"type":"text","text":...},
@@ -141,6 +146,10 @@ type Response struct {
 	// rerunRequest is what a claimer needs to run the turn again
 	// (claim.go); nil when it is not rerun.
 	rerunRequest []byte
+	// kept holds the first segment's events for Outcome.Events while
+	// keeping is set (response_keep.go); guarded by mu.
+	keeping bool
+	kept    []Event
 }
 
 // Outcome is how a response reached a boundary.
@@ -151,6 +160,9 @@ type Outcome struct {
 	// Err is set when the response did not complete: its kind says why
 	// (ErrTimeout, ErrCancelled, ErrNoOutput, ErrAgentFailed, ...).
 	Err *Error
+	// Events are the first segment's events, in order, when the request
+	// asked to keep them (ResponseRequest.KeepEvents); nil otherwise.
+	Events []Event
 }
 
 var (
@@ -208,10 +220,11 @@ func (s *Service) StartResponse(ctx context.Context, p Principal, req ResponseRe
 	if create {
 		sessionID = NewSessionID()
 	}
-	r := &Response{
+	r, kept := newResponse(req.KeepEvents)
+	*r = Response{
 		ID: NewResponseID(), SessionID: sessionID, Background: req.Background, svc: s, metadata: metadata,
 		done: make(chan struct{}), boundary: make(chan struct{}), watch: turnWatch{transport: req.Transport, started: time.Now()}, webhook: req.Webhook,
-		epoch: 1,
+		epoch: 1, keeping: req.KeepEvents, kept: kept,
 	}
 	if req.Stream {
 		r.stream = make(chan Event, streamQueue)
@@ -391,6 +404,7 @@ func (r *Response) reachBoundary(o Outcome) {
 		if r.detachCaller != nil {
 			r.detachCaller()
 		}
+		o.Events = r.keptEvents()
 		r.outcome = o
 		close(r.boundary)
 	})
