@@ -55,7 +55,7 @@ func (s *Server) start(ctx context.Context, p runtime.Principal, req sendRequest
 		metadata = req.Metadata
 	}
 	rr := runtime.ResponseRequest{Input: input, Parts: parts, SessionID: sessionID, Stream: stream, Background: stream, Metadata: metadata,
-		Transport: runtime.TransportA2A, Message: turnMessageOf(req.Message)}
+		Transport: runtime.TransportA2A, Message: turnMessageOf(req.Message), OnBusy: runtime.OnBusyOf(metadata), KeepEvents: !stream}
 	resp, err := s.svc.StartResponse(ctx, p, rr)
 	if err != nil && rr.SessionID != "" && runtime.AsError(err).Code == "session_not_found" {
 		if _, cerr := s.svc.CreateSession(ctx, p, rr.SessionID, nil); cerr != nil && !errors.Is(cerr, runtime.ErrConflict) {
@@ -138,9 +138,10 @@ func (s *Server) send(ctx context.Context, p runtime.Principal, req sendRequest)
 	// It became a task after all: it waits for input, it failed, or the
 	// agent's answer is one (artifacts, a rejection, ...).
 	m := newMapper(s.newTask(resp, req.Message), s.now)
-	bg := context.WithoutCancel(ctx)
-	if _, err := s.refresh(bg, p, m, out.Body); err != nil {
-		return StreamEvent{}, err
+	if !m.foldOutcome(out) {
+		if _, err := s.refresh(context.WithoutCancel(ctx), p, m, nil); err != nil {
+			return StreamEvent{}, err
+		}
 	}
 	s.save(p, m)
 	t := m.task.clone().withHistory(req.HistoryLength)
@@ -150,12 +151,13 @@ func (s *Server) send(ctx context.Context, p runtime.Principal, req sendRequest)
 // directMessage is the reply to a blocking send that completed without a
 // task.
 func directMessage(resp *runtime.Response, env runtime.Envelope) *Message {
-	// The message, its parts and its text are made together: every
-	// blocking send answers with one.
+	// The message, its parts, its text and its metadata are made
+	// together: every blocking send answers with one.
 	reply := &struct {
 		msg   Message
 		parts [2]Part
 		text  string
+		meta  [replyMetaRoom]byte
 	}{}
 	parts := reply.parts[:0]
 	if env.OutputText != "" {
@@ -169,9 +171,13 @@ func directMessage(resp *runtime.Response, env runtime.Envelope) *Message {
 		parts = append(parts, Part{Text: &reply.text}) // an empty text
 	}
 	reply.msg = Message{MessageID: resp.ID + "-reply", ContextID: resp.SessionID, Role: roleAgent, Parts: parts,
-		Metadata: replyMeta(resp.ID, env.Usage)}
+		Metadata: appendReplyMeta(reply.meta[:0], resp.ID, env.Usage)}
 	return &reply.msg
 }
+
+// replyMetaRoom is the room a direct message has for its metadata: a
+// response ID and usage fit (longer metadata gets its own array).
+const replyMetaRoom = 160
 
 // replyMeta is a direct message's metadata, {"harnest": {"responseId",
 // "usage"?}}, as harnestMeta writes it (appended: every blocking send
@@ -218,10 +224,12 @@ func (s *Server) startTask(ctx context.Context, p runtime.Principal, req sendReq
 		})
 		if st := m.task.Status.State; !terminal(st) && !interrupted(st) {
 			// The segment ended without a boundary event: end it from
-			// the receipt.
-			for _, e := range m.applyReceipt(resp.Outcome().Body) {
-				s.save(p, m)
-				f.push(e)
+			// the receipt (none when another replica claimed the run).
+			if receipt, recorded := resp.Outcome().Receipt(); recorded {
+				for _, e := range m.applyReceipt(receipt) {
+					s.save(p, m)
+					f.push(e)
+				}
 			}
 		}
 		f.close(m.task)
@@ -268,7 +276,7 @@ func (s *Server) continueTask(ctx context.Context, p runtime.Principal, req send
 		ctx, cancel := context.WithTimeout(context.Background(), s.followTimeout)
 		defer cancel()
 		err := s.svc.Follow(ctx, p, m.task.ContextID, m.task.ID, res.After, func(fr runtime.Frame) (bool, error) {
-			return s.fold(p, m, f, frameFromJSON(fr.Type, fr.Sequence, fr.JSON), nil), nil
+			return s.fold(p, m, f, loggedFrame(fr), nil), nil
 		})
 		if err != nil && !terminal(m.task.Status.State) && !interrupted(m.task.Status.State) {
 			s.log.Warn("a2a: following a resumed task failed", "taskId", m.task.ID, "err", err)

@@ -93,49 +93,11 @@ func frameOf(e runtime.Event) frame {
 	return f
 }
 
-// frameFromJSON reads a logged event.
-func frameFromJSON(typ string, seq int, data []byte) frame {
-	var w struct {
-		Delta          json.RawMessage         `json:"delta"`
-		Agent          string                  `json:"agent"`
-		Activity       string                  `json:"activity"`
-		Target         string                  `json:"target"`
-		Code           string                  `json:"code"`
-		Framework      string                  `json:"framework"`
-		Model          string                  `json:"model"`
-		Provider       string                  `json:"provider"`
-		FinishReason   string                  `json:"finishReason"`
-		Usage          *runtime.Usage          `json:"usage"`
-		Status         string                  `json:"status"`
-		Result         json.RawMessage         `json:"result"`
-		Error          json.RawMessage         `json:"error"`
-		RequiredAction *runtime.RequiredAction `json:"requiredAction"`
-		Artifact       *runtime.ArtifactInfo   `json:"artifact"`
-		OutputText     string                  `json:"outputText"`
-		Output         json.RawMessage         `json:"output"`
-		Retracted      *runtime.Retraction     `json:"retracted"`
-		Steered        *runtime.SteerInfo      `json:"steer"`
-	}
-	_ = json.Unmarshal(data, &w)
-	f := frame{Type: typ, Seq: seq, Agent: w.Agent, Activity: w.Activity, Target: w.Target, Code: w.Code,
-		Framework: w.Framework, Model: w.Model, Provider: w.Provider, FinishReason: w.FinishReason,
-		Usage: w.Usage, Status: w.Status, Result: w.Result, Action: w.RequiredAction, Artifact: w.Artifact,
-		OutputText: w.OutputText, Retracted: w.Retracted, Steered: w.Steered}
-	if typ == runtime.EventCompleted {
-		f.Outcome = outcomeFromJSON(w.Output)
-	}
-	_ = json.Unmarshal(w.Delta, &f.Delta) // a state delta's object is ignored
-	if len(w.Error) > 0 {
-		if w.Error[0] == '"' {
-			_ = json.Unmarshal(w.Error, &f.ErrorText)
-		} else {
-			var e struct {
-				Code string `json:"code"`
-			}
-			_ = json.Unmarshal(w.Error, &e)
-			f.ErrorCode = e.Code
-		}
-	}
+// loggedFrame reads an event of the response's log, typed by the runtime.
+func loggedFrame(fr runtime.Frame) frame {
+	e, _ := fr.Event() // an event that does not decode folds as its type alone
+	f := frameOf(e)
+	f.Type, f.Seq = fr.Type, fr.Sequence
 	return f
 }
 
@@ -389,13 +351,9 @@ func (m *mapper) resume(msg Message) StreamEvent {
 
 // applyReceipt ends a task whose events are gone or never came (its
 // replica died and the sweeper failed the response), from the receipt.
-func (m *mapper) applyReceipt(receipt []byte) []StreamEvent {
-	var env runtime.Envelope
-	if json.Unmarshal(receipt, &env) != nil {
-		return nil
-	}
+func (m *mapper) applyReceipt(env runtime.Envelope) []StreamEvent {
 	switch {
-	case env.Status == runtime.StatusInProgress, env.Status == runtime.StatusRequiresAction:
+	case env.Status == runtime.StatusInProgress, env.Status == runtime.StatusRequiresAction, env.Status == "":
 		return nil
 	case m.task.Status.State == stateAuthRequired:
 		return nil // ended so by its response.completed: nothing comes after

@@ -1,7 +1,6 @@
 package a2a
 
 import (
-	"encoding/json"
 	"slices"
 
 	"github.com/harnest/harnest/runtime"
@@ -113,16 +112,6 @@ func outcomeOf(items []runtime.OutputItem) string {
 		}
 	}
 	return outcome
-}
-
-// outcomeFromJSON is outcomeOf for the output array of a logged
-// response.completed.
-func outcomeFromJSON(raw json.RawMessage) string {
-	var items []runtime.OutputItem
-	if len(raw) == 0 || json.Unmarshal(raw, &items) != nil {
-		return ""
-	}
-	return outcomeOf(items)
 }
 
 // wantsTask reports whether a completed answer is to be a task rather

@@ -61,7 +61,7 @@ func TestMappingRejectedAndAuthRequired(t *testing.T) {
 		live := *m
 		live.task = m.task.clone()
 		b, _ := json.Marshal(runtime.Event{Type: runtime.EventCompleted, Sequence: 2, Envelope: env})
-		logged := m.apply(frameFromJSON(runtime.EventCompleted, 2, b))
+		logged := m.apply(loggedFrame(runtime.Frame{Type: runtime.EventCompleted, Sequence: 2, JSON: b}))
 		streamed := live.apply(frameOf(runtime.Event{Type: runtime.EventCompleted, Sequence: 2, Envelope: env}))
 		for _, out := range [][]StreamEvent{logged, streamed} {
 			last := out[len(out)-1].StatusUpdate
@@ -73,8 +73,7 @@ func TestMappingRejectedAndAuthRequired(t *testing.T) {
 			t.Fatalf("%s: a direct message", tc.activity)
 		}
 		// A receipt read later does not end it again.
-		receipt, _ := json.Marshal(env)
-		if again := m.applyReceipt(receipt); tc.state == stateAuthRequired && len(again) != 0 {
+		if again := m.applyReceipt(*env); tc.state == stateAuthRequired && len(again) != 0 {
 			t.Fatalf("receipt re-applied: %s", describe(again))
 		}
 	}

@@ -30,7 +30,7 @@ func TestMappingSteered(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				f = frameFromJSON(e.Type, i, b)
+				f = loggedFrame(runtime.Frame{Type: e.Type, Sequence: i, JSON: b})
 			}
 			evs := m.apply(f)
 			if e.Type == runtime.EventSteered && len(evs) == 1 {

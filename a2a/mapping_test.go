@@ -110,7 +110,7 @@ func TestMappingFromLogMatchesLocal(t *testing.T) {
 		e.Sequence = i
 		a := describe(local.apply(frameOf(e)))
 		b, _ := e.JSON()
-		c := describe(logged.apply(frameFromJSON(e.Type, i, b)))
+		c := describe(logged.apply(loggedFrame(runtime.Frame{Type: e.Type, Sequence: i, JSON: b})))
 		if a != c {
 			t.Fatalf("event %d: local %q, from the log %q", i, a, c)
 		}
@@ -163,7 +163,10 @@ func TestMappingEndings(t *testing.T) {
 	}
 	// A response failed by the sweeper (no events) ends from its receipt.
 	m := newTestMapper()
-	receipt := []byte(`{"id":"resp_1","sessionId":"s1","status":"failed","outputText":"","output":[],"metadata":{},"error":{"code":"replica_lost"}}`)
+	receipt, err := runtime.ParseReceipt([]byte(`{"id":"resp_1","sessionId":"s1","status":"failed","outputText":"","output":[],"metadata":{},"error":{"code":"replica_lost"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
 	if evs := m.applyReceipt(receipt); len(evs) != 1 || m.task.Status.State != stateFailed {
 		t.Fatalf("receipt ending: %s", describe(evs))
 	}
@@ -192,7 +195,7 @@ func TestMappingRetraction(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				f = frameFromJSON(e.Type, i, b)
+				f = loggedFrame(runtime.Frame{Type: e.Type, Sequence: i, JSON: b})
 			}
 			got = append(got, describe(m.apply(f)))
 		}

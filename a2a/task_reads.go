@@ -14,9 +14,10 @@ import (
 // refresh folds what the response's log holds beyond the snapshot, and
 // ends the task from the receipt when the log cannot (its replica died, or
 // the events are no longer held). receipt is the response's receipt when
-// the caller already has it. It stores the task when the fold reached a
-// boundary, and reports whether anything changed.
-func (s *Server) refresh(ctx context.Context, p runtime.Principal, m *mapper, receipt []byte) (bool, error) {
+// the caller already has it (nil: read it when needed). It stores the
+// task when the fold reached a boundary, and reports whether anything
+// changed.
+func (s *Server) refresh(ctx context.Context, p runtime.Principal, m *mapper, receipt *runtime.Envelope) (bool, error) {
 	if terminal(m.task.Status.State) {
 		return false, nil
 	}
@@ -31,7 +32,7 @@ func (s *Server) refresh(ctx context.Context, p runtime.Principal, m *mapper, re
 			break
 		}
 		for _, fr := range frames {
-			m.apply(frameFromJSON(fr.Type, fr.Sequence, fr.JSON))
+			m.apply(loggedFrame(fr))
 		}
 		folded += len(frames)
 		if len(frames) < batch || terminal(m.task.Status.State) {
@@ -42,15 +43,15 @@ func (s *Server) refresh(ctx context.Context, p runtime.Principal, m *mapper, re
 	// replica died and a sweeper failed its receipt. The receipt says so.
 	if !terminal(m.task.Status.State) {
 		if receipt == nil {
-			b, err := s.svc.GetResponse(ctx, p, m.task.ContextID, m.task.ID)
+			env, err := s.svc.Receipt(ctx, p, m.task.ContextID, m.task.ID)
 			switch {
 			case err == nil:
-				receipt = b
+				receipt = &env
 			case !errors.Is(err, runtime.ErrNotFound):
 				return false, errUnavailable("The state store is unavailable; retry shortly")
 			}
 		}
-		if receipt != nil && len(m.applyReceipt(receipt)) > 0 {
+		if receipt != nil && len(m.applyReceipt(*receipt)) > 0 {
 			folded++
 		}
 	}
@@ -111,11 +112,12 @@ func (s *Server) cancelTask(ctx context.Context, p runtime.Principal, id string)
 	if st := m.task.Status.State; terminal(st) {
 		return Task{}, errTaskNotCancelable(fmt.Sprintf("Task %s is already %s", clip(id), state03(st)))
 	}
-	receipt, err := s.svc.CancelResponse(ctx, p, m.task.ContextID, m.task.ID)
+	body, err := s.svc.CancelResponse(ctx, p, m.task.ContextID, m.task.ID)
 	if err != nil {
 		return Task{}, asA2A(err)
 	}
-	if _, err := s.refresh(ctx, p, m, receipt); err != nil {
+	receipt, _ := runtime.ParseReceipt(body) // one that does not decode ends nothing
+	if _, err := s.refresh(ctx, p, m, &receipt); err != nil {
 		return Task{}, err
 	}
 	if !terminal(m.task.Status.State) {
@@ -151,7 +153,7 @@ func (s *Server) follow(ctx context.Context, p runtime.Principal, m *mapper, emi
 	}
 	return s.svc.Follow(ctx, p, m.task.ContextID, m.task.ID, m.seq, func(fr runtime.Frame) (bool, error) {
 		end := false
-		for _, e := range m.apply(frameFromJSON(fr.Type, fr.Sequence, fr.JSON)) {
+		for _, e := range m.apply(loggedFrame(fr)) {
 			if e.final() {
 				s.save(p, m)
 				end = true

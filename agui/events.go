@@ -81,37 +81,39 @@ type interrupt struct {
 // approvalSchema is what an approval interrupt's resume payload must be.
 var approvalSchema = json.RawMessage(`{"type":"object","properties":{"approved":{"type":"boolean"}},"required":["approved"],"additionalProperties":false}`)
 
-// neutralEvent is a frame of the portable event stream, decoded from its
-// JSON (the same bytes whether it comes from the running response or from
-// the event log).
-type neutralEvent struct {
-	Type           string                  `json:"type"`
-	Sequence       int                     `json:"sequence"`
-	ResponseID     string                  `json:"responseId"`
-	SessionID      string                  `json:"sessionId"`
-	Delta          json.RawMessage         `json:"delta"`
-	Agent          string                  `json:"agent"`
-	ID             string                  `json:"id"`
-	Name           string                  `json:"name"`
-	Arguments      json.RawMessage         `json:"arguments"`
-	CallID         string                  `json:"callId"`
-	Output         json.RawMessage         `json:"output"`
-	Error          string                  `json:"error"`
-	Status         string                  `json:"status"`
-	Result         json.RawMessage         `json:"result"`
-	RequiredAction *runtime.RequiredAction `json:"requiredAction"`
-	PendingAction  json.RawMessage         `json:"pendingAction"`
-	ApprovalID     string                  `json:"approvalId"`
-	raw            []byte
-}
+// The emitter reads the runtime's typed events (runtime.Event): those of
+// the running response as it emits them, and those of its log as
+// runtime.Frame.Event reads them back, so both map the same.
 
-func decodeNeutral(b []byte) (neutralEvent, bool) {
-	var n neutralEvent
-	if err := json.Unmarshal(b, &n); err != nil || n.Type == "" {
+// typedEvent is the event a stream hands the emitter; false skips it. A
+// response.completed that carries an error code (a cancelled response, or
+// one ended by a shutdown) is not taken as the run's end: the run ends
+// from the response's failure instead (RUN_ERROR with that code), as it
+// always has.
+func typedEvent(n runtime.Event) (runtime.Event, bool) {
+	if n.Type == "" || (n.Type == runtime.EventCompleted && (n.Envelope == nil || n.Envelope.Error != nil)) {
 		return n, false
 	}
-	n.raw = b
 	return n, true
+}
+
+// eventJSON is the event as the runtime logged it: the value of a CUSTOM
+// event.
+func eventJSON(n runtime.Event) json.RawMessage {
+	b, _ := n.JSON()
+	return b
+}
+
+// loggedValue is a JSON value of an event as the runtime logs it (compact,
+// with HTML characters escaped as encoding/json writes them), so a tool
+// call's arguments, a tool's output or a state member read the same from
+// the running response as from its log (absent is null).
+func loggedValue(v json.RawMessage) json.RawMessage {
+	b, err := jsonwrite.AppendRaw(nil, v)
+	if err != nil {
+		return jsonwrite.Compact(v)
+	}
+	return b
 }
 
 // streamed is a message the client builds from this run's events, kept to
@@ -239,26 +241,23 @@ func (e *emitter) closeOpen() {
 // replay takes in an event of the response's earlier segments (a resumed
 // run): the client has seen it already, so only what later events depend
 // on is kept.
-func (e *emitter) replay(n neutralEvent) {
+func (e *emitter) replay(n runtime.Event) {
 	switch n.Type {
 	case runtime.EventToolCall:
 		e.toolCalls[n.ID] = n.Name
 	case runtime.EventStateDelta:
-		e.applyState(n.Delta)
+		e.applyState(n.StateDelta)
 	case runtime.EventClientTool:
 		// Its triad went out with the interrupt or frontend tool call.
-		var c struct {
-			ClientTool *runtime.ClientToolInfo `json:"clientTool"`
-		}
-		if json.Unmarshal(n.raw, &c) == nil && c.ClientTool != nil {
-			a := runtime.RequiredAction{ID: c.ClientTool.ID, CallID: c.ClientTool.CallID, Name: c.ClientTool.Name}
-			e.toolCalls[clientToolCallID(a, n.ResponseID)] = c.ClientTool.Name
+		if c := n.ClientTool; c != nil {
+			a := runtime.RequiredAction{ID: c.ID, CallID: c.CallID, Name: c.Name}
+			e.toolCalls[clientToolCallID(a, n.ResponseID)] = c.Name
 		}
 	}
 }
 
 // event maps one non-terminal neutral event.
-func (e *emitter) event(n neutralEvent) {
+func (e *emitter) event(n runtime.Event) {
 	switch n.Type {
 	case runtime.EventCreated, runtime.EventApproval, runtime.EventClientTool:
 		// RUN_STARTED is already out; waits are carried by the run's end.
@@ -272,34 +271,35 @@ func (e *emitter) event(n neutralEvent) {
 		if id == "" {
 			id = "call-" + e.newID()
 		}
-		e.toolCall(id, n.Name, n.Arguments)
+		e.toolCall(id, n.Name, loggedValue(n.Arguments))
 	case runtime.EventToolResult:
 		e.closeOpen()
-		e.toolResult(n.CallID, n.Output)
+		e.toolResult(n.CallID, loggedValue(n.Output))
 	case runtime.EventStateDelta:
 		e.closeOpen()
-		e.stateDelta(n.Delta)
+		e.stateDelta(n.StateDelta)
 	case runtime.EventRetracted:
 		// A lost replica's attempt is withdrawn and the turn runs again
 		// from the start: the client is told (CUSTOM), and the messages
 		// snapshot at the end holds the new attempt's messages only.
 		e.closeOpen()
 		e.streamed = nil
-		e.write(event{Type: custom, Name: n.Type, Value: n.raw})
+		e.write(event{Type: custom, Name: n.Type, Value: eventJSON(n)})
 	default: // agent_activity, agent_metadata, decision_result, and anything newer
 		e.closeOpen()
-		e.write(event{Type: custom, Name: n.Type, Value: n.raw})
+		e.write(event{Type: custom, Name: n.Type, Value: eventJSON(n)})
 	}
 }
 
+// deltaText is the string a JSON string holds ("" for anything else).
 func deltaText(raw json.RawMessage) string {
 	var s string
 	_ = json.Unmarshal(raw, &s)
 	return s
 }
 
-func (e *emitter) textDelta(n neutralEvent) {
-	delta := deltaText(n.Delta)
+func (e *emitter) textDelta(n runtime.Event) {
+	delta := n.Delta
 	if delta == "" {
 		return
 	}
@@ -316,8 +316,8 @@ func (e *emitter) textDelta(n neutralEvent) {
 	e.write(event{Type: textMessageContent, MessageID: e.text.id, Delta: jsonString(delta)})
 }
 
-func (e *emitter) thinkingDelta(n neutralEvent) {
-	delta := deltaText(n.Delta)
+func (e *emitter) thinkingDelta(n runtime.Event) {
+	delta := n.Delta
 	if delta == "" {
 		return
 	}
@@ -367,17 +367,13 @@ func (e *emitter) toolResult(callID string, output json.RawMessage) {
 
 // applyState merges a shallow state delta into the client's view and
 // returns the keys the client may see, sorted.
-func (e *emitter) applyState(raw json.RawMessage) []string {
-	var delta map[string]json.RawMessage
-	if json.Unmarshal(raw, &delta) != nil {
-		return nil
-	}
+func (e *emitter) applyState(delta map[string]json.RawMessage) []string {
 	keys := make([]string, 0, len(delta))
 	for k, v := range delta {
 		if reservedKey(k) {
 			continue
 		}
-		e.state[k] = jsonwrite.Compact(v)
+		e.state[k] = loggedValue(v)
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
@@ -388,10 +384,10 @@ func (e *emitter) applyState(raw json.RawMessage) []string {
 // top-level members, which always apply to the object the client holds:
 // the run's first delta is preceded by a snapshot, so the client's state
 // is certainly that object.
-func (e *emitter) stateDelta(raw json.RawMessage) {
+func (e *emitter) stateDelta(delta map[string]json.RawMessage) {
 	if !e.stateSent {
 		before := e.snapshotState()
-		keys := e.applyState(raw)
+		keys := e.applyState(delta)
 		if len(keys) == 0 {
 			return
 		}
@@ -400,7 +396,7 @@ func (e *emitter) stateDelta(raw json.RawMessage) {
 		e.writeDelta(keys)
 		return
 	}
-	if keys := e.applyState(raw); len(keys) > 0 {
+	if keys := e.applyState(delta); len(keys) > 0 {
 		e.writeDelta(keys)
 	}
 }
@@ -444,27 +440,31 @@ func (e *emitter) messagesJSON() json.RawMessage {
 // finish maps the response's boundary (response.completed, error, or
 // response.in_progress) and ends the run. code is the failure's stable
 // code, when the boundary is an error.
-func (e *emitter) finish(n neutralEvent, code string) {
+func (e *emitter) finish(n runtime.Event, code string) {
 	e.closeOpen()
+	var env runtime.Envelope // response.completed: the response at its boundary
+	if n.Envelope != nil {
+		env = *n.Envelope
+	}
 	switch {
 	case n.Type == runtime.EventError:
 		e.fail(n.Error, code)
 	case n.Type == runtime.EventInProgress:
-		value, _ := json.Marshal(map[string]any{"responseId": n.ResponseID, "sessionId": n.SessionID, "pendingAction": n.PendingAction})
+		value, _ := json.Marshal(map[string]any{"responseId": n.ResponseID, "sessionId": n.SessionID, "pendingAction": nil})
 		e.write(event{Type: custom, Name: "harnest.external_wait", Value: value})
-		e.end(statusResult(runtime.StatusInProgress, n), nil)
-	case n.Status == runtime.StatusCompleted:
-		e.end(n.Result, nil)
-	case n.Status == runtime.StatusRequiresAction && n.RequiredAction != nil:
-		e.suspend(n)
-	case n.Status == runtime.StatusDenied:
-		e.end(statusResult(runtime.StatusDenied, n), nil)
-	case n.Status == runtime.StatusCancelled:
+		e.end(statusResult(runtime.StatusInProgress, n.ResponseID, ""), nil)
+	case env.Status == runtime.StatusCompleted:
+		e.end(env.Result, nil)
+	case env.Status == runtime.StatusRequiresAction && env.RequiredAction != nil:
+		e.suspend(*env.RequiredAction, n.ResponseID)
+	case env.Status == runtime.StatusDenied:
+		e.end(statusResult(runtime.StatusDenied, n.ResponseID, env.ApprovalID), nil)
+	case env.Status == runtime.StatusCancelled:
 		var o *outcome
 		if !e.legacy {
 			o = &outcome{Type: "cancelled"} // 0.0.x clients reject this outcome
 		}
-		e.end(statusResult(runtime.StatusCancelled, n), o)
+		e.end(statusResult(runtime.StatusCancelled, n.ResponseID, env.ApprovalID), o)
 	default:
 		e.fail("Agent execution failed", runtime.CodeInvocationFailed)
 	}
@@ -472,12 +472,12 @@ func (e *emitter) finish(n neutralEvent, code string) {
 
 // statusResult is the RUN_FINISHED result of a response that ended
 // without an answer.
-func statusResult(status string, n neutralEvent) json.RawMessage {
+func statusResult(status, responseID, approvalID string) json.RawMessage {
 	b, _ := json.Marshal(struct {
 		Status     string `json:"status"`
 		ResponseID string `json:"responseId"`
 		ApprovalID string `json:"approvalId,omitempty"`
-	}{status, n.ResponseID, n.ApprovalID})
+	}{status, responseID, approvalID})
 	return b
 }
 
@@ -513,15 +513,14 @@ func clientToolCallID(a runtime.RequiredAction, responseID string) string {
 // an approval, or a client tool the client did not offer, is an
 // interrupt the next run resumes. The state and the conversation are
 // restated first, so the client can resume from them.
-func (e *emitter) suspend(n neutralEvent) {
-	a := *n.RequiredAction
+func (e *emitter) suspend(a runtime.RequiredAction, responseID string) {
 	metadata, _ := json.Marshal(map[string]runtime.RequiredAction{"harnest": a})
 	var interrupts []interrupt
 	switch a.Type {
 	case "client_tool":
-		callID := clientToolCallID(a, n.ResponseID)
+		callID := clientToolCallID(a, responseID)
 		if e.toolCalls[callID] != a.Name {
-			e.toolCall(callID, a.Name, a.Arguments)
+			e.toolCall(callID, a.Name, loggedValue(a.Arguments))
 		}
 		if e.frontend[a.Name] {
 			value, _ := json.Marshal(struct {

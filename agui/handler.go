@@ -187,7 +187,7 @@ func (h *Handler) newRun(w http.ResponseWriter, r *http.Request, p runtime.Princ
 	resp, err := h.svc.StartResponse(ctx, p, runtime.ResponseRequest{
 		Input: in.Input, SessionID: in.ThreadID, Stream: true,
 		Metadata: runMetadata(in), ClientTools: in.Tools, Context: in.Context,
-		Transport: runtime.TransportAGUI,
+		Transport: runtime.TransportAGUI, OnBusy: runtime.OnBusyOf(in.ForwardedProps),
 	})
 	if err != nil {
 		writeError(w, err)
@@ -202,13 +202,9 @@ func (h *Handler) newRun(w http.ResponseWriter, r *http.Request, p runtime.Princ
 	defer sw.Close()
 	em := newEmitter(in, s.State, func(b []byte) error { return sw.Event("", -1, b) }, h.newID)
 	em.begin()
-	var last *neutralEvent
-	out := resp.Each(func(e runtime.Event) error {
-		b, err := e.JSON()
-		if err != nil {
-			return err
-		}
-		n, ok := decodeNeutral(b)
+	var last *runtime.Event
+	out := resp.Each(func(n runtime.Event) error {
+		n, ok := typedEvent(n)
 		if !ok {
 			return nil
 		}
@@ -223,7 +219,7 @@ func (h *Handler) newRun(w http.ResponseWriter, r *http.Request, p runtime.Princ
 }
 
 // isBoundary reports the events that end a segment.
-func isBoundary(n neutralEvent) bool {
+func isBoundary(n runtime.Event) bool {
 	switch n.Type {
 	case runtime.EventCompleted, runtime.EventError, runtime.EventInProgress:
 		return true
@@ -233,7 +229,7 @@ func isBoundary(n neutralEvent) bool {
 
 // end finishes the run from the segment's boundary event; a stream that
 // ended without one (or a failure without its event) is an error.
-func (h *Handler) end(em *emitter, last *neutralEvent, failure *runtime.Error) {
+func (h *Handler) end(em *emitter, last *runtime.Event, failure *runtime.Error) {
 	switch {
 	case last != nil && last.Type == runtime.EventError && failure != nil:
 		em.fail(failure.Detail, failure.Code)

@@ -23,8 +23,8 @@ const (
 // per response, so this is one action or none).
 type pendingSet struct {
 	rec     store.ThreadRecord
-	found   bool             // the thread has a recorded run
-	receipt runtime.Envelope // that run's receipt, when found
+	found   bool                 // the thread has a recorded run
+	receipt runtime.ReceiptState // where that run stands, when found
 	actions []runtime.RequiredAction
 }
 
@@ -49,7 +49,7 @@ func (h *Handler) pending(ctx context.Context, p runtime.Principal, thread strin
 		return ps, err
 	}
 	ps.rec, ps.found = rec, true
-	if json.Unmarshal(body, &ps.receipt) != nil {
+	if ps.receipt, err = runtime.ParseReceiptState(body); err != nil {
 		return ps, nil
 	}
 	if ps.receipt.Status == runtime.StatusRequiresAction && ps.receipt.RequiredAction != nil {
@@ -201,7 +201,7 @@ func (h *Handler) staleResume(w http.ResponseWriter, r *http.Request, p runtime.
 		em.fail(resolved, "interaction_closed")
 		return
 	}
-	em.end(statusResult(ps.receipt.Status, neutralEvent{ResponseID: ps.receipt.ID, ApprovalID: ps.receipt.ApprovalID}), nil)
+	em.end(statusResult(ps.receipt.Status, ps.receipt.ID, ps.receipt.ApprovalID), nil)
 }
 
 // waitOver reports an interaction of the thread that is no longer pending,
@@ -300,7 +300,8 @@ func (h *Handler) answerAndFollow(w http.ResponseWriter, r *http.Request, p runt
 		em.fail(conflict.Detail, conflict.Code)
 		return
 	case cancelled:
-		em.finish(neutralEvent{Type: runtime.EventCompleted, Status: runtime.StatusCancelled, ResponseID: ps.rec.ResponseID}, "")
+		em.finish(runtime.Event{Type: runtime.EventCompleted, ResponseID: ps.rec.ResponseID,
+			Envelope: &runtime.Envelope{ID: ps.rec.ResponseID, EnvelopeBody: runtime.EnvelopeBody{Status: runtime.StatusCancelled}}}, "")
 		return
 	}
 	for _, ans := range answers {
@@ -317,9 +318,13 @@ func (h *Handler) answerAndFollow(w http.ResponseWriter, r *http.Request, p runt
 // stay consistent. A client that goes away cancels the response, as
 // closing a /responses stream does.
 func (h *Handler) follow(ctx context.Context, p runtime.Principal, em *emitter, res runtime.Resumption) {
-	var last *neutralEvent
+	var last *runtime.Event
 	fn := func(f runtime.Frame) (bool, error) {
-		n, ok := decodeNeutral(f.JSON)
+		n, err := f.Event()
+		if err != nil {
+			return false, nil
+		}
+		n, ok := typedEvent(n)
 		if !ok {
 			return false, nil
 		}
@@ -362,9 +367,8 @@ func (h *Handler) follow(ctx context.Context, p runtime.Principal, em *emitter, 
 
 // failureCode reads the stable code of a failed response from its receipt.
 func (h *Handler) failureCode(ctx context.Context, p runtime.Principal, res runtime.Resumption) string {
-	body, err := h.svc.GetResponse(ctx, p, res.SessionID, res.ResponseID)
-	var env runtime.Envelope
-	if err != nil || json.Unmarshal(body, &env) != nil || env.Error == nil {
+	env, err := h.svc.Receipt(ctx, p, res.SessionID, res.ResponseID)
+	if err != nil || env.Error == nil {
 		return runtime.CodeInvocationFailed
 	}
 	return env.Error.Code

@@ -76,6 +76,11 @@ type Spec struct {
 	// that claims it, with the next attempt number, replaying the steps
 	// the lost attempt recorded (resume points, runtime/journal.go).
 	OnReplicaLoss string `yaml:"onReplicaLoss"`
+	// OnBusy is what becomes of a message sent to a session while a
+	// response runs or waits, when the message does not say (runtime/busy.go):
+	// "reject" (the default: 409 session_busy), "enqueue", "interrupt" or
+	// "rollback".
+	OnBusy string `yaml:"onBusy"`
 }
 
 // Output is the output policy, applied once before any transport sees an

@@ -93,6 +93,9 @@ func (c *Config) ApplyDefaults() {
 			c.Spec.OnReplicaLoss = "rerun"
 		}
 	}
+	if c.Spec.OnBusy == "" {
+		c.Spec.OnBusy = "reject"
+	}
 	if c.Store.Retention.ReceiptsSeconds == 0 {
 		c.Store.Retention.ReceiptsSeconds = DefaultReceiptTTLSeconds
 	}

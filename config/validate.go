@@ -71,6 +71,11 @@ func validateConfig(c *Config, d *decoder) {
 	default:
 		v.problem("spec.onReplicaLoss", "must be fail or rerun, got %s", v.show("spec.onReplicaLoss", c.Spec.OnReplicaLoss))
 	}
+	switch c.Spec.OnBusy {
+	case "", "reject", "enqueue", "interrupt", "rollback":
+	default:
+		v.problem("spec.onBusy", "must be reject, enqueue, interrupt or rollback, got %s", v.show("spec.onBusy", c.Spec.OnBusy))
+	}
 	v.server(c.Server)
 	v.auth(c.Auth)
 	v.store(c.Store)

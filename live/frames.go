@@ -46,13 +46,14 @@ const (
 	msgInvalidToken   = "The bearer token is not valid"
 	msgOriginRejected = "Origin not allowed"
 	msgShuttingDown   = "Server shutting down"
+	msgOnBusy         = "onBusy must be reject, enqueue, interrupt or rollback"
 )
 
 // allowedKeys are the members each client frame may have; the frames with
 // required members are checked for them by decodeFrame.
 var allowedKeys = map[string][]string{
 	frameConnect:    {"type", "sessionId"},
-	frameCreate:     {"type", "input", "requestId", "metadata"},
+	frameCreate:     {"type", "input", "requestId", "metadata", "onBusy"},
 	frameCancel:     {"type", "responseId"},
 	frameDecision:   {"type", "responseId", "approvalId", "decision"},
 	frameToolResult: {"type", "requestId", "output"},
@@ -78,6 +79,7 @@ type frame struct {
 	Parts     []runtime.InputPart
 	RequestID *string         // response.create: the caller's correlation ID
 	Metadata  json.RawMessage // response.create: a compact object, or nil
+	OnBusy    string          // response.create: the busy-session strategy ("" for the agent's)
 
 	ResponseID string // response.cancel, approval.decision
 	ApprovalID string // approval.decision
@@ -188,6 +190,13 @@ func decodeCreate(f frame, obj map[string]json.RawMessage) (frame, *frameError) 
 			return f, &frameError{msgRequestID}
 		}
 		f.RequestID = &id
+	}
+	if raw, has := obj["onBusy"]; has {
+		v, ok := jsonString(raw)
+		if !ok || v == "" || !runtime.ValidOnBusy(v) {
+			return f, &frameError{msgOnBusy}
+		}
+		f.OnBusy = v
 	}
 	return f, nil
 }
@@ -364,20 +373,4 @@ func reframeSlow(raw []byte, seq int, requestID json.RawMessage) []byte {
 		obj["requestId"] = requestID
 	}
 	return mustJSON(obj)
-}
-
-// boundaryInfo reads what a response.completed frame says about its
-// boundary: its status, and for requires_action the wait's type and ID.
-type boundaryInfo struct {
-	Status         string `json:"status"`
-	RequiredAction *struct {
-		Type string `json:"type"`
-		ID   string `json:"id"`
-	} `json:"requiredAction"`
-}
-
-func readBoundary(raw []byte) boundaryInfo {
-	var b boundaryInfo
-	_ = json.Unmarshal(raw, &b)
-	return b
 }

@@ -80,7 +80,7 @@ func (c *conn) idleFrame(data []byte) {
 func (c *conn) start(f frame) {
 	resp, err := c.svc.StartResponse(c.ctx, c.p, runtime.ResponseRequest{
 		Input: f.Input, Parts: f.Parts, SessionID: c.sessionID, Metadata: f.Metadata, Stream: true,
-		Transport: runtime.TransportLive,
+		Transport: runtime.TransportLive, OnBusy: f.OnBusy,
 	})
 	if err != nil {
 		c.send(idleError(runtime.AsError(err).Detail))

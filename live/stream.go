@@ -32,11 +32,33 @@ type liveResponse struct {
 
 type waitInfo struct{ kind, id string }
 
-// rawFrame is one of the runtime's event frames.
+// rawFrame is one of the runtime's event frames: its JSON, which the
+// socket re-frames, and for response.completed the response at that
+// boundary (typed by the runtime; nil for other frames).
 type rawFrame struct {
 	typ  string
 	seq  int // the runtime's sequence
 	json []byte
+	env  *runtime.Envelope
+}
+
+// loggedFrame is a frame of the response's log.
+func loggedFrame(fr runtime.Frame) rawFrame {
+	f := rawFrame{typ: fr.Type, seq: fr.Sequence, json: fr.JSON}
+	if fr.Type == runtime.EventCompleted {
+		if e, err := fr.Event(); err == nil {
+			f.env = e.Envelope
+		}
+	}
+	return f
+}
+
+// status is a response.completed frame's status ("" for other frames).
+func (f rawFrame) status() string {
+	if f.env == nil {
+		return ""
+	}
+	return f.env.Status
 }
 
 // held reports frames that wait until their segment is recorded: a wait's
@@ -62,7 +84,7 @@ func (c *conn) stream(lr *liveResponse) {
 		if err != nil {
 			continue
 		}
-		f := rawFrame{typ: e.Type, seq: e.Sequence, json: raw}
+		f := rawFrame{typ: e.Type, seq: e.Sequence, json: raw, env: e.Envelope}
 		if held(f.typ) {
 			tail = append(tail, f)
 			continue
@@ -76,7 +98,7 @@ func (c *conn) stream(lr *liveResponse) {
 	}
 	tail = nil
 	err := c.svc.Follow(c.ctx, c.p, lr.sessionID, lr.id, after, func(fr runtime.Frame) (bool, error) {
-		f := rawFrame{typ: fr.Type, seq: fr.Sequence, json: fr.JSON}
+		f := loggedFrame(fr)
 		if !held(f.typ) {
 			c.forward(lr, f)
 			return false, nil
@@ -138,12 +160,11 @@ func (c *conn) boundary(lr *liveResponse, tail []rawFrame) (over bool, after int
 		case runtime.EventApproval, runtime.EventClientTool:
 			announce = &tail[i]
 		case runtime.EventCompleted:
-			b := readBoundary(f.json)
-			if b.Status == runtime.StatusRequiresAction && b.RequiredAction != nil {
-				c.suspendLocked(lr, announce, f, b)
+			if f.status() == runtime.StatusRequiresAction && f.env.RequiredAction != nil {
+				c.suspendLocked(lr, announce, f, *f.env.RequiredAction)
 				return false, f.seq
 			}
-			c.endLocked(lr, f, b.Status)
+			c.endLocked(lr, f, f.status())
 			return true, 0
 		case runtime.EventError:
 			c.endLocked(lr, f, "")
@@ -160,18 +181,18 @@ func (c *conn) boundary(lr *liveResponse, tail []rawFrame) (over bool, after int
 }
 
 // suspendLocked announces a wait and lets the socket answer it.
-func (c *conn) suspendLocked(lr *liveResponse, announce *rawFrame, completed rawFrame, b boundaryInfo) {
+func (c *conn) suspendLocked(lr *liveResponse, announce *rawFrame, completed rawFrame, a runtime.RequiredAction) {
 	if lr.failure != "" || lr.cancelled {
 		return // the response is ending: its end follows
 	}
-	c.resumedLocked(lr, completed.typ, b.Status)
+	c.resumedLocked(lr, completed.typ, completed.status())
 	if announce != nil {
 		c.emitLocked(lr, *announce)
 	}
-	if b.RequiredAction.Type != waitClientTool {
+	if a.Type != waitClientTool {
 		c.emitLocked(lr, completed)
 	}
-	lr.wait = waitInfo{kind: b.RequiredAction.Type, id: b.RequiredAction.ID}
+	lr.wait = waitInfo{kind: a.Type, id: a.ID}
 	if lr.wait.kind != waitClientTool {
 		lr.wait.kind = waitApproval
 	}

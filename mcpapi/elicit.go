@@ -130,11 +130,16 @@ func (c *call) follow(ctx context.Context, r runtime.Resumption) (*runtime.Envel
 	err := c.svc.Follow(ctx, c.caller, r.SessionID, r.ResponseID, r.After, func(f runtime.Frame) (bool, error) {
 		switch f.Type {
 		case runtime.EventTextDelta:
-			c.progress.frame(ctx, f.JSON)
+			if c.progress == nil {
+				break
+			}
+			if e, err := f.Event(); err == nil {
+				c.progress.text(ctx, e.Delta)
+			}
 		case runtime.EventCompleted:
 			return true, nil
 		case runtime.EventError:
-			failed = errorSentence(f.JSON)
+			failed = errorSentence(f)
 			return true, nil
 		}
 		return false, nil
@@ -146,9 +151,9 @@ func (c *call) follow(ctx context.Context, r runtime.Resumption) (*runtime.Envel
 	if err != nil {
 		return nil, err
 	}
-	var env runtime.Envelope
-	if err := json.Unmarshal(receipt, &env); err != nil {
-		return nil, fmt.Errorf("mcpapi: decode the receipt of %s: %w", r.ResponseID, err)
+	env, err := runtime.ParseReceipt(receipt)
+	if err != nil {
+		return nil, fmt.Errorf("mcpapi: the receipt of %s: %w", r.ResponseID, err)
 	}
 	if failed != "" {
 		code := runtime.CodeInvocationFailed
@@ -161,11 +166,9 @@ func (c *call) follow(ctx context.Context, r runtime.Resumption) (*runtime.Envel
 }
 
 // errorSentence is the sentence of an error frame.
-func errorSentence(frame []byte) string {
-	var e struct {
-		Error string `json:"error"`
-	}
-	if json.Unmarshal(frame, &e) != nil || e.Error == "" {
+func errorSentence(f runtime.Frame) string {
+	e, err := f.Event()
+	if err != nil || e.Error == "" {
 		return "Agent execution failed"
 	}
 	return e.Error

@@ -2,7 +2,6 @@ package mcpapi
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -47,17 +46,4 @@ func (p *progress) text(ctx context.Context, delta string) {
 	_ = p.session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
 		Meta: p.meta, ProgressToken: p.token, Progress: p.sent, Message: delta,
 	})
-}
-
-// frame sends the delta of a logged response.text.delta event.
-func (p *progress) frame(ctx context.Context, frame []byte) {
-	if p == nil {
-		return
-	}
-	var e struct {
-		Delta string `json:"delta"`
-	}
-	if json.Unmarshal(frame, &e) == nil {
-		p.text(ctx, e.Delta)
-	}
 }

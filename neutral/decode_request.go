@@ -61,7 +61,7 @@ func fastResponseRequest(body []byte) (runtime.ResponseRequest, bool) {
 
 // requestSeen records the envelope's members read so far: a repeated
 // member takes the general path (where the last one counts).
-type requestSeen struct{ input, sessionID, stream, background, metadata, webhook bool }
+type requestSeen struct{ input, sessionID, stream, background, metadata, webhook, onBusy bool }
 
 // requestMember reads the value of the envelope's member key into req.
 func (s *scanner) requestMember(key string, req *runtime.ResponseRequest, seen *requestSeen) bool {
@@ -99,6 +99,12 @@ func (s *scanner) requestMember(key string, req *runtime.ResponseRequest, seen *
 		}
 		req.Webhook, ok = s.webhook()
 		return ok
+	case "onBusy":
+		if !once(&seen.onBusy) {
+			return false
+		}
+		req.OnBusy, ok = s.StringValue()
+		return ok && req.OnBusy != "" && runtime.ValidOnBusy(req.OnBusy) // a wrong one: the general path names it
 	}
 	return false // unknown: the general path names it
 }

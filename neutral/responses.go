@@ -17,7 +17,7 @@ import (
 // {"input": string, "sessionId"?: string, "stream"?: bool, "metadata"?: object}.
 func parseResponseRequest(obj map[string]json.RawMessage) (runtime.ResponseRequest, error) {
 	var req runtime.ResponseRequest
-	if err := onlyKeys(obj, "input", "sessionId", "stream", "metadata", "background", "webhook"); err != nil {
+	if err := onlyKeys(obj, "input", "sessionId", "stream", "metadata", "background", "webhook", "onBusy"); err != nil {
 		return req, err
 	}
 	input, parts, err := inputField(obj)
@@ -47,8 +47,12 @@ func parseResponseRequest(obj map[string]json.RawMessage) (runtime.ResponseReque
 	if err != nil {
 		return req, err
 	}
+	onBusy, err := onBusyField(obj)
+	if err != nil {
+		return req, err
+	}
 	return runtime.ResponseRequest{Input: input, Parts: parts, SessionID: sessionID, Stream: stream, Background: background, Metadata: jsonwrite.Compact(metadata),
-		Transport: runtime.NeutralTransport(stream), Webhook: webhook}, nil
+		Transport: runtime.NeutralTransport(stream), Webhook: webhook, OnBusy: onBusy}, nil
 }
 
 // inputField reads "input": a non-blank string, or a non-empty array of

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/chromedp"
+
 	"github.com/harnest/harnest/config"
 )
 
@@ -54,4 +56,30 @@ func TestReloadFindsTheRunningResponse(t *testing.T) {
 	tb.waitFor("the found answer", `(() => { const a = [...document.querySelectorAll('article[aria-label=assistant]')].at(-1);
 		return a && a.querySelector('.tag').textContent === 'SSE (resumed)' && a.getAttribute('aria-busy') === 'false' &&
 			a.querySelector('.body').textContent === 'Echo: keep going' && a.textContent.includes('running response'); })()`)
+}
+
+// With "While busy: queue", a second message while a turn runs is queued
+// behind it (onBusy: enqueue): the first turn answers in full, then the
+// second, each in its own message, in that order.
+func TestQueueWhileATurnRuns(t *testing.T) {
+	srv := startServer(t, withEcho(func(e *config.EchoBackend) { e.DelayMs = 300 }))
+	tb := openTab(t, srv, "/")
+	tb.send("SSE", "first")
+	tb.waitFor("the first event", `[...document.querySelectorAll('article[aria-label=assistant]')].at(-1).querySelector('.thinking:not([hidden])')`)
+	tb.do(chromedp.SetValue(label("combobox", "While a turn runs"), "enqueue", byRole("combobox", "While a turn runs")))
+	eval[bool](tb, `document.getElementById('busy').dispatchEvent(new Event('change'))`)
+	tb.find("button", "Queue")
+	tb.typeText("textbox", "Message", "second")
+	tb.click("button", "Queue")
+	tb.waitFor("both answers", `(() => { const a = [...document.querySelectorAll('article[aria-label=assistant]')];
+		return a.length === 2 && a.every(x => x.getAttribute('aria-busy') === 'false'); })()`)
+	got := tb.messages()
+	if len(got) != 4 || got[0].Text != "first" || !strings.Contains(got[1].Text, "Echo: first") ||
+		got[2].Text != "second" || !strings.Contains(got[3].Text, "Echo: second") {
+		t.Fatalf("log after a queued message: %+v", got)
+	}
+	if strings.Contains(got[1].Text, "second") {
+		t.Fatalf("the first answer holds the second message: %q", got[1].Text)
+	}
+	tb.find("button", "Send")
 }

@@ -46,6 +46,9 @@ func (s *Service) onControl(payload string) {
 		s.onHandOff(c.Replica)
 		return
 	}
+	if s.onBusyControl(c) { // busy.go
+		return
+	}
 	r := s.local(c.ResponseID)
 	if r == nil || r.turn.UserID != c.User || r.SessionID != c.Session {
 		return // another replica's response
@@ -86,6 +89,9 @@ func (s *Service) CancelResponse(ctx context.Context, p Principal, sessionID, re
 	}
 	if isTerminal(receipt) {
 		return receipt, nil
+	}
+	if body, ok, err := s.cancelQueued(ctx, p, sessionID, responseID, receipt); ok || err != nil { // queue.go
+		return body, err
 	}
 	if r := s.local(responseID); r != nil && r.turn.UserID == p.UserID && r.SessionID == sessionID {
 		r.Cancel()

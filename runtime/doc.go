@@ -15,4 +15,12 @@
 // that makes a new session skips the first: nobody can know the session
 // before the answer, so its final step makes it; a turn that flushes or
 // suspends before that begins first.
+//
+// Doors get the stream and the receipts typed, never as JSON to decode
+// again: a response's events as Events (Response.Events and Each while it
+// streams, Outcome.Events when ResponseRequest.KeepEvents asks for them),
+// the log's as Frames whose Event method reads them back once, here
+// (event_decode.go), and receipts as Envelopes (Outcome.Receipt,
+// Service.Receipt, ParseReceipt). The JSON stays what the log, SSE and
+// live frames carry.
 package runtime

@@ -60,6 +60,9 @@ func (r *Response) emit(e Event) error {
 	}
 	r.pending = append(r.pending, store.Event{Sequence: e.Sequence, Type: e.Type, JSON: b})
 	r.out.add(e)
+	if r.keeping {
+		r.keep(e)
+	}
 	if e.Type == EventStateDelta {
 		if r.state == nil {
 			r.state = map[string]json.RawMessage{}

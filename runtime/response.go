@@ -41,6 +41,16 @@ type ResponseRequest struct {
 	// Webhook, on a background response, posts its final receipt there
 	// (webhook.go). Nil for none.
 	Webhook *Webhook
+	// OnBusy is what to do when the session is busy (busy.go): reject,
+	// enqueue, interrupt or rollback; "" for the agent's default.
+	OnBusy string
+
+	busyTries int // how often the session was busy, then idle (queue.go)
+
+	// KeepEvents keeps the events of the first segment for Outcome.Events,
+	// for a caller that does not stream but folds them into a view of its
+	// own (an A2A task), so it need not read them back from the log.
+	KeepEvents bool
 }
 
 // InputPart is one content part of an input: {"type":"text","text":...},
@@ -136,6 +146,10 @@ type Response struct {
 	// rerunRequest is what a claimer needs to run the turn again
 	// (claim.go); nil when it is not rerun.
 	rerunRequest []byte
+	// kept holds the first segment's events for Outcome.Events while
+	// keeping is set (response_keep.go); guarded by mu.
+	keeping bool
+	kept    []Event
 }
 
 // Outcome is how a response reached a boundary.
@@ -146,6 +160,9 @@ type Outcome struct {
 	// Err is set when the response did not complete: its kind says why
 	// (ErrTimeout, ErrCancelled, ErrNoOutput, ErrAgentFailed, ...).
 	Err *Error
+	// Events are the first segment's events, in order, when the request
+	// asked to keep them (ResponseRequest.KeepEvents); nil otherwise.
+	Events []Event
 }
 
 var (
@@ -188,6 +205,9 @@ func (s *Service) StartResponse(ctx context.Context, p Principal, req ResponseRe
 	if err := s.checkWebhook(req); err != nil {
 		return nil, err
 	}
+	if !ValidOnBusy(req.OnBusy) {
+		return nil, errInvalidOnBusy(req.OnBusy)
+	}
 	content, err := s.resolveContent(ctx, p, req)
 	if err != nil {
 		return nil, err
@@ -200,10 +220,11 @@ func (s *Service) StartResponse(ctx context.Context, p Principal, req ResponseRe
 	if create {
 		sessionID = NewSessionID()
 	}
-	r := &Response{
+	r, kept := newResponse(req.KeepEvents)
+	*r = Response{
 		ID: NewResponseID(), SessionID: sessionID, Background: req.Background, svc: s, metadata: metadata,
 		done: make(chan struct{}), boundary: make(chan struct{}), watch: turnWatch{transport: req.Transport, started: time.Now()}, webhook: req.Webhook,
-		epoch: 1,
+		epoch: 1, keeping: req.KeepEvents, kept: kept,
 	}
 	if req.Stream {
 		r.stream = make(chan Event, streamQueue)
@@ -258,7 +279,7 @@ func (s *Service) StartResponse(ctx context.Context, p Principal, req ResponseRe
 		case errors.Is(err, store.ErrSessionNotFound):
 			return nil, errSessionNotFound
 		case errors.Is(err, store.ErrSessionBusy):
-			return nil, errSessionBusy
+			return s.whenBusy(ctx, p, req, r.ID, sessionID, metadata) // busy.go, queue.go
 		}
 		return nil, s.storeFailure(err)
 	}
@@ -383,6 +404,7 @@ func (r *Response) reachBoundary(o Outcome) {
 		if r.detachCaller != nil {
 			r.detachCaller()
 		}
+		o.Events = r.keptEvents()
 		r.outcome = o
 		close(r.boundary)
 	})

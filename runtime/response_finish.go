@@ -60,6 +60,7 @@ func (r *Response) finish(runErr error) {
 		r.mu.Unlock()
 		commit.Messages = r.transcriptMessages(env, commit.Now)
 	} else {
+		commit.Messages = r.keptOnInterrupt(fail, env, commit.Now) // busy.go
 		env = r.failedEnvelope(fail)
 		switch {
 		case fail.Kind == ErrCancelled, fail.Kind == ErrApprovalDenied, fail == errShuttingDown:
@@ -115,6 +116,8 @@ func (r *Response) finish(runErr error) {
 		}
 	}
 	r.sendWebhook(commit.Events, body, err)
+	// A queued response takes the session (queue.go).
+	s.handOnQueue(r)
 	r.reportEnd(env, fail) // before the caller has its answer, so metrics already count it
 	r.limits.release()     // before the caller has its answer, so its next turn may start at once
 	r.detachStream()

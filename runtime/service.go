@@ -56,6 +56,12 @@ type Options struct {
 	// MaxAttempts bounds the attempts of a turn, counting the first run
 	// (default 3): past it a claimed turn fails with replica_lost.
 	MaxAttempts int
+	// OnBusy is the agent's strategy for a message to a busy session
+	// (spec.onBusy; default DefaultOnBusy), and MaxQueuedPerSession the
+	// bound of a session's queue (default DefaultMaxQueuedPerSession):
+	// busy.go.
+	OnBusy              string
+	MaxQueuedPerSession int
 	// FlushDelay is how long events wait before they are written for
 	// followers (default 100 ms); see DefaultFlushDelay.
 	FlushDelay time.Duration
@@ -119,6 +125,10 @@ type Service struct {
 	// parkedSweptAt is when the sweeper last looked at the parked runs
 	// (waits_durable.go).
 	parkedSweptAt time.Time
+	// queuedSweptAt is when the sweeper last looked at the queued runs
+	// (queue.go); busy is the state of busy sessions (busy.go).
+	queuedSweptAt time.Time
+	busy          busyState
 	// onSwept are told of the responses this replica's sweeper failed
 	// (OnSwept).
 	onSwept []func(user, session, responseID string)
@@ -145,6 +155,7 @@ func New(o Options) *Service {
 		replica: "replica_" + newHex(), halt: make(chan struct{}), lapsedSeen: map[string]time.Time{},
 		runners: newRunners(maxIdleRunners), observer: o.Observer, tracer: o.Tracer, limits: o.Limits,
 		liveness: o.Liveness, rerun: o.RerunOnReplicaLoss, maxAttempts: o.MaxAttempts,
+		busy: newBusyState(o.OnBusy, o.MaxQueuedPerSession),
 	}
 	if s.liveness <= 0 {
 		s.liveness = DefaultLiveness

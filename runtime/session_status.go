@@ -16,9 +16,8 @@ const (
 	// SessionWaiting: the response that holds the session waits for an
 	// approval or a client tool (WaitingOn says which).
 	SessionWaiting = "waiting"
-	// SessionQueued: responses wait for their turn on the session. There
-	// is no queue yet (a second message on a busy session gets 409), so no
-	// session is in it today; the value is reserved for it.
+	// SessionQueued: responses wait for their turn on the session (queue.go)
+	// and none holds it yet: the queue's head is about to start.
 	SessionQueued = "queued"
 )
 
@@ -34,8 +33,7 @@ type SessionWithStatus struct {
 	// WaitingOn is what the active response waits for; null unless
 	// waiting.
 	WaitingOn *WaitingOn `json:"waitingOn"`
-	// Queued is how many responses wait for their turn: 0 until responses
-	// can queue.
+	// Queued is how many responses wait for their turn (queue.go).
 	Queued int `json:"queued"`
 }
 
@@ -56,7 +54,13 @@ func (s *Service) SessionStatus(ctx context.Context, p Principal, id string) (Se
 	if err != nil {
 		return SessionWithStatus{}, s.storeFailure(err)
 	}
+	if _, out.Queued, err = s.store.QueuedResponses(ctx, p.UserID, id, 0); err != nil {
+		return SessionWithStatus{}, s.storeFailure(err)
+	}
 	if active == "" {
+		if out.Queued > 0 {
+			out.Status = SessionQueued
+		}
 		return out, nil
 	}
 	receipt, found, err := s.store.Receipt(ctx, p.UserID, id, active)
@@ -64,6 +68,9 @@ func (s *Service) SessionStatus(ctx context.Context, p Principal, id string) (Se
 		return SessionWithStatus{}, s.storeFailure(err)
 	}
 	if found && store.IsFinalReceipt(receipt) {
+		if out.Queued > 0 {
+			out.Status = SessionQueued
+		}
 		return out, nil // it ended between the two reads: the lease is going
 	}
 	out.Status, out.ActiveResponseID = SessionRunning, &active

@@ -27,6 +27,7 @@ type Store interface {
 	store.SessionStatus
 	store.Journals
 	store.Attempts
+	store.Queues
 
 	// Of store.Waits.
 	ReadWait(ctx context.Context, user, session, id string) (store.Wait, bool, error)

@@ -31,6 +31,7 @@ func (s *Service) sweep(ctx context.Context) {
 		}
 		s.sweepLostReplicas(ctx)
 		s.sweepParkedWaits(ctx)
+		s.sweepQueued(ctx) // queue.go
 		// A run due by its lease is claimed (claim.go) when it can be, and
 		// failed here when another response holds its session.
 		due := func(run store.Lapsed) bool { return s.lapsedDue(run) && !s.takeOver(ctx, run) }
@@ -67,7 +68,7 @@ func (s *Service) sweptOne(run store.Lapsed, receipt []byte) {
 // store outage longer than its lease renews its runs within a third of the
 // lease once the store is back, and must not find them failed.
 func (s *Service) lapsedDue(run store.Lapsed) bool {
-	if s.local(run.ResponseID) != nil {
+	if s.local(run.ResponseID) != nil || run.Replica == store.QueuedReplica { // a queued run holds nothing (queue.go)
 		return false
 	}
 	now := time.Now()

@@ -89,6 +89,7 @@ func runtimeOptions(cfg config.Config, st store.Store, agent runtime.Agent, rl *
 		Liveness:           time.Duration(cfg.Store.LivenessSeconds) * time.Second,
 		MaxAttempts:        cfg.Store.MaxAttempts,
 		RerunOnReplicaLoss: cfg.Spec.OnReplicaLoss == "rerun",
+		OnBusy:             cfg.Spec.OnBusy,
 		Policy: runtime.OutputPolicy{
 			ShowThinking:     cfg.Spec.Output.Thinking,
 			HideToolActivity: !config.Enabled(cfg.Spec.Output.ToolActivity),

@@ -40,6 +40,7 @@ type Store interface {
 	Outbox
 	Replicas
 	SessionStatus // session_responses.go: runtime's session status
+	Queues        // queue.go: runtime's queues of responses on busy sessions
 
 	// The slices beside it, each with its owner.
 	Secrets     // secrets.go: runtime, a2a and relay
@@ -97,7 +98,9 @@ type Transcripts interface {
 type Responses interface {
 	// BeginResponse takes the session's lease, writes the in_progress
 	// receipt, registers the run and returns the session state.
-	// ErrSessionNotFound or ErrSessionBusy refuse it; nothing is kept then.
+	// ErrSessionNotFound or ErrSessionBusy (another response holds the
+	// session, or responses are queued for it: Queues) refuse it; nothing
+	// is kept then.
 	BeginResponse(ctx context.Context, b Begin) (map[string]json.RawMessage, error)
 	// CommitResponse writes one step atomically: receipt, events,
 	// transcript messages, state delta, wait, and the lease's release.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -170,5 +171,25 @@ func TestWebhookDocument(t *testing.T) {
 	if err := key.Schema.Value.VisitJSON(map[string]any{"key": strings.Repeat("ab", 32), "algorithm": "HMAC-SHA256",
 		"header": "Harnest-Signature", "signs": "<t>.<body>"}); err != nil {
 		t.Errorf("a webhook key as neutral answers it does not match: %v", err)
+	}
+}
+
+// TestOnBusyDocument checks the onBusy member of POST /responses: its four
+// strategies, and a wrong one refused by the schema.
+func TestOnBusyDocument(t *testing.T) {
+	doc := mustDocument(t, Options{})
+	schema := doc.Paths.Value("/responses").Post.RequestBody.Value.Content.Get("application/json").Schema.Value
+	onBusy := schema.Properties["onBusy"]
+	if onBusy == nil {
+		t.Fatal("POST /responses has no onBusy member")
+	}
+	if got := onBusy.Value.Enum; !reflect.DeepEqual(got, []any{"reject", "enqueue", "interrupt", "rollback"}) {
+		t.Fatalf("onBusy enum %v", got)
+	}
+	for body, valid := range map[string]bool{"enqueue": true, "later": false} {
+		err := schema.VisitJSON(map[string]any{"input": "hi", "onBusy": body})
+		if (err == nil) != valid {
+			t.Errorf("onBusy %q: %v", body, err)
+		}
 	}
 }

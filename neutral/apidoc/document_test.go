@@ -271,7 +271,7 @@ func TestResponseEnvelopeSchema(t *testing.T) {
 		t.Errorf("required = %v, want %v", env.Required, want)
 	}
 	status := env.Properties["status"].Value.Enum
-	if len(status) != 6 {
+	if len(status) != 7 || status[6] != "queued" { // queued: onBusy
 		t.Errorf("status enum = %v", status)
 	}
 	for _, name := range []string{"usage", "result", "requiredAction", "error"} {

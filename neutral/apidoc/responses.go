@@ -131,6 +131,14 @@ func (b *builder) addResponses(doc *openapi3.T) {
 			"does not cancel the run. Stop it with `POST /responses/{responseId}/cancel`.", false)),
 		opt("metadata", freeObject("Caller metadata, echoed in the reply. Not used for identity or authentication.")),
 		opt("webhook", webhookSchema()), // webhook.go
+		opt("onBusy", enumStr("Harnest extension: what to do when the session is busy (a response runs or waits for an approval "+
+			"or a client tool). `reject` answers 409 `session_busy`; `enqueue` accepts the message at once with a `queued` "+
+			"receipt and runs it when the responses before it end, in the order they were accepted, on any replica; "+
+			"`interrupt` queues it first and cancels the running response (receipt `cancelled`, code `interrupted`), whose "+
+			"partial answer stays in the transcript with `metadata.interrupted: true`; `rollback` does the same but keeps "+
+			"nothing of the cancelled response in the transcript (code `rolled_back`). Leave out for the agent's default "+
+			"(`spec.onBusy`, `reject` unless configured). A queued response is cancelled with `POST /responses/{responseId}/cancel` "+
+			"and then never runs.", "reject", "enqueue", "interrupt", "rollback")),
 	)
 	body := jsonBody("The message and how to deliver the reply.", request)
 	body.Value.Content.Get(mediaJSON).Examples = openapi3.Examples{
@@ -143,7 +151,8 @@ func (b *builder) addResponses(doc *openapi3.T) {
 	}
 
 	ok := jsonReply(200, "The agent's reply: a JSON envelope by default, or an event stream when `stream` is true. "+
-		"With `background` the JSON envelope is the receipt as it stands, normally `in_progress`.",
+		"With `background` the JSON envelope is the receipt as it stands, normally `in_progress` (`queued` when the message "+
+		"waits for its turn on a busy session: `onBusy`).",
 		b.ref("ResponseEnvelope")).examples(openapi3.Examples{
 		"completed":      example("The agent answered", completedExample()),
 		"requiresAction": example("The agent waits for a human approval (answer with POST /approvals/{id})", requiresActionExample()),
@@ -172,12 +181,13 @@ func (b *builder) addResponses(doc *openapi3.T) {
 				"or comes without `background` (`invalid_request`)."),
 			b.failure(404, "Session not found: `sessionId` does not name one of the caller's sessions."),
 			b.failure(408, "The request body did not arrive within `server.http.bodyTimeoutSeconds` (`request_timeout`)."),
-			b.failure(409, "The session is busy with another response."),
+			b.failure(409, "The session is busy with another response (`session_busy`; see `onBusy`)."),
 			b.tooLarge(),
 			b.notJSON(),
 			b.failure(429, "Too many responses: the caller's share of running and waiting turns "+
 				"(`server.limits.maxTurnsPerUser`) or the server's queue (`server.http.maxQueuedRequests`) is full "+
-				"(`too_many_requests`); retry after `Retry-After` seconds.").
+				"(`too_many_requests`), or the session's queue holds its bound of 20 responses (`queue_full`, `onBusy` "+
+				"`enqueue`, `interrupt` or `rollback`); retry after `Retry-After` seconds.").
 				headers(openapi3.Headers{"Retry-After": header("Seconds to wait before retrying.", openapi3.NewIntegerSchema().NewRef())}),
 			b.failure(502, "Agent completed without customer-facing output"),
 			b.failure(503, "The server cannot accept more responses right now."),

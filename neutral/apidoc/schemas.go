@@ -8,7 +8,7 @@ import (
 
 // The component schemas the operations refer to.
 
-var responseStatuses = []string{"completed", "in_progress", "requires_action", "failed", "cancelled", "denied"}
+var responseStatuses = []string{"completed", "in_progress", "requires_action", "failed", "cancelled", "denied", "queued"}
 
 // mediaPartTypes are the content-part types that name an asset.
 var mediaPartTypes = []string{"image", "audio", "video", "file"}
@@ -54,11 +54,11 @@ func (b *builder) defineSessionSchemas() {
 		req("metadata", freeObject("Framework-specific details, namespaced by framework.")),
 		opt("status", enumStr("What the session is doing now (`GET /sessions/{sessionId}` only): `idle` (no response holds it), "+
 			"`running` (a response runs), `waiting` (the running response waits for an approval or a client tool: see `waitingOn`) "+
-			"or `queued` (responses wait for their turn; reserved: there is no queue yet, a second message on a busy session gets 409).",
+			"or `queued` (no response holds it yet, but responses wait for their turn: see `onBusy` of `POST /responses`).",
 			"idle", "running", "waiting", "queued")),
 		opt("activeResponseId", nullableStr("The response that holds the session, running or waiting (`GET /sessions/{sessionId}` only); null when idle.")),
 		opt("waitingOn", sessionWaitingOn()),
-		opt("queued", integer("How many responses wait for their turn (`GET /sessions/{sessionId}` only): always 0 until responses can queue.")),
+		opt("queued", integer("How many responses wait for their turn on the session (`GET /sessions/{sessionId}` only): queued by `onBusy`.")),
 	))
 
 	b.define("SessionPage", object("One page of sessions, ordered by session ID.",

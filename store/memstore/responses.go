@@ -32,7 +32,7 @@ func (s *Store) BeginResponse(ctx context.Context, b store.Begin) (map[string]js
 			s.dropSpace(sh, spaceKey{b.User, b.Session})
 		}
 		return nil, store.ErrSessionNotFound
-	case sp.lease.heldBy(now) != "":
+	case sp.lease.heldBy(now) != "" || len(sp.queue) > 0: // a queue goes first (queue.go)
 		return nil, store.ErrSessionBusy
 	}
 	if !sp.hasSession {

@@ -46,6 +46,7 @@ type space struct {
 	lease      lease
 	responses  responseSet
 	order      []string // the session's response IDs in the order they began (session_responses.go)
+	queue      []string // the session's queued response IDs, its head first (queue.go)
 	waits      map[string]*wait
 	assets     map[string]*asset
 	assetBytes int64 // the bytes of assets

@@ -29,12 +29,16 @@ import (
 // the session's channel of new responses (ListenEvents with no response
 // ID), told of this one.
 //
-// It returns 0 when the session is missing, -1 when a response holds it,
+// It returns 0 when the session is missing, -1 when a response holds it
+// or responses are queued for it,
 // and otherwise the session's state as HGETALL answers it (field, value,
 // ...; empty for a new session).
 var beginScript = redis.NewScript(`
 local create = ARGV[1] == '1'
 if not create and redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+-- A session's queue (queue.go: meta's key less ':meta', then ':Q') goes
+-- first.
+if redis.call('EXISTS', string.sub(KEYS[1], 1, -6) .. ':Q') == 1 then return -1 end
 local took
 if tonumber(ARGV[4]) > 0 then
   took = redis.call('SET', KEYS[3], ARGV[3], 'PX', ARGV[4], 'NX')

@@ -34,6 +34,7 @@ export class Conversation {
       }
     });
     ui.cancel.addEventListener("click", () => this.cancel());
+    ui.busy.addEventListener("change", () => this.showSendLabel());
   }
 
   say(text) {
@@ -73,20 +74,34 @@ export class Conversation {
     this.run = run;
     const running = Boolean(run);
     this.ui.cancel.hidden = !running;
-    // While a response runs, the composer steers it.
-    this.ui.send.textContent = running ? "Steer" : "Send";
+    this.showSendLabel();
     if (!running) this.ui.message.focus();
+  }
+
+  /**
+   * showSendLabel names what Send does: while a response runs, what the
+   * "While busy" choice does with the next message (steer it, queue the
+   * message behind it, interrupt it or roll it back).
+   */
+  showSendLabel() {
+    const labels = { steer: "Steer", enqueue: "Queue", interrupt: "Interrupt", rollback: "Roll back" };
+    this.ui.send.textContent = this.run ? labels[this.ui.busy.value] || "Steer" : "Send";
   }
 
   /** send sends the composer's message over the chosen transport. */
   async send() {
     const text = this.ui.message.value;
-    if (this.run && text.trim()) {
+    const onBusy = this.run ? this.ui.busy.value : "";
+    if (this.run && text.trim() && onBusy === "steer") {
       await this.steer(this.run, text);
       return;
     }
-    if (this.run || this.preparing || (!text.trim() && !this.uploads.pending())) return;
     const transportName = this.ui.transport.value;
+    if (onBusy && transportName !== "JSON" && transportName !== "SSE") {
+      this.say("Queue, interrupt and roll back go over JSON or SSE; choose one of them, or steer.");
+      return;
+    }
+    if ((this.run && !onBusy) || this.preparing || (!text.trim() && !this.uploads.pending())) return;
     this.say("");
     let sessionId;
     let attachments = [];
@@ -110,12 +125,16 @@ export class Conversation {
     for (const a of attachments) user.attach(a.name, a.mediaType, a.url);
     const input = attachments.length ? [{ type: "text", text }, ...attachments.map((a) => a.part)] : text;
     if (attachments.length && !text.trim()) input.shift();
-    const view = new MessageView(this.ui.log, "assistant", transportName);
-    await this.start(view, transportName, sessionId, input);
+    const view = new MessageView(this.ui.log, "assistant", onBusy ? `${transportName} (${onBusy})` : transportName);
+    await this.start(view, transportName, sessionId, input, onBusy);
   }
 
-  /** start runs one response and follows it to its end. */
-  async start(view, transportName, sessionId, input) {
+  /**
+   * start runs one response and follows it to its end. onBusy (JSON and
+   * SSE) says what the message does if the session is busy: a queued
+   * response is followed like any other and answers when its turn comes.
+   */
+  async start(view, transportName, sessionId, input, onBusy) {
     const background = this.ui.background.checked && (transportName === "JSON" || transportName === "SSE");
     const transports = { JSON: httpAnswers, SSE: sseAnswers, Live: this.live, "AG-UI": aguiTransport };
     const run = new Run(view, transportName, sessionId, transports[transportName]);
@@ -133,6 +152,7 @@ export class Conversation {
       } else {
         const body = { input, sessionId };
         if (background) body.background = true;
+        if (onBusy) body.onBusy = onBusy;
         const started = startHTTP(run, body, transportName === "SSE");
         if (background) this.rememberWhenKnown(run);
         await started;

@@ -31,7 +31,7 @@ const sessions = new Sessions(
 conversation = new Conversation(
   {
     log: $("conversation"), form: $("composer"), message: $("message"), transport: $("transport"),
-    background: $("background"), send: $("send"), cancel: $("cancel"), status: $("composer-status"),
+    background: $("background"), busy: $("busy"), send: $("send"), cancel: $("cancel"), status: $("composer-status"),
   },
   sessions,
   uploads,
