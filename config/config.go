@@ -71,8 +71,8 @@ type Spec struct {
 	Relay RelaySpec `yaml:"relay"`
 	// OnReplicaLoss is what becomes of a background turn whose replica is
 	// lost (killed, frozen past its liveness): "fail" (the default, but for
-	// the model backend) records it failed with replica_lost; "rerun" (the
-	// model backend's default) runs it again from its input on the replica
+	// the model, a2a and relay backends) records it failed with
+	// replica_lost; "rerun" (their default) runs it again from its input on the replica
 	// that claims it, with the next attempt number, replaying the steps
 	// the lost attempt recorded (resume points, runtime/journal.go).
 	OnReplicaLoss string `yaml:"onReplicaLoss"`
