@@ -221,3 +221,5 @@ func call(t *testing.T, ts *servertest.Server, token, method, path, body string)
 	_ = json.Unmarshal(b, &out)
 	return resp.StatusCode, out
 }
+
+func toJSON(v any) string { b, _ := json.Marshal(v); return string(b) }
