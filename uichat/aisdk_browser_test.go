@@ -141,4 +141,6 @@ func TestAISDKBrowser(t *testing.T) {
 	}
 }
 
-func jsString(s string) string { return `"` + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), `"`, `\"`) + `"` }
+func jsString(s string) string {
+	return `"` + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), `"`, `\"`) + `"`
+}
