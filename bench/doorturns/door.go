@@ -18,6 +18,11 @@ type door struct {
 	Body       string
 	FirstToken string // the event whose end is the first token
 	Final      string // the event that ends a turn that succeeded
+	// Chunks says the stream's frames are unnamed, each data a JSON
+	// chunk whose "type" names it (the AI SDK's UI message stream).
+	Chunks bool
+	// NewBody, when set, makes each turn's body (a new chat per turn).
+	NewBody func() string
 }
 
 // doors are the two doors compared, on the same agent.
@@ -28,6 +33,7 @@ func doors(o options) []door {
 			FirstToken: "response.text.delta", Final: "response.completed"},
 		{Name: "POST /v1/responses", Path: "/v1/responses", Body: `{"model":"` + o.Model + `","input":` + input + `,"stream":true}`,
 			FirstToken: "response.output_text.delta", Final: "response.completed"},
+		useChatDoor(o),
 	}
 }
 
@@ -35,7 +41,11 @@ func doors(o options) []door {
 // error for a turn that failed (not 200, no first token, or no final
 // event).
 func (d door) turn(ctx context.Context, client *http.Client, base, token string) (time.Duration, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+d.Path, strings.NewReader(d.Body))
+	body := d.Body
+	if d.NewBody != nil {
+		body = d.NewBody()
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+d.Path, strings.NewReader(body))
 	if err != nil {
 		return 0, err
 	}
@@ -62,6 +72,8 @@ func (d door) turn(ctx context.Context, client *http.Client, base, token string)
 		switch {
 		case strings.HasPrefix(line, "event:"):
 			event = strings.TrimSpace(line[len("event:"):])
+		case d.Chunks && strings.HasPrefix(line, "data:"):
+			event = chunkType(line[len("data:"):])
 		case line == "" && event != "":
 			if event == d.FirstToken && ttft == 0 {
 				ttft = time.Since(start)
