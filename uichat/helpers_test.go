@@ -63,6 +63,17 @@ func chatAgent() runtime.Agent {
 				return err
 			}
 		}
+		if strings.Contains(turn.Input, "artifact") {
+			for _, e := range []runtime.Event{
+				{Type: runtime.EventAgentActivity, Activity: "searching", Target: "the web"},
+				{Type: runtime.EventArtifact, Artifact: &runtime.ArtifactInfo{ID: "a1", Name: "notes", Parts: []runtime.ArtifactPart{{Type: "text", Text: "one"}}}},
+				{Type: runtime.EventArtifact, Artifact: &runtime.ArtifactInfo{ID: "a1", Append: true, LastChunk: true, Parts: []runtime.ArtifactPart{{Type: "text", Text: "two"}}}},
+			} {
+				if err := emit(e); err != nil {
+					return err
+				}
+			}
+		}
 		pause := time.Duration(0)
 		if strings.Contains(turn.Input, "slow") {
 			pause = 200 * time.Millisecond

@@ -235,3 +235,71 @@ func TestResumeShowsThePendingApproval(t *testing.T) {
 	}
 	t.Fatal("the chat still has an active response")
 }
+
+// Activity and artifacts are data parts: data-activity, and one
+// data-artifact per artifact (its ID), replaced as chunks add to it.
+func TestDataParts(t *testing.T) {
+	ts := servertest.Start(t, "", setup())
+	chunks := open(t, ts, "POST", "/api/chat", userMessage("chat-d", "artifact")).rest(t)
+	act := find(t, chunks, "data-activity")
+	if d := act["data"].(map[string]any); d["activity"] != "searching" || d["target"] != "the web" {
+		t.Fatalf("activity %v", act)
+	}
+	var artifacts []map[string]any
+	for _, c := range chunks {
+		if c["type"] == "data-artifact" {
+			artifacts = append(artifacts, c)
+		}
+	}
+	if len(artifacts) != 2 || artifacts[0]["id"] != "a1" || artifacts[1]["id"] != "a1" {
+		t.Fatalf("artifacts %v", artifacts)
+	}
+	last := artifacts[1]["data"].(map[string]any)
+	if parts := last["parts"].([]any); len(parts) != 2 || last["lastChunk"] != true || last["name"] != "notes" {
+		t.Fatalf("the artifact after its last chunk: %v", last)
+	}
+}
+
+// A client that sends only the newest message ("message", as
+// prepareSendMessagesRequest can) and a regenerate both start a turn.
+func TestOnlyTheNewestMessage(t *testing.T) {
+	ts := servertest.Start(t, "", setup())
+	body := `{"id":"chat-m","message":{"id":"u1","role":"user","parts":[{"type":"text","text":"just this"}]}}`
+	if got := text(open(t, ts, "POST", "/api/chat", body).rest(t)); got != "Echo: just this" {
+		t.Fatalf("text %q", got)
+	}
+	body = `{"id":"chat-m","trigger":"regenerate-message","messages":[{"id":"u1","role":"user","parts":[{"type":"text","text":"just this"}]}]}`
+	if got := text(open(t, ts, "POST", "/api/chat", body).rest(t)); got != "Echo: just this" {
+		t.Fatalf("regenerated %q", got)
+	}
+}
+
+// A resume after a client tool was answered replays the tool as done (no
+// tool part awaiting output that the page would run again), then the rest.
+func TestResumeAfterAnAnsweredClientTool(t *testing.T) {
+	servertest.EachStoreReplicas(t, 2, setup(), func(t *testing.T, replicas []*servertest.Server) {
+		a, b := replicas[0], replicas[1]
+		first := open(t, a, "POST", "/api/chat", userMessage("chat-7", "slow tool x y z w v")).rest(t)
+		callID := find(t, first, "tool-input-available")["toolCallId"].(string)
+		answer, _ := json.Marshal(map[string]any{"id": "chat-7", "messages": []any{
+			map[string]any{"id": first[0]["messageId"], "role": "assistant", "parts": []any{
+				map[string]any{"type": "tool-getLocation", "toolCallId": callID, "state": "output-available", "output": "Lyon"},
+			}}}})
+		cont := open(t, a, "POST", "/api/chat", string(answer))
+		cont.next(t)
+		cont.resp.Body.Close()
+		resumed := open(t, b, "GET", "/api/chat/chat-7/stream", "").rest(t)
+		for _, c := range resumed {
+			if c["type"] == "tool-input-available" && c["providerExecuted"] != true {
+				t.Fatalf("the answered client tool is replayed as awaiting output: %v", c)
+			}
+		}
+		out := find(t, resumed, "tool-output-available")
+		if out["toolCallId"] != callID || !strings.Contains(text(resumed), "getLocation said: \"Lyon\"") {
+			t.Fatalf("resumed %v %q", out, text(resumed))
+		}
+		if fin := resumed[len(resumed)-1]; fin["finishReason"] != "stop" {
+			t.Fatalf("finish %v", fin)
+		}
+	})
+}
