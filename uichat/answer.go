@@ -96,13 +96,13 @@ func (d *door) follow(r *http.Request, p runtime.Principal, out *batch, enc *enc
 	d.end(out, enc, sessionID)
 }
 
-// pendingWait reports whether the response still waits for the wait ID.
-func (d *door) pendingWait(ctx context.Context, p runtime.Principal, sessionID, responseID, waitID string) bool {
-	receipt, err := d.svc.GetResponse(ctx, p, sessionID, responseID)
-	if err != nil {
-		return false
+// waitState reads what became of a wait: its status ("pending" while the
+// client must still answer it). A wait that cannot be read counts as
+// answered: the replay goes on and ends with the response.
+func (d *door) waitState(ctx context.Context, p runtime.Principal, sessionID, waitID string) string {
+	status, found, err := d.svc.WaitStatus(ctx, p, sessionID, waitID)
+	if err != nil || !found {
+		return ""
 	}
-	var env runtime.EnvelopeBody
-	return json.Unmarshal(receipt, &env) == nil && env.Status == runtime.StatusRequiresAction &&
-		env.RequiredAction != nil && env.RequiredAction.ID == waitID
+	return status
 }

@@ -38,11 +38,11 @@ type encoder struct {
 
 // replayWaits is what a replay knows of the waits it meets.
 type replayWaits struct {
-	pending func(waitID string) bool // still waiting for an answer
-	held    []byte                   // the held wait's chunks, one per line
-	waitID  string
-	callID  string
-	client  bool // the held wait is a client tool (else an approval)
+	state  func(waitID string) string // the wait's status: "pending" until answered
+	held   []byte                     // the held wait's chunks, one per line
+	waitID string
+	callID string
+	client bool // the held wait is a client tool (else an approval)
 }
 
 func newEncoder(messageID string, write func([]byte) error) *encoder {

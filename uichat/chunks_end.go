@@ -39,12 +39,13 @@ func (e *encoder) boundary(env *runtime.EnvelopeBody) (bool, error) {
 	if waitID == "" && env.RequiredAction != nil {
 		waitID = env.RequiredAction.ID
 	}
-	if r.pending(waitID) {
+	state := r.state(waitID)
+	if state == "pending" {
 		e.status = env.Status
-		_, err := e.flushHeld(false)
+		_, err := e.flushHeld(false, false)
 		return true, err
 	}
-	_, err := e.flushHeld(true)
+	_, err := e.flushHeld(true, state == "approved")
 	return false, err
 }
 
@@ -71,8 +72,8 @@ func (e *encoder) holdWait(waitID, callID string, client bool, write func() erro
 
 // flushHeld writes the held wait's chunks. An answered client tool is
 // shown as done (its output is not in the log); an answered approval as
-// responded.
-func (e *encoder) flushHeld(answered bool) (bool, error) {
+// responded (approved or not).
+func (e *encoder) flushHeld(answered, approved bool) (bool, error) {
 	r := e.replay
 	if r.waitID == "" {
 		return false, nil
@@ -91,7 +92,7 @@ func (e *encoder) flushHeld(answered bool) (bool, error) {
 		}
 	}
 	if answered {
-		return false, e.chunk("tool-approval-response", "approvalId", r.waitID, "approved", true)
+		return false, e.chunk("tool-approval-response", "approvalId", r.waitID, "approved", approved)
 	}
 	return true, nil
 }

@@ -33,8 +33,8 @@ func (d *door) resume(w http.ResponseWriter, r *http.Request, p runtime.Principa
 	defer sw.Close()
 	out := &batch{sw: sw}
 	enc := newEncoder(responseID, out.add)
-	enc.replay = &replayWaits{pending: func(waitID string) bool {
-		return d.pendingWait(r.Context(), p, id, responseID, waitID)
+	enc.replay = &replayWaits{state: func(waitID string) string {
+		return d.waitState(r.Context(), p, id, waitID)
 	}}
 	d.follow(r, p, out, enc, id, responseID, -1)
 }
