@@ -67,3 +67,17 @@ func TestRefusals(t *testing.T) {
 		t.Fatalf("useChat off: %d", status)
 	}
 }
+
+// /agent lists the door when it is on, and the OpenAPI document has it.
+func TestListedInAgentAndOpenAPI(t *testing.T) {
+	ts := servertest.Start(t, "", setup())
+	status, agent := call(t, ts, "", "GET", "/agent", "")
+	if endpoints, _ := agent["endpoints"].(map[string]any); status != 200 || endpoints["useChat"] != "/api/chat" {
+		t.Fatalf("/agent: %d %v", status, agent)
+	}
+	status, doc := call(t, ts, "alice-token", "GET", "/openapi.json", "")
+	paths, _ := doc["paths"].(map[string]any)
+	if status != 200 || paths["/api/chat"] == nil || paths["/api/chat/{chatId}/stop"] == nil {
+		t.Fatalf("/openapi.json: %d, paths %v", status, len(paths))
+	}
+}
