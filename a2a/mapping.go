@@ -72,13 +72,14 @@ type frame struct {
 	OutputText   string                // response.completed: the answer's text
 	Outcome      string                // response.completed: runtime.ActivityRejected, ActivityAuthRequired or ""
 	Retracted    *runtime.Retraction   // response.retracted
+	Steered      *runtime.SteerInfo    // response.steered
 }
 
 // frameOf reads an event of this replica's stream without decoding JSON.
 func frameOf(e runtime.Event) frame {
 	f := frame{Type: e.Type, Seq: e.Sequence, Delta: e.Delta, Agent: e.Agent, Activity: e.Activity,
 		Target: e.Target, Code: e.Code, Framework: e.Framework, Model: e.Model, Provider: e.Provider,
-		FinishReason: e.FinishReason, Usage: e.Usage, ErrorText: e.Error, Artifact: e.Artifact, Retracted: e.Retracted}
+		FinishReason: e.FinishReason, Usage: e.Usage, ErrorText: e.Error, Artifact: e.Artifact, Retracted: e.Retracted, Steered: e.Steered}
 	if env := e.Envelope; env != nil {
 		f.Status, f.Result, f.Action = env.Status, env.Result, env.RequiredAction
 		f.OutputText, f.Outcome = env.OutputText, outcomeOf(env.Output)
@@ -113,12 +114,13 @@ func frameFromJSON(typ string, seq int, data []byte) frame {
 		OutputText     string                  `json:"outputText"`
 		Output         json.RawMessage         `json:"output"`
 		Retracted      *runtime.Retraction     `json:"retracted"`
+		Steered        *runtime.SteerInfo      `json:"steer"`
 	}
 	_ = json.Unmarshal(data, &w)
 	f := frame{Type: typ, Seq: seq, Agent: w.Agent, Activity: w.Activity, Target: w.Target, Code: w.Code,
 		Framework: w.Framework, Model: w.Model, Provider: w.Provider, FinishReason: w.FinishReason,
 		Usage: w.Usage, Status: w.Status, Result: w.Result, Action: w.RequiredAction, Artifact: w.Artifact,
-		OutputText: w.OutputText, Retracted: w.Retracted}
+		OutputText: w.OutputText, Retracted: w.Retracted, Steered: w.Steered}
 	if typ == runtime.EventCompleted {
 		f.Outcome = outcomeFromJSON(w.Output)
 	}
@@ -226,6 +228,15 @@ func (m *mapper) apply(f frame) []StreamEvent {
 		meta := map[string]any{"type": "retracted"}
 		if r := f.Retracted; r != nil {
 			meta["fromSequence"], meta["toSequence"], meta["text"], meta["attempt"] = r.FromSequence, r.ToSequence, r.Text, r.Attempt
+		}
+		out = append(out, m.status(stateWorking, nil, harnestMeta(meta)))
+	case runtime.EventSteered:
+		// The turn took a message handed to it (steering): a status
+		// update says which, in harnest's metadata.
+		out = m.working(out)
+		meta := map[string]any{"type": "steered"}
+		if st := f.Steered; st != nil {
+			meta["steerId"], meta["input"] = st.ID, st.Input
 		}
 		out = append(out, m.status(stateWorking, nil, harnestMeta(meta)))
 	case runtime.EventArtifact:

@@ -95,6 +95,9 @@ func (e *Echo) Run(ctx context.Context, turn *runtime.Turn, emit runtime.Emit) e
 			if err := e.pause(ctx); err != nil {
 				return err
 			}
+			if err := answerSteers(turn, emit); err != nil { // echo_steer.go
+				return err
+			}
 		}
 		sent++
 		if err := ctx.Err(); err != nil {
@@ -150,7 +153,7 @@ func (e *Echo) Run(ctx context.Context, turn *runtime.Turn, emit runtime.Emit) e
 	if e.fail {
 		return errEchoFail
 	}
-	return nil
+	return answerSteers(turn, emit)
 }
 
 // requestApproval asks for approval of the configured action. It returns

@@ -83,12 +83,22 @@ func (m *Model) Run(ctx context.Context, turn *runtime.Turn, emit runtime.Emit) 
 		},
 	}
 	for step := 0; step < m.maxSteps; step++ {
+		if messages, err = m.steered(ctx, turn, step, messages); err != nil { // model_steer.go
+			return err
+		}
 		res, err := m.reply(ctx, turn, step, chat.Request{Messages: messages, Tools: offered.specs}, handlers, emit)
 		if err != nil {
 			return err
 		}
 		if len(res.ToolCalls) == 0 {
-			return nil
+			if step+1 == m.maxSteps || !steersAfter(turn, step+1) {
+				return nil
+			}
+			if err := keepAnswer(ctx, turn, step, res); err != nil {
+				return err
+			}
+			messages = append(messages, chat.Message{Role: "assistant", Content: chat.Content{Text: res.Text}})
+			continue
 		}
 		messages = append(messages, chat.Message{Role: "assistant", Content: chat.Content{Text: res.Text}, ToolCalls: res.ToolCalls})
 		results, err := m.runCalls(ctx, turn, offered, step, res.ToolCalls, emit)

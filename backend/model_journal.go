@@ -43,7 +43,7 @@ func (m *Model) reply(ctx context.Context, turn *runtime.Turn, step int, req cha
 	key := replyKey(step)
 	if data, ok := turn.Journal.Recall(key); ok {
 		var rec recordedReply
-		if err := json.Unmarshal(data, &rec); err == nil && len(rec.ToolCalls) > 0 {
+		if err := json.Unmarshal(data, &rec); err == nil && rec.ToolCalls != nil { // none: an answer a steer followed (model_steer.go)
 			return &chat.Result{Text: rec.Text, ToolCalls: rec.ToolCalls}, nil
 		}
 		m.log.Warn("model backend: a recorded model reply cannot be read; asking the model again", "responseId", turn.ResponseID, "step", step)

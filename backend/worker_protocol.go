@@ -27,6 +27,7 @@ const (
 	wClientToolRequest = "client_tool_request"
 	wError             = "error"
 	wDone              = "done"
+	wCheckpoint        = "checkpoint" // worker_checkpoint.go
 )
 
 // workerMessage is one decoded line from a worker. Only the fields of its
@@ -53,6 +54,8 @@ type workerMessage struct {
 	Value     json.RawMessage // result: any JSON value
 
 	Artifact *runtime.ArtifactInfo // artifact
+
+	Checkpoint json.RawMessage // checkpoint: any JSON value, at most workerCheckpointMax bytes
 
 	RequestID string // approval_request, client_tool_request
 	Action    string // approval_request
@@ -173,6 +176,10 @@ func decodeWorkerLine(b []byte) (workerMessage, error) {
 		m.Agent = str("agent", false)
 		if first == nil {
 			m.Artifact, first = decodeArtifact(d)
+		}
+	case wCheckpoint:
+		if first == nil {
+			m.Checkpoint, first = decodeCheckpoint(fields)
 		}
 	case wError:
 		m.Message = str("message", false)
@@ -321,6 +328,11 @@ type turnLine struct {
 	// TraceParent is the turn's W3C trace context; left out when the turn
 	// is not traced.
 	TraceParent string `json:"traceparent,omitempty"`
+	// Attempt is 1, or more for a turn run again after its replica was
+	// lost; Checkpoint is then the last checkpoint line's value, if the
+	// lost attempt sent one (worker_checkpoint.go).
+	Attempt    int             `json:"attempt"`
+	Checkpoint json.RawMessage `json:"checkpoint,omitempty"`
 }
 
 // workerContent is one content part of a turn line: the runtime's part,

@@ -787,6 +787,7 @@ func TestWorkerTurnLine(t *testing.T) {
 			map[string]any{"id": "msg_1", "role": "user", "content": "hi", "createdAt": "2026-01-01T00:00:00Z", "metadata": map[string]any{}},
 			map[string]any{"id": "msg_2", "role": "assistant", "content": "hello", "createdAt": "2026-01-01T00:00:01Z", "metadata": map[string]any{}},
 		},
+		"attempt": float64(1),
 	}
 	gotJSON, _ := json.Marshal(got)
 	wantJSON, _ := json.Marshal(want)
@@ -799,7 +800,7 @@ func TestWorkerTurnLine(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	if want := `{"type":"turn","id":"resp_bare","sessionId":"","userId":"","input":"echo","content":[{"type":"text","text":"echo"}],"state":{},"metadata":{},"history":[]}`; textOf(events) != want {
+	if want := `{"type":"turn","id":"resp_bare","sessionId":"","userId":"","input":"echo","content":[{"type":"text","text":"echo"}],"state":{},"metadata":{},"history":[],"attempt":1}`; textOf(events) != want {
 		t.Errorf("the worker got\n%s\nwant\n%s", textOf(events), want)
 	}
 

@@ -52,7 +52,7 @@ func (w *Workers) turnLine(ctx context.Context, id string, turn *runtime.Turn) (
 	line, err := encodeLine(turnLine{
 		Type: "turn", ID: id, SessionID: turn.SessionID, UserID: turn.UserID,
 		Input: turn.Input, Content: content, State: state, Metadata: metadata, History: history, Message: turn.Message,
-		TraceParent: tracing.TraceParent(ctx),
+		TraceParent: tracing.TraceParent(ctx), Attempt: max(turn.Attempt, 1), Checkpoint: recallCheckpoint(turn),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("exec worker: encode the turn: %w", err)
@@ -130,6 +130,9 @@ func (w *Workers) runTurn(ctx context.Context, p *workerProc, id string, turn *r
 
 		case a := <-t.answers:
 			end = t.onAnswer(a)
+
+		case <-turn.Steers.Ready(): // nil (never ready) without steering
+			end = t.onSteer() // worker_steer.go
 
 		case <-t.exited:
 			// Read what the worker wrote before it exited (its done,
@@ -226,7 +229,11 @@ func (t *workerTurn) onRead(r workerRead, ok bool) turnEnd {
 	if len(bytes.TrimSpace(r.line)) == 0 {
 		return goOn
 	}
-	m, err := decodeWorkerLine(r.line)
+	m, ok := decodeHotLine(bytes.TrimSpace(r.line), id)
+	var err error
+	if !ok {
+		m, err = decodeWorkerLine(r.line)
+	}
 	if err != nil {
 		w.logger.Warn("exec worker: worker sent an invalid line", "pid", p.pid, "responseId", id,
 			"error", err, "line", cut(string(r.line), workerLogLineMax))
@@ -258,6 +265,8 @@ func (t *workerTurn) onMessage(m workerMessage) turnEnd {
 		w.logger.Debug("exec worker: ignoring a result line", "pid", p.pid, "responseId", id)
 	case wApprovalRequest, wClientToolRequest:
 		return t.onRequest(m)
+	case wCheckpoint:
+		return t.onCheckpoint(m)
 	default:
 		if t.refusal != nil {
 			// A refused turn has no more output.

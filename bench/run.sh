@@ -295,6 +295,12 @@ if want idle && ((have_harnest)); then
 		stop_pid "$pid"
 	fi
 	port=$(free_port) || exit 1
+	if start_harnest harnest-session-followers "$port" bench/agents/stream20; then
+		pid=$started_pid
+		"$tmp/followers" -session -url "http://127.0.0.1:$port" -pid "$pid" -n "$IDLE_N" -deltas 20 2>&1 | sed 's/^/   /' | tee -a "$summary"
+		stop_pid "$pid"
+	fi
+	port=$(free_port) || exit 1
 	if start_harnest harnest-live "$port" bench/agents/echo; then
 		pid=$started_pid
 		"$tmp/idlelive" -url "ws://127.0.0.1:$port/live" -pid "$pid" -n "$IDLE_N" 2>&1 | sed 's/^/   /' | tee -a "$summary"

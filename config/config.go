@@ -161,6 +161,11 @@ type ExecBackend struct {
 	// Workers is how many worker processes run at once in worker mode
 	// (default 1).
 	Workers int `yaml:"workers"`
+	// Resumes declares that the worker resumes a turn from its checkpoint
+	// lines (worker mode only, docs/worker-protocol.md): its agent's turns
+	// are then run again on replica loss (spec.onReplicaLoss defaults to
+	// rerun), with the last checkpoint in the turn line.
+	Resumes bool `yaml:"resumes"`
 }
 
 // Server is how the agent is served. Zero values are replaced by defaults

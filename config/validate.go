@@ -148,6 +148,9 @@ func (v *validator) backend(b Backend) {
 		if e.Workers < 0 || e.Workers > 64 {
 			v.problem("spec.backend.exec.workers", "must be between 1 and 64 (0 means 1)")
 		}
+		if e.Resumes && e.Mode != "worker" {
+			v.problem("spec.backend.exec.resumes", "is for mode: worker (a worker that sends checkpoint lines); a turn program is run again with onReplicaLoss: rerun")
+		}
 		if e.TimeoutSeconds < 0 {
 			v.problem("spec.backend.exec.timeoutSeconds", "must be 0 (no limit of its own) or more")
 		}

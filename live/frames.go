@@ -57,6 +57,7 @@ var allowedKeys = map[string][]string{
 	frameDecision:   {"type", "responseId", "approvalId", "decision"},
 	frameToolResult: {"type", "requestId", "output"},
 	frameClose:      {"type"},
+	frameSteer:      {"type", "responseId", "input", "requestId"}, // steer.go
 }
 
 // invalidMessage is what the client is told when a frame of a known type
@@ -64,6 +65,7 @@ var allowedKeys = map[string][]string{
 var invalidMessage = map[string]string{
 	frameConnect: msgFirstFrame, frameCreate: msgInvalidInput, frameCancel: msgInvalidCancel,
 	frameDecision: msgInvalidDecide, frameToolResult: msgInvalidResult, frameClose: msgInvalidInput,
+	frameSteer: msgInvalidSteer,
 }
 
 // frame is one decoded client frame. Only the members of its type are set.
@@ -127,6 +129,8 @@ func decodeFrame(data []byte) (frame, *frameError) {
 		}
 	case frameCreate:
 		return decodeCreate(f, obj)
+	case frameSteer:
+		return decodeSteer(f, obj)
 	case frameCancel:
 		id, ok := jsonString(obj["responseId"])
 		if !ok {

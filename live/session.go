@@ -127,6 +127,13 @@ func (c *conn) activeFrame(lr *liveResponse, data []byte) {
 		lr.resp.Cancel()
 		c.h.log.Info("live response cancelled by its client", "responseId", lr.id)
 		return
+	case f.Type == frameSteer: // steer.go
+		if ferr != nil || f.ResponseID != lr.id {
+			c.send(idleError(msgInvalidSteer))
+			return
+		}
+		c.steer(lr, f)
+		return
 	}
 	c.mu.Lock()
 	wait, answered := lr.wait, lr.answered

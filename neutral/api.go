@@ -95,6 +95,8 @@ func Endpoints() map[string]string {
 		"sessionResponses": "/sessions/{sessionId}/responses",
 		"responseEvents":   "/responses/{responseId}/events",
 		"responseCancel":   "/responses/{responseId}/cancel",
+		"responseSteer":    "/responses/{responseId}/steer",
+		"sessionEvents":    "/sessions/{sessionId}/events",
 		"approvals":        "/approvals/{approvalId}",
 		"clientTools":      "/client-tools/{requestId}",
 		"assets":           "/sessions/{sessionId}/assets",
@@ -124,6 +126,8 @@ func (a *API) Register(mux *http.ServeMux) {
 	mux.HandleFunc("GET /responses/{responseId}", a.getResponse)
 	mux.HandleFunc("GET /responses/{responseId}/events", a.getEvents)
 	mux.HandleFunc("POST /responses/{responseId}/cancel", a.cancelResponse)
+	mux.HandleFunc("POST /responses/{responseId}/steer", a.steerResponse) // steer.go
+	mux.HandleFunc("GET /sessions/{sessionId}/events", a.sessionEvents)   // session_events.go
 	mux.HandleFunc("POST /approvals/{approvalId}", a.decide)
 	mux.HandleFunc("POST /client-tools/{requestId}", a.submitClientTool)
 	a.RegisterAssets(mux)

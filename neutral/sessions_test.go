@@ -25,7 +25,7 @@ func TestDiscovery(t *testing.T) {
 			t.Fatalf("agent %v", agent)
 		}
 		eps := agent["endpoints"].(map[string]any)
-		for _, k := range []string{"responses", "responseStatus", "responseEvents", "responseCancel", "approvals", "clientTools", "assets", "asset", "agui", "sessions", "sessionMessages", "sessionResponses", "openapi", "openapiYaml", "docs"} {
+		for _, k := range []string{"responses", "responseStatus", "responseEvents", "responseCancel", "responseSteer", "sessionEvents", "approvals", "clientTools", "assets", "asset", "agui", "sessions", "sessionMessages", "sessionResponses", "openapi", "openapiYaml", "docs"} {
 			if eps[k] == nil {
 				t.Errorf("endpoint %s missing from /Agent: %v", k, eps)
 			}

@@ -73,6 +73,10 @@ type Turn struct {
 	// earlier attempt recorded. Nil (recalls and records nothing) when the
 	// turn cannot run again. Set by the runtime.
 	Journal *Journal
+
+	// Steers is the turn's inbox of steering messages (steer_inbox.go):
+	// nil unless the agent is Steerable. Set by the runtime.
+	Steers *Steers
 }
 
 // ContentInput is one part of a turn's input: text, structured data, media

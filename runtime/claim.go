@@ -269,6 +269,8 @@ func (s *Service) resume(run store.Lapsed, claimed store.Claimed, req rerunReque
 		RequestApproval:   r.requestApproval,
 		RequestClientTool: r.requestClientTool,
 	}
+	r.steers = newSteers(r)
+	r.turn.Steers = r.steers
 	resumed.restore(r)
 	r.startTrace(s.tracer)
 	r.emit(Event{Type: EventRetracted, Retracted: &resumed.retraction})

@@ -15,12 +15,13 @@ import (
 // replica simply receives every one and ignores those for others.
 
 type control struct {
-	Op         string `json:"op"` // "resolve" or "cancel"
-	ResponseID string `json:"responseId"`
-	User       string `json:"user"`
-	Session    string `json:"session"`
-	WaitID     string `json:"waitId,omitempty"`
-	Replica    string `json:"replica,omitempty"` // "handoff": the replica that left (handoff.go)
+	Op         string          `json:"op"` // "resolve" or "cancel"
+	ResponseID string          `json:"responseId"`
+	User       string          `json:"user"`
+	Session    string          `json:"session"`
+	WaitID     string          `json:"waitId,omitempty"`
+	Replica    string          `json:"replica,omitempty"` // "handoff": the replica that left (handoff.go)
+	Steer      json.RawMessage `json:"steer,omitempty"`   // "steer": the message (steer.go)
 }
 
 func (s *Service) sendControl(ctx context.Context, c control) error {
@@ -52,6 +53,8 @@ func (s *Service) onControl(payload string) {
 	switch c.Op {
 	case "cancel":
 		r.Cancel()
+	case opSteer:
+		s.onSteer(r, c.Steer)
 	case "resolve":
 		go func() { // read the answer off the hub's goroutine
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

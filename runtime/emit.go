@@ -27,7 +27,7 @@ func (r *Response) emitFromAgent(e Event) error {
 		return err
 	}
 	switch e.Type {
-	case EventCreated, EventCompleted, EventError, EventInProgress, EventApproval, EventClientTool, EventRetracted:
+	case EventCreated, EventCompleted, EventError, EventInProgress, EventApproval, EventClientTool, EventRetracted, EventSteered:
 		return Errorf(ErrInvalid, "invalid_event", "an agent cannot emit %s", e.Type)
 	}
 	if !r.svc.policy.filter(&e) {

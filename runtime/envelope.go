@@ -133,6 +133,7 @@ type outputBuilder struct {
 	openStart int    // where the open message item's text starts in text
 	opened    bool   // the last item is a text item still being extended
 	usage     *Usage
+	steers    []steerMark // where the turn took steers (steer_transcript.go)
 }
 
 // add folds one event. Adjacent text deltas of the same agent become one
@@ -159,6 +160,8 @@ func (b *outputBuilder) add(e Event) {
 	case EventArtifact:
 		b.closeText()
 		b.addArtifact(e.Artifact)
+	case EventSteered:
+		b.markSteer(e.Steered)
 	}
 }
 

@@ -27,6 +27,9 @@ const (
 	// EventAgentActivity with activity "attempt" naming the new attempt
 	// follows it.
 	EventRetracted = "response.retracted"
+	// EventSteered: the turn took a steering message (steer.go), which
+	// follows in the transcript the answer's text emitted before it.
+	EventSteered = "response.steered"
 )
 
 // Retraction is the payload of response.retracted.
@@ -88,6 +91,9 @@ type Event struct {
 
 	// response.retracted
 	Retracted *Retraction `json:"retracted,omitempty"`
+
+	// response.steered
+	Steered *SteerInfo `json:"steer,omitempty"`
 
 	// approval.requested and client_tool.requested
 	Approval   *ApprovalInfo   `json:"approval,omitempty"`

@@ -90,6 +90,14 @@ func (e *Event) appendJSON(b []byte) ([]byte, error) {
 		p.Int("attempt", rt.Attempt)
 		o.B = p.End()
 	}
+	if st := e.Steered; st != nil {
+		o.Key("steer")
+		p := jsonwrite.Begin(o.B)
+		p.Str("id", st.ID)
+		p.Str("input", st.Input)
+		err = firstError(err, p.Raw("content", st.Content))
+		o.B = p.End()
+	}
 	if e.Type == EventStateDelta {
 		o.Key("delta")
 		o.B, err = appendRawMap(o.B, e.StateDelta, err)

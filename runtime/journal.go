@@ -71,7 +71,10 @@ func (j *Journal) Record(ctx context.Context, key string, data []byte) error {
 		return err
 	}
 	r := j.r
-	err := r.recordPoint(ctx, key, data)
+	r.mu.Lock()
+	waits := r.waits
+	r.mu.Unlock()
+	err := r.recordPoint(ctx, key, withWaits(waits, data))
 	switch {
 	case errors.Is(err, store.ErrFenced):
 		r.fenced()
@@ -210,5 +213,9 @@ func (m resumed) restore(r *Response) {
 	for _, e := range m.kept {
 		r.out.add(e)
 	}
-	r.turn.Journal = newJournal(r, m.points)
+	points, waits := recalledPoints(m.points)
+	r.mu.Lock()
+	r.waits = waits
+	r.mu.Unlock()
+	r.turn.Journal = newJournal(r, points)
 }

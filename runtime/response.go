@@ -129,6 +129,10 @@ type Response struct {
 	// epoch is the attempt of the run this replica holds (claim.go): 1
 	// for the first run; every write of the turn carries it.
 	epoch int
+	// steers is the turn's steering inbox (nil unless the agent takes
+	// steers), also Turn.Steers; steerBox holds it.
+	steers   *Steers
+	steerBox Steers
 	// rerunRequest is what a claimer needs to run the turn again
 	// (claim.go); nil when it is not rerun.
 	rerunRequest []byte
@@ -270,6 +274,8 @@ func (s *Service) StartResponse(ctx context.Context, p Principal, req ResponseRe
 		RequestClientTool: r.requestClientTool,
 	}
 	r.turn.Journal = newJournal(r, nil)
+	r.steers = newSteers(r)
+	r.turn.Steers = r.steers
 	r.startTrace(s.tracer)
 	// response.created is emitted here, on the caller's goroutine: a
 	// streaming caller finds it queued when this returns and writes it at

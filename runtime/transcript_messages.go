@@ -14,6 +14,9 @@ import (
 // the transcript when a response completes, made at now (the final step's
 // time).
 func (r *Response) transcriptMessages(env Envelope, now string) [][]byte {
+	if steers := r.steerMarks(); len(steers) > 0 {
+		return r.steeredTranscript(env, now, steers)
+	}
 	b := make([]byte, 0, 320+len(r.turn.Input)+len(env.OutputText))
 	b = r.appendMessage(b, "user", transcriptContent(r.turn), "", now)
 	user := b[:len(b):len(b)]

@@ -217,7 +217,9 @@ type Messaging interface {
 // Hub is one replica's subscription.
 type Hub interface {
 	// ListenEvents signals whenever new events of the response are logged
-	// (or its receipt changes), until stop is called. Followers share the
+	// (or its receipt changes), until stop is called. With responseID ""
+	// it signals whenever a response of the session begins
+	// (BeginResponse): a session's stream waits so for its next response. Followers share the
 	// hub: an idle follower costs a channel.
 	ListenEvents(ctx context.Context, user, session, responseID string) (signal <-chan struct{}, stop func(), err error)
 	Close() error

@@ -16,6 +16,16 @@
 //   tool confirmation, long-running -> approval_request; the answer resumes the run
 //   event.actions.stateDelta        -> state (keys starting "temp:" are left out)
 //   usage metadata                  -> one metadata line at the end of the turn
+//   a steer line (a message the user handed to the running turn)
+//                                   -> a new user content when the run ends or
+//                                      pauses: the next pass runs with it
+//
+// Resuming (docs/worker-protocol.md, "Resuming"): after each completed tool
+// step (a function response event, nothing waiting for an answer) the ADK
+// session's events and state go out as a checkpoint line. A turn run again
+// after its replica was lost gets the last one back: the session is rebuilt
+// from it and the run goes on from that function response, so completed tool
+// calls are not run again and their output is not written again.
 //
 // A confirmation answer goes back to ADK as the `adk_request_confirmation`
 // function response ({confirmed}); a long-running tool's call gets the
@@ -60,10 +70,15 @@ export function createAdapter(agent, options = {}) {
 
   async function runTurn(turn, out) {
     const userId = turn.userId || "user";
-    await ensureSession(sessionService, appName, agent.name, userId, turn, lastTurns.get(turn.sessionId));
+    const key = { appName, userId, sessionId: turn.sessionId };
     const usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
     const progress = { text: "", finishReason: undefined, usage };
-    let message = { role: "user", parts: [{ text: turn.input }] };
+    // A resumed turn goes on from its checkpoint's function response.
+    let message = await restoreSession(sessionService, key, turn.checkpoint, progress);
+    if (!message) {
+      await ensureSession(sessionService, appName, agent.name, userId, turn, lastTurns.get(turn.sessionId));
+      message = { role: "user", parts: [{ text: turn.input }] };
+    }
     // Each pass runs the agent until it ends or pauses on requests.
     for (let pass = 0; message && pass < 50; pass++) {
       const requests = [];
@@ -77,14 +92,24 @@ export function createAdapter(agent, options = {}) {
       const stream = new EventTranslator(out, progress, requests);
       for await (const event of events) {
         stream.translate(event);
+        if (stream.stepDone && requests.length === 0) await sendCheckpoint(sessionService, key, out, progress);
+        stream.stepDone = false;
       }
       message = await answerRequests(requests, out, runner, userId, turn.sessionId);
+      if (!message) message = steerContent(out);
     }
     out.metadata(metadataLine(framework, agent, progress));
     lastTurns.set(turn.sessionId, { input: turn.input, output: progress.text });
   }
 
   return { runTurn, sessionService, runner };
+}
+
+/** steerContent is the turn's steers as one new user content, or null when none waits. */
+function steerContent(out) {
+  const steers = typeof out.takeSteers === "function" ? out.takeSteers() : [];
+  if (steers.length === 0) return null;
+  return { role: "user", parts: steers.map((steer) => ({ text: steer.input })) };
 }
 
 /** metadataLine is the turn's metadata: framework, model, usage, finish reason. */
@@ -111,6 +136,8 @@ class EventTranslator {
     // Whether partial text was streamed since the last complete event: the
     // complete event then repeats it and its text is not sent again.
     this.streamed = false;
+    // Whether the last event completed a tool step (a resume point).
+    this.stepDone = false;
   }
 
   translate(event) {
@@ -126,6 +153,7 @@ class EventTranslator {
       if (!this.streamed) this.sendText(part);
       if (part.functionCall) this.sendCall(part.functionCall, longRunning);
       if (part.functionResponse) this.sendResult(part.functionResponse);
+      if (part.functionResponse && part.functionResponse.name !== confirmationCallName) this.stepDone = true;
     }
     this.streamed = false;
     this.sendState(event.actions?.stateDelta);
@@ -270,4 +298,34 @@ function messageText(content) {
     return content.filter((p) => p && typeof p.text === "string").map((p) => p.text).join("\n");
   }
   return "";
+}
+
+/**
+ * sendCheckpoint writes the ADK session (its events and state) and the text
+ * written so far as a checkpoint line: {adk: {state, events, text}}.
+ */
+async function sendCheckpoint(sessionService, key, out, progress) {
+  if (out.signal.aborted || typeof out.checkpoint !== "function") return;
+  const session = await sessionService.getSession(key);
+  if (!session) return;
+  out.checkpoint(JSON.parse(JSON.stringify({ adk: { state: session.state || {}, events: session.events || [], text: progress.text } })));
+}
+
+/**
+ * restoreSession rebuilds the ADK session from a checkpoint sendCheckpoint
+ * wrote, but for its last event, a function response: it returns that event
+ * as the message that resumes the run (null when there is no such checkpoint).
+ */
+async function restoreSession(sessionService, key, checkpoint, progress) {
+  const saved = checkpoint && checkpoint.adk;
+  const events = saved && Array.isArray(saved.events) ? saved.events : [];
+  const last = events[events.length - 1];
+  const parts = last && last.content && Array.isArray(last.content.parts) ? last.content.parts : [];
+  if (!parts.some((p) => p && p.functionResponse)) return null;
+  if (await sessionService.getSession(key)) await sessionService.deleteSession(key);
+  const state = saved.state && typeof saved.state === "object" ? saved.state : {};
+  const session = await sessionService.createSession({ ...key, state });
+  for (const event of events.slice(0, -1)) await sessionService.appendEvent({ session, event: createEvent(event) });
+  progress.text = typeof saved.text === "string" ? saved.text : "";
+  return { role: "user", parts };
 }

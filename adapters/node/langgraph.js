@@ -13,13 +13,23 @@
 //     answer resumes the graph with new Command({ resume: decision })
 //   - the state keys the graph declares (except messages): read from the
 //     session state when the turn starts, written back as state deltas.
+//   - a steer line (a message the user handed to the running turn): a new
+//     HumanMessage in the graph's input when the graph's run ends, after which
+//     the graph runs again on the thread, within the same turn.
 // When the checkpointer has nothing for the thread (a new process, another
 // replica), the session transcript the server sends is the history.
+//
+// Resuming (docs/worker-protocol.md, "Resuming"): after each superstep that
+// leaves work to do, the graph's checkpoint (as its checkpointer's serializer
+// writes it) goes out as a checkpoint line. A turn run again after its
+// replica was lost gets the last one back: it is put into this process's
+// checkpointer and the graph continues from it (input null), so completed
+// nodes are not run again and their output is not written again.
 
 import { AIMessage, HumanMessage, RemoveMessage } from "@langchain/core/messages";
 import { Command, MemorySaver, REMOVE_ALL_MESSAGES } from "@langchain/langgraph";
 
-import { log, serve } from "./worker.js";
+import { checkpointMaxBytes, log, serve } from "./worker.js";
 
 // The LangChain packages, for code that cannot resolve them itself (the
 // examples in this repository import them from here). Elsewhere, import the
@@ -44,6 +54,8 @@ const maxInterrupts = 20;
  *               (default: its action/message/arguments or args fields)
  *   resume(decision, value) -> the Command resume value (default: decision,
  *               "approve" | "deny" | "expired")
+ *   checkpoints  send the graph's checkpoint after each superstep (default
+ *               true; false: a turn run again starts over)
  *   input, write  passed to serve (tests).
  * A graph compiled without a checkpointer gets a MemorySaver.
  */
@@ -53,7 +65,8 @@ export function serveGraph(graph, options = {}) {
   const framework = options.framework || "langgraph";
   const approvalOf = options.approval || defaultApproval;
   const resumeOf = options.resume || ((decision) => decision);
-  return serve((turn, out) => runTurn(graph, turn, out, { keys, framework, approvalOf, resumeOf }), options);
+  const checkpoints = options.checkpoints !== false;
+  return serve((turn, out) => runTurn(graph, turn, out, { keys, framework, approvalOf, resumeOf, checkpoints }), options);
 }
 
 /** declaredStateKeys lists the graph's state channels but messages and internal ones. */
@@ -65,19 +78,27 @@ export function declaredStateKeys(graph) {
 async function runTurn(graph, turn, out, how) {
   const config = { configurable: { thread_id: turn.sessionId || turn.id }, signal: out.signal };
   out.metadata({ framework: how.framework });
-  const input = { messages: await turnMessages(graph, config, turn) };
+  // A resumed turn continues from its checkpoint (input null).
+  let next = null;
+  if (!(await restoreCheckpoint(graph, config, turn.checkpoint))) {
+    next = { messages: await turnMessages(graph, config, turn) };
+    for (const key of how.keys) {
+      if (key in turn.state) next[key] = turn.state[key];
+    }
+  }
   // Until this turn completes, the checkpoint may hold what the transcript
   // never will (a cancelled or failed run): the next turn then rebuilds.
   ranHere.delete(config.configurable.thread_id);
-  for (const key of how.keys) {
-    if (key in turn.state) input[key] = turn.state[key];
-  }
 
-  const seen = { refused: false, usage: { inputTokens: 0, outputTokens: 0 } };
-  let next = input;
+  const seen = { refused: false, usage: { inputTokens: 0, outputTokens: 0 }, checkpoints: how.checkpoints };
   for (let round = 0; ; round++) {
     const interrupts = await streamOnce(graph, next, config, out, seen);
-    if (interrupts.length === 0) break;
+    if (interrupts.length === 0) {
+      const steers = takeSteers(out);
+      if (steers.length === 0 || seen.refused) break;
+      next = { messages: steers.map((steer) => new HumanMessage(steer.input)) };
+      continue;
+    }
     if (seen.refused) return; // a second interrupt after a refusal: leave the thread there
     if (round >= maxInterrupts) throw new Error(`the graph interrupted more than ${maxInterrupts} times in one turn`);
     const value = interrupts[0].value;
@@ -100,6 +121,11 @@ async function runTurn(graph, turn, out, how) {
   if (inputTokens + outputTokens > 0) out.metadata({ framework: how.framework, usage: seen.usage });
 }
 
+// takeSteers takes the turn's steers (none when the out has no steering).
+function takeSteers(out) {
+  return typeof out.takeSteers === "function" ? out.takeSteers() : [];
+}
+
 // silent is out with every output line dropped.
 function silent(out) {
   const drop = () => {};
@@ -110,8 +136,14 @@ function silent(out) {
 // output and returns the interrupts it stopped at.
 async function streamOnce(graph, input, config, out, seen) {
   const interrupts = [];
-  const stream = await graph.stream(input, { ...config, streamMode: ["messages", "updates"] });
+  const streamMode = seen.checkpoints ? ["messages", "updates", "checkpoints"] : ["messages", "updates"];
+  // durability sync: a checkpoint is saved before the stream reports it.
+  const stream = await graph.stream(input, { ...config, streamMode, durability: "sync" });
   for await (const [mode, chunk] of stream) {
+    if (mode === "checkpoints") {
+      if (worthCheckpoint(chunk, seen)) await sendCheckpoint(graph, chunk.config, out);
+      continue;
+    }
     if (mode === "messages") {
       const [message] = chunk;
       if (isAI(message) && typeof message.content === "string" && message.content !== "") {
@@ -124,6 +156,7 @@ async function streamOnce(graph, input, config, out, seen) {
         interrupts.push(...update);
         continue;
       }
+      seen.progressed = true;
       for (const message of updateMessages(update)) writeToolLines(message, out, seen);
     }
   }
@@ -237,4 +270,47 @@ function changedKeys(keys, before, after) {
     if (JSON.stringify(after[key]) !== JSON.stringify(before[key])) delta[key] = after[key];
   }
   return delta;
+}
+
+// worthCheckpoint reports whether a checkpoint is a resume point worth a
+// line: a node of the graph completed since the last one (before any, the
+// input alone is as good) and work is left (the last one ends the turn).
+function worthCheckpoint(chunk, seen) {
+  const worth = !seen.refused && seen.progressed && Array.isArray(chunk.next) && chunk.next.length > 0;
+  if (worth) seen.progressed = false;
+  return worth;
+}
+
+// sendCheckpoint writes the graph's checkpoint config names as a checkpoint
+// line: {langgraph: {type, checkpoint, metadata}}, the checkpoint and its
+// metadata as the checkpointer's serializer writes them, in base64.
+async function sendCheckpoint(graph, config, out) {
+  const saver = graph.checkpointer;
+  const tuple = config && (await saver.getTuple(config));
+  if (!tuple) return;
+  const [type, checkpoint] = await saver.serde.dumpsTyped(tuple.checkpoint);
+  const [, metadata] = await saver.serde.dumpsTyped(tuple.metadata || {});
+  const value = { langgraph: { type, checkpoint: base64(checkpoint), metadata: base64(metadata) } };
+  if (Buffer.byteLength(value.langgraph.checkpoint) > checkpointMaxBytes) {
+    log("langgraph adapter: the graph's checkpoint is too large to send; a rerun resumes from the one before");
+    return;
+  }
+  out.checkpoint(value);
+}
+
+// restoreCheckpoint puts a checkpoint sendCheckpoint wrote into the graph's
+// checkpointer as the thread's newest; it reports whether there was one.
+async function restoreCheckpoint(graph, config, value) {
+  const saved = value && value.langgraph;
+  if (!saved || typeof saved.checkpoint !== "string") return false;
+  const saver = graph.checkpointer;
+  const type = typeof saved.type === "string" ? saved.type : "json";
+  const checkpoint = await saver.serde.loadsTyped(type, Buffer.from(saved.checkpoint, "base64"));
+  const metadata = typeof saved.metadata === "string" ? await saver.serde.loadsTyped(type, Buffer.from(saved.metadata, "base64")) : {};
+  await saver.put({ configurable: { thread_id: config.configurable.thread_id, checkpoint_ns: "" } }, checkpoint, metadata, {});
+  return true;
+}
+
+function base64(bytes) {
+  return typeof bytes === "string" ? Buffer.from(bytes).toString("base64") : Buffer.from(bytes).toString("base64");
 }

@@ -12,15 +12,31 @@
 // `error` line, which the server only logs). Logs must go to stderr: stdout
 // carries protocol lines only.
 //
+// Resuming: `turn.attempt` is 1, or more when the server runs the turn again
+// after its replica was lost; `turn.checkpoint` is then the value of the last
+// `out.checkpoint(value)` of the lost attempt, if it sent one. A handler that
+// resumes continues from it and writes only what comes after it (what it
+// wrote before the checkpoint is already the turn's).
+//
 // After a `cancel` the signal `out.signal` is aborted, pending requests are
 // rejected with a CancelledError, and every further output is dropped. The
 // turn's `done` is sent when the handler settles, or after a grace period so
 // the server's 2 s deadline holds even when the handler ignores the signal.
+//
+// A `steer` line (a message the user handed to the running turn) waits in the
+// turn until the handler takes it: `out.takeSteers()` returns the steers that
+// arrived so far ({steerId, input, content}) and forgets them;
+// `out.onSteer(fn)` calls fn when one arrives. The framework adapters take
+// them when their framework's run reaches a boundary and run it again with
+// them as new user messages.
 
 import readline from "node:readline";
 
 /** How long a cancelled handler gets to settle before `done` is sent anyway. */
 const cancelGraceMs = 1500;
+
+/** The largest checkpoint value the server takes, as JSON (docs/worker-protocol.md). */
+export const checkpointMaxBytes = 1 << 20;
 
 /** CancelledError rejects requests pending when the server cancels the turn. */
 export class CancelledError extends Error {
@@ -48,6 +64,7 @@ function writeLine(message) {
 export function serve(handler, options = {}) {
   const write = options.write || writeLine;
   const turns = []; // turn messages waiting for the current one to end
+  const early = new Map(); // turn id -> steer lines that came before its run started
   let current = null; // the TurnRun in progress
   let ended = false;
   let wake = null;
@@ -69,7 +86,12 @@ export function serve(handler, options = {}) {
       return;
     }
     // Answers and cancels for the turn in progress; late ones are ignored.
-    if (current && message.id === current.id) current.receive(message);
+    if (current && message.id === current.id) {
+      current.receive(message);
+    } else if (message.type === "steer" && turns.some((turn) => turn.id === message.id)) {
+      if (!early.has(message.id)) early.set(message.id, []);
+      early.get(message.id).push(message);
+    }
   });
   lines.on("close", () => {
     ended = true;
@@ -85,7 +107,10 @@ export function serve(handler, options = {}) {
         wake = null;
         continue;
       }
-      current = new TurnRun(turns.shift(), write);
+      const next = turns.shift();
+      current = new TurnRun(next, write);
+      for (const steer of early.get(next.id) || []) current.receive(steer);
+      early.delete(next.id);
       await current.run(handler);
       current = null;
     }
@@ -104,6 +129,8 @@ class TurnRun {
     this.controller = new AbortController();
     this.cancelled = null; // resolves when a cancel arrives
     this.cancelArrived = new Promise((resolve) => (this.cancelled = resolve));
+    this.steers = []; // steer lines not taken yet
+    this.steerListeners = [];
   }
 
   send(type, fields) {
@@ -114,6 +141,13 @@ class TurnRun {
   receive(message) {
     if (message.type === "cancel") {
       this.cancel(new CancelledError());
+      return;
+    }
+    if (message.type === "steer") {
+      if (this.closed || typeof message.input !== "string") return;
+      const steer = { steerId: String(message.steerId ?? ""), input: message.input, content: Array.isArray(message.content) ? message.content : [] };
+      this.steers.push(steer);
+      for (const listener of this.steerListeners) listener(steer);
       return;
     }
     const pending = this.requests.get(message.requestId);
@@ -182,6 +216,8 @@ function normalizeTurn(message) {
     state: isObject(message.state) ? message.state : {},
     metadata: isObject(message.metadata) ? message.metadata : {},
     history: Array.isArray(message.history) ? message.history : [],
+    attempt: Number.isInteger(message.attempt) && message.attempt >= 1 ? message.attempt : 1,
+    checkpoint: message.checkpoint === undefined ? null : message.checkpoint,
   };
 }
 
@@ -194,6 +230,10 @@ function newOutput(run) {
   return {
     /** signal is aborted when the server cancels the turn. */
     signal: run.controller.signal,
+    /** takeSteers returns the steers that arrived since the last call ({steerId, input, content}). */
+    takeSteers: () => run.steers.splice(0),
+    /** onSteer calls fn(steer) whenever a steer arrives (it stays to be taken). */
+    onSteer: (fn) => run.steerListeners.push(fn),
     text: (delta) => run.send("text", { delta: String(delta ?? "") }),
     thinking: (delta) => run.send("thinking", { delta: String(delta ?? "") }),
     activity: ({ activity, target, code }) => run.send("activity", compact({ activity, target, code })),
@@ -207,6 +247,22 @@ function newOutput(run) {
       if (isObject(delta) && Object.keys(delta).length > 0) run.send("state", { delta });
     },
     result: (value) => run.send("result", { value: value === undefined ? null : value }),
+    /**
+     * checkpoint marks a resume point: value (any JSON but null) is what the
+     * handler needs to continue from here, after the output written so far.
+     * A value over checkpointMaxBytes is not sent (logged; false returned):
+     * the previous checkpoint stays the resume point.
+     */
+    checkpoint: (value) => {
+      if (value === undefined || value === null) throw new TypeError("checkpoint needs a value (any JSON but null)");
+      const size = Buffer.byteLength(JSON.stringify(value));
+      if (size > checkpointMaxBytes) {
+        log(`harnest worker: a checkpoint of ${size} bytes is over ${checkpointMaxBytes}; not sent`);
+        return false;
+      }
+      run.send("checkpoint", { value });
+      return true;
+    },
     /** One chunk of an artifact (docs/worker-protocol.md); turn.message carries the A2A message's IDs. */
     artifact: ({ artifactId, name, description, parts, append, lastChunk, metadata }) =>
       run.send("artifact", compact({ artifactId: String(artifactId), name, description, parts: Array.isArray(parts) ? parts : [], append, lastChunk, metadata })),

@@ -15,6 +15,11 @@
 // follower's end, and the server's CPU time per delivered event (one event
 // written to one follower) and per source event (one event written to all).
 //
+// With -session the followers follow the response through its session's
+// own stream (GET /sessions/{id}/events, which finds the waiting response
+// and replays it) and leave after its final event: what an idle session
+// follower costs, to compare with a response follower's.
+//
 // It only dials loopback addresses and gives up after -timeout.
 package main
 
@@ -47,6 +52,7 @@ type Options struct {
 	Parallel int           // followers opened at once
 	Hold     time.Duration // idle time before the memory is read
 	Timeout  time.Duration // bound of the whole run
+	Session  bool          // follow GET /sessions/{id}/events instead of the response's events
 }
 
 func main() {
@@ -58,6 +64,7 @@ func main() {
 	flag.IntVar(&o.Parallel, "c", 64, "followers opened at once")
 	flag.DurationVar(&o.Hold, "hold", 2*time.Second, "how long to hold the followers idle before reading the memory")
 	flag.DurationVar(&o.Timeout, "timeout", 120*time.Second, "give up after this long")
+	flag.BoolVar(&o.Session, "session", false, "follow the session's stream (GET /sessions/{id}/events) instead of the response's events")
 	flag.Parse()
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "followers:", err)
@@ -91,7 +98,14 @@ func run(o Options) error {
 	}
 
 	followURL := base + "/responses/" + url.PathEscape(resp.ID) + "/events?sessionId=" + url.QueryEscape(resp.SessionID)
+	kind := "follower"
+	if o.Session {
+		followURL, kind = base+"/sessions/"+url.PathEscape(resp.SessionID)+"/events", "session follower"
+	}
 	followers := make([]follower, o.N)
+	for i := range followers {
+		followers[i].session = o.Session
+	}
 	opened := make(chan struct{}, o.N)
 	var wg sync.WaitGroup
 	start := time.Now()
@@ -115,8 +129,8 @@ func run(o Options) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("idle followers: server RSS %d KiB -> %d KiB: %.1f KiB per idle follower (n=%d)\n",
-		rssBefore, rssIdle, float64(rssIdle-rssBefore)/float64(o.N), o.N)
+	fmt.Printf("idle %ss: server RSS %d KiB -> %d KiB: %.1f KiB per idle %s (n=%d)\n",
+		kind, rssBefore, rssIdle, float64(rssIdle-rssBefore)/float64(o.N), kind, o.N)
 
 	cpuBefore, err := proc.CPUTime(o.PID)
 	if err != nil {
@@ -140,6 +154,9 @@ type follower struct {
 	end    time.Time // when the stream ended
 	last   string    // the name of the last event
 	err    error     // why it failed, if it did
+	// session: the stream is the session's, which goes on after the
+	// response: the follower leaves after the response's final event.
+	session bool
 }
 
 // follow reads the stream: the replayed events up to the requires_action
@@ -192,6 +209,10 @@ func (f *follower) follow(ctx context.Context, client *http.Client, followURL st
 			}
 			f.last = name
 			if name == "response.completed" {
+				if signalled && f.session {
+					f.end = time.Now()
+					return
+				}
 				signal()
 			}
 			name = ""

@@ -61,3 +61,44 @@ func TestReportFanOutRefusesMissingEvents(t *testing.T) {
 		}
 	}
 }
+
+// A session follower leaves after the response's final event: the
+// session's stream itself goes on (it would follow the next response).
+func TestSessionFollowerLeavesAfterTheResponse(t *testing.T) {
+	release := make(chan struct{})
+	done := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, "event: response.created\nid: 1.0\ndata: {}\n\n"+
+			"event: response.completed\nid: 1.1\ndata: {\"status\":\"requires_action\"}\n\n")
+		w.(http.Flusher).Flush()
+		<-release
+		_, _ = io.WriteString(w, "event: response.text.delta\nid: 1.2\ndata: {}\n\n"+
+			"event: response.completed\nid: 1.3\ndata: {\"status\":\"completed\"}\n\n")
+		w.(http.Flusher).Flush()
+		select { // the session's stream stays open for the next response
+		case <-r.Context().Done():
+		case <-done:
+		}
+	}))
+	defer srv.Close()
+	defer close(done)
+
+	f := follower{session: true}
+	atBoundary := make(chan struct{})
+	left := make(chan struct{})
+	go func() {
+		defer close(left)
+		f.follow(context.Background(), srv.Client(), srv.URL, func() { close(atBoundary) })
+	}()
+	<-atBoundary
+	close(release)
+	select {
+	case <-left:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the session follower did not leave after the response's final event")
+	}
+	if f.err != nil || f.events != 2 || f.last != "response.completed" {
+		t.Fatalf("follower = %+v, want 2 events after the boundary ending with response.completed", f)
+	}
+}

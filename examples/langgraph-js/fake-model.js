@@ -37,7 +37,10 @@ export class ScriptedChatModel extends BaseChatModel {
       return;
     }
     const words = reply.text.split(/(?<= )/);
+    // HARNEST_FAKE_MODEL_DELAY_MS paces the words (tests that kill a replica mid-answer).
+    const delay = Number(process.env.HARNEST_FAKE_MODEL_DELAY_MS) || 0;
     for (const [i, word] of words.entries()) {
+      if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
       const chunk = new AIMessageChunk({ content: word, usage_metadata: i === words.length - 1 ? usage : undefined });
       await runManager?.handleLLMNewToken(word);
       yield new ChatGenerationChunk({ text: word, message: chunk });

@@ -50,6 +50,8 @@ func agentExample(o Options) map[string]any {
 		"sessionResponses": "/sessions/{sessionId}/responses",
 		"responseEvents":   "/responses/{responseId}/events",
 		"responseCancel":   "/responses/{responseId}/cancel",
+		"responseSteer":    "/responses/{responseId}/steer",
+		"sessionEvents":    "/sessions/{sessionId}/events",
 		"approvals":        "/approvals/{approvalId}",
 		"clientTools":      "/client-tools/{requestId}",
 		"assets":           "/sessions/{sessionId}/assets",

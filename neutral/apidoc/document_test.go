@@ -92,6 +92,8 @@ var wantOperations = []struct {
 	{"/responses/{responseId}", http.MethodGet, "getAgentResponse", "Responses"},
 	{"/responses/{responseId}/events", http.MethodGet, "followAgentResponseEvents", "Responses"},
 	{"/responses/{responseId}/cancel", http.MethodPost, "cancelAgentResponse", "Responses"},
+	{"/responses/{responseId}/steer", http.MethodPost, "steerAgentResponse", "Responses"},
+	{"/sessions/{sessionId}/events", http.MethodGet, "followSessionEvents", "Sessions"},
 	{"/approvals/{approvalId}", http.MethodPost, "decideApproval", "Responses"},
 	{"/client-tools/{requestId}", http.MethodPost, "submitClientToolOutput", "Responses"},
 	{"/sessions/{sessionId}/assets", http.MethodPost, "uploadSessionAsset", "Sessions"},
@@ -253,7 +255,7 @@ func TestCreateAgentResponseReplies(t *testing.T) {
 	for _, event := range []string{
 		"response.created", "response.text.delta", "response.thinking.delta",
 		"response.agent_activity", "response.agent_metadata", "response.tool_call",
-		"response.tool_result", "response.state_delta", "response.retracted", "response.completed", "`error`",
+		"response.tool_result", "response.state_delta", "response.retracted", "response.steered", "response.completed", "`error`",
 	} {
 		if !strings.Contains(sse.Schema.Value.Description, event) {
 			t.Errorf("event stream description does not list %s", event)

@@ -25,6 +25,8 @@ var newOperations = []struct {
 }{
 	{"/responses/{responseId}/events", http.MethodGet, []int{200, 400, 404}, "text/event-stream", true},
 	{"/responses/{responseId}/cancel", http.MethodPost, []int{200, 400, 404}, "application/json", true},
+	{"/responses/{responseId}/steer", http.MethodPost, []int{202, 400, 404, 409, 413, 415}, "application/json", true},
+	{"/sessions/{sessionId}/events", http.MethodGet, []int{200, 400, 404}, "text/event-stream", true},
 	{"/approvals/{approvalId}", http.MethodPost, []int{200, 400, 404, 409, 413, 415, 504}, "application/json", true},
 	{"/client-tools/{requestId}", http.MethodPost, []int{200, 400, 404, 409, 413, 415, 504}, "application/json", true},
 	{"/sessions/{sessionId}/assets", http.MethodPost, []int{201, 400, 404, 413, 415}, "application/json", false},

@@ -25,6 +25,7 @@ const streamDescription = "Sent when the request has `\"stream\": true`. Each fr
 	"(`fromSequence`, `toSequence`, `text`, `attempt`) names the events and text of the lost attempt that no longer count. " +
 	"A `response.agent_activity` with `activity` `attempt` follows, then the new attempt's events.\n" +
 	artifactEventText +
+	steeredEventText +
 	"- `response.completed`: the final envelope (as in the JSON reply, with `responseId` instead of `id`); ends the stream.\n" +
 	"- `error`: the run failed, with the reason in `error`; ends the stream.\n\n" +
 	"When the agent needs approval or a client-side tool, `approval.requested` or `client_tool.requested` " +
@@ -202,6 +203,8 @@ func (b *builder) addResponses(doc *openapi3.T) {
 	})
 
 	b.addResponseControl(doc)
+	b.addSteer(doc)         // steer.go
+	b.addSessionEvents(doc) // steer.go
 	b.addWaits(doc)
 	b.addWebhookKey(doc) // webhook.go
 }

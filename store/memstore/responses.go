@@ -17,6 +17,12 @@ func (s *Store) BeginResponse(ctx context.Context, b store.Begin) (map[string]js
 	if err := s.closed.check(); err != nil {
 		return nil, err
 	}
+	begun := false
+	defer func() { // after the unlock: the session's followers learn of a new response
+		if begun {
+			s.hubs.notify(responseKey{b.User, b.Session, ""})
+		}
+	}()
 	sh, sp := s.lockSpaceForWrite(b.User, b.Session)
 	defer sh.mu.Unlock()
 	now := s.now()
@@ -43,6 +49,7 @@ func (s *Store) BeginResponse(ctx context.Context, b store.Begin) (map[string]js
 	r.request = copyBytes(b.Request)
 	sh.expireAt(sp, now.Add(s.receiptTTL))
 	s.runs.register(runKey{b.User, b.Session, b.ResponseID, b.Replica}, now.Add(b.Lease), 1)
+	begun = true
 	return state, nil
 }
 

@@ -25,7 +25,9 @@ import (
 // response ID, 8 the run's score, 9 the run's member, 10 the session ID,
 // 11 the webhook ("": none, and no key for it), kept as long as the
 // receipt, 12 the request (Begin.Request; "": none, and no key for it),
-// kept as long too. The request's key follows the webhook's in KEYS.
+// kept as long too. The request's key follows the webhook's in KEYS. 13
+// the session's channel of new responses (ListenEvents with no response
+// ID), told of this one.
 //
 // It returns 0 when the session is missing, -1 when a response holds it,
 // and otherwise the session's state as HGETALL answers it (field, value,
@@ -63,6 +65,7 @@ if ARGV[12] ~= '' then
 end
 if KEYS[n] then redis.call('ZADD', KEYS[n], ARGV[8], ARGV[9]) end
 if KEYS[n + 1] then redis.call('ZADD', KEYS[n + 1], 0, ARGV[10]) end
+redis.call('PUBLISH', ARGV[13], '0')
 if create then return {} end
 return redis.call('HGETALL', KEYS[2])
 `)
@@ -120,7 +123,7 @@ func (s *Store) BeginResponse(ctx context.Context, b store.Begin) (map[string]js
 // beginCall is beginScript's call for b (see its KEYS and ARGV).
 func (s *Store) beginCall(b store.Begin) scriptCall {
 	k := s.sessionKeys(b.User, b.Session)
-	c := newScriptCall(beginScript, 16, 3)
+	c := newScriptCall(beginScript, 17, 3)
 	c.key(k.meta)
 	c.key(k.state)
 	c.key(k.lease)
@@ -158,6 +161,7 @@ func (s *Store) beginCall(b store.Begin) scriptCall {
 	c.str(b.Session)
 	c.str(b.Webhook)
 	c.bytes(b.Request)
+	c.str(s.eventsChannel(b.User, b.Session, ""))
 	return c
 }
 

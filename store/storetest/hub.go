@@ -14,6 +14,7 @@ func testHub(t *testing.T, h Harness) {
 	t.Run("Control", func(t *testing.T) { hubControl(t, open(t, h)) })
 	t.Run("GoneReplica", func(t *testing.T) { hubGoneReplica(t, open(t, h)) })
 	t.Run("ListenEvents", func(t *testing.T) { hubListenEvents(t, h, open(t, h)) })
+	t.Run("ListenSessionResponses", func(t *testing.T) { hubListenSessionResponses(t, open(t, h)) })
 }
 
 // startHub starts replica's hub; its control messages arrive on the

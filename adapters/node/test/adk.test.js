@@ -22,6 +22,11 @@ class ScriptedModel extends adk.BaseLlm {
       yield { content: { role: "model", parts: [{ text: "Acted." }] }, usageMetadata: usage };
       return;
     }
+    if (last.parts.some((p) => p.text === "look")) {
+      yield { content: { role: "model", parts: [{ text: "Looking. " }] }, partial: true };
+      yield { content: { role: "model", parts: [{ text: "Looking. " }, { functionCall: { name: "look", args: { q: "x" } } }] }, usageMetadata: usage };
+      return;
+    }
     if (last.parts.some((p) => p.text === "act")) {
       yield { content: { role: "model", parts: [{ functionCall: { name: "act", args: { n: 1 } } }] }, usageMetadata: usage };
       return;
@@ -36,6 +41,8 @@ class ScriptedModel extends adk.BaseLlm {
   }
 }
 
+let lookRuns = 0;
+
 function newAgent(model) {
   const act = new adk.FunctionTool({
     name: "act",
@@ -47,7 +54,16 @@ function newAgent(model) {
       return { done: true };
     },
   });
-  return new adk.LlmAgent({ name: "tester", model, instruction: "Test.", tools: [act] });
+  const look = new adk.FunctionTool({
+    name: "look",
+    description: "Looks, and counts its runs.",
+    parameters: { type: "OBJECT", properties: { q: { type: "STRING" } } },
+    execute: () => {
+      lookRuns += 1;
+      return { seen: lookRuns };
+    },
+  });
+  return new adk.LlmAgent({ name: "tester", model, instruction: "Test.", tools: [act, look] });
 }
 
 // recorder is an `out` that keeps every line and answers approvals with decision.
@@ -65,6 +81,7 @@ function recorder(decision = "approve") {
     toolResult: record("toolResult"),
     state: record("state"),
     result: record("result"),
+    checkpoint: (value) => lines.push({ type: "checkpoint", value }) && true,
     approval: async (request) => {
       lines.push({ type: "approval", value: request });
       return decision;
@@ -93,7 +110,7 @@ test("a confirmed tool call asks for approval, then runs and answers", async () 
   const out = recorder("approve");
   await createAdapter(newAgent(new ScriptedModel())).runTurn(turn("act"), out);
   const types = out.lines.map((l) => l.type);
-  assert.deepEqual(types, ["toolCall", "approval", "toolResult", "state", "text", "metadata"]);
+  assert.deepEqual(types, ["toolCall", "approval", "toolResult", "state", "checkpoint", "text", "metadata"]);
   const [call, approval, result] = out.lines.map((l) => l.value);
   assert.equal(call.name, "act");
   assert.deepEqual(approval, { action: "act", message: undefined, arguments: { n: 1 } });
@@ -123,4 +140,37 @@ test("a session this process has not seen starts from the turn's state and histo
   assert.deepEqual(texts(out.lines, "state"), [{ acted: 5 }]);
   const sent = model.requests[0].map((c) => c.parts.map((p) => p.text).join(""));
   assert.deepEqual(sent, ["earlier question", "earlier answer", "act"]);
+});
+
+test("a turn run again by another process resumes from the session events of its last checkpoint", async () => {
+  const lost = recorder();
+  await createAdapter(newAgent(new ScriptedModel())).runTurn(turn("look"), lost);
+  assert.deepEqual(lost.lines.map((l) => l.type), ["text", "toolCall", "toolResult", "checkpoint", "text", "metadata"]);
+  const runs = lookRuns;
+  const checkpoint = lost.lines.find((l) => l.type === "checkpoint").value;
+  assert.equal(checkpoint.adk.text, "Looking. ");
+
+  // A new adapter (another process): no session, only the checkpoint.
+  const model = new ScriptedModel();
+  const resumed = recorder();
+  await createAdapter(newAgent(model)).runTurn(turn("look", { attempt: 2, checkpoint }), resumed);
+  assert.deepEqual(resumed.lines.map((l) => l.type), ["text", "metadata"], "only what followed the checkpoint");
+  assert.deepEqual(texts(resumed.lines), ["Acted."]);
+  assert.equal(lookRuns, runs, "the completed tool call is not run again");
+  assert.equal(model.requests.length, 1, "the completed model step is not asked again");
+  const sent = model.requests[0].map((c) => c.parts.map((p) => p.text || (p.functionCall && "call") || (p.functionResponse && "response")).join(""));
+  assert.deepEqual(sent, ["look", "Looking. call", "response"]);
+});
+
+test("a steer is a new user content: the agent runs again with it in the same turn", async () => {
+  const model = new ScriptedModel();
+  const adapter = createAdapter(newAgent(model));
+  const out = recorder();
+  let steers = [{ steerId: "steer_1", input: "and more", content: [] }];
+  out.takeSteers = () => steers.splice(0);
+  await adapter.runTurn(turn("hello"), out);
+  assert.equal(model.requests.length, 2);
+  const last = model.requests[1].at(-1);
+  assert.deepEqual([last.role, last.parts.map((p) => p.text)], ["user", ["and more"]]);
+  assert.equal(texts(out.lines).join(""), "Hi there friendHi there friend");
 });

@@ -80,3 +80,33 @@ test("a graph without checkpointer gets one, and a cancel stops the run", async 
   w.turn("r3", "three", {}, { history: [{ id: "m1", role: "user", content: "one" }, { id: "m2", role: "assistant", content: "echo 1: one" }] });
   assert.equal(textOf(await w.until(ends)), "echo 3: three");
 });
+
+test("a turn run again in a new process resumes from the graph's last checkpoint", async (t) => {
+  const lost = start(t);
+  lost.turn("r1", "Please look up oslo", { turns: 1 });
+  const first = await lost.until(ends);
+  const last = first.findLastIndex((l) => l.type === "checkpoint");
+  assert.ok(last > first.findIndex((l) => l.type === "tool_result"), "a checkpoint follows the tool's result");
+  assert.ok(first[last].value.langgraph.checkpoint.length > 0);
+  const output = (lines) => lines.filter((l) => ["text", "tool_call", "tool_result", "state"].includes(l.type)).map((l) => [l.type, l.delta ?? l.callId]);
+
+  // Another process (another replica): no thread, only the checkpoint.
+  const survivor = start(t);
+  survivor.turn("r1", "Please look up oslo", { turns: 1 }, { attempt: 2, checkpoint: first[last].value });
+  const resumed = await survivor.until(ends);
+  assert.equal(resumed.at(-1).type, "done");
+  assert.deepEqual(output(resumed), output(first.slice(last + 1)), "the resumed attempt writes what followed the checkpoint, and only that");
+  assert.equal(textOf(resumed), "The lookup found 3 entries.");
+  assert.equal(resumed.filter((l) => l.type === "tool_call").length, 0, "the completed tool step is not run again");
+  assert.deepEqual(resumed.find((l) => l.type === "state").delta, { turns: 2 });
+});
+
+test("a steer becomes a human message, and the graph runs again with it in the same turn", async (t) => {
+  const plain = fileURLToPath(new URL("./fixtures/plain-graph.js", import.meta.url));
+  const w = startWorker(t, plain, { PLAIN_GRAPH: "1" });
+  w.turn("r1", "pause");
+  w.send({ type: "steer", id: "r1", steerId: "steer_1", input: "left", content: [{ type: "text", text: "left" }] });
+  const got = await w.until(ends);
+  assert.equal(got.at(-1).type, "done");
+  assert.equal(textOf(got), "echo 1: pauseecho 3: left");
+});

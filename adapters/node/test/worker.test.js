@@ -53,6 +53,19 @@ test("approvals and client tools wait for their answers", async (t) => {
   assert.deepEqual(denied.map((l) => l.type), ["done"]);
 });
 
+test("a steer line reaches the running turn, even one that came before the turn started", async (t) => {
+  const w = startWorker(t);
+  w.turn("r1", "steer");
+  w.send({ type: "steer", id: "r1", steerId: "steer_a", input: "left", content: [{ type: "text", text: "left" }] });
+  const got = await w.until(ends);
+  assert.equal(got.find((l) => l.type === "text").delta, "steered: left (steer_a, 1 part)");
+  w.turn("r2", "steer");
+  await w.until((l) => l.type === "metadata");
+  w.send({ type: "steer", id: "r1", steerId: "steer_old", input: "stale", content: [] }); // an ended turn's: ignored
+  w.send({ type: "steer", id: "r2", steerId: "steer_b", input: "right", content: [] });
+  assert.equal((await w.until(ends)).find((l) => l.type === "text").delta, "steered: right (steer_b, 0 part)");
+});
+
 test("a cancel aborts the signal, drops later output and ends the turn", async (t) => {
   const w = startWorker(t);
   w.turn("r1", "hang");
@@ -69,4 +82,16 @@ test("the worker exits when stdin ends", async (t) => {
   const exited = new Promise((resolve) => w.child.on("exit", resolve));
   w.child.stdin.end();
   assert.equal(await exited, 0);
+});
+
+test("attempt and checkpoint reach the handler; out.checkpoint sends a checkpoint line, never an oversize one", async (t) => {
+  const w = startWorker(t);
+  w.turn("r1", "resume");
+  let got = await w.until(ends);
+  assert.deepEqual(got.map((l) => l.type), ["metadata", "text", "checkpoint", "text", "done"]);
+  assert.equal(got[1].delta, "attempt 1 from null; ");
+  assert.deepEqual(got[2], { type: "checkpoint", id: "r1", value: { at: "half" } });
+  w.turn("r1", "resume", {}, { attempt: 2, checkpoint: { at: "half" } });
+  got = await w.until(ends);
+  assert.equal(got[1].delta, 'attempt 2 from {"at":"half"}; ');
 });

@@ -1,13 +1,15 @@
 // conversation.js: the Conversation log and the composer. It sends each
 // message over the transport chosen for it (JSON, SSE, Live or AG-UI; the
 // same session continues across them), shows the Cancel button while a
-// response runs, restores transcripts and reconnects to a background run
-// after a reload (?response=<id> in the URL).
+// response runs, steers it with the next message (POST
+// /responses/{id}/steer), restores transcripts and, after a reload, finds
+// and follows the session's running response with the session's own
+// stream (GET /sessions/{id}/events).
 
-import { get, request, path } from "./api.js";
+import { get, request, stream, path } from "./api.js";
 import { MessageView } from "./messages.js";
 import { Run } from "./run.js";
-import { startHTTP, follow, httpAnswers, sseAnswers } from "./http.js";
+import { startHTTP, httpAnswers, sseAnswers } from "./http.js";
 import { LiveClient } from "./live.js";
 import { aguiTransport } from "./agui.js";
 
@@ -71,13 +73,18 @@ export class Conversation {
     this.run = run;
     const running = Boolean(run);
     this.ui.cancel.hidden = !running;
-    this.ui.send.disabled = running;
+    // While a response runs, the composer steers it.
+    this.ui.send.textContent = running ? "Steer" : "Send";
     if (!running) this.ui.message.focus();
   }
 
   /** send sends the composer's message over the chosen transport. */
   async send() {
     const text = this.ui.message.value;
+    if (this.run && text.trim()) {
+      await this.steer(this.run, text);
+      return;
+    }
     if (this.run || this.preparing || (!text.trim() && !this.uploads.pending())) return;
     const transportName = this.ui.transport.value;
     this.say("");
@@ -137,8 +144,8 @@ export class Conversation {
     if (run.status === "requires_action" && this.run === run) this.setRunning(null);
   }
 
-  // rememberWhenKnown puts a background response's ID in the URL, so a
-  // reload can follow it again.
+  // rememberWhenKnown puts a background response's ID in the URL (a
+  // reload finds it with the session's stream, which needs no ID).
   rememberWhenKnown(run) {
     const timer = setInterval(() => {
       if (run.done) {
@@ -154,32 +161,67 @@ export class Conversation {
   }
 
   /**
-   * resume follows a response named in the URL (a background run the page
-   * started before a reload) from its event log.
+   * steer hands a message to the running response, wherever it runs. The
+   * message shows in the log when the turn takes it (response.steered).
    */
-  async resume(sessionId, responseId) {
-    let receipt;
+  async steer(run, text) {
+    if (!run.responseId || !run.sessionId) {
+      this.say("The response has no ID yet; try again in a moment.");
+      return;
+    }
+    this.ui.message.value = "";
     try {
-      receipt = await get(path(["responses", responseId], { sessionId }));
+      await request("POST", path(["responses", run.responseId, "steer"], { sessionId: run.sessionId }), { input: text });
+      this.say("Steer sent: the agent takes it at its next step.");
+    } catch (e) {
+      this.ui.message.value = text;
+      this.say(e.message);
+    }
+  }
+
+  /**
+   * followSession finds the session's running response after a reload (or
+   * in a second tab) and follows it from its first event with the
+   * session's own stream, until it ends or waits for an answer.
+   */
+  async followSession(sessionId) {
+    let session;
+    try {
+      session = await get(path(["sessions", sessionId]));
     } catch (e) {
       this.say(e.message);
       return;
     }
-    if (receipt.status !== "in_progress" && receipt.status !== "requires_action") return;
+    if ((session.status !== "running" && session.status !== "waiting") || this.run) return;
     const view = new MessageView(this.ui.log, "assistant", "SSE (resumed)");
     const run = new Run(view, "SSE", sessionId, sseAnswers);
     view.setLabel("SSE (resumed)");
-    view.note("Reconnected to background response " + responseId + " after a reload.", "activity");
-    run.responseId = responseId;
+    view.note("Found the session's running response " + session.activeResponseId + " after a reload.", "activity");
     run.onEnd = () => {
       if (this.run === run) this.setRunning(null);
       this.sessions.setURL(this.sessions.current);
     };
     this.setRunning(run);
+    const controller = new AbortController();
+    run.abort = controller;
+    let stopped = false;
     try {
-      await follow(run);
+      await stream(path(["sessions", sessionId, "events"]), undefined, (f) => {
+        const ev = f.data;
+        if (stopped || !ev || typeof ev !== "object") return;
+        if (run.responseId && ev.responseId && ev.responseId !== run.responseId) {
+          stopped = true; // the next response of the session: not this view's
+          controller.abort();
+          return;
+        }
+        run.handle(ev);
+        if (run.done || run.status === "requires_action") {
+          stopped = true;
+          controller.abort();
+        }
+      }, { signal: controller.signal });
     } catch (e) {
-      if (e.name !== "AbortError") run.fail(e.message);
+      if (!stopped && e.name !== "AbortError") run.fail(e.message);
     }
     if (run.status === "requires_action" && this.run === run) this.setRunning(null);
   }

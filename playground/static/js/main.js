@@ -89,7 +89,6 @@ async function discover() {
 async function start() {
   const params = new URLSearchParams(window.location.search);
   const wanted = params.get("session");
-  const response = params.get("response");
   // The picker's first page and the deep-linked session load at once.
   const selecting = wanted ? sessions.select(wanted) : null;
   if (selecting) selecting.catch(() => {}); // reported below
@@ -107,7 +106,9 @@ async function start() {
     pageStatus(e.status === 404 ? "You have no session with the ID " + wanted + "." : e.message);
     return;
   }
-  if (response) await conversation.resume(wanted, response);
+  // The session stream finds the running response, if any (a background
+  // run the page started before a reload, or one another tab started).
+  await conversation.followSession(wanted);
 }
 
 // The token is applied when the field changes or Enter is pressed in it.

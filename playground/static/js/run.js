@@ -4,6 +4,7 @@
 // shows, and records what it saw for the Traces view.
 
 import { recordTrace } from "./traces.js";
+import { MessageView } from "./messages.js";
 
 /** Run is one response shown in one assistant message. */
 export class Run {
@@ -73,6 +74,9 @@ export class Run {
       case "client_tool.requested":
         this.askClientTool(ev.clientTool);
         break;
+      case "response.steered":
+        this.steered(ev.steer);
+        break;
       case "approval.resolved":
         v.note("Approval " + (ev.decision || "resolved"), "activity");
         break;
@@ -86,6 +90,23 @@ export class Run {
         break;
     }
     this.trace.update(this);
+  }
+
+  /**
+   * steered shows a message the turn took (steering) where it took it: the
+   * answer so far stays in its message, the steer follows as a user
+   * message, and the rest of the answer goes into a new assistant message,
+   * as the transcript keeps them.
+   */
+  steered(info) {
+    if (!info || this.answered.has(info.id)) return;
+    this.answered.add(info.id);
+    const log = this.view.log;
+    this.view.setBusy(false);
+    const user = new MessageView(log, "user", "steer");
+    user.setText(info.input || "");
+    this.view = new MessageView(log, "assistant", this.view.tag.textContent);
+    this.view.setBusy(true);
   }
 
   /** askApproval shows an approval card once per approval ID. */

@@ -1,0 +1,90 @@
+package storetest
+
+import (
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/harnest/harnest/store"
+)
+
+// hubListenSessionResponses: ListenEvents with no response ID signals
+// whenever a response of the session begins, on every replica's hub
+// (a session's stream waits so for its next response); another session's
+// responses do not signal it, nor do a response's events.
+func hubListenSessionResponses(t *testing.T, s store.Store) {
+	hub1, _ := startHub(t, s, "r1")
+	hub2, _ := startHub(t, s, "r2")
+	mustBegin(t, s, "u", "s", "resp_0", true, shortLease)
+	finish(t, s, "u", "s", "resp_0")
+	mustBegin(t, s, "u", "other", "resp_x", true, shortLease)
+	finish(t, s, "u", "other", "resp_x")
+	sig1, stop1, err := hub1.ListenEvents(ctx, "u", "s", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop1()
+	sig2, stop2, err := hub2.ListenEvents(ctx, "u", "s", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop2()
+	other, stopOther, err := hub1.ListenEvents(ctx, "u", "other", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stopOther()
+	// A Redis subscription is confirmed asynchronously: responses begin,
+	// a bounded number of times, until each listener has had its signal.
+	got1, got2 := false, false
+	for i := 1; !got1 || !got2; i++ {
+		if i == 50 {
+			t.Fatalf("after 50 responses began, listener 1 signalled: %v, listener 2 (another replica's hub): %v", got1, got2)
+		}
+		rid := "resp_" + strconv.Itoa(i)
+		mustBegin(t, s, "u", "s", rid, false, shortLease)
+		timeout := time.After(100 * time.Millisecond)
+		for waiting := true; waiting && (!got1 || !got2); {
+			select {
+			case <-sig1:
+				got1 = true
+			case <-sig2:
+				got2 = true
+			case <-timeout:
+				waiting = false
+			}
+		}
+		if err := s.AppendEvents(ctx, "u", "s", rid, 1, evs(0, 0)); err != nil {
+			t.Fatal(err)
+		}
+		finish(t, s, "u", "s", rid)
+	}
+	select {
+	case <-other:
+		t.Fatal("a listener of another session's responses was signalled")
+	case <-time.After(50 * time.Millisecond):
+	}
+	// Events and the end of a response are not a new response.
+	drain(sig1)
+	mustBegin(t, s, "u", "s", "resp_last", false, shortLease)
+	waitSignal(t, sig1, "the last response began")
+	if err := s.AppendEvents(ctx, "u", "s", "resp_last", 1, evs(0, 2)); err != nil {
+		t.Fatal(err)
+	}
+	finish(t, s, "u", "s", "resp_last")
+	select {
+	case <-sig1:
+		t.Fatal("a response's events or its end signalled the session's listener of new responses")
+	case <-time.After(100 * time.Millisecond):
+	}
+}
+
+// waitSignal waits, bounded, for a signal.
+func waitSignal(t *testing.T, sig <-chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-sig:
+	case <-time.After(5 * time.Second):
+		t.Fatalf("no signal within 5 s after %s", what)
+	}
+}
