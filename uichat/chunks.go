@@ -139,6 +139,11 @@ func (e *encoder) event(ev runtime.Event, env *runtime.EnvelopeBody) (done bool,
 		if ev.Usage != nil {
 			e.addUsage(*ev.Usage)
 		}
+	case runtime.EventSteered:
+		// A steering message the turn took (AI SDK 7's steering part).
+		if st := ev.Steered; st != nil {
+			return false, e.chunk("steering-message", "id", st.ID, "parts", []textPart{{Type: "text", Text: st.Input}})
+		}
 	case runtime.EventRetracted:
 		// What the lost attempt streamed is withdrawn: the step's parts go.
 		if err := e.chunk("reset-step"); err != nil {
@@ -147,6 +152,12 @@ func (e *encoder) event(ev runtime.Event, env *runtime.EnvelopeBody) (done bool,
 		return false, e.chunk("start-step")
 	}
 	return false, nil
+}
+
+// textPart is a text part of a steering message.
+type textPart struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
 }
 
 // activity is the data of a data-activity part.

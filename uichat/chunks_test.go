@@ -65,6 +65,8 @@ func TestEncoderEndings(t *testing.T) {
 			[]string{"start", "start-step", "text-start", "text-delta", "text-end", "reset-step", "start-step", "text-start", "text-delta", "text-end", "finish-step", "finish"}, "stop"},
 		{"state and decision", []runtime.Event{{Type: runtime.EventStateDelta, StateDelta: map[string]json.RawMessage{"k": json.RawMessage(`1`)}}, {Type: runtime.EventDecisionResult, Value: json.RawMessage(`{"ok":true}`)}, {Type: runtime.EventCompleted}}, nil,
 			[]string{"start", "start-step", "data-state", "data-decision", "finish-step", "finish"}, "stop"},
+		{"a steer", []runtime.Event{delta, {Type: runtime.EventSteered, Steered: &runtime.SteerInfo{ID: "steer_1", Input: "shorter"}}, delta, {Type: runtime.EventCompleted}}, nil,
+			[]string{"start", "start-step", "text-start", "text-delta", "text-end", "steering-message", "text-start", "text-delta", "text-end", "finish-step", "finish"}, "stop"},
 		{"a tool result without its call", []runtime.Event{{Type: runtime.EventToolResult, CallID: "c1", Name: "search", Output: json.RawMessage(`"found"`)}, {Type: runtime.EventCompleted}}, nil,
 			[]string{"start", "start-step", "tool-input-start", "tool-input-available", "tool-output-available", "finish-step", "finish"}, "stop"},
 	}

@@ -12,7 +12,9 @@
 // (messageId = the harnest response ID), start-step, text-*, reasoning-*
 // (when the output policy shows thinking), tool-input-*/tool-output-
 // available for the agent's tools (dynamic), data-activity, data-artifact,
-// data-state and data-decision parts, error, finish-step and finish (its
+// data-state and data-decision parts, steering-message (a steer the turn
+// took), reset-step (an attempt lost with its replica withdrawn), error,
+// abort (cancelled), finish-step and finish (its
 // messageMetadata names the response, status and usage).
 //
 // A client tool the agent calls is a static tool part awaiting output

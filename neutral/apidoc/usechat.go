@@ -25,7 +25,7 @@ const useChatChunks = "Server-Sent Events, each `data: <chunk>` (no event names)
 	"dynamic tool parts (`tool-input-start`, `tool-input-available`, `tool-output-available`), a client tool as a tool " +
 	"part awaiting output (`toolCallId` = the client tool request ID), an approval as `tool-approval-request` " +
 	"(`approvalId` = the approval ID), `data-activity`, `data-artifact` (one part per artifact, replaced as it grows), " +
-	"`data-state` (transient), `data-decision`, `reset-step` (an attempt lost with its replica is withdrawn), `error`, " +
+	"`data-state` (transient), `data-decision`, `steering-message` (a steer the turn took), `reset-step` (an attempt lost with its replica is withdrawn), `error`, " +
 	"`abort` (cancelled), `finish-step` and `finish` (`finishReason`, `messageMetadata`: responseId, sessionId, status, usage)."
 
 func (b *builder) addUseChat(doc *openapi3.T) {
