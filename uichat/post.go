@@ -42,14 +42,16 @@ func (d *door) post(w http.ResponseWriter, r *http.Request, p runtime.Principal)
 		httpapi.Fail(w, http.StatusBadRequest, "invalid_request", "The newest user message has no text: send a text part")
 		return
 	}
-	if err := d.ensureSession(r.Context(), p, c.ID); err != nil {
-		httpapi.WriteError(w, err)
-		return
-	}
-	resp, err := d.svc.StartResponse(r.Context(), p, runtime.ResponseRequest{
+	req := runtime.ResponseRequest{
 		Input: input, Parts: parts, SessionID: c.ID, Metadata: c.Metadata,
 		Stream: true, Background: true, Transport: transport, ClientTools: c.Tools,
-	})
+	}
+	resp, err := d.svc.StartResponse(r.Context(), p, req)
+	if errors.Is(err, runtime.ErrNotFound) { // the chat's first message: make its session
+		if err = d.ensureSession(r.Context(), p, c.ID); err == nil {
+			resp, err = d.svc.StartResponse(r.Context(), p, req)
+		}
+	}
 	if err != nil {
 		httpapi.WriteError(w, err)
 		return
@@ -59,11 +61,7 @@ func (d *door) post(w http.ResponseWriter, r *http.Request, p runtime.Principal)
 
 // ensureSession makes the chat's session on its first message.
 func (d *door) ensureSession(ctx context.Context, p runtime.Principal, id string) error {
-	_, err := d.svc.GetSession(ctx, p, id)
-	if !errors.Is(err, runtime.ErrNotFound) {
-		return err
-	}
-	_, err = d.svc.CreateSession(ctx, p, id, nil)
+	_, err := d.svc.CreateSession(ctx, p, id, nil)
 	if errors.Is(err, runtime.ErrConflict) { // made meanwhile by another request
 		return nil
 	}

@@ -22,6 +22,7 @@ func TestRefusals(t *testing.T) {
 		{"bad token", "nope", "POST", "/api/chat", userMessage("c", "hi"), 401, ""},
 		{"not JSON", "alice-token", "POST", "/api/chat", "{", 400, "invalid_request"},
 		{"no id", "alice-token", "POST", "/api/chat", `{"messages":[{"role":"user","parts":[{"type":"text","text":"hi"}]}]}`, 400, "invalid_request"},
+		{"an ID no session can have", "alice-token", "POST", "/api/chat", userMessage("a b", "hi"), 400, "invalid_session"},
 		{"no messages", "alice-token", "POST", "/api/chat", `{"id":"c","messages":[]}`, 400, "invalid_request"},
 		{"bad trigger", "alice-token", "POST", "/api/chat", `{"id":"c","trigger":"x","messages":[{"role":"user","parts":[{"type":"text","text":"hi"}]}]}`, 400, "invalid_request"},
 		{"system last", "alice-token", "POST", "/api/chat", `{"id":"c","messages":[{"role":"system","parts":[{"type":"text","text":"hi"}]}]}`, 400, "invalid_request"},
