@@ -29,8 +29,8 @@ func aisdkDir(t *testing.T) (dir, node string) {
 // real redis-server: a turn read into a UI message, reconnect answering
 // null (204) with nothing running, a turn posted on replica A, resumed on
 // replica B after the request was aborted and stopped there (the stream
-// ends with abort), a client tool answered on the other replica, and a bad
-// token (conformance/aisdk/transport.mjs).
+// ends with abort), a client tool and an approval answered on the other
+// replica, and a bad token (conformance/aisdk/transport.mjs).
 func TestAISDKTransport(t *testing.T) {
 	dir, node := aisdkDir(t)
 	url := testutil.RealRedis(t)

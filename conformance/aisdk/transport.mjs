@@ -2,8 +2,8 @@
 // with the AI SDK's own chat transport (DefaultChatTransport from "ai"):
 // node transport.mjs <replica A URL> <replica B URL>. The agent (set up by
 // the Go test) echoes its input ("Echo: <input>"), a word every 200 ms when
-// the input contains "slow", and calls the client's first tool when the
-// input contains "tool". Prints "ok <check>" or "FAIL <check>: <why>" per
+// the input contains "slow", calls the client's first tool when the input
+// contains "tool", and asks for an approval when it contains "approve". Prints "ok <check>" or "FAIL <check>: <why>" per
 // check, then "N passed, N failed".
 import { DefaultChatTransport, readUIMessageStream } from "ai";
 
@@ -95,6 +95,19 @@ await check("a client tool round trip across replicas", async () => {
   const rest = await onB.sendMessages({ chatId: "node-3", messages: [user("u1", "tool please"), answered], trigger: "submit-message" });
   const done = await last(rest, answered);
   assert(textOf(done).includes('getWeather said: {"sky":"clear"}') && done.metadata.status === "completed", json(done));
+});
+
+await check("an approval requested on A, approved on B", async () => {
+  const stream = await onA.sendMessages({ chatId: "node-5", messages: [user("u1", "approve this")], trigger: "submit-message" });
+  const m = await last(stream);
+  const part = m.parts.find((p) => p.type === "dynamic-tool" && p.state === "approval-requested");
+  assert(part && part.toolName === "send_email" && part.approval.id.startsWith("approval_") && part.approval.requestReason === "Send the email?", json(m.parts));
+  // What addToolApprovalResponse leaves in the message.
+  const answered = { ...m, parts: m.parts.map((p) => (p === part ? { ...p, state: "approval-responded", approval: { ...p.approval, approved: true } } : p)) };
+  const rest = await onB.sendMessages({ chatId: "node-5", messages: [user("u1", "approve this"), answered], trigger: "submit-message" });
+  const done = await last(rest, answered);
+  const ran = done.parts.find((p) => p.type === "dynamic-tool" && p.toolCallId === "call_1");
+  assert(ran && ran.state === "output-available" && ran.output.sent === true && textOf(done).startsWith("Echo: approve"), json(done.parts));
 });
 
 await check("a bad token is the transport's error (401)", async () => {
