@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strconv"
 
+	"github.com/harnest/harnest/internal/jsonwrite"
 	"github.com/harnest/harnest/runtime"
 )
 
@@ -49,20 +50,34 @@ func newEncoder(messageID string, write func([]byte) error) *encoder {
 	return &encoder{messageID: messageID, write: write, tools: map[string]bool{}, artifacts: map[string]*runtime.ArtifactInfo{}}
 }
 
-// chunk writes one chunk given as alternating keys and values.
+// chunk writes one chunk given as alternating keys and values. Strings,
+// booleans and raw JSON are appended as they are (the text deltas of a
+// turn cost no reflection); other values are marshalled.
 func (e *encoder) chunk(typ string, kv ...any) error {
 	b := make([]byte, 0, 64)
 	b = append(b, `{"type":`...)
-	b = strconv.AppendQuote(b, typ)
+	b = jsonwrite.AppendString(b, typ)
 	for i := 0; i+1 < len(kv); i += 2 {
-		v, err := json.Marshal(kv[i+1])
+		b = append(b, ',')
+		b = jsonwrite.AppendString(b, kv[i].(string))
+		b = append(b, ':')
+		var err error
+		switch v := kv[i+1].(type) {
+		case string:
+			b = jsonwrite.AppendString(b, v)
+		case bool:
+			b = strconv.AppendBool(b, v)
+		case json.RawMessage:
+			b, err = jsonwrite.AppendRaw(b, v)
+		default:
+			var raw []byte
+			if raw, err = json.Marshal(v); err == nil {
+				b = append(b, raw...)
+			}
+		}
 		if err != nil {
 			return err
 		}
-		b = append(b, ',')
-		b = strconv.AppendQuote(b, kv[i].(string))
-		b = append(b, ':')
-		b = append(b, v...)
 	}
 	b = append(b, '}')
 	return e.write(b)
@@ -134,7 +149,11 @@ func (e *encoder) event(ev runtime.Event, env *runtime.EnvelopeBody) (done bool,
 			return false, e.chunk("data-state", "data", ev.StateDelta, "transient", true)
 		}
 	case runtime.EventDecisionResult:
-		return false, e.chunk("data-decision", "data", ev.Value)
+		value := json.RawMessage("null")
+		if len(ev.Value) > 0 && json.Valid(ev.Value) {
+			value = ev.Value
+		}
+		return false, e.chunk("data-decision", "data", value)
 	case runtime.EventAgentMetadata:
 		if ev.Usage != nil {
 			e.addUsage(*ev.Usage)

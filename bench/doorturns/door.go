@@ -21,8 +21,9 @@ type door struct {
 	// Chunks says the stream's frames are unnamed, each data a JSON
 	// chunk whose "type" names it (the AI SDK's UI message stream).
 	Chunks bool
-	// NewBody, when set, makes each turn's body (a new chat per turn).
-	NewBody func() string
+	// NewTurn, when set, makes each turn's body (a chat of its own) and
+	// says when the turn is over (its chat is free again).
+	NewTurn func() (body string, done func())
 }
 
 // doors are the two doors compared, on the same agent.
@@ -33,7 +34,8 @@ func doors(o options) []door {
 			FirstToken: "response.text.delta", Final: "response.completed"},
 		{Name: "POST /v1/responses", Path: "/v1/responses", Body: `{"model":"` + o.Model + `","input":` + input + `,"stream":true}`,
 			FirstToken: "response.output_text.delta", Final: "response.completed"},
-		useChatDoor(o),
+		useChatDoor(o, false),
+		useChatDoor(o, true),
 	}
 }
 
@@ -42,8 +44,10 @@ func doors(o options) []door {
 // event).
 func (d door) turn(ctx context.Context, client *http.Client, base, token string) (time.Duration, error) {
 	body := d.Body
-	if d.NewBody != nil {
-		body = d.NewBody()
+	if d.NewTurn != nil {
+		var done func()
+		body, done = d.NewTurn()
+		defer done()
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+d.Path, strings.NewReader(body))
 	if err != nil {

@@ -2,8 +2,10 @@
 // of one harnest server, in one run: the neutral POST /responses
 // ({"input", "stream": true}), Open Responses' POST /v1/responses
 // ({"model", "input", "stream": true}, server.openResponses on) and the AI
-// SDK's useChat POST /api/chat (the chat transport's body, a new chat each
-// turn, server.useChat on). It only targets loopback addresses.
+// SDK's useChat POST /api/chat (the chat transport's body, server.useChat
+// on): a chat's first turn (a new chat each turn), and a chat's next turn
+// (each worker going on in its own chat). It only targets loopback
+// addresses.
 //
 // Each of -c workers sends one streamed turn at a time (closed loop,
 // keep-alive), reads it to its final event and starts the next. The doors

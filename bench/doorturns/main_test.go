@@ -21,7 +21,7 @@ func fakeDoors(t *testing.T) *httptest.Server {
 			delta = "response.output_text.delta"
 		}
 		w.Header().Set("Content-Type", "text/event-stream")
-		if r.URL.Path == "/api/chat" {
+		if r.URL.Path == "/api/chat" { // both useChat doors
 			for _, typ := range []string{"start", "text-start", "text-delta", "text-end", "finish"} {
 				fmt.Fprintf(w, "data: {\"type\":%q}\n\n", typ)
 			}

@@ -9,17 +9,33 @@ import (
 )
 
 // useChatDoor is the AI SDK's useChat endpoint (server.useChat): the body
-// DefaultChatTransport posts, a new chat (session) each turn, as the
-// neutral door's turns each make a new session. Its first token is the
-// first text-delta chunk, its end the finish chunk.
-func useChatDoor(o options) door {
-	var n atomic.Int64
+// DefaultChatTransport posts. Its first token is the first text-delta
+// chunk, its end the finish chunk. A new chat each turn (its session made
+// by the turn, as the neutral door's turns each make one), or with
+// sameChat each worker's turns going on in a chat of their own, as a
+// conversation does.
+func useChatDoor(o options, sameChat bool) door {
 	input, _ := json.Marshal(o.Input)
-	return door{Name: "POST /api/chat", Path: "/api/chat", Chunks: true, FirstToken: "text-delta", Final: "finish",
-		NewBody: func() string {
-			return fmt.Sprintf(`{"id":"bench-%d-%d","trigger":"submit-message","messages":[{"id":"u1","role":"user","parts":[{"type":"text","text":%s}]}]}`,
-				chatRun, n.Add(1), input)
-		}}
+	body := func(chat string) string {
+		return fmt.Sprintf(`{"id":%q,"trigger":"submit-message","messages":[{"id":"u1","role":"user","parts":[{"type":"text","text":%s}]}]}`, chat, input)
+	}
+	d := door{Name: "POST /api/chat", Path: "/api/chat", Chunks: true, FirstToken: "text-delta", Final: "finish"}
+	if !sameChat {
+		var n atomic.Int64
+		d.NewTurn = func() (string, func()) { return body(fmt.Sprintf("bench-%d-%d", chatRun, n.Add(1))), func() {} }
+		return d
+	}
+	d.Name = "POST /api/chat (a chat's next turn)"
+	chats := max(o.Concurrency, 1) // one per worker
+	free := make(chan string, chats)
+	for i := range chats {
+		free <- fmt.Sprintf("bench-%d-chat-%d", chatRun, i)
+	}
+	d.NewTurn = func() (string, func()) {
+		chat := <-free
+		return body(chat), func() { free <- chat }
+	}
+	return d
 }
 
 // chatRun tells apart the chats of two runs against one server.
