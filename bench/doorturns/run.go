@@ -117,7 +117,7 @@ func report(w io.Writer, o options, results []*result) {
 	fmt.Fprintf(w, "doorturns  %s  c=%d  %d rounds x %s per door  input %q\n", o.Base, o.Concurrency, o.Rounds, o.Duration, o.Input)
 	for _, r := range results {
 		slices.Sort(r.TTFT)
-		fmt.Fprintf(w, "%-20s turns/s %8.1f  ttft p50 %7.3fms  p99 %7.3fms  turns %d  failures %d\n", r.Door.Name, mean(r.TurnsPerSec),
+		fmt.Fprintf(w, "%-24s turns/s %8.1f  ttft p50 %7.3fms  p99 %7.3fms  turns %d  failures %d\n", r.Door.Name, mean(r.TurnsPerSec),
 			ms(percentile(r.TTFT, 50)), ms(percentile(r.TTFT, 99)), len(r.TTFT), r.Failures)
 		if r.FirstError != "" {
 			fmt.Fprintf(w, "  first failure: %s\n", r.FirstError)

@@ -19,13 +19,13 @@ func useChatDoor(o options, sameChat bool) door {
 	body := func(chat string) string {
 		return fmt.Sprintf(`{"id":%q,"trigger":"submit-message","messages":[{"id":"u1","role":"user","parts":[{"type":"text","text":%s}]}]}`, chat, input)
 	}
-	d := door{Name: "POST /api/chat", Path: "/api/chat", Chunks: true, FirstToken: "text-delta", Final: "finish"}
+	d := door{Name: "POST /api/chat (first)", Path: "/api/chat", Chunks: true, FirstToken: "text-delta", Final: "finish"}
 	if !sameChat {
 		var n atomic.Int64
 		d.NewTurn = func() (string, func()) { return body(fmt.Sprintf("bench-%d-%d", chatRun, n.Add(1))), func() {} }
 		return d
 	}
-	d.Name = "POST /api/chat (a chat's next turn)"
+	d.Name = "POST /api/chat (next)"
 	chats := max(o.Concurrency, 1) // one per worker
 	free := make(chan string, chats)
 	for i := range chats {
