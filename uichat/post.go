@@ -47,7 +47,7 @@ func (d *door) post(w http.ResponseWriter, r *http.Request, p runtime.Principal)
 		Stream: true, Background: true, Transport: transport, ClientTools: c.Tools,
 	}
 	resp, err := d.svc.StartResponse(r.Context(), p, req)
-	if errors.Is(err, runtime.ErrNotFound) { // the chat's first message: make its session
+	if err != nil && runtime.AsError(err).Code == "session_not_found" { // the chat's first message: make its session
 		if err = d.ensureSession(r.Context(), p, c.ID); err == nil {
 			resp, err = d.svc.StartResponse(r.Context(), p, req)
 		}
