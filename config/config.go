@@ -203,6 +203,11 @@ type Server struct {
 	// GET /v1/responses/{id}, cancel, input_items), with the same auth and
 	// `model` naming the agent (default false).
 	OpenResponses bool `yaml:"openResponses"`
+	// UseChat serves the Vercel AI SDK's useChat endpoint at /api/chat
+	// (the UI message stream protocol: POST, GET /api/chat/{id}/stream to
+	// resume, POST /api/chat/{id}/stop), with the same auth (default
+	// false).
+	UseChat bool `yaml:"useChat"`
 	// Metrics serves Prometheus metrics at GET /metrics (default true; use
 	// Enabled): to the owners only when auth is on, unless MetricsPublic.
 	Metrics       *bool `yaml:"metrics"`
