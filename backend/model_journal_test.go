@@ -63,7 +63,13 @@ func startReplica(t *testing.T, st runtime.Store, agent runtime.Agent) *runtime.
 	if err := s.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = s.Shutdown(context.Background()) })
+	t.Cleanup(func() {
+		// Bounded: a turn still waiting for an answer (a test that stops
+		// at a wait) is cancelled when the grace ends.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = s.Shutdown(ctx)
+	})
 	return s
 }
 

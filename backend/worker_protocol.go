@@ -91,106 +91,141 @@ func decodeWorkerLine(b []byte) (workerMessage, error) {
 	if m.ID, err = d.str("id", true); err != nil {
 		return workerMessage{}, err
 	}
-
-	// The helpers below keep the first error in first.
-	var first error
-	str := func(name string, required bool) string {
-		s, err := d.str(name, required)
-		if first == nil {
-			first = err
-		}
-		return s
-	}
-	obj := func(name string, required bool) json.RawMessage {
-		o, err := d.object(name, required)
-		if first == nil {
-			first = err
-		}
-		return o
-	}
-	val := func(name string) json.RawMessage {
-		if v, ok := fields[name]; ok {
-			return v
-		}
-		return json.RawMessage("null")
-	}
-
-	switch m.Type {
-	case wText, wThinking:
-		if raw, ok := fields["delta"]; (!ok || isNull(raw)) && first == nil {
-			first = errors.New(`field "delta" is missing`)
-		}
-		m.Delta = str("delta", false) // may be empty
-		m.Agent = str("agent", false)
-	case wToolCall:
-		m.CallID = str("callId", true)
-		m.Name = str("name", true)
-		m.Arguments = obj("arguments", false)
-		m.Agent = str("agent", false)
-	case wToolResult:
-		m.CallID = str("callId", true)
-		m.Name = str("name", true)
-		m.Output = val("output")
-		m.Agent = str("agent", false)
-	case wActivity:
-		m.Activity = str("activity", true)
-		m.Target = str("target", false)
-		m.Code = str("code", false)
-		m.Agent = str("agent", false)
-	case wMetadata:
-		m.Framework = str("framework", true)
-		m.Model = str("model", false)
-		m.Provider = str("provider", false)
-		m.FinishReason = str("finishReason", false)
-		m.Agent = str("agent", false)
-		if raw, ok := fields["raw"]; ok && !isNull(raw) {
-			m.Raw = obj("raw", false)
-		}
-		if first == nil {
-			m.Usage, first = d.usage("usage")
-		}
-	case wState:
-		delta := obj("delta", true)
-		m.Agent = str("agent", false)
-		if first == nil {
-			if err := json.Unmarshal(delta, &m.StateDelta); err != nil {
-				first = fmt.Errorf(`field "delta": %w`, err)
-			}
-		}
-	case wResult:
-		if _, ok := fields["value"]; !ok {
-			first = errors.New(`field "value" is missing`)
-		}
-		m.Value = val("value")
-	case wApprovalRequest:
-		m.RequestID = str("requestId", true)
-		m.Action = str("action", true)
-		m.Message = str("message", false)
-		m.Arguments = obj("arguments", false)
-	case wClientToolRequest:
-		m.RequestID = str("requestId", true)
-		m.Name = str("name", true)
-		m.Arguments = obj("arguments", false)
-		m.CallID = str("callId", false)
-	case wArtifact:
-		m.Agent = str("agent", false)
-		if first == nil {
-			m.Artifact, first = decodeArtifact(d)
-		}
-	case wCheckpoint:
-		if first == nil {
-			m.Checkpoint, first = decodeCheckpoint(fields)
-		}
-	case wError:
-		m.Message = str("message", false)
-	case wDone:
-	default:
+	r := &lineReader{d: d}
+	if !r.streamLine(&m) && !r.controlLine(&m) {
 		return workerMessage{}, fmt.Errorf("unknown type %s", quoteShort(m.Type))
 	}
-	if first != nil {
-		return workerMessage{}, fmt.Errorf("%s: %w", m.Type, first)
+	if r.first != nil {
+		return workerMessage{}, fmt.Errorf("%s: %w", m.Type, r.first)
 	}
 	return m, nil
+}
+
+// lineReader reads a line's fields, keeping the first error in first.
+type lineReader struct {
+	d     lineFields
+	first error
+}
+
+func (r *lineReader) fail(err error) {
+	if r.first == nil {
+		r.first = err
+	}
+}
+
+func (r *lineReader) str(name string, required bool) string {
+	s, err := r.d.str(name, required)
+	r.fail(err)
+	return s
+}
+
+func (r *lineReader) obj(name string, required bool) json.RawMessage {
+	o, err := r.d.object(name, required)
+	r.fail(err)
+	return o
+}
+
+// val is a field's JSON value, null when it is absent.
+func (r *lineReader) val(name string) json.RawMessage {
+	if v, ok := r.d[name]; ok {
+		return v
+	}
+	return json.RawMessage("null")
+}
+
+// streamLine reads the fields of a line that streams the turn's output
+// (text, thinking, tools, activity, metadata, state, artifacts); false
+// when m's type is none of them.
+func (r *lineReader) streamLine(m *workerMessage) bool {
+	switch m.Type {
+	case wText, wThinking:
+		if raw, ok := r.d["delta"]; !ok || isNull(raw) {
+			r.fail(errors.New(`field "delta" is missing`))
+		}
+		m.Delta = r.str("delta", false) // may be empty
+		m.Agent = r.str("agent", false)
+	case wToolCall:
+		m.CallID = r.str("callId", true)
+		m.Name = r.str("name", true)
+		m.Arguments = r.obj("arguments", false)
+		m.Agent = r.str("agent", false)
+	case wToolResult:
+		m.CallID = r.str("callId", true)
+		m.Name = r.str("name", true)
+		m.Output = r.val("output")
+		m.Agent = r.str("agent", false)
+	case wActivity:
+		m.Activity = r.str("activity", true)
+		m.Target = r.str("target", false)
+		m.Code = r.str("code", false)
+		m.Agent = r.str("agent", false)
+	case wMetadata:
+		r.metadataLine(m)
+	case wState:
+		delta := r.obj("delta", true)
+		m.Agent = r.str("agent", false)
+		if r.first == nil {
+			if err := json.Unmarshal(delta, &m.StateDelta); err != nil {
+				r.fail(fmt.Errorf(`field "delta": %w`, err))
+			}
+		}
+	case wArtifact:
+		m.Agent = r.str("agent", false)
+		if r.first == nil {
+			m.Artifact, r.first = decodeArtifact(r.d)
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+// metadataLine reads a metadata line: the framework, model, usage.
+func (r *lineReader) metadataLine(m *workerMessage) {
+	m.Framework = r.str("framework", true)
+	m.Model = r.str("model", false)
+	m.Provider = r.str("provider", false)
+	m.FinishReason = r.str("finishReason", false)
+	m.Agent = r.str("agent", false)
+	if raw, ok := r.d["raw"]; ok && !isNull(raw) {
+		m.Raw = r.obj("raw", false)
+	}
+	if r.first == nil {
+		m.Usage, r.first = r.d.usage("usage")
+	}
+}
+
+// controlLine reads the fields of a line that steers the turn (a result,
+// a wait, a checkpoint, an error, its end); false when m's type is none
+// of them.
+func (r *lineReader) controlLine(m *workerMessage) bool {
+	switch m.Type {
+	case wResult:
+		if _, ok := r.d["value"]; !ok {
+			r.fail(errors.New(`field "value" is missing`))
+		}
+		m.Value = r.val("value")
+	case wApprovalRequest:
+		m.RequestID = r.str("requestId", true)
+		m.Action = r.str("action", true)
+		m.Message = r.str("message", false)
+		m.Arguments = r.obj("arguments", false)
+	case wClientToolRequest:
+		m.RequestID = r.str("requestId", true)
+		m.Name = r.str("name", true)
+		m.Arguments = r.obj("arguments", false)
+		m.CallID = r.str("callId", false)
+	case wCheckpoint:
+		if r.first == nil {
+			m.Checkpoint, r.first = decodeCheckpoint(r.d)
+		}
+	case wError:
+		m.Message = r.str("message", false)
+	case wDone:
+	default:
+		return false
+	}
+	return true
 }
 
 // lineFields are the top-level fields of a line, by exact name.
