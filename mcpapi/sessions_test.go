@@ -14,6 +14,7 @@ import (
 	"github.com/harnest/harnest/mcpapi"
 	"github.com/harnest/harnest/runtime"
 	"github.com/harnest/harnest/server/servertest"
+	"github.com/harnest/harnest/store/memstore"
 )
 
 // sessionDoor is a bare /mcp handler whose caller is the user its bearer
@@ -21,6 +22,7 @@ import (
 func sessionDoor(t *testing.T, o mcpapi.Options) string {
 	t.Helper()
 	o.AgentName = "hello"
+	o.Sessions = bareStore(t)
 	door := mcpapi.New(o)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p := runtime.Anonymous
@@ -34,6 +36,14 @@ func sessionDoor(t *testing.T, o mcpapi.Options) string {
 		srv.Close()
 	})
 	return srv.URL
+}
+
+// bareStore is an in-process store for a door tested alone, closed when
+// the test ends.
+func bareStore(t *testing.T) *memstore.Store {
+	st := memstore.New(memstore.Options{})
+	t.Cleanup(func() { _ = st.Close() })
+	return st
 }
 
 // mcpReply is an answer of /mcp.

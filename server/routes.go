@@ -132,7 +132,7 @@ func (s *Server) mountMCP(mux *http.ServeMux, endpoints map[string]string) {
 	}
 	s.mcp = mcpapi.New(mcpapi.Options{Service: s.Service, AgentName: cfg.Metadata.Name, DisplayName: s.agentName(),
 		Description: cardString(s.Folder.Card, "description"), Logger: s.log,
-		PublicBaseURL: cfg.Server.PublicBaseURL, MaxBodyBytes: int(cfg.Server.Limits.MaxRequestBytes)})
+		PublicBaseURL: cfg.Server.PublicBaseURL, MaxBodyBytes: int(cfg.Server.Limits.MaxRequestBytes), Sessions: s.Store})
 	mux.Handle("/mcp", s.mcp)
 	endpoints["mcp"] = "/mcp"
 }
