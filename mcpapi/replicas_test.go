@@ -16,6 +16,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/harnest/harnest/mcpapi"
 	"github.com/harnest/harnest/server/servertest"
 )
 
@@ -199,5 +200,47 @@ func TestSessionFromAnyReplica(t *testing.T) {
 				t.Fatal("the cancel reached the replica that runs the call: the test shows nothing")
 			}
 		})
+	})
+}
+
+// TestSessionLifecycleAcrossReplicas: behind the balancer, a session
+// opened on one replica serves on the other; another user's request on it
+// gets the 404 of an unknown session on either; a DELETE, and idleness,
+// end it on both.
+func TestSessionLifecycleAcrossReplicas(t *testing.T) {
+	s := setup{tokens: true}.serverSetup()
+	s.MCP = func(o *mcpapi.Options) { o.SessionIdleTimeout = 400 * time.Millisecond }
+	servertest.EachStoreReplicas(t, 2, s, func(t *testing.T, replicas []*servertest.Server) {
+		rr := newRoundRobin(t, replicas)
+		url := rr.URL + "/mcp"
+		pingBoth := func(token, session string, want int) string {
+			t.Helper()
+			var body string
+			for range 2 { // two POSTs: one on each replica
+				r := mcpPost(t, url, token, session, pingCall)
+				if r.status != want {
+					t.Fatalf("ping: %d %s, want %d", r.status, r.body, want)
+				}
+				body = r.body
+			}
+			return body
+		}
+		id := open(t, url, aliceToken)
+		pingBoth(aliceToken, id, http.StatusOK)
+		theirs := pingBoth(bobToken, id, http.StatusNotFound)
+		if unknown := pingBoth(bobToken, "no-such-session", http.StatusNotFound); unknown != theirs {
+			t.Fatalf("bob on alice's session: %q; on an unknown one: %q; want the same", theirs, unknown)
+		}
+		pingBoth(aliceToken, id, http.StatusOK) // bob's tries changed nothing
+
+		if r := mcpDo(t, "DELETE", url, aliceToken, id, ""); r.status != http.StatusNoContent {
+			t.Fatalf("DELETE: %d %s", r.status, r.body)
+		}
+		pingBoth(aliceToken, id, http.StatusNotFound)
+
+		idle := open(t, url, aliceToken)
+		pingBoth(aliceToken, idle, http.StatusOK)
+		time.Sleep(time.Second) // idle for longer than 400 ms
+		pingBoth(aliceToken, idle, http.StatusNotFound)
 	})
 }
