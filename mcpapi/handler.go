@@ -61,7 +61,10 @@ type door struct {
 	book   *sessionBook  // whose each session is, and how many
 	copies copies        // this replica's copies of sessions (copies.go)
 	tokens sessionTokens // seals the session IDs (copies.go)
-	closed atomic.Bool   // Close was called: new requests are refused
+	// sessionless is the SDK's own handler, for a POST without a session
+	// that is no initialize: it answers it and keeps no session.
+	sessionless http.Handler
+	closed      atomic.Bool // Close was called: new requests are refused
 	// sdk serves requests that carry no bearer token (servers without
 	// auth: every caller is anonymous).
 	sdk http.Handler
@@ -99,7 +102,10 @@ func New(o Options) http.Handler {
 	if o.Service != nil {
 		o.Service.OnDoorMessage(doorName, d.onRelayed)
 	}
-	sessions := http.HandlerFunc(d.serveMCP) // sessions.go
+	d.sessionless = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return d.server }, &mcp.StreamableHTTPOptions{
+		Logger: log, SessionTimeout: time.Second, MaxRequestBodyBytes: int64(o.MaxBodyBytes), DisableLocalhostProtection: true,
+	})
+	sessions := http.HandlerFunc(d.serveMCP) // serve.go
 	d.sdk = sessions
 	d.withUser = mcpauth.RequireBearerToken(callerToken, &mcpauth.RequireBearerTokenOptions{AllowMissingExpiration: true})(sessions)
 	return d

@@ -67,8 +67,10 @@ func (d *door) openSession(w http.ResponseWriter, r *http.Request, user string) 
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	init := initializeOf(body)
 	if init == nil {
-		http.Error(w, "Bad Request: a new MCP session begins with initialize; send any other request with the Mcp-Session-Id that initialize returned",
-			http.StatusBadRequest)
+		// No session to open: the SDK answers as it answers any such
+		// request (the error of SEP-2575 to a 2026-07-28 client, so that
+		// it falls back to initialize), and keeps nothing.
+		d.sessionless.ServeHTTP(w, r)
 		return
 	}
 	if no := d.book.reserve(user, d.opts.SessionIdleTimeout); no != nil {

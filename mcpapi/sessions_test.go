@@ -224,3 +224,27 @@ func TestOutputSchemaIsStrict(t *testing.T) {
 		}
 	}
 }
+
+// TestNewProtocolFallsBack: a 2026-07-28 request (no session, no
+// initialize) gets the SDK's JSON-RPC error listing the versions served,
+// so that its client falls back to initialize; no session is opened.
+func TestNewProtocolFallsBack(t *testing.T) {
+	url := sessionDoor(t, mcpapi.Options{})
+	req, err := http.NewRequest("POST", url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+	req.Header.Set("Authorization", "Bearer alice")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if !strings.Contains(string(b), `"error"`) || !strings.Contains(string(b), "2025-11-25") {
+		t.Fatalf("a 2026-07-28 request: %d %s, want the JSON-RPC error naming the versions served", resp.StatusCode, b)
+	}
+}
