@@ -169,7 +169,22 @@ func initializeOf(body []byte) *mcp.InitializeParams {
 		if json.Unmarshal(req.Params, &p) != nil {
 			return nil
 		}
-		return &mcp.InitializeParams{Capabilities: p.Capabilities, ClientInfo: p.ClientInfo, ProtocolVersion: p.ProtocolVersion}
+		return kept(p)
 	}
 	return nil
+}
+
+// kept is what a session ID keeps of initialize: what the server reads of
+// the client's capabilities and who the client is, without what may be
+// large (experimental capabilities, extensions, icons, descriptions), so
+// that an ID stays a short header.
+func kept(p mcp.InitializeParams) *mcp.InitializeParams {
+	out := &mcp.InitializeParams{ProtocolVersion: p.ProtocolVersion}
+	if c := p.Capabilities; c != nil {
+		out.Capabilities = &mcp.ClientCapabilities{Roots: c.Roots, RootsV2: c.RootsV2, Sampling: c.Sampling, Elicitation: c.Elicitation}
+	}
+	if i := p.ClientInfo; i != nil {
+		out.ClientInfo = &mcp.Implementation{Name: i.Name, Title: i.Title, Version: i.Version}
+	}
+	return out
 }

@@ -248,3 +248,21 @@ func TestNewProtocolFallsBack(t *testing.T) {
 		t.Fatalf("a 2026-07-28 request: %d %s, want the JSON-RPC error naming the versions served", resp.StatusCode, b)
 	}
 }
+
+// TestSessionIDStaysShort: the session ID keeps only what the server reads
+// of initialize, so a client that declares large experimental capabilities
+// or icons still gets a short header.
+func TestSessionIDStaysShort(t *testing.T) {
+	url := sessionDoor(t, mcpapi.Options{})
+	big := strings.Repeat("x", 8000)
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25",` +
+		`"capabilities":{"elicitation":{},"experimental":{"blob":"` + big + `"}},` +
+		`"clientInfo":{"name":"t","version":"1","icons":[{"src":"data:image/png;base64,` + big + `"}]}}}`
+	r := mcpPost(t, url, "alice", "", init)
+	if r.status != http.StatusOK || r.session == "" || len(r.session) > 1024 {
+		t.Fatalf("initialize: %d, a session ID of %d bytes, want at most 1 KiB", r.status, len(r.session))
+	}
+	if p := mcpPost(t, url, "alice", r.session, pingCall); p.status != http.StatusOK {
+		t.Fatalf("ping: %d %s", p.status, p.body)
+	}
+}
