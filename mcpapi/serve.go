@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -30,6 +32,12 @@ func (d *door) serveMCP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		d.openSession(w, r, user)
+		return
+	}
+	if v := r.Header.Get("Mcp-Protocol-Version"); v != "" && !slices.Contains(mcp.SupportedProtocolVersions(), v) {
+		// What the SDK's handler answers (the transport alone does not check).
+		http.Error(w, fmt.Sprintf("Bad Request: Unsupported protocol version (supported versions: %s)",
+			strings.Join(mcp.SupportedProtocolVersions(), ",")), http.StatusBadRequest)
 		return
 	}
 	c, ok := d.copyOf(w, r, id, user)

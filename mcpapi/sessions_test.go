@@ -266,3 +266,28 @@ func TestSessionIDStaysShort(t *testing.T) {
 		t.Fatalf("ping: %d %s", p.status, p.body)
 	}
 }
+
+// TestUnsupportedProtocolVersion: a request of a session with a protocol
+// version the SDK does not speak is refused, as the SDK's handler does.
+func TestUnsupportedProtocolVersion(t *testing.T) {
+	url := sessionDoor(t, mcpapi.Options{})
+	id := open(t, url, "alice")
+	req, err := http.NewRequest("POST", url, strings.NewReader(pingCall))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", "Bearer alice")
+	req.Header.Set("Mcp-Session-Id", id)
+	req.Header.Set("Mcp-Protocol-Version", "1999-01-01")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(b), "Unsupported protocol version") {
+		t.Fatalf("protocol version 1999-01-01: %d %s, want 400", resp.StatusCode, b)
+	}
+}
