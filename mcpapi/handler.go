@@ -13,6 +13,7 @@ import (
 	"github.com/harnest/harnest/internal/auth"
 	"github.com/harnest/harnest/internal/httpapi"
 	"github.com/harnest/harnest/runtime"
+	"github.com/harnest/harnest/store"
 )
 
 // Options configure the MCP door.
@@ -38,6 +39,9 @@ type Options struct {
 	// refused (sessions.go).
 	MaxSessions        int
 	MaxSessionsPerUser int
+	// Sessions keeps which MCP sessions live (required), so that an idle
+	// or deleted session ends on every replica (liveness.go).
+	Sessions store.MCPSessions
 }
 
 // The defaults of the session bounds (see doc.go for why).
@@ -54,8 +58,13 @@ type door struct {
 	log    *slog.Logger
 	hosts  hostGuard
 	server *mcp.Server
-	book   *sessionBook // whose each session is, and how many
-	closed atomic.Bool  // Close was called: new requests are refused
+	book   *sessionBook  // whose each session is, and how many
+	copies copies        // this replica's copies of sessions (copies.go)
+	tokens sessionTokens // seals the session IDs (copies.go)
+	// sessionless is the SDK's own handler, for a POST without a session
+	// that is no initialize: it answers it and keeps no session.
+	sessionless http.Handler
+	closed      atomic.Bool // Close was called: new requests are refused
 	// sdk serves requests that carry no bearer token (servers without
 	// auth: every caller is anonymous).
 	sdk http.Handler
@@ -84,18 +93,21 @@ func New(o Options) http.Handler {
 	if o.MaxSessionsPerUser <= 0 {
 		o.MaxSessionsPerUser = DefaultMaxSessionsPerUser
 	}
-	d := &door{opts: o, log: log, hosts: newHostGuard(o.PublicBaseURL)}
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = mcp.DefaultMaxRequestBodyBytes
+	}
+	d := &door{opts: o, log: log, hosts: newHostGuard(o.PublicBaseURL), copies: copies{byID: map[string]*sessionCopy{}}, tokens: tokensOf(o)}
 	d.server = d.newServer()
 	d.book = newSessionBook(o.MaxSessions, o.MaxSessionsPerUser, d.server)
-	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return d.server }, &mcp.StreamableHTTPOptions{
-		Logger:              log,
-		SessionTimeout:      o.SessionIdleTimeout,
-		MaxRequestBodyBytes: int64(o.MaxBodyBytes),
-		// The same protection, with the public host allowed: hostGuard.
-		DisableLocalhostProtection: true,
+	if o.Service != nil {
+		o.Service.OnDoorMessage(doorName, d.onRelayed)
+	}
+	d.sessionless = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return d.server }, &mcp.StreamableHTTPOptions{
+		Logger: log, SessionTimeout: time.Second, MaxRequestBodyBytes: int64(o.MaxBodyBytes), DisableLocalhostProtection: true,
 	})
-	d.sdk = sdk
-	d.withUser = mcpauth.RequireBearerToken(callerToken, &mcpauth.RequireBearerTokenOptions{AllowMissingExpiration: true})(sdk)
+	sessions := http.HandlerFunc(d.serveMCP) // serve.go
+	d.sdk = sessions
+	d.withUser = mcpauth.RequireBearerToken(callerToken, &mcpauth.RequireBearerTokenOptions{AllowMissingExpiration: true})(sessions)
 	return d
 }
 
@@ -125,27 +137,6 @@ func (d *door) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		httpapi.Fail(w, http.StatusUnauthorized, "unauthorized", "Authentication required: send Authorization: Bearer <token>")
 		return
 	}
-	d.serveSession(w, r, p.UserID, next)
-}
-
-// serveSession hands the request to the SDK as its user's: a request on
-// another user's session gets the SDK's answer to an unknown one (404), and
-// a request that opens a session (a POST without Mcp-Session-Id) is booked
-// first, or refused past the bounds.
-func (d *door) serveSession(w http.ResponseWriter, r *http.Request, user string, next http.Handler) {
-	if id := r.Header.Get(sessionHeader); id != "" || r.Method != http.MethodPost {
-		if id != "" && d.book.ownedByOther(id, user) {
-			sessionNotFound(w)
-			return
-		}
-		next.ServeHTTP(w, r) // the SDK refuses a GET or DELETE without a session
-		return
-	}
-	if no := d.book.reserve(user, d.opts.SessionIdleTimeout); no != nil {
-		no.write(w, d.opts.SessionIdleTimeout)
-		return
-	}
-	defer func() { d.book.settle(user, w.Header().Get(sessionHeader)) }()
 	next.ServeHTTP(w, r)
 }
 
@@ -154,8 +145,8 @@ func (d *door) serveSession(w http.ResponseWriter, r *http.Request, user string,
 // not wait for them. Requests that come later are refused with 503.
 func (d *door) Close() error {
 	d.closed.Store(true)
-	for session := range d.server.Sessions() {
-		_ = session.Close()
+	for _, c := range d.copies.all() {
+		d.closeCopy(c)
 	}
 	return nil
 }

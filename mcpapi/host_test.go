@@ -18,7 +18,7 @@ import (
 // TestHostGuard: on a loopback listener, /mcp takes loopback names and the
 // public base URL's host, and refuses any other name (DNS rebinding).
 func TestHostGuard(t *testing.T) {
-	door := mcpapi.New(mcpapi.Options{AgentName: "hello", PublicBaseURL: "https://agents.example.com/"})
+	door := mcpapi.New(mcpapi.Options{AgentName: "hello", PublicBaseURL: "https://agents.example.com/", Sessions: bareStore(t)})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		door.ServeHTTP(w, r.WithContext(auth.With(r.Context(), runtime.Anonymous)))
 	}))
@@ -53,7 +53,7 @@ func TestHostGuard(t *testing.T) {
 // TestClose: Close ends the sessions and their open streams, so that the
 // HTTP server can stop, and refuses what comes later.
 func TestClose(t *testing.T) {
-	door := mcpapi.New(mcpapi.Options{AgentName: "hello"})
+	door := mcpapi.New(mcpapi.Options{AgentName: "hello", Sessions: bareStore(t)})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		door.ServeHTTP(w, r.WithContext(auth.With(r.Context(), runtime.Anonymous)))
 	}))

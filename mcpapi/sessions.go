@@ -115,14 +115,6 @@ func (b *sessionBook) prune() {
 	}
 }
 
-// ownedByOther reports whether session id is another user's.
-func (b *sessionBook) ownedByOther(id, user string) bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	owner, ok := b.owner[id]
-	return ok && owner != user
-}
-
 // write answers a request whose session cannot be opened.
 func (r *refusal) write(w http.ResponseWriter, idle time.Duration) {
 	w.Header().Set("Retry-After", fmt.Sprint(int64((idle+time.Second-1)/time.Second)))

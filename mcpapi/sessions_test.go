@@ -14,6 +14,7 @@ import (
 	"github.com/harnest/harnest/mcpapi"
 	"github.com/harnest/harnest/runtime"
 	"github.com/harnest/harnest/server/servertest"
+	"github.com/harnest/harnest/store/memstore"
 )
 
 // sessionDoor is a bare /mcp handler whose caller is the user its bearer
@@ -21,6 +22,7 @@ import (
 func sessionDoor(t *testing.T, o mcpapi.Options) string {
 	t.Helper()
 	o.AgentName = "hello"
+	o.Sessions = bareStore(t)
 	door := mcpapi.New(o)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p := runtime.Anonymous
@@ -34,6 +36,14 @@ func sessionDoor(t *testing.T, o mcpapi.Options) string {
 		srv.Close()
 	})
 	return srv.URL
+}
+
+// bareStore is an in-process store for a door tested alone, closed when
+// the test ends.
+func bareStore(t *testing.T) *memstore.Store {
+	st := memstore.New(memstore.Options{})
+	t.Cleanup(func() { _ = st.Close() })
+	return st
 }
 
 // mcpReply is an answer of /mcp.
@@ -212,5 +222,72 @@ func TestOutputSchemaIsStrict(t *testing.T) {
 		if r == "requiredAction" {
 			t.Errorf("requiredAction is required: %s", b)
 		}
+	}
+}
+
+// TestNewProtocolFallsBack: a 2026-07-28 request (no session, no
+// initialize) gets the SDK's JSON-RPC error listing the versions served,
+// so that its client falls back to initialize; no session is opened.
+func TestNewProtocolFallsBack(t *testing.T) {
+	url := sessionDoor(t, mcpapi.Options{})
+	req, err := http.NewRequest("POST", url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+	req.Header.Set("Authorization", "Bearer alice")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if !strings.Contains(string(b), `"error"`) || !strings.Contains(string(b), "2025-11-25") {
+		t.Fatalf("a 2026-07-28 request: %d %s, want the JSON-RPC error naming the versions served", resp.StatusCode, b)
+	}
+}
+
+// TestSessionIDStaysShort: the session ID keeps only what the server reads
+// of initialize, so a client that declares large experimental capabilities
+// or icons still gets a short header.
+func TestSessionIDStaysShort(t *testing.T) {
+	url := sessionDoor(t, mcpapi.Options{})
+	big := strings.Repeat("x", 8000)
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25",` +
+		`"capabilities":{"elicitation":{},"experimental":{"blob":"` + big + `"}},` +
+		`"clientInfo":{"name":"t","version":"1","icons":[{"src":"data:image/png;base64,` + big + `"}]}}}`
+	r := mcpPost(t, url, "alice", "", init)
+	if r.status != http.StatusOK || r.session == "" || len(r.session) > 1024 {
+		t.Fatalf("initialize: %d, a session ID of %d bytes, want at most 1 KiB", r.status, len(r.session))
+	}
+	if p := mcpPost(t, url, "alice", r.session, pingCall); p.status != http.StatusOK {
+		t.Fatalf("ping: %d %s", p.status, p.body)
+	}
+}
+
+// TestUnsupportedProtocolVersion: a request of a session with a protocol
+// version the SDK does not speak is refused, as the SDK's handler does.
+func TestUnsupportedProtocolVersion(t *testing.T) {
+	url := sessionDoor(t, mcpapi.Options{})
+	id := open(t, url, "alice")
+	req, err := http.NewRequest("POST", url, strings.NewReader(pingCall))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", "Bearer alice")
+	req.Header.Set("Mcp-Session-Id", id)
+	req.Header.Set("Mcp-Protocol-Version", "1999-01-01")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(b), "Unsupported protocol version") {
+		t.Fatalf("protocol version 1999-01-01: %d %s, want 400", resp.StatusCode, b)
 	}
 }

@@ -22,6 +22,8 @@ type control struct {
 	WaitID     string          `json:"waitId,omitempty"`
 	Replica    string          `json:"replica,omitempty"` // "handoff": the replica that left (handoff.go)
 	Steer      json.RawMessage `json:"steer,omitempty"`   // "steer": the message (steer.go)
+	Door       string          `json:"door,omitempty"`    // "door": the door (door_control.go)
+	Payload    json.RawMessage `json:"payload,omitempty"` // "door": its message
 }
 
 func (s *Service) sendControl(ctx context.Context, c control) error {
@@ -44,6 +46,10 @@ func (s *Service) onControl(payload string) {
 	}
 	if c.Op == opHandOff {
 		s.onHandOff(c.Replica)
+		return
+	}
+	if c.Op == opDoor {
+		s.onDoorMessage(c) // door_control.go
 		return
 	}
 	if s.onBusyControl(c) { // busy.go

@@ -88,8 +88,9 @@ type Service struct {
 	log       *slog.Logger
 	now       func() time.Time
 	observer  Observer
-	tracer    TurnTracer // nil: turns are not traced
-	outbox    Outbox     // where webhooks go (webhook.go); nil: none
+	tracer    TurnTracer   // nil: turns are not traced
+	outbox    Outbox       // where webhooks go (webhook.go); nil: none
+	doors     doorHandlers // the doors' receivers of door messages (door_control.go)
 
 	approvalTTL, clientToolTTL, sweepEvery, flushDelay time.Duration
 	hub                                                store.Hub

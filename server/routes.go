@@ -145,9 +145,13 @@ func (s *Server) mountMCP(mux *http.ServeMux, endpoints map[string]string) {
 	if !cfg.Server.MCP {
 		return
 	}
-	s.mcp = mcpapi.New(mcpapi.Options{Service: s.Service, AgentName: cfg.Metadata.Name, DisplayName: s.agentName(),
+	mo := mcpapi.Options{Service: s.Service, AgentName: cfg.Metadata.Name, DisplayName: s.agentName(),
 		Description: cardString(s.Folder.Card, "description"), Logger: s.log,
-		PublicBaseURL: cfg.Server.PublicBaseURL, MaxBodyBytes: int(cfg.Server.Limits.MaxRequestBytes)})
+		PublicBaseURL: cfg.Server.PublicBaseURL, MaxBodyBytes: int(cfg.Server.Limits.MaxRequestBytes), Sessions: s.Store}
+	if s.tuneMCP != nil {
+		s.tuneMCP(&mo)
+	}
+	s.mcp = mcpapi.New(mo)
 	mux.Handle("/mcp", s.mcp)
 	endpoints["mcp"] = "/mcp"
 }

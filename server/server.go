@@ -20,6 +20,7 @@ import (
 	"github.com/harnest/harnest/internal/metrics"
 	"github.com/harnest/harnest/internal/tracing"
 	"github.com/harnest/harnest/live"
+	"github.com/harnest/harnest/mcpapi"
 	"github.com/harnest/harnest/outbox"
 	"github.com/harnest/harnest/relay"
 	"github.com/harnest/harnest/runtime"
@@ -43,6 +44,9 @@ type Options struct {
 	// AGUI adjusts the /agui handler's options (tests: the keep-alive
 	// interval).
 	AGUI func(*agui.Options)
+	// MCP adjusts the /mcp handler's options (tests: the session idle
+	// timeout).
+	MCP func(*mcpapi.Options)
 	// A2A adjusts the A2A server's options (tests: who the caller is,
 	// Principal).
 	A2A func(*a2a.Options)
@@ -73,6 +77,7 @@ type Server struct {
 	ownStore bool
 	tuneLive func(*live.Options)
 	tuneAGUI func(*agui.Options)
+	tuneMCP  func(*mcpapi.Options)
 	tuneA2A  func(*a2a.Options)
 	outbox   *outbox.Dispatcher // push notifications and webhooks
 }
@@ -136,7 +141,7 @@ func New(ctx context.Context, f *config.Folder, o Options) (*Server, error) {
 	sender := newOutbox(cfg, st, log, o)
 	svc.UseOutbox(sender)
 	s := &Server{Folder: f, Store: st, Service: svc, log: log, agent: agent, relay: rl, ownStore: o.Store == nil, authn: authn,
-		tuneLive: o.Live, tuneAGUI: o.AGUI, tuneA2A: o.A2A, metrics: met, tracing: tr, outbox: sender}
+		tuneLive: o.Live, tuneAGUI: o.AGUI, tuneMCP: o.MCP, tuneA2A: o.A2A, metrics: met, tracing: tr, outbox: sender}
 	if err := svc.Start(ctx); err != nil {
 		s.closeAgent() // the relay, worker processes, MCP servers
 		s.flushTraces()

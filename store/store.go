@@ -49,6 +49,7 @@ type Store interface {
 	Tasks       // tasks.go: a2a
 	PushConfigs // pushconfigs.go: a2a
 	Threads     // threads.go: agui
+	MCPSessions // mcpsessions.go: mcpapi
 	Relay       // relay.go: relay
 	RelayTools  // relay_tools.go: relay
 	Router      // router.go: backend/router

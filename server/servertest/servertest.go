@@ -20,6 +20,7 @@ import (
 	"github.com/harnest/harnest/config"
 	"github.com/harnest/harnest/internal/testutil"
 	"github.com/harnest/harnest/live"
+	"github.com/harnest/harnest/mcpapi"
 	"github.com/harnest/harnest/outbox"
 	"github.com/harnest/harnest/relay"
 	"github.com/harnest/harnest/runtime"
@@ -48,6 +49,8 @@ type Setup struct {
 	Relay func(*relay.Options)
 	// AGUI adjusts the /agui handler's options (the keep-alive interval).
 	AGUI func(*agui.Options)
+	// MCP adjusts the /mcp handler's options (the session idle timeout).
+	MCP func(*mcpapi.Options)
 	// A2A adjusts the A2A server's options (who the caller is, Principal).
 	A2A func(*a2a.Options)
 	// Card replaces the folder's agent-card.yaml (as config.Folder.Card
@@ -155,7 +158,7 @@ func Start(t testing.TB, redisURL string, s Setup) *Server {
 		s.Config(&f.Config)
 	}
 	srv, err := server.New(context.Background(), f, server.Options{RedisURL: redisURL, Agent: s.Agent, Tune: s.Tune,
-		Live: s.Live, Relay: s.Relay, AGUI: s.AGUI, A2A: s.A2A, Store: s.Store, Logger: s.Logger, Outbox: s.Outbox})
+		Live: s.Live, Relay: s.Relay, AGUI: s.AGUI, MCP: s.MCP, A2A: s.A2A, Store: s.Store, Logger: s.Logger, Outbox: s.Outbox})
 	if err != nil {
 		hs.Close()
 		t.Fatal(err)

@@ -56,6 +56,7 @@ type Store struct {
 	*relayToolsSpace
 	*outboxSpace
 	*pushSpace
+	*mcpSessionsSpace
 
 	now        func() time.Time
 	receiptTTL time.Duration
@@ -101,6 +102,7 @@ func New(opts Options) *Store {
 	s.relayToolsSpace = newRelayToolsSpace(s.now, &s.closed)
 	s.outboxSpace = newOutboxSpace(s.now, s.receiptTTL, &s.closed)
 	s.pushSpace = newPushSpace(s.now, s.receiptTTL, &s.closed)
+	s.mcpSessionsSpace = newMCPSessionsSpace(s.now, &s.closed)
 	go s.expireEvery(expiryEvery)
 	return s
 }
@@ -137,6 +139,7 @@ func (s *Store) Close() error {
 		s.relayToolsSpace.close()
 		s.outboxSpace.close()
 		s.pushSpace.close()
+		s.mcpSessionsSpace.close()
 	})
 	return nil
 }
