@@ -330,7 +330,8 @@ func (s *Service) handOnQueue(r *Response) {
 }
 
 // cancelQueued cancels a response that is still queued: it leaves the
-// queue, its receipt becomes cancelled and its log ends with it. ok is false
+// queue, its receipt becomes cancelled and its log ends with it, and its
+// webhook (when it was queued with one) posts that receipt. ok is false
 // when it is not queued (any more): it is cancelled where it runs.
 func (s *Service) cancelQueued(ctx context.Context, p Principal, sessionID, responseID string, receipt []byte) ([]byte, bool, error) {
 	if statusOf(receipt) != StatusQueued {
@@ -341,12 +342,15 @@ func (s *Service) cancelQueued(ctx context.Context, p Principal, sessionID, resp
 	body, _ := env.encode()
 	e := Event{Type: EventCompleted, Sequence: 1, Envelope: &env}
 	encoded, _ := e.encode()
-	ok, err := s.store.CancelQueued(ctx, p.UserID, sessionID, responseID, body, []store.Event{{Sequence: 1, Type: EventCompleted, JSON: encoded}})
+	webhook, ok, err := s.store.CancelQueued(ctx, p.UserID, sessionID, responseID, body, []store.Event{{Sequence: 1, Type: EventCompleted, JSON: encoded}})
 	if err != nil {
 		return nil, false, s.storeFailure(err)
 	}
 	if !ok {
 		return nil, false, nil
+	}
+	if w := storedWebhook(webhook); w != nil { // a final like any other: its webhook is sent
+		s.enqueueWebhook(p.UserID, responseID, w, body)
 	}
 	return body, true, nil
 }

@@ -39,9 +39,11 @@ type Queues interface {
 	StartQueued(ctx context.Context, user, session, replica string, lease time.Duration) (run QueuedRun, found bool, err error)
 	// CancelQueued takes a queued response out of its session's queue and
 	// writes its final receipt and its events (logged after the ones it
-	// has), in one operation, and forgets its run. false, writing nothing:
-	// it is not queued (it started, ended, or is unknown).
-	CancelQueued(ctx context.Context, user, session, responseID string, receipt []byte, events []Event) (bool, error)
+	// has), in one operation, and forgets its run; it returns the
+	// response's webhook (Enqueue.Webhook, "": none), for its final
+	// receipt to be sent as any final's. false, writing nothing: it is not
+	// queued (it started, ended, or is unknown).
+	CancelQueued(ctx context.Context, user, session, responseID string, receipt []byte, events []Event) (webhook string, ok bool, err error)
 	// QueuedResponses returns up to limit IDs of the session's queue, its
 	// head first, and how many responses it holds.
 	QueuedResponses(ctx context.Context, user, session string, limit int) (ids []string, total int, err error)
