@@ -93,7 +93,14 @@ func (s *Service) CancelResponse(ctx context.Context, p Principal, sessionID, re
 	if body, ok, err := s.cancelQueued(ctx, p, sessionID, responseID, receipt); ok || err != nil { // queue.go
 		return body, err
 	}
-	if r := s.local(responseID); r != nil && r.turn.UserID == p.UserID && r.SessionID == sessionID {
+	r := s.local(responseID)
+	if r == nil || r.turn.UserID != p.UserID || r.SessionID != sessionID {
+		// A waiting turn whose replica is gone is ended here (waits_parked_cancel.go).
+		if body, ended, err := s.endWaitingElsewhere(ctx, p.UserID, sessionID, responseID, receipt, "cancel", errCancelled); ended || err != nil {
+			return body, err
+		}
+	}
+	if r != nil && r.turn.UserID == p.UserID && r.SessionID == sessionID {
 		r.Cancel()
 	} else if err := s.sendControl(ctx, control{Op: "cancel", ResponseID: responseID, User: p.UserID, Session: sessionID}); err != nil {
 		return nil, s.storeFailure(err)
