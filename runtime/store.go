@@ -27,6 +27,7 @@ type Store interface {
 	store.SessionStatus
 	store.Journals
 	store.Queues
+	store.Steers
 
 	// Of store.Waits.
 	ReadWait(ctx context.Context, user, session, id string) (store.Wait, bool, error)

@@ -29,6 +29,7 @@ var scripts = []*redis.Script{
 	appendScript, claimRunScript, forgetReplicaScript, // events.go, runs.go, replicas.go
 	recordPointScript,                                  // journal.go
 	queueScript, startQueuedScript, cancelQueuedScript, // queue.go
+	appendSteerScript, takeSteersScript, // steers.go
 }
 
 func (s *Store) loadScripts(ctx context.Context) error {
