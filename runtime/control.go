@@ -15,13 +15,12 @@ import (
 // replica simply receives every one and ignores those for others.
 
 type control struct {
-	Op         string          `json:"op"` // "resolve" or "cancel"
-	ResponseID string          `json:"responseId"`
-	User       string          `json:"user"`
-	Session    string          `json:"session"`
-	WaitID     string          `json:"waitId,omitempty"`
-	Replica    string          `json:"replica,omitempty"` // "handoff": the replica that left (handoff.go)
-	Steer      json.RawMessage `json:"steer,omitempty"`   // "steer": the message (steer.go)
+	Op         string `json:"op"` // "resolve" or "cancel"
+	ResponseID string `json:"responseId"`
+	User       string `json:"user"`
+	Session    string `json:"session"`
+	WaitID     string `json:"waitId,omitempty"`
+	Replica    string `json:"replica,omitempty"` // "handoff": the replica that left (handoff.go)
 }
 
 func (s *Service) sendControl(ctx context.Context, c control) error {
@@ -57,7 +56,7 @@ func (s *Service) onControl(payload string) {
 	case "cancel":
 		r.Cancel()
 	case opSteer:
-		s.onSteer(r, c.Steer)
+		s.onSteer(r)
 	case "resolve":
 		go func() { // read the answer off the hub's goroutine
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -307,6 +307,8 @@ func (s *Service) runQueued(ctx context.Context, user, session string, run store
 		RequestClientTool: r.requestClientTool,
 	}
 	r.turn.Journal = newJournal(r, nil)
+	r.steers = newSteers(r, true) // steers kept for it (a leftover of the turn before) are taken at once
+	r.turn.Steers = r.steers
 	r.startTrace(s.tracer)
 	r.emit(Event{Type: EventInProgress})
 	s.busy.told(sessionRef{user, session}) // more may be queued behind it: its end starts the next

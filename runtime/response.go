@@ -300,7 +300,7 @@ func (s *Service) StartResponse(ctx context.Context, p Principal, req ResponseRe
 		RequestClientTool: r.requestClientTool,
 	}
 	r.turn.Journal = newJournal(r, nil)
-	r.steers = newSteers(r)
+	r.steers = newSteers(r, false)
 	r.turn.Steers = r.steers
 	r.startTrace(s.tracer)
 	// response.created is emitted here, on the caller's goroutine: a

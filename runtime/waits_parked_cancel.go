@@ -106,6 +106,7 @@ func (s *Service) recordEndOfClaimed(ctx context.Context, user, session, respons
 	if w := storedWebhook(claimed.Webhook); w != nil {
 		s.enqueueWebhook(user, responseID, w, body)
 	}
+	s.queueLeftoverSteers(ctx, user, session, responseID, claimed.Epoch) // steer_leftover.go
 	go s.startNextQueued(user, session)
 	return body, nil
 }

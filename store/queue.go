@@ -26,7 +26,7 @@ type Queues interface {
 	// registered as a run of QueuedReplica (RunsOf finds it). Refusals,
 	// which write nothing: ErrSessionNotFound; ErrSessionIdle (nobody
 	// holds the session and nothing is queued: begin the response
-	// instead); ErrQueueFull (q.Bound responses are queued already).
+	// instead; never with q.EvenIdle); ErrQueueFull (q.Bound responses are queued already).
 	QueueResponse(ctx context.Context, q Enqueue) error
 	// StartQueued hands the first response of the session's queue to
 	// replica, atomically: when no response holds the session's lease, the
@@ -78,7 +78,11 @@ type Enqueue struct {
 	// Front puts the response at the head of the queue (interrupt,
 	// rollback) instead of its tail.
 	Front bool
-	Now   string
+	// EvenIdle queues the response even when the session is idle (never
+	// ErrSessionIdle): a steer its turn never took, queued right after
+	// that turn's end, goes before any message sent later.
+	EvenIdle bool
+	Now      string
 }
 
 // QueuedRun is a queued response handed to a replica (StartQueued).

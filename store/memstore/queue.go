@@ -35,7 +35,7 @@ func (s *Store) QueueResponse(ctx context.Context, q store.Enqueue) error {
 	defer sh.mu.Unlock()
 	now := s.now()
 	switch {
-	case sp.lease.heldBy(now) == "" && len(sp.queue) == 0:
+	case !q.EvenIdle && sp.lease.heldBy(now) == "" && len(sp.queue) == 0:
 		return store.ErrSessionIdle
 	case q.Bound > 0 && len(sp.queue) >= q.Bound:
 		return store.ErrQueueFull

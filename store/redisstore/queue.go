@@ -40,13 +40,13 @@ end
 // "1" for the head, 5 the receipt, 6 the receipt TTL in ms, 7 the request
 // ("": none), 8 the webhook ("": none), 9 the event batch's score ("":
 // no events), 10 its member, 11 the channel, 12 the registry's member, 13
-// its score.
+// its score, 14 "1" to queue even on an idle session.
 // It returns 1 when queued, 0 when the session is missing, -1 when it is
 // idle, -2 when the queue is full.
 var queueScript = redis.NewScript(`
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 local n = redis.call('LLEN', KEYS[3])
-if n == 0 and redis.call('EXISTS', KEYS[2]) == 0 then return -1 end
+if n == 0 and ARGV[14] ~= '1' and redis.call('EXISTS', KEYS[2]) == 0 then return -1 end
 local bound = tonumber(ARGV[3])
 if bound > 0 and n >= bound then return -2 end
 if ARGV[4] == '1' then redis.call('LPUSH', KEYS[3], ARGV[1]) else redis.call('RPUSH', KEYS[3], ARGV[1]) end
@@ -84,7 +84,7 @@ func (s *Store) QueueResponse(ctx context.Context, q store.Enqueue) error {
 			return fmt.Errorf("store: queue response: register the run: %w", err)
 		}
 	}
-	c := newScriptCall(queueScript, 20, 4)
+	c := newScriptCall(queueScript, 21, 4)
 	c.key(k.meta)
 	c.key(k.lease)
 	c.key(k.queue())
@@ -117,6 +117,11 @@ func (s *Store) QueueResponse(ctx context.Context, q store.Enqueue) error {
 	c.str(k.channel(q.ResponseID))
 	c.str(member)
 	c.num(score)
+	if q.EvenIdle {
+		c.str("1")
+	} else {
+		c.str("0")
+	}
 	n, err := s.runScript(ctx, c).Int64()
 	if err != nil {
 		return fmt.Errorf("store: queue response: %w", err)

@@ -75,6 +75,25 @@ func testSteers(t *testing.T, h Harness) {
 				t.Fatalf("a started response: %v", err)
 			}
 		},
+		"LeftoverQueuedOnAnIdleSession": func(t *testing.T, s store.Store) {
+			mustBegin(t, s, "u", "s", "a", true, time.Minute)
+			finish(t, s, "u", "s", "a")
+			leftover := enqueue("u", "s", "q1")
+			if err := s.QueueResponse(ctx, leftover); !errors.Is(err, store.ErrSessionIdle) {
+				t.Fatalf("idle session: %v", err)
+			}
+			leftover.EvenIdle, leftover.Front = true, true
+			if err := s.QueueResponse(ctx, leftover); err != nil {
+				t.Fatalf("even idle: %v", err)
+			}
+			// It goes first: nothing else begins before it.
+			if _, err := s.BeginResponse(ctx, beginArgs("u", "s", "b", false, time.Minute)); !errors.Is(err, store.ErrSessionBusy) {
+				t.Fatalf("begin past the queue: %v", err)
+			}
+			if run, found, err := s.StartQueued(ctx, "u", "s", "r2", time.Minute); err != nil || !found || run.ResponseID != "q1" {
+				t.Fatalf("start %+v %v %v", run, found, err)
+			}
+		},
 		"TakingIsFenced": func(t *testing.T, s store.Store) {
 			mustBegin(t, s, "u", "s", "a", true, time.Minute)
 			if err := s.AppendSteer(ctx, "u", "s", "a", []byte("x")); err != nil {
