@@ -36,8 +36,10 @@ type SteerRequest struct {
 	Parts []InputPart
 }
 
-// SteerAccepted is the answer to a steer handed to a running turn: it
-// will be taken at the turn's next step (response.steered names its ID).
+// SteerAccepted is the answer to a steer handed to a running turn: it is
+// kept in the store and will be taken at the turn's next step
+// (response.steered names its ID), or, when the turn ends first, becomes
+// the session's next message, response SteerResponseID(ID).
 type SteerAccepted struct {
 	ID         string `json:"id"`
 	Object     string `json:"object"` // "response.steer"
