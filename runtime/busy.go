@@ -143,7 +143,8 @@ func (s *Service) errQueueFull() *Error {
 // interruptActive cancels the response that holds the session, because a
 // newer message interrupts it (keeping its partial answer) or rolls it
 // back, wherever it runs: here, or on the replica a control message
-// reaches. A session whose holder ended meanwhile needs nothing.
+// reaches; a turn waiting for an answer whose replica is gone is ended
+// here. A session whose holder ended meanwhile needs nothing.
 func (s *Service) interruptActive(ctx context.Context, user, session, strategy string) error {
 	active, err := s.store.ActiveResponse(ctx, user, session)
 	if err != nil || active == "" {
@@ -152,6 +153,16 @@ func (s *Service) interruptActive(ctx context.Context, user, session, strategy s
 	if r := s.local(active); r != nil && r.turn.UserID == user && r.SessionID == session {
 		r.interrupt(strategy)
 		return nil
+	}
+	// A waiting turn whose replica is gone is ended here (waits_parked_cancel.go).
+	if receipt, found, err := s.store.Receipt(ctx, user, session, active); err == nil && found {
+		cause := errInterrupted
+		if strategy == BusyRollback {
+			cause = errRolledBack
+		}
+		if _, ended, err := s.endWaitingElsewhere(ctx, user, session, active, receipt, strategy, cause); ended || err != nil {
+			return err
+		}
 	}
 	return s.sendControl(ctx, control{Op: strategy, ResponseID: active, User: user, Session: session})
 }

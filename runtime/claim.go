@@ -220,6 +220,7 @@ func (s *Service) failClaimed(ctx context.Context, run store.Lapsed, claimed sto
 	}
 	s.log.Warn("failed a response whose replica was lost", "responseId", run.ResponseID, "attempts", claimed.Attempt)
 	s.sweptOne(run, receipt)
+	s.queueLeftoverSteers(ctx, run.User, run.Session, run.ResponseID, claimed.Epoch) // steer_leftover.go
 }
 
 // resume runs a claimed turn again here, as attempt claimed.Attempt: its
@@ -281,7 +282,7 @@ func (s *Service) resume(run store.Lapsed, claimed store.Claimed, req rerunReque
 		RequestApproval:   r.requestApproval,
 		RequestClientTool: r.requestClientTool,
 	}
-	r.steers = newSteers(r)
+	r.steers = newSteers(r, true) // it takes the steers kept for earlier attempts
 	r.turn.Steers = r.steers
 	resumed.restore(r)
 	r.startTrace(s.tracer)

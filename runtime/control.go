@@ -21,7 +21,6 @@ type control struct {
 	Session    string          `json:"session"`
 	WaitID     string          `json:"waitId,omitempty"`
 	Replica    string          `json:"replica,omitempty"` // "handoff": the replica that left (handoff.go)
-	Steer      json.RawMessage `json:"steer,omitempty"`   // "steer": the message (steer.go)
 	Door       string          `json:"door,omitempty"`    // "door": the door (door_control.go)
 	Payload    json.RawMessage `json:"payload,omitempty"` // "door": its message
 }
@@ -63,7 +62,7 @@ func (s *Service) onControl(payload string) {
 	case "cancel":
 		r.Cancel()
 	case opSteer:
-		s.onSteer(r, c.Steer)
+		s.onSteer(r)
 	case "resolve":
 		go func() { // read the answer off the hub's goroutine
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -99,7 +98,14 @@ func (s *Service) CancelResponse(ctx context.Context, p Principal, sessionID, re
 	if body, ok, err := s.cancelQueued(ctx, p, sessionID, responseID, receipt); ok || err != nil { // queue.go
 		return body, err
 	}
-	if r := s.local(responseID); r != nil && r.turn.UserID == p.UserID && r.SessionID == sessionID {
+	r := s.local(responseID)
+	if r == nil || r.turn.UserID != p.UserID || r.SessionID != sessionID {
+		// A waiting turn whose replica is gone is ended here (waits_parked_cancel.go).
+		if body, ended, err := s.endWaitingElsewhere(ctx, p.UserID, sessionID, responseID, receipt, "cancel", errCancelled); ended || err != nil {
+			return body, err
+		}
+	}
+	if r != nil && r.turn.UserID == p.UserID && r.SessionID == sessionID {
 		r.Cancel()
 	} else if err := s.sendControl(ctx, control{Op: "cancel", ResponseID: responseID, User: p.UserID, Session: sessionID}); err != nil {
 		return nil, s.storeFailure(err)

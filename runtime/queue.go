@@ -42,9 +42,13 @@ const maxBusyTries = 3
 // (errSessionBusy), or queue it (at the head for interrupt and rollback,
 // which then cancel the running response). StartResponse calls it when the
 // session refused the response; nothing of the response is stored yet.
-func (s *Service) whenBusy(ctx context.Context, p Principal, req ResponseRequest, id, sessionID string, metadata json.RawMessage) (*Response, error) {
+// counted is what the response took of its user's limits: its day's turn
+// stays counted when it is queued, and is given back when it is not
+// (queue_limits.go).
+func (s *Service) whenBusy(ctx context.Context, p Principal, req ResponseRequest, id, sessionID string, metadata json.RawMessage, counted *userHold) (*Response, error) {
 	strategy := s.busy.strategy(req)
 	if strategy == BusyReject || req.busyTries >= maxBusyTries {
+		counted.giveBack()
 		return nil, errSessionBusy
 	}
 	r := &Response{ID: id, SessionID: sessionID, Background: req.Background, svc: s, metadata: metadata,
@@ -58,6 +62,9 @@ func (s *Service) whenBusy(ctx context.Context, p Principal, req ResponseRequest
 		Receipt: receipt, Request: encodeRerun(req, p.UserID, false), Webhook: req.Webhook.stored(),
 		Events: []store.Event{{Sequence: 0, Type: EventCreated, JSON: createdJSON}}, Bound: s.busy.maxQueued,
 		Front: strategy != BusyEnqueue, Now: s.timestamp()})
+	if err != nil {
+		counted.giveBack()
+	}
 	switch {
 	case errors.Is(err, store.ErrSessionIdle):
 		req.busyTries++
@@ -219,7 +226,14 @@ func (s *Service) startNextQueued(user, session string) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), recordTimeout)
 	defer cancel()
+	slot, ok := s.slotForQueued(ctx, user, session) // queue_limits.go
+	if !ok {
+		return // the user has no slot free: a sweep tries again
+	}
 	run, found, err := s.store.StartQueued(ctx, user, session, s.replica, s.lease)
+	if err != nil || !found {
+		slot.hold.release()
+	}
 	if err != nil {
 		s.log.Warn("cannot start the head of a session's queue; a sweep tries again", "sessionId", session, "err", err)
 		return
@@ -227,7 +241,8 @@ func (s *Service) startNextQueued(user, session string) {
 	if !found {
 		return
 	}
-	if err := s.runQueued(ctx, user, session, run); err != nil {
+	if err := s.runQueued(ctx, user, session, run, slot); err != nil {
+		slot.hold.release()
 		s.log.Warn("cannot run a queued response; failing it", "responseId", run.ResponseID, "err", err)
 		s.failQueued(ctx, user, session, run, err)
 	}
@@ -236,7 +251,7 @@ func (s *Service) startNextQueued(user, session string) {
 // runQueued runs here a queued response that took its session, from its
 // stored request, as its first attempt: its events follow response.created
 // (logged when it was queued), from response.in_progress.
-func (s *Service) runQueued(ctx context.Context, user, session string, run store.QueuedRun) error {
+func (s *Service) runQueued(ctx context.Context, user, session string, run store.QueuedRun, slot queuedSlot) error {
 	var req rerunRequest
 	if run.Request == nil || json.Unmarshal(run.Request, &req) != nil {
 		return errors.New("runtime: the queued response has no request to run")
@@ -292,9 +307,13 @@ func (s *Service) runQueued(ctx context.Context, user, session string, run store
 		RequestClientTool: r.requestClientTool,
 	}
 	r.turn.Journal = newJournal(r, nil)
+	r.steers = newSteers(r, true) // steers kept for it (a leftover of the turn before) are taken at once
+	r.turn.Steers = r.steers
 	r.startTrace(s.tracer)
 	r.emit(Event{Type: EventInProgress})
 	s.busy.told(sessionRef{user, session}) // more may be queued behind it: its end starts the next
+	r.limits = slot.hold
+	slot.owner.Store(r)
 	r.admitted = place
 	s.runners.run(r)
 	return nil
@@ -330,7 +349,8 @@ func (s *Service) handOnQueue(r *Response) {
 }
 
 // cancelQueued cancels a response that is still queued: it leaves the
-// queue, its receipt becomes cancelled and its log ends with it. ok is false
+// queue, its receipt becomes cancelled and its log ends with it, and its
+// webhook (when it was queued with one) posts that receipt. ok is false
 // when it is not queued (any more): it is cancelled where it runs.
 func (s *Service) cancelQueued(ctx context.Context, p Principal, sessionID, responseID string, receipt []byte) ([]byte, bool, error) {
 	if statusOf(receipt) != StatusQueued {
@@ -341,12 +361,15 @@ func (s *Service) cancelQueued(ctx context.Context, p Principal, sessionID, resp
 	body, _ := env.encode()
 	e := Event{Type: EventCompleted, Sequence: 1, Envelope: &env}
 	encoded, _ := e.encode()
-	ok, err := s.store.CancelQueued(ctx, p.UserID, sessionID, responseID, body, []store.Event{{Sequence: 1, Type: EventCompleted, JSON: encoded}})
+	webhook, ok, err := s.store.CancelQueued(ctx, p.UserID, sessionID, responseID, body, []store.Event{{Sequence: 1, Type: EventCompleted, JSON: encoded}})
 	if err != nil {
 		return nil, false, s.storeFailure(err)
 	}
 	if !ok {
 		return nil, false, nil
+	}
+	if w := storedWebhook(webhook); w != nil { // a final like any other: its webhook is sent
+		s.enqueueWebhook(p.UserID, responseID, w, body)
 	}
 	return body, true, nil
 }

@@ -271,15 +271,20 @@ func (s *Service) StartResponse(ctx context.Context, p Principal, req ResponseRe
 	}
 	state, err := r.begin(ctx, p.UserID, create, req)
 	if err != nil {
-		r.limits.giveBack()
+		busy := errors.Is(err, store.ErrSessionBusy)
+		if busy {
+			r.limits.release() // a queued response keeps its day's turn, not a slot (queue_limits.go)
+		} else {
+			r.limits.giveBack()
+		}
 		place.release()
 		r.cancel(nil)
 		s.untrack(r)
 		switch {
 		case errors.Is(err, store.ErrSessionNotFound):
 			return nil, errSessionNotFound
-		case errors.Is(err, store.ErrSessionBusy):
-			return s.whenBusy(ctx, p, req, r.ID, sessionID, metadata) // busy.go, queue.go
+		case busy:
+			return s.whenBusy(ctx, p, req, r.ID, sessionID, metadata, r.limits) // busy.go, queue.go
 		}
 		return nil, s.storeFailure(err)
 	}
@@ -295,7 +300,7 @@ func (s *Service) StartResponse(ctx context.Context, p Principal, req ResponseRe
 		RequestClientTool: r.requestClientTool,
 	}
 	r.turn.Journal = newJournal(r, nil)
-	r.steers = newSteers(r)
+	r.steers = newSteers(r, false)
 	r.turn.Steers = r.steers
 	r.startTrace(s.tracer)
 	// response.created is emitted here, on the caller's goroutine: a

@@ -115,6 +115,9 @@ func (r *Response) finish(runErr error) {
 			fail = s.storeFailure(err).(*Error)
 		}
 	}
+	if err == nil {
+		r.queueLeftovers() // steers it never took become the session's next messages (steer_leftover.go)
+	}
 	r.sendWebhook(commit.Events, body, err)
 	// A queued response takes the session (queue.go).
 	s.handOnQueue(r)

@@ -3,17 +3,24 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
+
+	"github.com/harnest/harnest/store"
 )
 
 // Steering: a message handed to a running turn (POST
 // /responses/{id}/steer, the /live frame response.steer), from any
-// replica. The replica that runs the turn keeps it in the turn's inbox
-// (Turn.Steers) until the backend takes it at its next step: the model
+// replica. The steer is kept in the store under the response
+// (store.AppendSteer, refused atomically when the response is final or
+// queued), and the replica that runs the turn is woken (here, or by a
+// control message): the backend takes it at its next step, the model
 // backend before its next model call, a worker as a steer line. Taking it
 // emits response.steered, and the transcript keeps the message where it
-// was taken (between the answer's text before it and after it). A steer
-// the turn ends before taking is dropped: no response.steered names it.
+// was taken (between the answer's text before it and after it). A replica
+// that claims the run takes what is left. A steer the turn ends before
+// taking is not dropped: it becomes the session's next message, response
+// SteerResponseID(steer ID) (steer_leftover.go).
 
 // Steerable is implemented by an agent whose turns take steers through
 // Turn.Steers. An agent that does not implement it, or whose TakesSteers
@@ -29,8 +36,10 @@ type SteerRequest struct {
 	Parts []InputPart
 }
 
-// SteerAccepted is the answer to a steer handed to a running turn: it
-// will be taken at the turn's next step (response.steered names its ID).
+// SteerAccepted is the answer to a steer handed to a running turn: it is
+// kept in the store and will be taken at the turn's next step
+// (response.steered names its ID), or, when the turn ends first, becomes
+// the session's next message, response SteerResponseID(ID).
 type SteerAccepted struct {
 	ID         string `json:"id"`
 	Object     string `json:"object"` // "response.steer"
@@ -97,13 +106,21 @@ func (s *Service) SteerResponse(ctx context.Context, p Principal, sessionID, res
 		return SteerAccepted{}, err
 	}
 	m := steerMessage{ID: newID("steer_"), Input: req.Input, Parts: req.Parts}
+	payload, _ := json.Marshal(m)
+	switch err := s.store.AppendSteer(ctx, p.UserID, sessionID, responseID, payload); {
+	case errors.Is(err, store.ErrReceiptFinal):
+		return SteerAccepted{}, Errorf(ErrConflict, CodeResponseFinal, "Response %s is over; send the message as a new response", responseID)
+	case errors.Is(err, store.ErrResponseQueued):
+		return SteerAccepted{}, Errorf(ErrConflict, CodeResponseQueued, "Response %s waits for its turn and is not running yet; steer it once it runs, or cancel it", responseID)
+	case err != nil:
+		return SteerAccepted{}, s.storeFailure(err)
+	}
+	// The steer is kept: wake the turn where it runs. A wake-up that gets
+	// lost only delays it: the turn's end takes what it never took.
 	if r := s.local(responseID); r != nil && r.turn.UserID == p.UserID && r.SessionID == sessionID {
-		r.steers.deliver(ctx, m)
-	} else {
-		payload, _ := json.Marshal(m)
-		if err := s.sendControl(ctx, control{Op: opSteer, ResponseID: responseID, User: p.UserID, Session: sessionID, Steer: payload}); err != nil {
-			return SteerAccepted{}, s.storeFailure(err)
-		}
+		r.steers.wake()
+	} else if err := s.sendControl(ctx, control{Op: opSteer, ResponseID: responseID, User: p.UserID, Session: sessionID}); err != nil {
+		s.log.Warn("cannot wake the turn of a kept steer; it is taken at the turn's end", "responseId", responseID, "steerId", m.ID, "err", err)
 	}
 	return SteerAccepted{ID: m.ID, Object: "response.steer", ResponseID: responseID, SessionID: sessionID, Status: "accepted"}, nil
 }
@@ -125,24 +142,20 @@ func steerable(s *Service, receipt []byte, responseID string) error {
 	return nil
 }
 
-// steerMessage is a steer on its way to the replica that runs the turn
-// (the control message's payload): the request, resolved there.
+// steerMessage is a steer as the store keeps it: the request, resolved
+// when the turn takes it.
 type steerMessage struct {
 	ID    string      `json:"id"`
 	Input string      `json:"input"`
 	Parts []InputPart `json:"parts,omitempty"`
 }
 
-// opSteer is the control message that hands a steer to the replica that
-// runs the response.
+// opSteer is the control message that wakes the replica that runs the
+// response: a steer is kept for it.
 const opSteer = "steer"
 
-// onSteer takes a steer that another replica received, for a response
-// this replica runs.
-func (s *Service) onSteer(r *Response, payload json.RawMessage) {
-	var m steerMessage
-	if json.Unmarshal(payload, &m) != nil || m.ID == "" {
-		return
-	}
-	go r.steers.deliver(context.Background(), m) // resolve any media off the hub's goroutine
+// onSteer wakes a turn this replica runs: another replica kept a steer
+// for it.
+func (s *Service) onSteer(r *Response) {
+	r.steers.wake()
 }

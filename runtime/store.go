@@ -28,6 +28,7 @@ type Store interface {
 	store.Journals
 	store.Attempts
 	store.Queues
+	store.Steers
 
 	// Of store.Waits.
 	ReadWait(ctx context.Context, user, session, id string) (store.Wait, bool, error)

@@ -26,7 +26,7 @@ type Queues interface {
 	// registered as a run of QueuedReplica (RunsOf finds it). Refusals,
 	// which write nothing: ErrSessionNotFound; ErrSessionIdle (nobody
 	// holds the session and nothing is queued: begin the response
-	// instead); ErrQueueFull (q.Bound responses are queued already).
+	// instead; never with q.EvenIdle); ErrQueueFull (q.Bound responses are queued already).
 	QueueResponse(ctx context.Context, q Enqueue) error
 	// StartQueued hands the first response of the session's queue to
 	// replica, atomically: when no response holds the session's lease, the
@@ -39,9 +39,11 @@ type Queues interface {
 	StartQueued(ctx context.Context, user, session, replica string, lease time.Duration) (run QueuedRun, found bool, err error)
 	// CancelQueued takes a queued response out of its session's queue and
 	// writes its final receipt and its events (logged after the ones it
-	// has), in one operation, and forgets its run. false, writing nothing:
-	// it is not queued (it started, ended, or is unknown).
-	CancelQueued(ctx context.Context, user, session, responseID string, receipt []byte, events []Event) (bool, error)
+	// has), in one operation, and forgets its run; it returns the
+	// response's webhook (Enqueue.Webhook, "": none), for its final
+	// receipt to be sent as any final's. false, writing nothing: it is not
+	// queued (it started, ended, or is unknown).
+	CancelQueued(ctx context.Context, user, session, responseID string, receipt []byte, events []Event) (webhook string, ok bool, err error)
 	// QueuedResponses returns up to limit IDs of the session's queue, its
 	// head first, and how many responses it holds.
 	QueuedResponses(ctx context.Context, user, session string, limit int) (ids []string, total int, err error)
@@ -76,7 +78,11 @@ type Enqueue struct {
 	// Front puts the response at the head of the queue (interrupt,
 	// rollback) instead of its tail.
 	Front bool
-	Now   string
+	// EvenIdle queues the response even when the session is idle (never
+	// ErrSessionIdle): a steer its turn never took, queued right after
+	// that turn's end, goes before any message sent later.
+	EvenIdle bool
+	Now      string
 }
 
 // QueuedRun is a queued response handed to a replica (StartQueued).

@@ -41,6 +41,7 @@ type Store interface {
 	Replicas
 	SessionStatus // session_responses.go: runtime's session status
 	Queues        // queue.go: runtime's queues of responses on busy sessions
+	Steers        // steers.go: runtime's steers kept for running responses
 
 	// The slices beside it, each with its owner.
 	Secrets     // secrets.go: runtime, a2a and relay

@@ -35,7 +35,7 @@ func (s *Store) QueueResponse(ctx context.Context, q store.Enqueue) error {
 	defer sh.mu.Unlock()
 	now := s.now()
 	switch {
-	case sp.lease.heldBy(now) == "" && len(sp.queue) == 0:
+	case !q.EvenIdle && sp.lease.heldBy(now) == "" && len(sp.queue) == 0:
 		return store.ErrSessionIdle
 	case q.Bound > 0 && len(sp.queue) >= q.Bound:
 		return store.ErrQueueFull
@@ -103,19 +103,19 @@ func (s *Store) StartQueued(ctx context.Context, user, session, replica string, 
 
 // CancelQueued takes a queued response out of its queue and writes its
 // final receipt and events: see store.Queues.
-func (s *Store) CancelQueued(ctx context.Context, user, session, responseID string, receipt []byte, events []store.Event) (bool, error) {
+func (s *Store) CancelQueued(ctx context.Context, user, session, responseID string, receipt []byte, events []store.Event) (string, bool, error) {
 	if err := s.closed.check(); err != nil {
-		return false, err
+		return "", false, err
 	}
 	sh, sp := s.lockSpace(user, session)
 	if sp == nil {
 		sh.mu.Unlock()
-		return false, nil
+		return "", false, nil
 	}
 	i := slices.Index(sp.queue, responseID)
 	if i < 0 {
 		sh.mu.Unlock()
-		return false, nil
+		return "", false, nil
 	}
 	now := s.now()
 	sp.queue = slices.Delete(sp.queue, i, i+1)
@@ -126,9 +126,10 @@ func (s *Store) CancelQueued(ctx context.Context, user, session, responseID stri
 	}
 	sh.expireAt(sp, now.Add(s.receiptTTL))
 	s.runs.unregister(runKey{user, session, responseID, store.QueuedReplica})
+	webhook := r.webhook
 	sh.mu.Unlock()
 	s.hubs.notify(responseKey{user, session, responseID})
-	return true, nil
+	return webhook, true, nil
 }
 
 // QueuedResponses returns up to limit IDs of the session's queue and its

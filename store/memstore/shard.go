@@ -45,8 +45,9 @@ type space struct {
 	transcript transcript
 	lease      lease
 	responses  responseSet
-	order      []string // the session's response IDs in the order they began (session_responses.go)
-	queue      []string // the session's queued response IDs, its head first (queue.go)
+	order      []string            // the session's response IDs in the order they began (session_responses.go)
+	queue      []string            // the session's queued response IDs, its head first (queue.go)
+	steers     map[string][][]byte // steers kept for running responses, by response ID (steers.go); nil until one is kept
 	waits      map[string]*wait
 	assets     map[string]*asset
 	assetBytes int64 // the bytes of assets

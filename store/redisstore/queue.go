@@ -40,13 +40,13 @@ end
 // "1" for the head, 5 the receipt, 6 the receipt TTL in ms, 7 the request
 // ("": none), 8 the webhook ("": none), 9 the event batch's score ("":
 // no events), 10 its member, 11 the channel, 12 the registry's member, 13
-// its score.
+// its score, 14 "1" to queue even on an idle session.
 // It returns 1 when queued, 0 when the session is missing, -1 when it is
 // idle, -2 when the queue is full.
 var queueScript = redis.NewScript(`
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 local n = redis.call('LLEN', KEYS[3])
-if n == 0 and redis.call('EXISTS', KEYS[2]) == 0 then return -1 end
+if n == 0 and ARGV[14] ~= '1' and redis.call('EXISTS', KEYS[2]) == 0 then return -1 end
 local bound = tonumber(ARGV[3])
 if bound > 0 and n >= bound then return -2 end
 if ARGV[4] == '1' then redis.call('LPUSH', KEYS[3], ARGV[1]) else redis.call('RPUSH', KEYS[3], ARGV[1]) end
@@ -84,7 +84,7 @@ func (s *Store) QueueResponse(ctx context.Context, q store.Enqueue) error {
 			return fmt.Errorf("store: queue response: register the run: %w", err)
 		}
 	}
-	c := newScriptCall(queueScript, 20, 4)
+	c := newScriptCall(queueScript, 21, 4)
 	c.key(k.meta)
 	c.key(k.lease)
 	c.key(k.queue())
@@ -117,6 +117,11 @@ func (s *Store) QueueResponse(ctx context.Context, q store.Enqueue) error {
 	c.str(k.channel(q.ResponseID))
 	c.str(member)
 	c.num(score)
+	if q.EvenIdle {
+		c.str("1")
+	} else {
+		c.str("0")
+	}
 	n, err := s.runScript(ctx, c).Int64()
 	if err != nil {
 		return fmt.Errorf("store: queue response: %w", err)
@@ -235,12 +240,13 @@ func (s *Store) StartQueued(ctx context.Context, user, session, replica string, 
 
 // cancelQueuedScript takes a queued response out of its queue and writes
 // its final receipt and events (CancelQueued).
-// KEYS: 1 queue, 2 receipt, 3 event log. ARGV: 1 the response ID, 2 the
-// receipt, 3 the receipt TTL in ms, 4 the event batch's score ("": none),
-// 5 its member, 6 the channel.
-// It returns 1 when it was queued, 0 otherwise (nothing written).
+// KEYS: 1 queue, 2 receipt, 3 event log, 4 webhook. ARGV: 1 the response
+// ID, 2 the receipt, 3 the receipt TTL in ms, 4 the event batch's score
+// ("": none), 5 its member, 6 the channel.
+// It returns {1, webhook ("": none)} when it was queued, {0} otherwise
+// (nothing written).
 var cancelQueuedScript = redis.NewScript(`
-if redis.call('LREM', KEYS[1], 0, ARGV[1]) == 0 then return 0 end
+if redis.call('LREM', KEYS[1], 0, ARGV[1]) == 0 then return {0} end
 redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3])
 if ARGV[4] ~= '' then
   redis.call('ZADD', KEYS[3], ARGV[4], ARGV[5])
@@ -249,17 +255,18 @@ if ARGV[4] ~= '' then
 else
   redis.call('PUBLISH', ARGV[6], -1)
 end
-return 1
+return {1, redis.call('GET', KEYS[4]) or ''}
 `)
 
 // CancelQueued takes a queued response out of its queue in one script,
 // then forgets its queued registration: see store.Queues.
-func (s *Store) CancelQueued(ctx context.Context, user, session, responseID string, receipt []byte, events []store.Event) (bool, error) {
+func (s *Store) CancelQueued(ctx context.Context, user, session, responseID string, receipt []byte, events []store.Event) (string, bool, error) {
 	k := s.sessionKeys(user, session)
-	c := newScriptCall(cancelQueuedScript, 6, 2)
+	c := newScriptCall(cancelQueuedScript, 7, 2)
 	c.key(k.queue())
 	c.key(k.receipt(responseID))
 	c.key(k.events(responseID))
+	c.key(k.webhook(responseID))
 	c.str(responseID)
 	c.bytes(receipt)
 	c.num(millis(s.receiptTTL))
@@ -271,16 +278,17 @@ func (s *Store) CancelQueued(ctx context.Context, user, session, responseID stri
 		c.str("")
 	}
 	c.str(k.channel(responseID))
-	n, err := s.runScript(ctx, c).Int64()
+	reply, err := s.runScript(ctx, c).Slice()
 	if err != nil {
-		return false, fmt.Errorf("store: cancel a queued response: %w", err)
+		return "", false, fmt.Errorf("store: cancel a queued response: %w", err)
 	}
-	if n == 0 {
-		return false, nil
+	if n, _ := reply[0].(int64); n == 0 || len(reply) < 2 {
+		return "", false, nil
 	}
+	webhook, _ := reply[1].(string)
 	member := runMember(user, session, responseID, store.QueuedReplica)
 	_ = s.rdb.ZRem(ctx, s.runsKey(), member).Err() // a leftover is forgotten by a sweep
-	return true, nil
+	return webhook, true, nil
 }
 
 // QueuedResponses reads up to limit IDs of the session's queue and its

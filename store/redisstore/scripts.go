@@ -30,6 +30,7 @@ var scripts = []*redis.Script{
 	recordPointScript,                     // journal.go
 	spendAttemptScript, markHandOffScript, // attempts.go
 	queueScript, startQueuedScript, cancelQueuedScript, // queue.go
+	appendSteerScript, takeSteersScript, // steers.go
 }
 
 func (s *Store) loadScripts(ctx context.Context) error {

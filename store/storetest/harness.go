@@ -38,6 +38,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("Journals", func(t *testing.T) { testJournals(t, h) })
 	t.Run("Attempts", func(t *testing.T) { testAttempts(t, h) })
 	t.Run("Queues", func(t *testing.T) { testQueues(t, h) })
+	t.Run("Steers", func(t *testing.T) { testSteers(t, h) })
 	t.Run("Replicas", func(t *testing.T) { testReplicas(t, h) })
 	t.Run("LiveReplicas", func(t *testing.T) { testLiveReplicas(t, h) })
 	t.Run("Events", func(t *testing.T) { testEvents(t, h) })

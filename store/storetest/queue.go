@@ -151,10 +151,10 @@ func testQueues(t *testing.T, h Harness) {
 				}
 			}
 			cancelled := []byte(`{"id":"q1","status":"cancelled","output":[]}`)
-			if ok, err := s.CancelQueued(ctx, "u", "s", "q1", cancelled, evs(1, 1)); err != nil || !ok {
-				t.Fatalf("cancel %v %v", ok, err)
+			if webhook, ok, err := s.CancelQueued(ctx, "u", "s", "q1", cancelled, evs(1, 1)); err != nil || !ok || webhook != "hook-q1" {
+				t.Fatalf("cancel %q %v %v", webhook, ok, err)
 			}
-			if ok, _ := s.CancelQueued(ctx, "u", "s", "q1", cancelled, nil); ok {
+			if _, ok, _ := s.CancelQueued(ctx, "u", "s", "q1", cancelled, nil); ok {
 				t.Fatal("cancelled twice")
 			}
 			if b, _, _ := s.Receipt(ctx, "u", "s", "q1"); string(b) != string(cancelled) {
@@ -170,7 +170,7 @@ func testQueues(t *testing.T, h Harness) {
 			if run, _, _ := s.StartQueued(ctx, "u", "s", "r1", time.Minute); run.ResponseID != "q2" {
 				t.Fatalf("started %+v", run)
 			}
-			if ok, _ := s.CancelQueued(ctx, "u", "s", "q2", cancelled, nil); ok {
+			if _, ok, _ := s.CancelQueued(ctx, "u", "s", "q2", cancelled, nil); ok {
 				t.Fatal("a started response cancelled as queued")
 			}
 			if got := queuedIDs(t, s, "u", "s"); len(got) != 0 {
