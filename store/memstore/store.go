@@ -56,6 +56,7 @@ type Store struct {
 	*relayToolsSpace
 	*outboxSpace
 	*pushSpace
+	*schedulesSpace
 
 	now        func() time.Time
 	receiptTTL time.Duration
@@ -101,6 +102,7 @@ func New(opts Options) *Store {
 	s.relayToolsSpace = newRelayToolsSpace(s.now, &s.closed)
 	s.outboxSpace = newOutboxSpace(s.now, s.receiptTTL, &s.closed)
 	s.pushSpace = newPushSpace(s.now, s.receiptTTL, &s.closed)
+	s.schedulesSpace = newSchedulesSpace(&s.closed)
 	go s.expireEvery(expiryEvery)
 	return s
 }

@@ -29,6 +29,7 @@ var scripts = []*redis.Script{
 	appendScript, claimRunScript, forgetReplicaScript, // events.go, runs.go, replicas.go
 	recordPointScript,                                  // journal.go
 	queueScript, startQueuedScript, cancelQueuedScript, // queue.go
+	createScheduleScript, updateScheduleScript, deleteScheduleScript, claimFireScript, takeFireScript, fireStartedScript, // schedules.go
 }
 
 func (s *Store) loadScripts(ctx context.Context) error {
