@@ -45,6 +45,7 @@ func (s *Server) routes() (http.Handler, error) {
 	if config.Enabled(cfg.Server.AGUI) {
 		endpoints["agui"] = "/agui"
 	}
+	s.mountSchedules(mux, endpoints)
 	s.mountMCP(mux, endpoints)
 	s.mountOpenAI(mux, authn, endpoints)
 	skills.Register(mux, skills.Options{Card: s.Folder.Card, PublicBaseURL: cfg.Server.PublicBaseURL, MCP: cfg.Server.MCP, AgentName: cfg.Metadata.Name})
