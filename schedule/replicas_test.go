@@ -213,6 +213,13 @@ func TestAFireItsClaimerDidNotStartIsStartedOnce(t *testing.T) {
 				time.Sleep(20 * time.Millisecond)
 			}
 		}
+		time.Sleep(300 * time.Millisecond) // passes that might start them again
+		for i, f := range fs {
+			msgs := replicas[0].Get("/sessions/" + f.SessionID + "/messages").JSON(t)
+			if items, _ := msgs["messages"].([]any); len(items) != 2 {
+				t.Fatalf("session of fire %d holds %d messages, want one turn's two: %v", i, len(items), msgs)
+			}
+		}
 	})
 }
 
