@@ -18,13 +18,13 @@ import (
 //
 //	POST   /schedules                  create (201)
 //	GET    /schedules                  list, ?cursor=&limit= (ID order)
-//	GET    /schedules/{id}             read
-//	PATCH  /schedules/{id}             change some members
-//	DELETE /schedules/{id}             delete (204), with its history
-//	POST   /schedules/{id}/pause       stop firing
-//	POST   /schedules/{id}/resume      fire again, from the next time after now
-//	POST   /schedules/{id}/run         fire now (202), whatever its timing
-//	GET    /schedules/{id}/fires       history, newest first, ?cursor=&limit=
+//	GET    /schedules/{scheduleId}             read
+//	PATCH  /schedules/{scheduleId}             change some members
+//	DELETE /schedules/{scheduleId}             delete (204), with its history
+//	POST   /schedules/{scheduleId}/pause       stop firing
+//	POST   /schedules/{scheduleId}/resume      fire again, from the next time after now
+//	POST   /schedules/{scheduleId}/run         fire now (202), whatever its timing
+//	GET    /schedules/{scheduleId}/fires       history, newest first, ?cursor=&limit=
 
 // Endpoints are the /agent entries of the routes.
 func Endpoints() map[string]string {
@@ -35,13 +35,13 @@ func Endpoints() map[string]string {
 func (s *Scheduler) Register(mux *http.ServeMux) {
 	mux.HandleFunc("POST /schedules", s.handleCreate)
 	mux.HandleFunc("GET /schedules", s.handleList)
-	mux.HandleFunc("GET /schedules/{id}", s.handleGet)
-	mux.HandleFunc("PATCH /schedules/{id}", s.handlePatch)
-	mux.HandleFunc("DELETE /schedules/{id}", s.handleDelete)
-	mux.HandleFunc("POST /schedules/{id}/pause", s.handlePause(true))
-	mux.HandleFunc("POST /schedules/{id}/resume", s.handlePause(false))
-	mux.HandleFunc("POST /schedules/{id}/run", s.handleRun)
-	mux.HandleFunc("GET /schedules/{id}/fires", s.handleFires)
+	mux.HandleFunc("GET /schedules/{scheduleId}", s.handleGet)
+	mux.HandleFunc("PATCH /schedules/{scheduleId}", s.handlePatch)
+	mux.HandleFunc("DELETE /schedules/{scheduleId}", s.handleDelete)
+	mux.HandleFunc("POST /schedules/{scheduleId}/pause", s.handlePause(true))
+	mux.HandleFunc("POST /schedules/{scheduleId}/resume", s.handlePause(false))
+	mux.HandleFunc("POST /schedules/{scheduleId}/run", s.handleRun)
+	mux.HandleFunc("GET /schedules/{scheduleId}/fires", s.handleFires)
 }
 
 // user is whose schedules the request manages: the caller's, or with
@@ -109,7 +109,7 @@ func (s *Scheduler) handleGet(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	rec, d, err := s.get(r.Context(), user, r.PathValue("id"))
+	rec, d, err := s.get(r.Context(), user, r.PathValue("scheduleId"))
 	if answerError(w, err) {
 		return
 	}
@@ -125,7 +125,7 @@ func (s *Scheduler) handlePatch(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	v, err := s.patch(r.Context(), user, r.PathValue("id"), f)
+	v, err := s.patch(r.Context(), user, r.PathValue("scheduleId"), f)
 	if answerError(w, err) {
 		return
 	}
@@ -138,7 +138,7 @@ func (s *Scheduler) handlePause(paused bool) http.HandlerFunc {
 		if !ok {
 			return
 		}
-		v, err := s.patch(r.Context(), user, r.PathValue("id"), fields{Paused: &paused})
+		v, err := s.patch(r.Context(), user, r.PathValue("scheduleId"), fields{Paused: &paused})
 		if answerError(w, err) {
 			return
 		}
@@ -151,7 +151,7 @@ func (s *Scheduler) handleDelete(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	found, err := s.o.Store.DeleteSchedule(r.Context(), user, r.PathValue("id"))
+	found, err := s.o.Store.DeleteSchedule(r.Context(), user, r.PathValue("scheduleId"))
 	if !found && err == nil {
 		err = errNotFound
 	}
@@ -166,7 +166,7 @@ func (s *Scheduler) handleRun(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	fv, err := s.runNow(r.Context(), user, r.PathValue("id"))
+	fv, err := s.runNow(r.Context(), user, r.PathValue("scheduleId"))
 	if answerError(w, err) {
 		return
 	}
@@ -191,10 +191,10 @@ func (s *Scheduler) handleFires(w http.ResponseWriter, r *http.Request) {
 		}
 		before = n
 	}
-	if _, _, err := s.get(r.Context(), user, r.PathValue("id")); answerError(w, err) {
+	if _, _, err := s.get(r.Context(), user, r.PathValue("scheduleId")); answerError(w, err) {
 		return
 	}
-	fires, err := s.o.Store.ListFires(r.Context(), user, r.PathValue("id"), before, limit)
+	fires, err := s.o.Store.ListFires(r.Context(), user, r.PathValue("scheduleId"), before, limit)
 	if answerError(w, err) {
 		return
 	}
