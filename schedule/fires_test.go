@@ -77,7 +77,7 @@ func TestAFireOnABusySessionFollowsTheBusyStrategy(t *testing.T) {
 			}
 			if c.onBusy == "enqueue" {
 				deadline := time.Now().Add(10 * time.Second)
-				for ts.Get("/responses/"+fire.ResponseID+"?sessionId="+sid).JSON(t)["status"] != "completed" {
+				for ts.Get("/responses/" + fire.ResponseID + "?sessionId=" + sid).JSON(t)["status"] != "completed" {
 					if time.Now().After(deadline) {
 						t.Fatal("the enqueued fire did not complete")
 					}
