@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -228,4 +229,51 @@ func newSession(t *testing.T, ts *servertest.Server) string {
 	r := ts.Post("/sessions", `{}`)
 	servertest.MustStatus(t, r, http.StatusCreated)
 	return r.JSON(t)["id"].(string)
+}
+
+// fastClock runs from start at speed times real time.
+type fastClock struct {
+	start, real time.Time
+	speed       float64
+}
+
+func (c fastClock) now() time.Time {
+	return c.start.Add(time.Duration(float64(time.Since(c.real)) * c.speed))
+}
+
+// Three replicas on one store live a simulated day (a clock 14400 times
+// faster: an hour in a quarter second): an hourly schedule fires each of
+// the day's hours exactly once.
+func TestThreeReplicasFireASimulatedDayOnce(t *testing.T) {
+	start := time.Date(2026, 6, 1, 0, 30, 0, 0, time.UTC)
+	var clk atomic.Pointer[fastClock]
+	clk.Store(&fastClock{start: start, real: time.Now(), speed: 14400})
+	setup := servertest.Setup{Schedules: func(o *schedule.Options) {
+		o.Tick, o.Now, o.MissedAfter = 10*time.Millisecond, func() time.Time { return clk.Load().now() }, 30*time.Minute
+	}}
+	servertest.EachStoreReplicas(t, 3, setup, func(t *testing.T, replicas []*servertest.Server) {
+		clk.Store(&fastClock{start: start, real: time.Now(), speed: 14400})
+		c := clk.Load()
+		r := replicas[0].Post("/schedules", `{"cron":"0 * * * *","timeZone":"Europe/Berlin","input":"hourly"}`)
+		servertest.MustStatus(t, r, http.StatusCreated)
+		id := decode[schedule.View](t, r).ID
+		for c.now().Before(start.Add(24 * time.Hour)) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		servertest.MustStatus(t, replicas[2].Post("/schedules/"+id+"/pause", ""), http.StatusOK)
+		fs := waitFires(t, replicas[1], id, 24)
+		if len(fs) != 24 {
+			t.Fatalf("%d fires in a day, want 24: %+v", len(fs), fs)
+		}
+		seen := map[string]bool{}
+		for i, f := range fs {
+			if f.Seq != int64(i+1) || f.Status != "started" || seen[f.ResponseID] {
+				t.Fatalf("fire %d: %+v", i, f)
+			}
+			seen[f.ResponseID] = true
+			if want := start.Add(30*time.Minute + time.Duration(i)*time.Hour); !f.At.Equal(want) {
+				t.Fatalf("fire %d due at %s, want %s", f.Seq, f.At, want)
+			}
+		}
+	})
 }
