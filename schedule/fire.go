@@ -66,5 +66,13 @@ func (s *Scheduler) failed(ctx context.Context, key store.FireKey, err error) {
 func (s *Scheduler) started(ctx context.Context, key store.FireKey, responseID, failure string) {
 	if _, err := s.o.Store.FireStarted(ctx, key, responseID, failure); err != nil {
 		s.o.Log.Warn("schedules: cannot record a fire started", "schedule", key.Schedule, "fire", key.Seq, "err", err)
+		return
+	}
+	if s.o.OnFire == nil {
+		return
+	}
+	fires, err := s.o.Store.ListFires(ctx, key.User, key.Schedule, key.Seq+1, 1)
+	if err == nil && len(fires) == 1 && fires[0].Seq == key.Seq {
+		s.o.OnFire(ctx, key.User, key.Schedule, fireViewOf(fires[0]))
 	}
 }

@@ -14,8 +14,8 @@ import (
 )
 
 // Run-now fires a paused schedule once, at once, and keeps its next time;
-// the fire's response completes in a session of its own and its receipt
-// reaches the schedule's webhook.
+// the fire's response completes in a session of its own, its receipt
+// reaches the schedule's webhook, and the fire the owner's feed.
 func TestRunNowFiresOnceAndTheWebhookGetsTheReceipt(t *testing.T) {
 	rc := testutil.NewReceiver(t)
 	setup := servertest.Setup{
@@ -42,6 +42,14 @@ func TestRunNowFiresOnceAndTheWebhookGetsTheReceipt(t *testing.T) {
 		}
 		if fs := fires(t, ts, created.ID); len(fs) != 1 {
 			t.Fatalf("fires %+v", fs)
+		}
+		// The owner's feed (without auth the local user is the owner) names
+		// the fire and its response, not its text.
+		feed := ts.Get("/owner/outside-agents/feed")
+		servertest.MustStatus(t, feed, http.StatusOK)
+		if body := string(feed.Body); !strings.Contains(body, `schedule_fire`) || !strings.Contains(body, fire.ResponseID) ||
+			!strings.Contains(body, created.ID) || strings.Contains(body, "good morning") {
+			t.Fatalf("owner's feed: %s", body)
 		}
 		servertest.MustStatus(t, ts.Post("/schedules/sch_nope/run", ""), http.StatusNotFound)
 	})

@@ -38,6 +38,9 @@ type Options struct {
 	MaxBodyBytes int
 	Log          *slog.Logger
 	Now          func() time.Time
+	// OnFire, when set, is told of every fire once it started (or could
+	// not): the server posts it to the owner's feed.
+	OnFire func(ctx context.Context, user, scheduleID string, fire FireView)
 }
 
 // Scheduler fires the due schedules of every user, on every replica: each

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"net/http"
 	"time"
 
@@ -18,6 +19,11 @@ func (s *Server) newScheduler(tune func(*schedule.Options)) *schedule.Scheduler 
 		IsOwner:      s.relay.IsOwner,
 		MaxBodyBytes: int(s.Folder.Config.Server.Limits.MaxRequestBytes),
 		Log:          s.log,
+		OnFire: func(ctx context.Context, user, id string, f schedule.FireView) {
+			if err := s.relay.ScheduleFired(ctx, user, id, f.Seq, f.ResponseID, f.SessionID, f.Status, f.Error); err != nil {
+				s.log.Warn("schedules: cannot post a fire to the owner's feed", "schedule", id, "err", err)
+			}
+		},
 	}
 	if tune != nil {
 		tune(&o)
