@@ -1,6 +1,7 @@
 package schedule_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"sync"
@@ -275,5 +276,31 @@ func TestThreeReplicasFireASimulatedDayOnce(t *testing.T) {
 				t.Fatalf("fire %d due at %s, want %s", f.Seq, f.At, want)
 			}
 		}
+	})
+}
+
+// slowReads delays each read of a schedule, so that replicas read the same
+// next fire time before any of them claims it.
+type slowReads struct{ store.Schedules }
+
+func (s slowReads) GetSchedule(ctx context.Context, user, id string) (store.ScheduleRecord, bool, error) {
+	rec, found, err := s.Schedules.GetSchedule(ctx, user, id)
+	time.Sleep(40 * time.Millisecond) // what was read grows stale meanwhile
+	return rec, found, err
+}
+
+// Three replicas that all read a due schedule before any claims it: the
+// claim compares the next fire time, so one of them fires it.
+func TestReplicasThatReadTogetherClaimOnce(t *testing.T) {
+	setup := servertest.Setup{Schedules: func(o *schedule.Options) {
+		o.Tick, o.Store = 5*time.Millisecond, slowReads{o.Store}
+	}}
+	servertest.EachStoreReplicas(t, 3, setup, func(t *testing.T, replicas []*servertest.Server) {
+		r := replicas[0].Post("/schedules", `{"cron":"* * * * * *","input":"together"}`)
+		servertest.MustStatus(t, r, http.StatusCreated)
+		id := decode[schedule.View](t, r).ID
+		time.Sleep(2500 * time.Millisecond)
+		servertest.MustStatus(t, replicas[1].Post("/schedules/"+id+"/pause", ""), http.StatusOK)
+		checkOnce(t, waitFires(t, replicas[2], id, 2), replicas)
 	})
 }
