@@ -23,6 +23,8 @@
 // then the next time after now). A fire whose session is busy follows the
 // session's busy strategy (the schedule's onBusy, else the agent's
 // spec.onBusy): rejected, it is recorded as failed with the reason.
-// Results reach the session, and the schedule's completion webhook when it
-// names one.
+// Results reach the session, the schedule's completion webhook when it
+// names one, and (Options.OnFire, which the server wires to the relay) the
+// owner's feed as a stage item schedule_fire. Each replica reads the due
+// schedules and the pending fires once a tick (250 ms): two store reads.
 package schedule
