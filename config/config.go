@@ -215,6 +215,8 @@ type Server struct {
 	// Outbound is where push notifications and webhooks may be sent
 	// (outbound.go).
 	Outbound Outbound `yaml:"outbound"`
+	// Schedules bound and time users' schedules (schedules.go).
+	Schedules Schedules `yaml:"schedules"`
 }
 
 // HTTP is the listener and per-request policy.

@@ -64,6 +64,7 @@ func (c *Config) ApplyDefaults() {
 	c.Server.OpenAPI = defaultTrue(c.Server.OpenAPI)
 	c.Server.AGUI = defaultTrue(c.Server.AGUI)
 	c.Server.Metrics = defaultTrue(c.Server.Metrics)
+	c.Server.Schedules.defaults()
 	if c.Store.KeyPrefix == "" {
 		c.Store.KeyPrefix = DefaultKeyPrefix
 	}

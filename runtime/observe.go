@@ -134,3 +134,6 @@ func (s *Service) QueuedRuns() int {
 	defer a.mu.Unlock()
 	return a.queued
 }
+
+// TransportSchedule names the turns a schedule started (package schedule).
+const TransportSchedule = "schedule"

@@ -47,6 +47,11 @@ type ResponseRequest struct {
 
 	busyTries int // how often the session was busy, then idle (queue.go)
 
+	// ResponseID, when set, is the response's ID instead of a new one: a
+	// caller that must start one response exactly once (a schedule's fire)
+	// chooses it first and finds its receipt by it. Doors leave it empty.
+	ResponseID string
+
 	// KeepEvents keeps the events of the first segment for Outcome.Events,
 	// for a caller that does not stream but folds them into a view of its
 	// own (an A2A task), so it need not read them back from the log.
@@ -220,9 +225,13 @@ func (s *Service) StartResponse(ctx context.Context, p Principal, req ResponseRe
 	if create {
 		sessionID = NewSessionID()
 	}
+	responseID := req.ResponseID
+	if responseID == "" {
+		responseID = NewResponseID()
+	}
 	r, kept := newResponse(req.KeepEvents)
 	*r = Response{
-		ID: NewResponseID(), SessionID: sessionID, Background: req.Background, svc: s, metadata: metadata,
+		ID: responseID, SessionID: sessionID, Background: req.Background, svc: s, metadata: metadata,
 		done: make(chan struct{}), boundary: make(chan struct{}), watch: turnWatch{transport: req.Transport, started: time.Now()}, webhook: req.Webhook,
 		epoch: 1, keeping: req.KeepEvents, kept: kept,
 	}

@@ -46,6 +46,7 @@ func (s *Server) routes() (http.Handler, error) {
 	if config.Enabled(cfg.Server.AGUI) {
 		endpoints["agui"] = "/agui"
 	}
+	s.mountSchedules(mux, endpoints)
 	s.mountMCP(mux, endpoints)
 	s.mountOpenAI(mux, authn, endpoints)
 	s.mountUseChat(mux, endpoints)

@@ -67,6 +67,7 @@ func (s *Server) ServeWith(ctx context.Context, l net.Listener, o ServeOptions) 
 	case <-ctx.Done():
 	}
 	s.Service.Drain()
+	s.schedules.Close() // claims no more fires: the other replicas do
 	if o.DrainDelay > 0 {
 		s.log.Info("draining: not ready, still serving", "delay", o.DrainDelay)
 		select {

@@ -24,6 +24,7 @@ import (
 	"github.com/harnest/harnest/outbox"
 	"github.com/harnest/harnest/relay"
 	"github.com/harnest/harnest/runtime"
+	"github.com/harnest/harnest/schedule"
 	"github.com/harnest/harnest/store"
 )
 
@@ -56,6 +57,9 @@ type Options struct {
 	// Outbox adjusts the outbox dispatcher's options (tests: the poll
 	// interval, lease and backoff).
 	Outbox func(*outbox.DispatcherOptions)
+	// Schedules adjusts the schedules' options (tests: the tick, the hold
+	// of a claimed fire, the missed-fire policy).
+	Schedules func(*schedule.Options)
 }
 
 // Server is one harnest replica.
@@ -80,6 +84,8 @@ type Server struct {
 	tuneMCP  func(*mcpapi.Options)
 	tuneA2A  func(*a2a.Options)
 	outbox   *outbox.Dispatcher // push notifications and webhooks
+	// schedules fires users' schedules and serves their routes.
+	schedules *schedule.Scheduler
 }
 
 // Live is the /live handler, nil unless server.live is on.
@@ -142,6 +148,7 @@ func New(ctx context.Context, f *config.Folder, o Options) (*Server, error) {
 	svc.UseOutbox(sender)
 	s := &Server{Folder: f, Store: st, Service: svc, log: log, agent: agent, relay: rl, ownStore: o.Store == nil, authn: authn,
 		tuneLive: o.Live, tuneAGUI: o.AGUI, tuneMCP: o.MCP, tuneA2A: o.A2A, metrics: met, tracing: tr, outbox: sender}
+	s.schedules = s.newScheduler(o.Schedules)
 	if err := svc.Start(ctx); err != nil {
 		s.closeAgent() // the relay, worker processes, MCP servers
 		s.flushTraces()
@@ -156,6 +163,7 @@ func New(ctx context.Context, f *config.Folder, o Options) (*Server, error) {
 		return nil, err
 	}
 	sender.Start()
+	s.schedules.Start()
 	return s, nil
 }
 
@@ -201,7 +209,8 @@ func openStore(ctx context.Context, cfg config.Config, url string, given store.S
 
 // closeStore closes the store if the server opened it.
 func (s *Server) closeStore() error {
-	s.outbox.Close() // before the store it reads
+	s.schedules.Close() // before the store it reads
+	s.outbox.Close()    // before the store it reads
 	if !s.ownStore {
 		return nil
 	}

@@ -33,6 +33,7 @@
 //     rate buckets and wake-ups (Relay): relay.
 //   - relay_tools.go: the relay's callback tokens, tool grants and tool
 //     calls (RelayTools): relay.
+//   - schedules.go: users' schedules and their fires (Schedules): schedule.
 //   - router.go: the harness router's counters, breakers, overrides and
 //     receipts (Router): backend/router.
 //

@@ -93,3 +93,16 @@ var (
 	ErrRelayApprovalUnknown = errors.New("store: no such tool call approval")
 	ErrRelayApprovalDecided = errors.New("store: the tool call approval is already decided")
 )
+
+// Schedules.
+var (
+	// ErrScheduleExists: the user already has a schedule with that ID.
+	ErrScheduleExists = errors.New("store: schedule already exists")
+	// ErrScheduleLimit: the user has as many schedules as allowed.
+	ErrScheduleLimit = errors.New("store: the user has the most schedules allowed")
+	// ErrScheduleNotFound: the user has no schedule with that ID.
+	ErrScheduleNotFound = errors.New("store: schedule not found")
+	// ErrScheduleChanged: the schedule changed (or fired) since it was
+	// read; read it again and retry.
+	ErrScheduleChanged = errors.New("store: the schedule changed since it was read")
+)

@@ -56,6 +56,7 @@ type Store interface {
 	Router      // router.go: backend/router
 	Journals    // journal.go: runtime's resume points of durable turns
 	Attempts    // attempts.go: runtime's attempt budget of durable turns
+	Schedules   // schedules.go: schedule
 
 	// Describe says which store this is, without credentials (for the
 	// start-up banner and logs).

@@ -18,12 +18,17 @@ import (
 	"github.com/harnest/harnest/internal/httplog"
 	"github.com/harnest/harnest/internal/logbuf"
 	"github.com/harnest/harnest/runtime"
+	"github.com/harnest/harnest/schedule"
 	"github.com/harnest/harnest/server"
 )
 
 // tuneRuntime adjusts the runtime's options; nil but in the end-to-end
 // tests' build (knobs_e2e.go).
 var tuneRuntime func(*runtime.Options)
+
+// tuneSchedules adjusts the schedules' options; nil but in the end-to-end
+// tests' build (knobs_e2e.go).
+var tuneSchedules func(*schedule.Options)
 
 func serve(args []string) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
@@ -82,7 +87,7 @@ func serve(args []string) int {
 		<-ctx.Done()
 		stop() // a second signal now ends the process at once
 	}()
-	srv, err := server.New(ctx, f, server.Options{RedisURL: *redisURL, Logger: log, Tune: tuneRuntime})
+	srv, err := server.New(ctx, f, server.Options{RedisURL: *redisURL, Logger: log, Tune: tuneRuntime, Schedules: tuneSchedules})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "harnest serve:", err)
 		return 1

@@ -70,7 +70,7 @@ func TestDocumentTags(t *testing.T) {
 	for _, tag := range doc.Tags {
 		names = append(names, tag.Name)
 	}
-	if want := []string{"Responses", "Sessions", "Discovery", "Outside agents", "Outside agents: owner"}; !reflect.DeepEqual(names, want) {
+	if want := []string{"Responses", "Sessions", "Discovery", "Outside agents", "Outside agents: owner", "Schedules"}; !reflect.DeepEqual(names, want) {
 		t.Errorf("tags = %v, want %v", names, want)
 	}
 }
@@ -100,6 +100,15 @@ var wantOperations = []struct {
 	{"/sessions/{sessionId}/assets/{assetId}", http.MethodGet, "getSessionAsset", "Sessions"},
 	{"/sessions/{sessionId}/assets/{assetId}", http.MethodHead, "headSessionAsset", "Sessions"},
 	{"/sessions/{sessionId}/assets/{assetId}", http.MethodDelete, "deleteSessionAsset", "Sessions"},
+	{"/schedules", http.MethodPost, "createSchedule", "Schedules"},
+	{"/schedules", http.MethodGet, "listSchedules", "Schedules"},
+	{"/schedules/{scheduleId}", http.MethodGet, "getSchedule", "Schedules"},
+	{"/schedules/{scheduleId}", http.MethodPatch, "updateSchedule", "Schedules"},
+	{"/schedules/{scheduleId}", http.MethodDelete, "deleteSchedule", "Schedules"},
+	{"/schedules/{scheduleId}/pause", http.MethodPost, "pauseSchedule", "Schedules"},
+	{"/schedules/{scheduleId}/resume", http.MethodPost, "resumeSchedule", "Schedules"},
+	{"/schedules/{scheduleId}/run", http.MethodPost, "runSchedule", "Schedules"},
+	{"/schedules/{scheduleId}/fires", http.MethodGet, "listScheduleFires", "Schedules"},
 }
 
 func TestDocumentPaths(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/harnest/harnest/internal/media"
 	"github.com/harnest/harnest/neutral"
+	"github.com/harnest/harnest/schedule"
 )
 
 // newOperations are the routes added for long runs, waits and assets, with
@@ -34,6 +35,11 @@ var newOperations = []struct {
 	{"/sessions/{sessionId}/assets/{assetId}", http.MethodHead, []int{200, 206, 404, 416}, "", false},
 	{"/sessions/{sessionId}/assets/{assetId}", http.MethodDelete, []int{204, 404}, "", false},
 	{"/webhook-key", http.MethodGet, []int{200, 503}, "application/json", true},
+	{"/schedules", http.MethodPost, []int{201, 400, 413, 429}, "application/json", true},
+	{"/schedules/{scheduleId}", http.MethodPatch, []int{200, 400, 404, 409, 413}, "application/json", true},
+	{"/schedules/{scheduleId}", http.MethodDelete, []int{204, 404}, "", true},
+	{"/schedules/{scheduleId}/run", http.MethodPost, []int{202, 404}, "application/json", true},
+	{"/schedules/{scheduleId}/fires", http.MethodGet, []int{200, 400, 404}, "application/json", true},
 }
 
 func mustOperation(t *testing.T, doc *openapi3.T, path, method string) *openapi3.Operation {
@@ -299,12 +305,13 @@ func TestDocumentMatchesRoutes(t *testing.T) {
 	}
 	mux := http.NewServeMux()
 	api.Register(mux)
+	schedule.New(schedule.Options{}).Register(mux)
 	for path, item := range doc.Paths.Map() {
 		if isRelayPath(path) {
 			continue // relay.TestDocumentMatchesRoutes (relay/routes_test.go)
 		}
 		concrete := strings.NewReplacer("{responseId}", "resp_x", "{sessionId}", "s", "{assetId}", "asset_x",
-			"{approvalId}", "approval_x", "{requestId}", "client_tool_x").Replace(path)
+			"{approvalId}", "approval_x", "{requestId}", "client_tool_x", "{scheduleId}", "sch_x").Replace(path)
 		for method := range item.Operations() {
 			_, pattern := mux.Handler(httptest.NewRequest(method, concrete, nil))
 			routeMethod := method

@@ -24,6 +24,7 @@ import (
 	"github.com/harnest/harnest/outbox"
 	"github.com/harnest/harnest/relay"
 	"github.com/harnest/harnest/runtime"
+	"github.com/harnest/harnest/schedule"
 	"github.com/harnest/harnest/server"
 	"github.com/harnest/harnest/store"
 	"github.com/harnest/harnest/store/stores"
@@ -68,6 +69,9 @@ type Setup struct {
 	// Outbox adjusts the outbox dispatcher's options (poll, lease,
 	// backoff of push notifications and webhooks).
 	Outbox func(*outbox.DispatcherOptions)
+	// Schedules adjusts the schedules' options (tick, hold, clock,
+	// missed-fire policy).
+	Schedules func(*schedule.Options)
 }
 
 // Server is a whole harnest server over httptest.
@@ -158,7 +162,7 @@ func Start(t testing.TB, redisURL string, s Setup) *Server {
 		s.Config(&f.Config)
 	}
 	srv, err := server.New(context.Background(), f, server.Options{RedisURL: redisURL, Agent: s.Agent, Tune: s.Tune,
-		Live: s.Live, Relay: s.Relay, AGUI: s.AGUI, MCP: s.MCP, A2A: s.A2A, Store: s.Store, Logger: s.Logger, Outbox: s.Outbox})
+		Live: s.Live, Relay: s.Relay, AGUI: s.AGUI, MCP: s.MCP, A2A: s.A2A, Store: s.Store, Logger: s.Logger, Outbox: s.Outbox, Schedules: s.Schedules})
 	if err != nil {
 		hs.Close()
 		t.Fatal(err)

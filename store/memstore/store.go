@@ -57,6 +57,7 @@ type Store struct {
 	*outboxSpace
 	*pushSpace
 	*mcpSessionsSpace
+	*schedulesSpace
 
 	now        func() time.Time
 	receiptTTL time.Duration
@@ -103,6 +104,7 @@ func New(opts Options) *Store {
 	s.outboxSpace = newOutboxSpace(s.now, s.receiptTTL, &s.closed)
 	s.pushSpace = newPushSpace(s.now, s.receiptTTL, &s.closed)
 	s.mcpSessionsSpace = newMCPSessionsSpace(s.now, &s.closed)
+	s.schedulesSpace = newSchedulesSpace(&s.closed)
 	go s.expireEvery(expiryEvery)
 	return s
 }

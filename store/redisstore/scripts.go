@@ -31,6 +31,7 @@ var scripts = []*redis.Script{
 	spendAttemptScript, markHandOffScript, // attempts.go
 	queueScript, startQueuedScript, cancelQueuedScript, // queue.go
 	appendSteerScript, takeSteersScript, // steers.go
+	createScheduleScript, updateScheduleScript, deleteScheduleScript, claimFireScript, takeFireScript, fireStartedScript, // schedules.go
 }
 
 func (s *Store) loadScripts(ctx context.Context) error {

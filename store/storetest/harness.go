@@ -57,4 +57,5 @@ func Run(t *testing.T, h Harness) {
 	t.Run("Outbox", func(t *testing.T) { testOutbox(t, h) })
 	t.Run("PushConfigs", func(t *testing.T) { testPushConfigs(t, h) })
 	t.Run("RelayTools", func(t *testing.T) { testRelayTools(t, h) })
+	t.Run("Schedules", func(t *testing.T) { testSchedules(t, h) })
 }

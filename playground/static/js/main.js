@@ -1,6 +1,6 @@
 // main.js: wires the page together: discovery (GET /agent: the agent's
 // name, whether /live and AG-UI are served), the token field, the views
-// (Chat, Owner with the harness router, Traces), the theme, and the ?session= deep link.
+// (Chat, Owner with the harness router, Traces, Schedules), the theme, and the ?session= deep link.
 
 import { get, setToken } from "./api.js";
 import { Sessions } from "./sessions.js";
@@ -9,6 +9,7 @@ import { Uploads } from "./uploads.js";
 import { OwnerView } from "./owner.js";
 import { RouterView } from "./router.js";
 import { TracesView } from "./traces.js";
+import { SchedulesView } from "./schedules.js";
 import { setupTheme } from "./theme.js";
 
 const $ = (id) => document.getElementById(id);
@@ -47,6 +48,11 @@ const router = new RouterView({
   more: $("router-more"), refresh: $("router-refresh"),
 });
 const traces = new TracesView($("traces"), $("traces-refresh"), $("traces-status"));
+const schedules = new SchedulesView({
+  form: $("schedule-form"), when: $("schedule-when"), zone: $("schedule-zone"), input: $("schedule-input"),
+  paused: $("schedule-paused"), status: $("schedules-status"), rows: $("schedule-rows"), fires: $("schedule-fires"),
+  refresh: $("schedules-refresh"),
+});
 
 $("new-session").addEventListener("click", () => {
   sessions.create().catch((e) => pageStatus(e.message));
@@ -64,12 +70,13 @@ function showView(name) {
   for (const tab of document.querySelectorAll(".view-tab")) {
     tab.setAttribute("aria-pressed", tab.dataset.view === name ? "true" : "false");
   }
-  for (const v of ["chat", "owner", "traces"]) $("view-" + v).hidden = v !== name;
+  for (const v of ["chat", "owner", "traces", "schedules"]) $("view-" + v).hidden = v !== name;
   if (name === "owner") {
     owner.open();
     router.open();
   } else owner.close();
   if (name === "traces") traces.refresh();
+  if (name === "schedules") schedules.refresh();
 }
 
 // discover reads /agent (public) and enables the transports it serves.

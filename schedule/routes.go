@@ -1,0 +1,287 @@
+package schedule
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/harnest/harnest/internal/auth"
+	"github.com/harnest/harnest/internal/httpapi"
+	"github.com/harnest/harnest/runtime"
+	"github.com/harnest/harnest/store"
+)
+
+// The routes: a user's own schedules; an owner (Options.IsOwner) may name
+// any user with ?user=. Someone else's schedule is 404, as anything a
+// user does not own.
+//
+//	POST   /schedules                  create (201)
+//	GET    /schedules                  list, ?cursor=&limit= (ID order)
+//	GET    /schedules/{scheduleId}             read
+//	PATCH  /schedules/{scheduleId}             change some members
+//	DELETE /schedules/{scheduleId}             delete (204), with its history
+//	POST   /schedules/{scheduleId}/pause       stop firing
+//	POST   /schedules/{scheduleId}/resume      fire again, from the next time after now
+//	POST   /schedules/{scheduleId}/run         fire now (202), whatever its timing
+//	GET    /schedules/{scheduleId}/fires       history, newest first, ?cursor=&limit=
+
+// Endpoints are the /agent entries of the routes.
+func Endpoints() map[string]string {
+	return map[string]string{"schedules": "/schedules", "scheduleFires": "/schedules/{scheduleId}/fires"}
+}
+
+// Register mounts the routes on mux.
+func (s *Scheduler) Register(mux *http.ServeMux) {
+	mux.HandleFunc("POST /schedules", s.handleCreate)
+	mux.HandleFunc("GET /schedules", s.handleList)
+	mux.HandleFunc("GET /schedules/{scheduleId}", s.handleGet)
+	mux.HandleFunc("PATCH /schedules/{scheduleId}", s.handlePatch)
+	mux.HandleFunc("DELETE /schedules/{scheduleId}", s.handleDelete)
+	mux.HandleFunc("POST /schedules/{scheduleId}/pause", s.handlePause(true))
+	mux.HandleFunc("POST /schedules/{scheduleId}/resume", s.handlePause(false))
+	mux.HandleFunc("POST /schedules/{scheduleId}/run", s.handleRun)
+	mux.HandleFunc("GET /schedules/{scheduleId}/fires", s.handleFires)
+}
+
+// user is whose schedules the request manages: the caller's, or with
+// ?user= an owner's choice. ok is false when the answer was written.
+func (s *Scheduler) user(w http.ResponseWriter, r *http.Request) (string, bool) {
+	caller := auth.From(r.Context()).UserID
+	named := r.URL.Query().Get("user")
+	if !r.URL.Query().Has("user") || named == caller {
+		return caller, true
+	}
+	if named == "" || !s.o.IsOwner(caller) {
+		fail(w, http.StatusNotFound, "not_found", "Only the agent's owners may name a user")
+		return "", false
+	}
+	return named, true
+}
+
+func (s *Scheduler) handleCreate(w http.ResponseWriter, r *http.Request) {
+	user, ok := s.user(w, r)
+	if !ok {
+		return
+	}
+	f, ok := s.readFields(w, r)
+	if !ok {
+		return
+	}
+	v, err := s.create(r.Context(), user, f)
+	if answerError(w, err) {
+		return
+	}
+	writeJSON(w, http.StatusCreated, v)
+}
+
+func (s *Scheduler) handleList(w http.ResponseWriter, r *http.Request) {
+	user, ok := s.user(w, r)
+	if !ok {
+		return
+	}
+	cursor, limit, ok := pageParams(w, r)
+	if !ok {
+		return
+	}
+	recs, err := s.o.Store.ListSchedules(r.Context(), user, cursor, limit+1)
+	if answerError(w, err) {
+		return
+	}
+	page := struct {
+		Schedules  []View  `json:"schedules"`
+		NextCursor *string `json:"nextCursor"`
+	}{Schedules: []View{}}
+	for i, rec := range recs {
+		if i == limit {
+			next := recs[i-1].ID
+			page.NextCursor = &next
+			break
+		}
+		d, _, _ := decodeDefinition(rec.JSON)
+		page.Schedules = append(page.Schedules, viewOf(rec, d))
+	}
+	writeJSON(w, http.StatusOK, page)
+}
+
+func (s *Scheduler) handleGet(w http.ResponseWriter, r *http.Request) {
+	user, ok := s.user(w, r)
+	if !ok {
+		return
+	}
+	rec, d, err := s.get(r.Context(), user, r.PathValue("scheduleId"))
+	if answerError(w, err) {
+		return
+	}
+	writeJSON(w, http.StatusOK, viewOf(rec, d))
+}
+
+func (s *Scheduler) handlePatch(w http.ResponseWriter, r *http.Request) {
+	user, ok := s.user(w, r)
+	if !ok {
+		return
+	}
+	f, ok := s.readFields(w, r)
+	if !ok {
+		return
+	}
+	v, err := s.patch(r.Context(), user, r.PathValue("scheduleId"), f)
+	if answerError(w, err) {
+		return
+	}
+	writeJSON(w, http.StatusOK, v)
+}
+
+func (s *Scheduler) handlePause(paused bool) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		user, ok := s.user(w, r)
+		if !ok {
+			return
+		}
+		v, err := s.patch(r.Context(), user, r.PathValue("scheduleId"), fields{Paused: &paused})
+		if answerError(w, err) {
+			return
+		}
+		writeJSON(w, http.StatusOK, v)
+	}
+}
+
+func (s *Scheduler) handleDelete(w http.ResponseWriter, r *http.Request) {
+	user, ok := s.user(w, r)
+	if !ok {
+		return
+	}
+	found, err := s.o.Store.DeleteSchedule(r.Context(), user, r.PathValue("scheduleId"))
+	if !found && err == nil {
+		err = errNotFound
+	}
+	if answerError(w, err) {
+		return
+	}
+	httpapi.NoStore(w).WriteHeader(http.StatusNoContent)
+}
+
+func (s *Scheduler) handleRun(w http.ResponseWriter, r *http.Request) {
+	user, ok := s.user(w, r)
+	if !ok {
+		return
+	}
+	fv, err := s.runNow(r.Context(), user, r.PathValue("scheduleId"))
+	if answerError(w, err) {
+		return
+	}
+	writeJSON(w, http.StatusAccepted, fv)
+}
+
+func (s *Scheduler) handleFires(w http.ResponseWriter, r *http.Request) {
+	user, ok := s.user(w, r)
+	if !ok {
+		return
+	}
+	cursor, limit, ok := pageParams(w, r)
+	if !ok {
+		return
+	}
+	before := int64(0)
+	if cursor != "" {
+		n, err := strconv.ParseInt(cursor, 10, 64)
+		if err != nil || n < 1 {
+			fail(w, http.StatusBadRequest, "invalid_cursor", "cursor must be the nextCursor of the previous page")
+			return
+		}
+		before = n
+	}
+	if _, _, err := s.get(r.Context(), user, r.PathValue("scheduleId")); answerError(w, err) {
+		return
+	}
+	fires, err := s.o.Store.ListFires(r.Context(), user, r.PathValue("scheduleId"), before, limit)
+	if answerError(w, err) {
+		return
+	}
+	page := struct {
+		Fires      []FireView `json:"fires"`
+		NextCursor *string    `json:"nextCursor"`
+	}{Fires: []FireView{}}
+	for _, f := range fires {
+		page.Fires = append(page.Fires, fireViewOf(f))
+	}
+	if len(fires) == limit && fires[len(fires)-1].Seq > 1 {
+		next := strconv.FormatInt(fires[len(fires)-1].Seq, 10)
+		page.NextCursor = &next
+	}
+	writeJSON(w, http.StatusOK, page)
+}
+
+// readFields reads a bounded, strict body; a refusal names the field.
+func (s *Scheduler) readFields(w http.ResponseWriter, r *http.Request) (fields, bool) {
+	body, e := httpapi.ReadAtMost(w, r, int64(s.o.MaxBodyBytes))
+	if e != nil {
+		fail(w, e.Status, e.Code, e.Detail)
+		return fields{}, false
+	}
+	f, err := decodeFields(body)
+	if err != nil {
+		answerError(w, err)
+		return fields{}, false
+	}
+	return f, true
+}
+
+// pageParams reads ?cursor= and ?limit= (1..100, default 100).
+func pageParams(w http.ResponseWriter, r *http.Request) (cursor string, limit int, ok bool) {
+	q := r.URL.Query()
+	limit = runtime.MaxPageSize
+	if q.Has("limit") {
+		n, err := strconv.Atoi(q.Get("limit"))
+		if err != nil || n < 1 || n > runtime.MaxPageSize {
+			fail(w, http.StatusBadRequest, "invalid_limit", "limit must be an integer from 1 to 100")
+			return "", 0, false
+		}
+		limit = n
+	}
+	return q.Get("cursor"), limit, true
+}
+
+// answerError writes err, when there is one: a refused field 400 naming
+// it, the bound 429, runtime errors by kind, anything else the store (503).
+func answerError(w http.ResponseWriter, err error) bool {
+	var fe fieldError
+	var le limitError
+	switch {
+	case err == nil:
+		return false
+	case errors.As(err, &fe):
+		fail(w, http.StatusBadRequest, "invalid_schedule", fe.Error())
+	case errors.As(err, &le):
+		fail(w, http.StatusTooManyRequests, "too_many_schedules", le.Error())
+	case errors.Is(err, store.ErrScheduleExists):
+		fail(w, http.StatusConflict, "schedule_exists", "A schedule with that ID exists")
+	default:
+		var re *runtime.Error
+		if !errors.As(err, &re) {
+			fail(w, http.StatusServiceUnavailable, "store_unavailable", "The state store is unavailable; retry shortly")
+			return true
+		}
+		status := http.StatusServiceUnavailable
+		switch {
+		case errors.Is(re.Kind, runtime.ErrNotFound):
+			status = http.StatusNotFound
+		case errors.Is(re.Kind, runtime.ErrConflict):
+			status = http.StatusConflict
+		case errors.Is(re.Kind, runtime.ErrInvalid):
+			status = http.StatusBadRequest
+		}
+		fail(w, status, re.Code, re.Detail)
+	}
+	return true
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	httpapi.WriteJSON(httpapi.NoStore(w), status, v)
+}
+
+func fail(w http.ResponseWriter, status int, code, detail string) {
+	httpapi.Fail(httpapi.NoStore(w), status, code, detail)
+}
+
+func jsonOf(d Definition) ([]byte, error) { return json.Marshal(d) }
