@@ -182,7 +182,7 @@ func (s *Service) takeOverAfter(ctx context.Context, run store.Lapsed, lost bool
 		}
 	}
 	if rerun {
-		err = s.resume(run, claimed, req)
+		err = s.resume(run, claimed)
 		if err == nil {
 			s.durability().RunResumed()
 			return true
@@ -226,70 +226,23 @@ func (s *Service) failClaimed(ctx context.Context, run store.Lapsed, claimed sto
 // resume runs a claimed turn again here, as attempt claimed.Attempt: its
 // events follow the log's last one, starting with the retraction of what
 // the lost attempts streamed and an activity naming the attempt.
-func (s *Service) resume(run store.Lapsed, claimed store.Claimed, req rerunRequest) error {
+func (s *Service) resume(run store.Lapsed, claimed store.Claimed) error {
 	ctx := context.Background()
-	sess, found, err := s.store.GetSession(ctx, run.User, run.Session)
-	if err != nil {
-		return err
-	}
-	if !found {
-		return errSessionNotFound
-	}
 	resumed, err := s.recall(ctx, run, claimed) // journal.go: the resume points, what to retract after them
 	if err != nil {
 		return err
 	}
-	p := Principal{UserID: run.User}
-	request := ResponseRequest{Input: req.Input, Parts: req.Parts, Metadata: req.Metadata, Background: true,
-		Transport: req.Transport, ClientTools: req.ClientTools, Context: req.Context, Message: req.Message}
-	content, err := s.resolveContent(ctx, p, request)
+	r, err := s.prepareStored(ctx, storedRun{user: run.User, session: run.Session, responseID: run.ResponseID,
+		request: claimed.Request, webhook: claimed.Webhook, epoch: claimed.Epoch, attempt: claimed.Attempt,
+		lastSequence: claimed.LastSequence})
 	if err != nil {
 		return err
 	}
-	metadata := req.Metadata
-	if len(metadata) == 0 || string(metadata) == "null" {
-		metadata = emptyObject
-	}
-	r := &Response{
-		ID: run.ResponseID, SessionID: run.Session, Background: true, svc: s, metadata: metadata,
-		done: make(chan struct{}), boundary: make(chan struct{}), watch: turnWatch{transport: req.Transport, started: time.Now()},
-		webhook: storedWebhook(claimed.Webhook), epoch: claimed.Epoch, rerunRequest: claimed.Request,
-	}
-	r.seq = claimed.LastSequence + 1
-	r.inStore.Store(true)
-	r.ctx, r.cancel = context.WithCancelCause(ctx)
-	place, err := s.admission.reserve(run.User)
-	if err != nil {
-		r.cancel(nil)
-		return err
-	}
-	if !s.track(r) {
-		place.release()
-		r.cancel(nil)
-		return errShuttingDown
-	}
-	state := sess.State
-	if state == nil {
-		state = map[string]json.RawMessage{}
-	}
-	r.turn = Turn{
-		ResponseID: r.ID, SessionID: r.SessionID, UserID: run.User, Attempt: claimed.Attempt,
-		Input: req.Input, Content: content, State: state, Metadata: metadata,
-		History: func(ctx context.Context, limit int) ([]Message, error) {
-			return s.history(ctx, run.User, run.Session, limit)
-		},
-		ClientTools: req.ClientTools, Context: req.Context, Message: req.Message,
-		RequestApproval:   r.requestApproval,
-		RequestClientTool: r.requestClientTool,
-	}
-	r.steers = newSteers(r, true) // it takes the steers kept for earlier attempts
-	r.turn.Steers = r.steers
 	resumed.restore(r)
 	r.startTrace(s.tracer)
 	r.emit(Event{Type: EventRetracted, Retracted: &resumed.retraction})
 	r.emit(Event{Type: EventAgentActivity, Activity: "attempt", Code: strconv.Itoa(claimed.Attempt)})
 	s.log.Info("running again the response of a lost replica", "responseId", r.ID, "attempt", claimed.Attempt, "epoch", claimed.Epoch)
-	r.admitted = place
 	s.runners.run(r)
 	return nil
 }

@@ -252,69 +252,17 @@ func (s *Service) startNextQueued(user, session string) {
 // stored request, as its first attempt: its events follow response.created
 // (logged when it was queued), from response.in_progress.
 func (s *Service) runQueued(ctx context.Context, user, session string, run store.QueuedRun, slot queuedSlot) error {
-	var req rerunRequest
-	if run.Request == nil || json.Unmarshal(run.Request, &req) != nil {
-		return errors.New("runtime: the queued response has no request to run")
-	}
-	sess, found, err := s.store.GetSession(ctx, user, session)
+	r, err := s.prepareStored(ctx, storedRun{user: user, session: session, responseID: run.ResponseID,
+		request: run.Request, webhook: run.Webhook, epoch: 1, attempt: 1, lastSequence: run.LastSequence})
 	if err != nil {
 		return err
-	}
-	if !found {
-		return errSessionNotFound
-	}
-	p := Principal{UserID: user}
-	request := ResponseRequest{Input: req.Input, Parts: req.Parts, Metadata: req.Metadata, Background: true,
-		Transport: req.Transport, ClientTools: req.ClientTools, Context: req.Context, Message: req.Message}
-	content, err := s.resolveContent(ctx, p, request)
-	if err != nil {
-		return err
-	}
-	metadata := req.Metadata
-	if len(metadata) == 0 || string(metadata) == "null" {
-		metadata = emptyObject
-	}
-	r := &Response{
-		ID: run.ResponseID, SessionID: session, Background: true, svc: s, metadata: metadata,
-		done: make(chan struct{}), boundary: make(chan struct{}), watch: turnWatch{transport: req.Transport, started: time.Now()},
-		webhook: storedWebhook(run.Webhook), epoch: 1, rerunRequest: run.Request,
-	}
-	r.seq = run.LastSequence + 1
-	r.inStore.Store(true)
-	r.ctx, r.cancel = context.WithCancelCause(context.Background())
-	place, err := s.admission.reserve(user)
-	if err != nil {
-		r.cancel(nil)
-		return err
-	}
-	if !s.track(r) {
-		place.release()
-		r.cancel(nil)
-		return errShuttingDown
-	}
-	state := sess.State
-	if state == nil {
-		state = map[string]json.RawMessage{}
-	}
-	r.turn = Turn{
-		ResponseID: r.ID, SessionID: session, UserID: user, Attempt: 1,
-		Input: req.Input, Content: content, State: state, Metadata: metadata,
-		History: func(ctx context.Context, limit int) ([]Message, error) {
-			return s.history(ctx, user, session, limit)
-		},
-		ClientTools: req.ClientTools, Context: req.Context, Message: req.Message,
-		RequestApproval:   r.requestApproval,
-		RequestClientTool: r.requestClientTool,
 	}
 	r.turn.Journal = newJournal(r, nil)
-	r.steers = newSteers(r, true) // steers kept for it (a leftover of the turn before) are taken at once
-	r.turn.Steers = r.steers
 	r.startTrace(s.tracer)
 	r.emit(Event{Type: EventInProgress})
 	s.busy.told(sessionRef{user, session}) // more may be queued behind it: its end starts the next
 	r.limits = slot.hold
 	slot.owner.Store(r)
-	r.admitted = place
 	s.runners.run(r)
 	return nil
 }

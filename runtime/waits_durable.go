@@ -130,7 +130,7 @@ func (s *Service) continueWait(ctx context.Context, user string, w store.Wait, r
 		s.failClaimed(ctx, run, claimed)
 		return errExecutionUnavailable
 	}
-	if err := s.resume(run, claimed, req); err != nil {
+	if err := s.resume(run, claimed); err != nil {
 		s.log.Warn("cannot continue the answered response; failing it", "responseId", w.ResponseID, "err", err)
 		s.failClaimed(ctx, run, claimed)
 		return errExecutionUnavailable
