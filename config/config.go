@@ -1,6 +1,10 @@
 package config
 
-import "time"
+import (
+	"time"
+
+	"github.com/harnest/harnest/internal/contract"
+)
 
 // APIVersion and Kind are the only values config.yaml accepts for its
 // header fields.
@@ -36,6 +40,9 @@ type Folder struct {
 	Card         map[string]any // agent-card.yaml as a JSON-ready value
 	ExtendedCard map[string]any // agent-card.extended.yaml laid over Card; nil without the file
 	Instructions string
+	// Contract is the agent's typed contract, compiled from
+	// spec.inputSchema and spec.outputSchema; nil without either.
+	Contract *contract.Contract
 }
 
 // Config is config.yaml.
@@ -81,6 +88,14 @@ type Spec struct {
 	// "reject" (the default: 409 session_busy), "enqueue", "interrupt" or
 	// "rollback".
 	OnBusy string `yaml:"onBusy"`
+	// InputSchema and OutputSchema are the agent's typed contract
+	// (contract.go): JSON Schemas written inline (a mapping) or the name of
+	// a JSON or YAML file beside config.yaml (a string). With an input
+	// schema, input must be an object that matches it; with an output
+	// schema, the answer is a JSON value that matches it, carried in the
+	// receipt's result.
+	InputSchema  JSONValue `yaml:"inputSchema"`
+	OutputSchema JSONValue `yaml:"outputSchema"`
 }
 
 // Output is the output policy, applied once before any transport sees an
