@@ -1,10 +1,6 @@
 package config
 
-import (
-	"time"
-
-	"github.com/harnest/harnest/internal/contract"
-)
+import "time"
 
 // APIVersion and Kind are the only values config.yaml accepts for its
 // header fields.
@@ -40,9 +36,6 @@ type Folder struct {
 	Card         map[string]any // agent-card.yaml as a JSON-ready value
 	ExtendedCard map[string]any // agent-card.extended.yaml laid over Card; nil without the file
 	Instructions string
-	// Contract is the agent's typed contract, compiled from
-	// spec.inputSchema and spec.outputSchema; nil without either.
-	Contract *contract.Contract
 }
 
 // Config is config.yaml.

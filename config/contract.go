@@ -12,6 +12,13 @@ import (
 // maxSchemaBytes bounds a schema file beside config.yaml.
 const maxSchemaBytes = 1 << 20
 
+// Contract compiles the agent's typed contract from spec.inputSchema and
+// spec.outputSchema (as the loaded folder holds them: JSON); nil without
+// either.
+func (s Spec) Contract() (*contract.Contract, error) {
+	return contract.New(json.RawMessage(s.InputSchema), json.RawMessage(s.OutputSchema))
+}
+
 // loadContract reads spec.inputSchema and spec.outputSchema — inline, or
 // the name of a JSON or YAML file in the folder — and compiles them. The
 // schemas in spec are replaced by the JSON they name. Problems are added

@@ -20,16 +20,20 @@ func TestLoadContractInlineAndFromAFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := mustLoad(t, dir, nil)
-	if f.Contract == nil || f.Contract.InputSchema() == nil || f.Contract.OutputSchema() == nil {
-		t.Fatalf("contract not loaded: %+v", f.Contract)
+	c, err := f.Config.Spec.Contract()
+	if err != nil {
+		t.Fatal(err)
 	}
-	if vs := f.Contract.InputSchema().Check(json.RawMessage(`{}`)); len(vs) != 1 {
+	if c == nil || c.InputSchema() == nil || c.OutputSchema() == nil {
+		t.Fatalf("contract not loaded: %+v", c)
+	}
+	if vs := c.InputSchema().Check(json.RawMessage(`{}`)); len(vs) != 1 {
 		t.Errorf("input schema checks: %v", vs)
 	}
 	if got := string(f.Config.Spec.OutputSchema); got != `{"required":["answer"],"type":"object"}` {
 		t.Errorf("outputSchema from the file = %s", got)
 	}
-	if f := mustLoad(t, writeFolder(t, minimalConfig, minimalCard, minimalInstructions), nil); f.Contract != nil {
+	if c, _ := mustLoad(t, writeFolder(t, minimalConfig, minimalCard, minimalInstructions), nil).Config.Spec.Contract(); c != nil {
 		t.Errorf("an untyped agent has a contract")
 	}
 }

@@ -73,7 +73,7 @@ func LoadWithEnv(dir string, lookup func(string) (string, bool)) (*Folder, error
 		}
 	}
 	if probs.Len() == 0 {
-		folder.Contract = loadContract(abs, &folder.Config.Spec, probs)
+		loadContract(abs, &folder.Config.Spec, probs)
 	}
 	instructions := instructionsFile
 	if name := folder.Config.Spec.Instructions; name != "" {

@@ -171,6 +171,11 @@ func decodeCreate(f frame, obj map[string]json.RawMessage) (frame, *frameError) 
 			return f, &frameError{msgContent}
 		}
 		f.Input, f.Parts = input, parts
+	} else if len(raw) > 0 && raw[0] == '{' {
+		// A typed input: one data part, checked by the runtime against
+		// the agent's input schema (runtime/contract.go).
+		data := jsonwrite.Compact(raw)
+		f.Input, f.Parts = string(data), []runtime.InputPart{{Type: "data", Data: data}}
 	} else {
 		input, ok := jsonString(raw)
 		if !ok || strings.TrimSpace(input) == "" {

@@ -27,6 +27,11 @@ type Options struct {
 	// OpenResponses reports that /v1/responses (Open Responses) is
 	// enabled: its operations are described under the tag "Open Responses".
 	OpenResponses bool
+	// InputSchema and OutputSchema are a typed agent's contract
+	// (spec.inputSchema, spec.outputSchema; contract.go) as JSON text
+	// (strings: Options is a map key, cache.go); "": untyped.
+	InputSchema  string
+	OutputSchema string
 }
 
 const (
@@ -106,6 +111,9 @@ func Document(o Options) (*openapi3.T, error) {
 		b.addOpenResponses(doc)
 	}
 
+	if err := b.addContract(doc, o); err != nil {
+		return nil, err
+	}
 	if err := doc.Validate(context.Background()); err != nil {
 		return nil, fmt.Errorf("apidoc: generated document is invalid: %w", err)
 	}

@@ -1,0 +1,242 @@
+package server_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/harnest/harnest/config"
+	"github.com/harnest/harnest/server/servertest"
+)
+
+// A typed agent (spec.inputSchema) refuses bad input on every door with
+// the same JSON pointers, stores nothing, and accepts good input.
+
+const typedInputSchema = `{"type":"object","required":["city","days"],"additionalProperties":false,
+ "properties":{"city":{"type":"string","minLength":1},"days":{"type":"integer","minimum":1,"maximum":7}}}`
+
+// badTyped breaks the schema in three places: /days, /city and an extra
+// member (at the top level).
+const badTyped = `{"city":"","days":9,"extra":true}`
+
+var badPointers = []string{"", "/city", "/days"}
+
+func typedSetup() servertest.Setup {
+	return servertest.Setup{Config: func(c *config.Config) {
+		c.Spec.InputSchema = config.JSONValue(typedInputSchema)
+		c.Server.Live = true
+	}}
+}
+
+// mustViolations checks an error body: code input_invalid and one
+// violation at each of badPointers, also named in the detail.
+func mustViolations(t *testing.T, body []byte) {
+	t.Helper()
+	var e struct {
+		Code       string `json:"code"`
+		Detail     string `json:"detail"`
+		Violations []struct{ Pointer, Message string }
+	}
+	if err := json.Unmarshal(body, &e); err != nil {
+		t.Fatalf("error body %s: %v", body, err)
+	}
+	var got []string
+	for _, v := range e.Violations {
+		got = append(got, v.Pointer)
+	}
+	if e.Code != "input_invalid" || strings.Join(got, ",") != strings.Join(badPointers, ",") {
+		t.Fatalf("body %s: want code input_invalid and pointers %q", body, badPointers)
+	}
+	mustDetailPointers(t, e.Detail)
+}
+
+// mustDetailPointers checks that a detail sentence names every violation.
+func mustDetailPointers(t *testing.T, detail string) {
+	t.Helper()
+	for _, at := range []string{"at the top level: ", "at /city: ", "at /days: "} {
+		if !strings.Contains(detail, at) {
+			t.Fatalf("detail %q does not name %q", detail, at)
+		}
+	}
+}
+
+// mustNothingStored checks that the refusals stored nothing: n sessions
+// (those a door opened before the refusals), none with a message.
+func mustNothingStored(t *testing.T, ts *servertest.Server, n int) {
+	t.Helper()
+	r := ts.Get("/sessions")
+	servertest.MustStatus(t, r, http.StatusOK)
+	var list struct{ Sessions []struct{ ID string } }
+	if err := json.Unmarshal(r.Body, &list); err != nil || len(list.Sessions) != n {
+		t.Fatalf("sessions after refusals: %s", r.Body)
+	}
+	for _, s := range list.Sessions {
+		m := ts.Get("/sessions/" + s.ID + "/messages")
+		var msgs struct{ Messages []json.RawMessage }
+		if err := json.Unmarshal(m.Body, &msgs); err != nil || len(msgs.Messages) != 0 {
+			t.Fatalf("messages after refusals: %s", m.Body)
+		}
+	}
+}
+
+func TestTypedInputNeutralAndSSE(t *testing.T) {
+	servertest.EachStore(t, typedSetup(), func(t *testing.T, ts *servertest.Server) {
+		for _, body := range []string{
+			`{"input":` + badTyped + `}`,
+			`{"input":` + badTyped + `,"stream":true}`,
+			`{"input":[{"type":"data","data":` + badTyped + `}]}`,
+		} {
+			r := ts.Post("/responses", body)
+			servertest.MustStatus(t, r, http.StatusBadRequest)
+			mustViolations(t, r.Body)
+		}
+		for _, body := range []string{`{"input":"Paris for three days"}`, `{"input":[{"type":"text","text":"hi"}]}`, `{"input":[{"type":"data","data":[1]}]}`} {
+			r := ts.Post("/responses", body)
+			servertest.MustStatus(t, r, http.StatusBadRequest)
+			if !strings.Contains(string(r.Body), `"code":"input_invalid"`) {
+				t.Fatalf("%s: %s", body, r.Body)
+			}
+		}
+		mustNothingStored(t, ts, 0)
+
+		r := ts.Post("/responses", `{"input":{"city":"Paris","days":3}}`)
+		servertest.MustStatus(t, r, http.StatusOK)
+		if got, _ := r.JSON(t)["outputText"].(string); !strings.HasPrefix(got, `Echo: {"city":"Paris","days":3}`) {
+			t.Fatalf("outputText %v", got)
+		}
+		frames, resp := ts.Stream("/responses", `{"input":{"city":"Oslo","days":1},"stream":true}`)
+		if resp.StatusCode != http.StatusOK || len(frames) == 0 || frames[len(frames)-1].Event != "response.completed" {
+			t.Fatalf("stream: %d %v", resp.StatusCode, frames)
+		}
+	})
+}
+
+func TestUntypedAgentRefusesAnObjectInput(t *testing.T) {
+	ts := servertest.Start(t, "", servertest.Setup{})
+	r := ts.Post("/responses", `{"input":{"city":"Paris"}}`)
+	servertest.MustStatus(t, r, http.StatusBadRequest)
+	if !strings.Contains(string(r.Body), "spec.inputSchema") {
+		t.Fatalf("body %s", r.Body)
+	}
+}
+
+func TestTypedInputLive(t *testing.T) {
+	servertest.EachStore(t, typedSetup(), func(t *testing.T, ts *servertest.Server) {
+		ws := dialTypedLive(t, ts)
+		sendFrame(t, ws, `{"type":"response.create","input":`+badTyped+`}`)
+		f := readFrame(t, ws)
+		detail, _ := f["detail"].(string)
+		if f["type"] != "error" {
+			t.Fatalf("bad input answered %v", f)
+		}
+		if detail == "" {
+			detail, _ = f["error"].(string)
+		}
+		mustDetailPointers(t, detail)
+		mustNothingStored(t, ts, 1) // the socket's session
+
+		sendFrame(t, ws, `{"type":"response.create","input":{"city":"Rome","days":2}}`)
+		for i := 0; ; i++ {
+			f := readFrame(t, ws)
+			if f["type"] == "response.completed" {
+				if !strings.Contains(f["outputText"].(string), `"city":"Rome"`) {
+					t.Fatalf("completed %v", f)
+				}
+				break
+			}
+			if f["type"] == "error" || i == 100 {
+				t.Fatalf("good input answered %v", f)
+			}
+		}
+	})
+}
+
+func TestTypedInputA2A(t *testing.T) {
+	servertest.EachStore(t, typedSetup(), func(t *testing.T, ts *servertest.Server) {
+		send := func(part string) servertest.Reply {
+			body := `{"message":{"messageId":"m1","role":"ROLE_USER","parts":[` + part + `]}}`
+			return ts.Do("POST", "/message:send", "application/json", []byte(body), "A2A-Version", "1.0")
+		}
+		bad := send(`{"data":` + badTyped + `}`)
+		if bad.Status != http.StatusBadRequest {
+			t.Fatalf("bad data part: %d %s", bad.Status, bad.Body)
+		}
+		mustDetailPointers(t, string(bad.Body))
+		if text := send(`{"text":"Paris"}`); text.Status/100 != 4 {
+			t.Fatalf("a text part: %d %s", text.Status, text.Body)
+		}
+		mustNothingStored(t, ts, 0)
+		good := send(`{"data":{"city":"Lima","days":4}}`)
+		servertest.MustStatus(t, good, http.StatusOK)
+		if !strings.Contains(string(good.Body), `Lima`) {
+			t.Fatalf("good data part answered %s", good.Body)
+		}
+	})
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func dialTypedLive(t *testing.T, ts *servertest.Server) *websocket.Conn {
+	t.Helper()
+	d := websocket.Dialer{HandshakeTimeout: 5 * time.Second}
+	ws, _, err := d.Dial("ws"+strings.TrimPrefix(ts.URL, "http")+"/live", http.Header{})
+	if err != nil {
+		t.Fatalf("dial /live: %v", err)
+	}
+	t.Cleanup(func() { _ = ws.Close() })
+	sendFrame(t, ws, `{"type":"connect"}`)
+	if f := readFrame(t, ws); f["type"] != "session.connected" {
+		t.Fatalf("connect answered %v", f)
+	}
+	return ws
+}
+
+func sendFrame(t *testing.T, ws *websocket.Conn, frame string) {
+	t.Helper()
+	_ = ws.SetWriteDeadline(time.Now().Add(5 * time.Second))
+	if err := ws.WriteMessage(websocket.TextMessage, []byte(frame)); err != nil {
+		t.Fatalf("send %s: %v", frame, err)
+	}
+}
+
+func readFrame(t *testing.T, ws *websocket.Conn) map[string]any {
+	t.Helper()
+	_ = ws.SetReadDeadline(time.Now().Add(5 * time.Second))
+	var f map[string]any
+	if err := ws.ReadJSON(&f); err != nil {
+		t.Fatalf("read a frame: %v", err)
+	}
+	return f
+}
+
+// TestTypedAgentShowsItsContract checks /agent, the A2A card and the
+// OpenAPI document (JSON and YAML) of a typed agent.
+func TestTypedAgentShowsItsContract(t *testing.T) {
+	ts := servertest.Start(t, "", typedSetup())
+	agent := ts.Get("/agent")
+	servertest.MustStatus(t, agent, http.StatusOK)
+	if !strings.Contains(string(agent.Body), `"contract":{"inputSchema":{`) || !strings.Contains(string(agent.Body), `"days"`) {
+		t.Fatalf("/agent: %s", agent.Body)
+	}
+	card := ts.Get("/.well-known/agent-card.json")
+	if !strings.Contains(string(card.Body), "https://harnest.dev/a2a/ext/contract/v1") || !strings.Contains(string(card.Body), `"application/json"`) {
+		t.Fatalf("card: %s", card.Body)
+	}
+	for _, p := range []string{"/openapi.json", "/openapi.yaml"} {
+		doc := ts.Get(p)
+		if !strings.Contains(string(doc.Body), "AgentInput") {
+			t.Fatalf("%s lacks AgentInput", p)
+		}
+	}
+}
