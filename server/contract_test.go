@@ -240,3 +240,32 @@ func TestTypedAgentShowsItsContract(t *testing.T) {
 		}
 	}
 }
+
+// A program (exec backend) with both schemas: the typed input reaches it
+// on stdin as JSON, its JSON answer becomes the receipt's result; an
+// answer that does not match fails with output_invalid.
+func TestTypedProgramOutput(t *testing.T) {
+	const program = `import json, sys
+d = json.load(sys.stdin)
+if d["city"] == "Nowhere":
+    print("no idea")
+else:
+    print(json.dumps({"summary": d["city"] + " for " + str(d["days"]) + " days"}))`
+	setup := servertest.Setup{Config: func(c *config.Config) {
+		c.Spec.Backend = config.Backend{Exec: &config.ExecBackend{Command: []string{"python3", "-c", program}, TimeoutSeconds: 20}}
+		c.Spec.InputSchema = config.JSONValue(typedInputSchema)
+		c.Spec.OutputSchema = config.JSONValue(`{"type":"object","required":["summary"],"properties":{"summary":{"type":"string"}}}`)
+	}}
+	servertest.EachStore(t, setup, func(t *testing.T, ts *servertest.Server) {
+		r := ts.Post("/responses", `{"input":{"city":"Paris","days":3}}`)
+		servertest.MustStatus(t, r, http.StatusOK)
+		env := r.JSON(t)
+		if res, _ := env["result"].(map[string]any); env["status"] != "completed" || res["summary"] != "Paris for 3 days" {
+			t.Fatalf("envelope %s", r.Body)
+		}
+		r = ts.Post("/responses", `{"input":{"city":"Nowhere","days":1}}`)
+		if r.Status == http.StatusOK || !strings.Contains(string(r.Body), `"code":"output_invalid"`) {
+			t.Fatalf("an answer that breaks the output schema: %d %s", r.Status, r.Body)
+		}
+	})
+}
