@@ -269,3 +269,49 @@ else:
 		}
 	})
 }
+
+// AG-UI: a typed agent reads the newest user message's text as the input
+// object.
+func TestTypedInputAGUI(t *testing.T) {
+	servertest.EachStore(t, typedSetup(), func(t *testing.T, ts *servertest.Server) {
+		run := func(content string) servertest.Reply {
+			c, _ := json.Marshal(content)
+			body := `{"threadId":"th-typed","runId":"r1","messages":[{"id":"u1","role":"user","content":` + string(c) + `}],"state":{},"tools":[],"context":[],"forwardedProps":{}}`
+			return ts.Do("POST", "/agui", "application/json", []byte(body), "Accept", "text/event-stream")
+		}
+		bad := run(badTyped)
+		servertest.MustStatus(t, bad, http.StatusBadRequest)
+		mustViolations(t, bad.Body)
+		if r := run("Paris for three days"); r.Status != http.StatusBadRequest || !strings.Contains(string(r.Body), "input_invalid") {
+			t.Fatalf("text to a typed agent: %d %s", r.Status, r.Body)
+		}
+		mustNothingStored(t, ts, 0)
+		good := run(`{"city":"Quito","days":5}`)
+		servertest.MustStatus(t, good, http.StatusOK)
+		if !strings.Contains(string(good.Body), "RUN_FINISHED") || !strings.Contains(string(good.Body), `Quito`) {
+			t.Fatalf("good input: %s", good.Body)
+		}
+	})
+}
+
+// /v1/responses: a typed agent reads the user's text as the input object.
+func TestTypedInputOpenResponses(t *testing.T) {
+	setup := typedSetup()
+	base := setup.Config
+	setup.Config = func(c *config.Config) { base(c); c.Server.OpenResponses = true }
+	servertest.EachStore(t, setup, func(t *testing.T, ts *servertest.Server) {
+		in, _ := json.Marshal(badTyped)
+		bad := ts.Post("/v1/responses", `{"model":"hello","input":`+string(in)+`}`)
+		if bad.Status != http.StatusBadRequest || !strings.Contains(string(bad.Body), "input_invalid") {
+			t.Fatalf("bad input: %d %s", bad.Status, bad.Body)
+		}
+		var e struct{ Error struct{ Message string } }
+		_ = json.Unmarshal(bad.Body, &e)
+		mustDetailPointers(t, e.Error.Message)
+		mustNothingStored(t, ts, 0)
+		good := ts.Post("/v1/responses", `{"model":"hello","input":"{\"city\":\"Bern\",\"days\":2}"}`)
+		if good.Status != http.StatusOK || !strings.Contains(string(good.Body), `Bern`) {
+			t.Fatalf("good input: %d %s", good.Status, good.Body)
+		}
+	})
+}
