@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -312,6 +313,35 @@ func TestTypedInputOpenResponses(t *testing.T) {
 		good := ts.Post("/v1/responses", `{"model":"hello","input":"{\"city\":\"Bern\",\"days\":2}"}`)
 		if good.Status != http.StatusOK || !strings.Contains(string(good.Body), `Bern`) {
 			t.Fatalf("good input: %d %s", good.Status, good.Body)
+		}
+	})
+}
+
+// The example typed agent (examples/trip): schemas in files beside
+// config.yaml, a program that answers JSON, the plan as the result, and
+// the schema's own example in the OpenAPI document.
+func TestTripExample(t *testing.T) {
+	servertest.EachStore(t, servertest.Setup{Folder: "../examples/trip"}, func(t *testing.T, ts *servertest.Server) {
+		r := ts.Post("/responses", `{"input":{"city":"Lisbon","days":2}}`)
+		servertest.MustStatus(t, r, http.StatusOK)
+		var env struct {
+			Status string
+			Result struct {
+				City string
+				Days []struct{ Day int }
+			}
+		}
+		if err := json.Unmarshal(r.Body, &env); err != nil || env.Status != "completed" || env.Result.City != "Lisbon" || len(env.Result.Days) != 2 {
+			t.Fatalf("envelope %s", r.Body)
+		}
+		bad := ts.Post("/responses", `{"input":{"city":"Lisbon","days":0,"pace":"fast"}}`)
+		if bad.Status != http.StatusBadRequest || !strings.Contains(string(bad.Body), `"pointer":"/days"`) || !strings.Contains(string(bad.Body), `"pointer":"/pace"`) {
+			t.Fatalf("bad input: %d %s", bad.Status, bad.Body)
+		}
+		var doc bytes.Buffer
+		_ = json.Compact(&doc, ts.Get("/openapi.json").Body)
+		if !strings.Contains(doc.String(), `"input":{"city":"Lisbon","days":2}`) {
+			t.Fatal("the OpenAPI document does not show the schema's example")
 		}
 	})
 }

@@ -45,13 +45,11 @@ func (b *builder) addContract(doc *openapi3.T, o Options) error {
 
 // contractSchema reads a JSON Schema as an OpenAPI schema.
 func contractSchema(key string, raw json.RawMessage, description string) (*openapi3.SchemaRef, error) {
-	var m map[string]json.RawMessage
+	var m map[string]any
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return nil, fmt.Errorf("apidoc: %s cannot be shown as an OpenAPI schema: %w", key, err)
 	}
-	delete(m, "$schema") // OpenAPI 3.0 schemas name no dialect
-	delete(m, "$id")
-	raw, _ = json.Marshal(m)
+	raw, _ = json.Marshal(toOpenAPI30(m))
 	var s openapi3.Schema
 	if json.Unmarshal(raw, &s) != nil || s.Validate(context.Background()) != nil {
 		// A JSON Schema that OpenAPI 3.0 cannot say (type lists,
@@ -128,4 +126,32 @@ func exampleOf(s *openapi3.Schema) any {
 		return true
 	}
 	return "example"
+}
+
+// toOpenAPI30 rewrites what JSON Schema 2020-12 and OpenAPI 3.0 spell
+// differently, at every level: no $schema, $id or $comment, and the first
+// of "examples" as "example".
+func toOpenAPI30(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		delete(v, "$schema")
+		delete(v, "$id")
+		delete(v, "$comment")
+		if ex, ok := v["examples"].([]any); ok {
+			delete(v, "examples")
+			if _, has := v["example"]; !has && len(ex) > 0 {
+				v["example"] = ex[0]
+			}
+		}
+		for k, child := range v {
+			if k != "example" && k != "default" && k != "enum" && k != "const" {
+				v[k] = toOpenAPI30(child)
+			}
+		}
+	case []any:
+		for i, child := range v {
+			v[i] = toOpenAPI30(child)
+		}
+	}
+	return v
 }
