@@ -140,10 +140,11 @@ func (a *API) readResponseRequest(w http.ResponseWriter, r *http.Request) (runti
 	if !ok {
 		return runtime.ResponseRequest{}, false
 	}
-	if req, ok := fastResponseRequest(body); ok {
+	typed := a.svc.Contract().InputSchema() != nil
+	if req, ok := fastRequest(body, typed); ok {
 		return req, true
 	}
-	return generalResponseRequest(w, body, a.svc.Contract().InputSchema() != nil)
+	return generalResponseRequest(w, body, typed)
 }
 
 // generalResponseRequest decodes a body the general way: the whole body

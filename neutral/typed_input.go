@@ -14,10 +14,10 @@ import (
 // so transcripts and text-only backends see it. An untyped agent refuses
 // an object (generalResponseRequest).
 
-// typedInput reads an object input as one data part.
+// typedInput reads an object input (valid JSON: both paths checked it)
+// as one data part.
 func typedInput(raw json.RawMessage) (string, []runtime.InputPart, error) {
-	var probe map[string]json.RawMessage
-	if json.Unmarshal(raw, &probe) != nil {
+	if !isObject(raw) {
 		return "", nil, fieldError{"input", "must be a JSON object"}
 	}
 	data := jsonwrite.Compact(raw)
