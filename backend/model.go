@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync/atomic"
 
 	"github.com/harnest/harnest/backend/chat"
 	"github.com/harnest/harnest/config"
@@ -28,6 +29,7 @@ type Model struct {
 	history      int
 	log          *slog.Logger
 	output       *contract.Schema // spec.outputSchema (model_output.go); nil: text
+	plainOutput  atomic.Bool      // the endpoint rejected response_format (model_output.go)
 }
 
 // errMaxSteps: the model kept calling tools for every step it was allowed.
@@ -89,7 +91,7 @@ func (m *Model) Run(ctx context.Context, turn *runtime.Turn, emit runtime.Emit) 
 			return emit(runtime.Event{Type: runtime.EventThinkingDelta, Delta: delta})
 		},
 	}
-	output := newModelOutput(m.output) // model_output.go
+	output := newModelOutput(m.output, m.plainOutput.Load()) // model_output.go
 	if output != nil {
 		handlers.Text = func(string) error { return nil } // the checked answer is emitted at the end
 	}
@@ -98,6 +100,11 @@ func (m *Model) Run(ctx context.Context, turn *runtime.Turn, emit runtime.Emit) 
 			return err
 		}
 		res, err := m.reply(ctx, turn, step, chat.Request{Messages: messages, Tools: offered.specs, ResponseFormat: output.responseFormat()}, handlers, emit)
+		if err != nil && output.formatRejected(err) {
+			m.plainOutput.Store(true)
+			m.log.Warn("model backend: the endpoint rejected response_format; asking for the output schema's JSON without it", "responseId", turn.ResponseID)
+			res, err = m.reply(ctx, turn, step, chat.Request{Messages: messages, Tools: offered.specs}, handlers, emit)
+		}
 		if err != nil {
 			return err
 		}

@@ -1,6 +1,9 @@
 package backend
 
 import (
+	"errors"
+	"strings"
+
 	"github.com/harnest/harnest/backend/chat"
 	"github.com/harnest/harnest/internal/contract"
 	"github.com/harnest/harnest/runtime"
@@ -15,7 +18,10 @@ import (
 // with what is wrong, up to maxOutputRepairs times. Only then is the
 // answer emitted, as one text delta of its JSON; the runtime parses it
 // into the receipt's result, or fails the response with output_invalid
-// when even the last repair does not match (runtime/contract.go).
+// when even the last repair does not match (runtime/contract.go). An
+// endpoint that rejects response_format (HTTP 4xx) is asked again without
+// it, and never again by this backend: the check and the repairs then do
+// the work alone.
 
 // maxOutputRepairs bounds how often an answer that does not match the
 // output schema is sent back to the model.
@@ -28,13 +34,28 @@ type modelOutput struct {
 	repairs int
 }
 
-// newModelOutput is the turn's output contract, nil without a schema.
-func newModelOutput(schema *contract.Schema) *modelOutput {
+// newModelOutput is the turn's output contract, nil without a schema;
+// plain: the endpoint does not take response_format.
+func newModelOutput(schema *contract.Schema, plain bool) *modelOutput {
 	if schema == nil {
 		return nil
 	}
-	return &modelOutput{schema: schema, format: &chat.ResponseFormat{Type: "json_schema",
-		JSONSchema: chat.JSONSchema{Name: "agent_output", Schema: schema.JSON()}}}
+	o := &modelOutput{schema: schema}
+	if !plain {
+		o.format = &chat.ResponseFormat{Type: "json_schema", JSONSchema: chat.JSONSchema{Name: "agent_output", Schema: schema.JSON()}}
+	}
+	return o
+}
+
+// formatRejected reports a call the endpoint rejected (HTTP 4xx) while it
+// was asked for structured output; the turn stops asking.
+func (o *modelOutput) formatRejected(err error) bool {
+	var e *runtime.Error
+	if o == nil || o.format == nil || !errors.As(err, &e) || e.Code != chat.CodeBadResponse || !strings.Contains(e.Detail, "rejected the request") {
+		return false
+	}
+	o.format = nil
+	return true
 }
 
 // responseFormat is what to ask the endpoint for (nil: text).

@@ -87,3 +87,38 @@ func TestModelStructuredOutputNeverComplies(t *testing.T) {
 
 // sleepBriefly waits between polls of a receipt.
 func sleepBriefly() { time.Sleep(20 * time.Millisecond) }
+
+// An endpoint that rejects response_format: the call is made again
+// without it, the answer checked and repaired all the same, and later
+// turns no longer ask for it.
+func TestModelStructuredOutputWithoutResponseFormat(t *testing.T) {
+	eachModelServer(t, withOutputSchema, func(t *testing.T, ts *servertest.Server, fake *fakemodel.Server) {
+		calls := 0
+		fake.SetDefault(func(req fakemodel.Request) fakemodel.Reply {
+			if bytes.Contains(req.Body, []byte(`"response_format"`)) {
+				return fakemodel.Reply{Status: 400, Body: `{"error":{"message":"response_format is not supported"}}`}
+			}
+			calls++
+			if calls%2 == 1 {
+				return fakemodel.Reply{Text: `{"city": "Rome"}`} // /high is missing
+			}
+			return fakemodel.Reply{Text: `{"city": "Rome", "high": 30}`}
+		})
+		for i := range 2 {
+			r := ts.Post("/responses", `{"input":"Weather in Rome?"}`)
+			servertest.MustStatus(t, r, 200)
+			if res, _ := json.Marshal(r.JSON(t)["result"]); string(res) != `{"city":"Rome","high":30}` {
+				t.Fatalf("turn %d: %s", i, r.Body)
+			}
+		}
+		var asked int
+		for _, req := range fake.Requests() {
+			if bytes.Contains(req.Body, []byte(`"response_format"`)) {
+				asked++
+			}
+		}
+		if asked != 1 || len(fake.Requests()) != 5 {
+			t.Fatalf("%d calls asked for response_format of %d; want 1 of 5", asked, len(fake.Requests()))
+		}
+	})
+}
