@@ -345,3 +345,15 @@ func TestTripExample(t *testing.T) {
 		}
 	})
 }
+
+// An untyped agent's /live refuses an object input, as POST /responses does.
+func TestUntypedLiveRefusesAnObjectInput(t *testing.T) {
+	ts := servertest.Start(t, "", servertest.Setup{Config: func(c *config.Config) { c.Server.Live = true }})
+	ws := dialTypedLive(t, ts)
+	sendFrame(t, ws, `{"type":"response.create","input":{"city":"Rome"}}`)
+	if f := readFrame(t, ws); f["type"] != "error" || !strings.Contains(mustString(f), "spec.inputSchema") {
+		t.Fatalf("an object to an untyped agent answered %v", f)
+	}
+}
+
+func mustString(v any) string { b, _ := json.Marshal(v); return string(b) }
