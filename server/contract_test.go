@@ -357,3 +357,34 @@ func TestUntypedLiveRefusesAnObjectInput(t *testing.T) {
 }
 
 func mustString(v any) string { b, _ := json.Marshal(v); return string(b) }
+
+// A worker (exec worker mode): its typed input arrives as the turn's data
+// part; its answer is checked against the output schema like any other.
+func TestTypedWorkerOutput(t *testing.T) {
+	const worker = `import json, sys
+for raw in sys.stdin:
+    turn = json.loads(raw)
+    if turn.get("type") != "turn":
+        continue
+    data = [p["data"] for p in turn["content"] if p["type"] == "data"][0]
+    answer = "no idea" if data["city"] == "Nowhere" else json.dumps({"summary": data["city"]})
+    sys.stdout.write(json.dumps({"type": "text", "id": turn["id"], "delta": answer}) + "\n")
+    sys.stdout.write(json.dumps({"type": "done", "id": turn["id"]}) + "\n")
+    sys.stdout.flush()`
+	setup := servertest.Setup{Config: func(c *config.Config) {
+		c.Spec.Backend = config.Backend{Exec: &config.ExecBackend{Command: []string{"python3", "-c", worker}, Mode: "worker", TimeoutSeconds: 20}}
+		c.Spec.InputSchema = config.JSONValue(typedInputSchema)
+		c.Spec.OutputSchema = config.JSONValue(`{"type":"object","required":["summary"],"properties":{"summary":{"type":"string"}}}`)
+	}}
+	servertest.EachStore(t, setup, func(t *testing.T, ts *servertest.Server) {
+		r := ts.Post("/responses", `{"input":{"city":"Oslo","days":3}}`)
+		servertest.MustStatus(t, r, http.StatusOK)
+		if res, _ := r.JSON(t)["result"].(map[string]any); res["summary"] != "Oslo" {
+			t.Fatalf("envelope %s", r.Body)
+		}
+		r = ts.Post("/responses", `{"input":{"city":"Nowhere","days":1}}`)
+		if r.Status == http.StatusOK || !strings.Contains(string(r.Body), `"code":"output_invalid"`) {
+			t.Fatalf("an answer that breaks the output schema: %d %s", r.Status, r.Body)
+		}
+	})
+}
