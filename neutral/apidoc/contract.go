@@ -36,6 +36,11 @@ func (b *builder) addContract(doc *openapi3.T, o Options) error {
 			return err
 		}
 		b.define("AgentOutput", s)
+		if item := doc.Paths.Value("/responses"); item != nil && item.Post != nil {
+			item.Post.Description += " This agent's answers are typed: a completed response carries the answer as `result`, " +
+				"which matches `AgentOutput` (its `spec.outputSchema`); an answer that cannot be made to match fails the response " +
+				"with `output_invalid` (HTTP 500 on a JSON call; the receipt says failed)."
+		}
 		if env := b.schemas["ResponseEnvelope"]; env != nil && env.Value != nil && env.Value.Properties["result"] != nil {
 			env.Value.Properties["result"] = b.ref("AgentOutput")
 		}
