@@ -10,6 +10,7 @@ import { OwnerView } from "./owner.js";
 import { RouterView } from "./router.js";
 import { TracesView } from "./traces.js";
 import { setupTheme } from "./theme.js";
+import { TypedForm } from "./typedform.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -18,6 +19,7 @@ const pageStatus = (text) => {
 };
 
 const uploads = new Uploads($("file-picker"), $("composer"), $("uploads"));
+const typedForm = new TypedForm($("typed-form"));
 let conversation;
 const sessions = new Sessions(
   {
@@ -32,6 +34,7 @@ conversation = new Conversation(
   {
     log: $("conversation"), form: $("composer"), message: $("message"), transport: $("transport"),
     background: $("background"), busy: $("busy"), send: $("send"), cancel: $("cancel"), status: $("composer-status"),
+    typed: typedForm,
   },
   sessions,
   uploads,
@@ -83,6 +86,12 @@ async function discover() {
     if (option.value === "AG-UI") option.disabled = !endpoints.agui;
   }
   $("docs-link").hidden = !endpoints.docs;
+  // A typed agent (spec.inputSchema) takes the object its form makes.
+  const schema = agent.contract && agent.contract.inputSchema;
+  if (schema && typeof schema === "object") {
+    typedForm.setSchema(schema);
+    $("message").placeholder = "Typed agent: fill in the form (a JSON object typed here is sent instead)";
+  }
 }
 
 // start loads the user's sessions and the deep-linked session, if any.
