@@ -388,3 +388,32 @@ for raw in sys.stdin:
 		}
 	})
 }
+
+// A typed input's media field names an asset of the session: the agent
+// gets it as a media part; an asset the session lacks is refused naming
+// the field's pointer, and stores nothing.
+func TestTypedInputNamesAnAsset(t *testing.T) {
+	const schema = `{"type":"object","required":["city","photo"],"properties":{"city":{"type":"string"},
+	 "photo":{"type":"object","required":["assetId"],"properties":{"assetId":{"type":"string"}}}}}`
+	setup := servertest.Setup{Config: func(c *config.Config) { c.Spec.InputSchema = config.JSONValue(schema) }}
+	servertest.EachStore(t, setup, func(t *testing.T, ts *servertest.Server) {
+		s := ts.Post("/sessions", `{}`)
+		servertest.MustStatus(t, s, http.StatusCreated)
+		sessionID := s.JSON(t)["id"].(string)
+		png := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89\x00\x00\x00\rIDATx\x9cc\xf8\xff\xff?\x00\x05\xfe\x02\xfe\xa75\x81\x84\x00\x00\x00\x00IEND\xaeB`\x82")
+		up := ts.Do("POST", "/sessions/"+sessionID+"/assets", "image/png", png)
+		servertest.MustStatus(t, up, http.StatusCreated)
+		assetID := up.JSON(t)["assetId"].(string)
+
+		bad := ts.Post("/responses", `{"sessionId":"`+sessionID+`","input":{"city":"Oslo","photo":{"assetId":"asset_missing"}}}`)
+		if bad.Status != http.StatusBadRequest || !strings.Contains(string(bad.Body), "at /photo: ") {
+			t.Fatalf("a missing asset: %d %s", bad.Status, bad.Body)
+		}
+		mustNothingStored(t, ts, 1)
+		good := ts.Post("/responses", `{"sessionId":"`+sessionID+`","input":{"city":"Oslo","photo":{"assetId":"`+assetID+`","width":9999}}}`)
+		servertest.MustStatus(t, good, http.StatusOK)
+		if text, _ := good.JSON(t)["outputText"].(string); !strings.Contains(text, "[data] [image image/png]") {
+			t.Fatalf("the agent did not get the asset: %q", text)
+		}
+	})
+}

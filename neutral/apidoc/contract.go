@@ -19,7 +19,8 @@ func (b *builder) addContract(doc *openapi3.T, o Options) error {
 	if len(o.InputSchema) > 0 {
 		s, err := contractSchema("spec.inputSchema", json.RawMessage(o.InputSchema),
 			"The agent's typed input (spec.inputSchema): `input` must be an object that matches this schema. "+
-				"Anything else is refused with 400 `input_invalid`, whose `violations` name each place by its JSON Pointer.")
+				"Anything else is refused with 400 `input_invalid`, whose `violations` name each place by its JSON Pointer. "+
+				"A field may name an asset of the session as `{\"assetId\": ...}`: the agent gets the asset as media (pass `sessionId`).")
 		if err != nil {
 			return err
 		}
