@@ -71,8 +71,8 @@ type Spec struct {
 	Relay RelaySpec `yaml:"relay"`
 	// OnReplicaLoss is what becomes of a background turn whose replica is
 	// lost (killed, frozen past its liveness): "fail" (the default, but for
-	// the model backend) records it failed with replica_lost; "rerun" (the
-	// model backend's default) runs it again from its input on the replica
+	// the model, a2a and relay backends) records it failed with
+	// replica_lost; "rerun" (their default) runs it again from its input on the replica
 	// that claims it, with the next attempt number, replaying the steps
 	// the lost attempt recorded (resume points, runtime/journal.go).
 	OnReplicaLoss string `yaml:"onReplicaLoss"`
@@ -211,6 +211,11 @@ type Server struct {
 	// GET /v1/responses/{id}, cancel, input_items), with the same auth and
 	// `model` naming the agent (default false).
 	OpenResponses bool `yaml:"openResponses"`
+	// UseChat serves the Vercel AI SDK's useChat endpoint at /api/chat
+	// (the UI message stream protocol: POST, GET /api/chat/{id}/stream to
+	// resume, POST /api/chat/{id}/stop), with the same auth (default
+	// false).
+	UseChat bool `yaml:"useChat"`
 	// Metrics serves Prometheus metrics at GET /metrics (default true; use
 	// Enabled): to the owners only when auth is on, unless MetricsPublic.
 	Metrics       *bool `yaml:"metrics"`

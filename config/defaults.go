@@ -78,9 +78,13 @@ func (c *Config) ApplyDefaults() {
 	}
 	if c.Spec.OnReplicaLoss == "" {
 		c.Spec.OnReplicaLoss = "fail"
-		if c.Spec.Backend.Model != nil {
-			// The model backend resumes from its journal of completed
-			// steps (backend/model_journal.go): nothing is asked or run twice.
+		b := c.Spec.Backend
+		if b.Model != nil || b.A2A != nil || b.Relay != nil {
+			// These backends resume from their journal: the model backend
+			// from its completed steps (backend/model_journal.go), the a2a
+			// backend at its remote task (backend/a2aremote/resume.go), the
+			// relay backend at its inbox item (relay/agent/resume.go):
+			// nothing is asked or run twice.
 			c.Spec.OnReplicaLoss = "rerun"
 		}
 		if e := c.Spec.Backend.Exec; e != nil && e.Resumes {

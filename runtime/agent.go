@@ -26,7 +26,9 @@ type Turn struct {
 	UserID     string
 	// Attempt is 1 for the first run of the turn and one more each time
 	// another replica runs it again after the one running it was lost
-	// (an agent whose config says onReplicaLoss: rerun).
+	// (an agent whose config says onReplicaLoss: rerun). A turn handed
+	// off on shutdown, or continued by the answer to its wait, goes on as
+	// the same attempt (attempts.go).
 	Attempt int
 
 	// Input is the user's message as text: the text parts of the input

@@ -142,6 +142,13 @@ func (s *Service) sweepLostReplicas(ctx context.Context) {
 // It returns false when the run could not be claimed because another
 // response holds its session: SweepLapsed fails it then, as before.
 func (s *Service) takeOver(ctx context.Context, run store.Lapsed) bool {
+	return s.takeOverAfter(ctx, run, true)
+}
+
+// takeOverAfter is takeOver of a run whose replica was lost (lost: running
+// it again spends an attempt, attempts.go) or handed it off (it goes on as
+// the same attempt).
+func (s *Service) takeOverAfter(ctx context.Context, run store.Lapsed, lost bool) bool {
 	s.mu.Lock()
 	closing := s.closing
 	s.mu.Unlock()
@@ -168,7 +175,12 @@ func (s *Service) takeOver(ctx context.Context, run store.Lapsed) bool {
 	run.Webhook = claimed.Webhook
 	var req rerunRequest
 	rerun := s.rerun && claimed.Request != nil && json.Unmarshal(claimed.Request, &req) == nil &&
-		claimed.Epoch <= s.maxAttempts && receiptStatus(claimed.Receipt) == StatusInProgress
+		receiptStatus(claimed.Receipt) == StatusInProgress
+	if rerun {
+		if rerun, claimed = s.spendAttempt(ctx, run, claimed, lost); !rerun && claimed.Attempt == 0 {
+			return true // not counted: looked at again when its lease lapses (attempts.go)
+		}
+	}
 	if rerun {
 		err = s.resume(run, claimed, req)
 		if err == nil {
@@ -193,7 +205,7 @@ func receiptStatus(receipt []byte) string {
 // failClaimed records a claimed run as failed with replica_lost, and sends
 // its webhook and tells OnSwept, as a sweep did.
 func (s *Service) failClaimed(ctx context.Context, run store.Lapsed, claimed store.Claimed) {
-	receipt := replicaLostReceipt(run, claimed.Epoch-1)
+	receipt := replicaLostReceipt(run, claimed.Attempt)
 	// An error event ends the log, so that followers learn of it at once.
 	lost := Event{Type: EventError, Sequence: claimed.LastSequence + 1, ResponseID: run.ResponseID, SessionID: run.Session,
 		Error: "The replica running the response was lost"}
@@ -206,11 +218,11 @@ func (s *Service) failClaimed(ctx context.Context, run store.Lapsed, claimed sto
 		s.log.Warn("cannot fail the run of a lost replica", "responseId", run.ResponseID, "err", err)
 		return
 	}
-	s.log.Warn("failed a response whose replica was lost", "responseId", run.ResponseID, "attempts", claimed.Epoch-1)
+	s.log.Warn("failed a response whose replica was lost", "responseId", run.ResponseID, "attempts", claimed.Attempt)
 	s.sweptOne(run, receipt)
 }
 
-// resume runs a claimed turn again here, as attempt claimed.Epoch: its
+// resume runs a claimed turn again here, as attempt claimed.Attempt: its
 // events follow the log's last one, starting with the retraction of what
 // the lost attempts streamed and an activity naming the attempt.
 func (s *Service) resume(run store.Lapsed, claimed store.Claimed, req rerunRequest) error {
@@ -260,7 +272,7 @@ func (s *Service) resume(run store.Lapsed, claimed store.Claimed, req rerunReque
 		state = map[string]json.RawMessage{}
 	}
 	r.turn = Turn{
-		ResponseID: r.ID, SessionID: r.SessionID, UserID: run.User, Attempt: claimed.Epoch,
+		ResponseID: r.ID, SessionID: r.SessionID, UserID: run.User, Attempt: claimed.Attempt,
 		Input: req.Input, Content: content, State: state, Metadata: metadata,
 		History: func(ctx context.Context, limit int) ([]Message, error) {
 			return s.history(ctx, run.User, run.Session, limit)
@@ -274,8 +286,8 @@ func (s *Service) resume(run store.Lapsed, claimed store.Claimed, req rerunReque
 	resumed.restore(r)
 	r.startTrace(s.tracer)
 	r.emit(Event{Type: EventRetracted, Retracted: &resumed.retraction})
-	r.emit(Event{Type: EventAgentActivity, Activity: "attempt", Code: strconv.Itoa(claimed.Epoch)})
-	s.log.Info("running again the response of a lost replica", "responseId", r.ID, "attempt", claimed.Epoch)
+	r.emit(Event{Type: EventAgentActivity, Activity: "attempt", Code: strconv.Itoa(claimed.Attempt)})
+	s.log.Info("running again the response of a lost replica", "responseId", r.ID, "attempt", claimed.Attempt, "epoch", claimed.Epoch)
 	r.admitted = place
 	s.runners.run(r)
 	return nil

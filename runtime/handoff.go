@@ -72,6 +72,7 @@ func (s *Service) handOff(ctx context.Context) int {
 	// skew between replicas.
 	stopHeartbeat()
 	<-s.heartbeatDone
+	s.markHandOffs(ctx, turns) // attempts.go: their claims spend no attempt
 	now := time.Now()
 	if err := s.store.Heartbeat(ctx, s.replica, -s.liveness, now); err != nil {
 		// The record lapses by itself within the TTL: the others claim
@@ -117,7 +118,7 @@ func (s *Service) onHandOff(replica string) {
 			return
 		}
 		for _, run := range runs {
-			s.takeOver(ctx, run)
+			s.takeOverAfter(ctx, run, false) // handed off: the same attempt goes on
 		}
 	}()
 }

@@ -11,12 +11,12 @@ import (
 	"github.com/harnest/harnest/store/memstore"
 )
 
-// handoffAgent blocks its first attempt until it is stopped and answers at
-// once from the second on.
+// handoffAgent blocks its first run until it is stopped and answers at
+// once from the second on (a hand-off goes on as the same attempt: it
+// counts runs).
 func handoffAgent(attempts *atomic.Int64, started chan<- struct{}) Agent {
 	return AgentFunc(func(ctx context.Context, turn *Turn, emit Emit) error {
-		attempts.Add(1)
-		if turn.Attempt == 1 {
+		if attempts.Add(1) == 1 {
 			if err := emit(Event{Type: EventTextDelta, Delta: "half"}); err != nil {
 				return err
 			}

@@ -37,6 +37,9 @@ import (
 type Journal struct {
 	r        *Response
 	recalled map[string][]byte
+	// scope prefixes every key (Within): a backend that runs another
+	// backend (the router's rungs) keeps the inner one's keys apart.
+	scope string
 }
 
 // newJournal is the journal of r's turn with the points earlier attempts
@@ -53,7 +56,7 @@ func (j *Journal) Recall(key string) (data []byte, ok bool) {
 	if j == nil {
 		return nil, false
 	}
-	data, ok = j.recalled[key]
+	data, ok = j.recalled[j.scope+key]
 	return data, ok
 }
 
@@ -71,6 +74,7 @@ func (j *Journal) Record(ctx context.Context, key string, data []byte) error {
 		return err
 	}
 	r := j.r
+	key = j.scope + key
 	r.mu.Lock()
 	waits := r.waits
 	r.mu.Unlock()
@@ -159,7 +163,7 @@ func (s *Service) recall(ctx context.Context, run store.Lapsed, claimed store.Cl
 // and the text they added. It returns too the events the turn keeps: those
 // up to the resume point that no earlier retraction withdrew.
 func (s *Service) retraction(ctx context.Context, run store.Lapsed, claimed store.Claimed, after int) (Retraction, []Event, error) {
-	out := Retraction{FromSequence: claimed.LastSequence + 1, ToSequence: claimed.LastSequence, Attempt: claimed.Epoch}
+	out := Retraction{FromSequence: claimed.LastSequence + 1, ToSequence: claimed.LastSequence, Attempt: claimed.Attempt}
 	events, err := s.store.EventsAfter(ctx, run.User, run.Session, run.ResponseID, -1, 0)
 	if err != nil && !errors.Is(err, store.ErrEventsTrimmed) {
 		return out, nil, err

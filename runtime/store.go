@@ -26,6 +26,7 @@ type Store interface {
 	store.Secrets
 	store.SessionStatus
 	store.Journals
+	store.Attempts
 	store.Queues
 
 	// Of store.Waits.

@@ -136,7 +136,7 @@ func (s *Service) continueWait(ctx context.Context, user string, w store.Wait, r
 		return errExecutionUnavailable
 	}
 	s.durability().RunResumed()
-	s.log.Info("continued an answered response whose replica was gone", "responseId", w.ResponseID, "waitId", w.ID, "attempt", claimed.Epoch)
+	s.log.Info("continued an answered response whose replica was gone", "responseId", w.ResponseID, "waitId", w.ID, "attempt", claimed.Attempt)
 	return nil
 }
 

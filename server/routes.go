@@ -21,6 +21,7 @@ import (
 	"github.com/harnest/harnest/relay"
 	"github.com/harnest/harnest/routerapi"
 	"github.com/harnest/harnest/skills"
+	"github.com/harnest/harnest/uichat"
 )
 
 // The replica's HTTP routes: every transport mounted on one mux, behind
@@ -47,6 +48,7 @@ func (s *Server) routes() (http.Handler, error) {
 	}
 	s.mountMCP(mux, endpoints)
 	s.mountOpenAI(mux, authn, endpoints)
+	s.mountUseChat(mux, endpoints)
 	skills.Register(mux, skills.Options{Card: s.Folder.Card, PublicBaseURL: cfg.Server.PublicBaseURL, MCP: cfg.Server.MCP, AgentName: cfg.Metadata.Name})
 	endpoints["skills"] = "/skills"
 	resources, err := s.mountAPIDocs(mux, endpoints)
@@ -124,6 +126,19 @@ func (s *Server) mountOpenAI(mux *http.ServeMux, authn *auth.Authenticator, endp
 	}
 }
 
+// mountUseChat serves the AI SDK's useChat endpoint at /api/chat when
+// server.useChat is on.
+func (s *Server) mountUseChat(mux *http.ServeMux, endpoints map[string]string) {
+	cfg := s.Folder.Config
+	if !cfg.Server.UseChat {
+		return
+	}
+	h := uichat.New(uichat.Options{Service: s.Service, MaxBodyBytes: int(cfg.Server.Limits.MaxRequestBytes), Logger: s.log})
+	mux.Handle(uichat.Path, h)
+	mux.Handle(uichat.Path+"/", h)
+	endpoints["useChat"] = uichat.Path
+}
+
 // mountMCP serves the MCP door at /mcp when server.mcp is on.
 func (s *Server) mountMCP(mux *http.ServeMux, endpoints map[string]string) {
 	cfg := s.Folder.Config
@@ -145,7 +160,7 @@ func (s *Server) mountAPIDocs(mux *http.ServeMux, endpoints map[string]string) (
 		return nil, nil
 	}
 	docs, err := apidoc.HandlerFor(apidoc.Options{AgentName: s.agentName(), Description: cardString(s.Folder.Card, "description"), Live: cfg.Server.Live, AGUI: config.Enabled(cfg.Server.AGUI),
-		MCP: cfg.Server.MCP, OpenAICompat: cfg.Server.OpenAICompat, OpenResponses: cfg.Server.OpenResponses,
+		MCP: cfg.Server.MCP, OpenAICompat: cfg.Server.OpenAICompat, OpenResponses: cfg.Server.OpenResponses, UseChat: cfg.Server.UseChat,
 		InputSchema: string(cfg.Spec.InputSchema), OutputSchema: string(cfg.Spec.OutputSchema)})
 	if err != nil {
 		return nil, fmt.Errorf("build OpenAPI document: %w", err)

@@ -53,6 +53,7 @@ type Store interface {
 	RelayTools  // relay_tools.go: relay
 	Router      // router.go: backend/router
 	Journals    // journal.go: runtime's resume points of durable turns
+	Attempts    // attempts.go: runtime's attempt budget of durable turns
 
 	// Describe says which store this is, without credentials (for the
 	// start-up banner and logs).

@@ -130,6 +130,12 @@ type Claimed struct {
 	// LastSequence is the sequence of the last logged event (-1: none):
 	// the claimer's events follow it.
 	LastSequence int
+	// Attempt is the run's attempts so far (1 for a run never run again
+	// after a loss; see Attempts): a claim moves the epoch on, not this.
+	Attempt int
+	// HandedOff: the holder handed the run off (Attempts.MarkHandOff)
+	// rather than being lost; the claim cleared the mark.
+	HandedOff bool
 }
 
 // Wait kinds and statuses.

@@ -115,22 +115,12 @@ func (a *Agent) Run(ctx context.Context, turn *runtime.Turn, emit runtime.Emit) 
 		a.log.Info("read the agent card", "agent", rem.card.Name, "binding", rem.iface.ProtocolBinding,
 			"version", rem.iface.ProtocolVersion, "interface", rem.iface.URL, "streaming", rem.streams())
 	}
-	msg, err := message(ctx, turn, prev)
-	if err != nil {
-		return err
-	}
-	x := newExchange(emit, rem.card.Name, msg.TaskID)
-	err = a.send(ctx, rem, msg, x)
-	if err != nil && msg.TaskID != "" && x.received == 0 && taskGone(err) {
-		// The task that waited for input is gone (answered elsewhere,
-		// expired, cancelled): the input starts a new task in the context.
-		a.log.Info("the remote task that waited for input takes no message; starting a new one", "taskId", msg.TaskID)
-		msg = restart(msg)
-		x = newExchange(emit, rem.card.Name, "")
-		err = a.send(ctx, rem, msg, x)
-	}
+	x, err := a.exchange(ctx, rem, turn, prev, emit)
 	if ctx.Err() != nil || err != nil {
 		switch {
+		case runtime.ContinuedElsewhere(parent):
+			// The next attempt re-attaches to the remote task (resume.go).
+			return parent.Err()
 		case x.running():
 			a.cancelRemote(rem, x.taskID)
 		case x.taskID == "":
@@ -153,6 +143,35 @@ func (a *Agent) Run(ctx context.Context, turn *runtime.Turn, emit runtime.Emit) 
 		return emit(ev)
 	}
 	return nil
+}
+
+// exchange runs the turn's exchange with the remote: it re-attaches to
+// the remote task an earlier attempt of the turn sent the message to
+// (resume.go), else sends the input as a message (continuing the remote
+// task that waits for input, if any).
+func (a *Agent) exchange(ctx context.Context, rem *remote, turn *runtime.Turn, prev sessionState, emit runtime.Emit) (*exchange, error) {
+	if task, ok := recallTask(turn); ok {
+		a.log.Info("re-attaching to the remote task of an earlier attempt", "taskId", task.TaskID, "attempt", turn.Attempt)
+		x := attached(emit, rem.card.Name, task)
+		return x, a.reattach(ctx, rem, x)
+	}
+	msg, err := message(ctx, turn, prev)
+	if err != nil {
+		return newExchange(emit, rem.card.Name, ""), err
+	}
+	x := newExchange(emit, rem.card.Name, msg.TaskID)
+	x.journal = turn.Journal
+	err = a.send(ctx, rem, msg, x)
+	if err != nil && msg.TaskID != "" && x.received == 0 && taskGone(err) {
+		// The task that waited for input is gone (answered elsewhere,
+		// expired, cancelled): the input starts a new task in the context.
+		a.log.Info("the remote task that waited for input takes no message; starting a new one", "taskId", msg.TaskID)
+		msg = restart(msg)
+		x = newExchange(emit, rem.card.Name, "")
+		x.journal = turn.Journal
+		err = a.send(ctx, rem, msg, x)
+	}
+	return x, err
 }
 
 // failed logs why an exchange failed and returns the turn's error; a

@@ -22,6 +22,13 @@
 // ends first (cancelled, disconnected, past its deadline) cancels its
 // remote task.
 //
+// The remote task is the turn's resume point (resume.go): recorded in the
+// turn's journal once the remote names a task that is not final, so that
+// a turn run again after its replica was lost or handed it off re-attaches
+// to that task (subscribed when the agent streams, read until final)
+// instead of sending the message twice; such an agent reruns on replica
+// loss by default. A turn that goes on elsewhere leaves its task running.
+//
 // Every request goes through internal/netguard: https for public hosts,
 // plain http only to a loopback host listed in allowHosts, private or
 // loopback addresses only when listed; redirects are checked again and

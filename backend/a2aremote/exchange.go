@@ -42,6 +42,11 @@ type exchange struct {
 	// the answer to this message.
 	continuing a2a.TaskID
 	staleNote  string // the status message ID of that task as it was
+
+	// journal records the remote task as the turn's resume point
+	// (resume.go); recorded once it did.
+	journal  *runtime.Journal
+	recorded bool
 }
 
 func newExchange(emit runtime.Emit, agent string, continuing a2a.TaskID) *exchange {

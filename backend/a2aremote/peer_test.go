@@ -23,6 +23,8 @@ import (
 //	"ask"        -> input-required "What is your name?"; the answer on the
 //	                same task completes with "Hello, <answer>!"
 //	"hang"       -> works until cancelled (reports the task on started)
+//	"slow"       -> works until finish is closed (reports the task on
+//	                started), then completes with "slow done"
 //	"auth"       -> auth-required; "fail" -> failed; "reject" -> rejected
 //	"data"       -> an artifact with a data part {"answer": 42}
 //	anything else -> "turn N: <text>" in two appended chunks, N counting
@@ -32,10 +34,12 @@ type goPeer struct {
 	started   chan a2a.TaskID
 	cancelled chan a2a.TaskID
 	release   chan struct{}
+	finish    chan struct{}
 
-	mu    sync.Mutex
-	turns map[string]int
-	auths []string // the Authorization headers seen
+	mu       sync.Mutex
+	messages int // the messages received (each Execute)
+	turns    map[string]int
+	auths    []string // the Authorization headers seen
 }
 
 // peerSetup says how the peer serves.
@@ -50,7 +54,7 @@ type peerSetup struct {
 func startGoPeer(t testing.TB, s peerSetup) *goPeer {
 	t.Helper()
 	p := &goPeer{started: make(chan a2a.TaskID, 8), cancelled: make(chan a2a.TaskID, 8),
-		release: make(chan struct{}), turns: map[string]int{}}
+		release: make(chan struct{}), finish: make(chan struct{}), turns: map[string]int{}}
 	if s.Binding == "" {
 		s.Binding = a2a.TransportProtocolJSONRPC
 	}
@@ -104,6 +108,13 @@ func startGoPeer(t testing.TB, s peerSetup) *goPeer {
 	return p
 }
 
+// received is how many messages the peer received.
+func (p *goPeer) received() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.messages
+}
+
 // authHeaders returns the Authorization headers the peer received.
 func (p *goPeer) authHeaders() []string {
 	p.mu.Lock()
@@ -137,6 +148,9 @@ func agentSays(ec *a2asrv.ExecutorContext, text string) *a2a.Message {
 func (p *goPeer) Execute(ctx context.Context, ec *a2asrv.ExecutorContext) iter.Seq2[a2a.Event, error] {
 	return func(yield func(a2a.Event, error) bool) {
 		text := textOf(ec.Message)
+		p.mu.Lock()
+		p.messages++
+		p.mu.Unlock()
 		if ec.StoredTask == nil && !yield(a2a.NewSubmittedTask(ec, ec.Message), nil) {
 			return
 		}
@@ -157,6 +171,17 @@ func (p *goPeer) Execute(ctx context.Context, ec *a2asrv.ExecutorContext) iter.S
 			case <-ctx.Done():
 			case <-p.release:
 			case <-time.After(20 * time.Second):
+			}
+		case text == "slow":
+			p.started <- ec.TaskID
+			select {
+			case <-ctx.Done():
+				return
+			case <-p.finish:
+			case <-time.After(20 * time.Second):
+			}
+			if yield(a2a.NewArtifactEvent(ec, a2a.NewTextPart("slow done")), nil) {
+				end(a2a.TaskStateCompleted, nil)
 			}
 		case text == "auth":
 			end(a2a.TaskStateAuthRequired, agentSays(ec, "sign in first"))

@@ -75,6 +75,9 @@ func (a *Agent) send(ctx context.Context, rem *remote, msg *a2a.Message, x *exch
 			if err := x.apply(ev); err != nil {
 				return err
 			}
+			if err := x.recordTask(ctx); err != nil {
+				return err
+			}
 			if x.final() {
 				break // an interrupted state need not close the stream
 			}
@@ -86,6 +89,9 @@ func (a *Agent) send(ctx context.Context, rem *remote, msg *a2a.Message, x *exch
 			return err
 		}
 		if err := x.apply(res); err != nil {
+			return err
+		}
+		if err := x.recordTask(ctx); err != nil {
 			return err
 		}
 	}

@@ -136,6 +136,7 @@ func (t *routed) ask(ctx context.Context, name string, wait time.Duration, prefi
 		defer timer.Stop()
 	}
 	turn := *t.turn
+	turn.Journal = rungJournal(t.turn, name) // its own resume points, apart from the others' (resume.go)
 	approve, clientTool := turn.RequestApproval, turn.RequestClientTool
 	if approve != nil {
 		turn.RequestApproval = func(ctx context.Context, req runtime.ApprovalRequest) error {

@@ -102,6 +102,10 @@ func (t *routed) offline(ctx context.Context, h config.RouterHarness) string {
 // nothing and a visitor's turn is given back. done: the turn is over
 // (answered, or failed after its answer started, or cancelled).
 func (t *routed) try(ctx context.Context, name, prefix string, held holds) (done bool, err error) {
+	if err := t.recordRung(ctx, recordedRung{Name: name, Prefix: prefix}); err != nil {
+		t.settle(ctx, name, held, 0, true)
+		return true, err
+	}
 	wait := time.Duration(t.r.cfg.Harnesses[name].Wait()) * time.Millisecond
 	out := t.ask(ctx, name, wait, prefix)
 	refused := isRefusal(out.reason)
@@ -141,9 +145,10 @@ func (t *routed) account(name string, out outcome) int64 {
 // fallBack answers after the chosen harness could not: the ladder when
 // there is one, else the fallback.
 func (t *routed) fallBack(ctx context.Context, failed string) error {
+	t.failed = failed
 	if t.r.ladder != nil {
 		for _, rung := range t.r.ladder {
-			if rung == failed {
+			if rung == failed || t.tried(rung) {
 				continue
 			}
 			if rung == config.RouterPerson {
@@ -211,6 +216,9 @@ func (t *routed) house(ctx context.Context, prefixed string) error {
 	name, prefix := t.r.cfg.House, ""
 	if prefixed != "" {
 		prefix = t.line(name)
+	}
+	if err := t.recordRung(ctx, recordedRung{Name: name, Prefix: prefix, House: true, Prefixed: prefixed}); err != nil {
+		return err
 	}
 	out := t.ask(ctx, name, 0, prefix)
 	if prefixed == "" {

@@ -22,6 +22,9 @@ type routed struct {
 	start   time.Time
 	rec     store.RouterReceipt
 	waited  time.Duration
+	// failed is the harness whose failure the fallback answers for ("":
+	// none yet), kept with the resume point (resume.go).
+	failed string
 }
 
 // Run routes one turn.
@@ -36,6 +39,9 @@ func (r *Router) Run(ctx context.Context, turn *runtime.Turn, emit runtime.Emit)
 		r.log.Warn("router: the store did not answer; the house answers", "error", err)
 	}
 	t.s = r.effective(ov)
+	if rung, ok := recallRung(turn); ok && r.harnesses[rung.Name] != nil {
+		return t.resume(ctx, rung) // an earlier attempt was asking it (resume.go)
+	}
 	choice, target, reason := t.resolve()
 	if choice == "" {
 		return t.house(ctx, "") // no choice: as if there were no router, no receipt
@@ -129,8 +135,12 @@ func (t *routed) takeTurn(ctx context.Context) string {
 	return ""
 }
 
-// writeReceipt keeps the turn's receipt.
+// writeReceipt keeps the turn's receipt, unless the turn goes on on
+// another replica (its attempt there writes it).
 func (t *routed) writeReceipt(ctx context.Context) {
+	if runtime.ContinuedElsewhere(ctx) {
+		return
+	}
 	t.rec.At = t.start.UTC()
 	t.rec.TotalMs = t.r.now().Sub(t.start).Milliseconds()
 	t.rec.WaitMs = t.waited.Milliseconds()

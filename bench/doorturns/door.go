@@ -18,6 +18,12 @@ type door struct {
 	Body       string
 	FirstToken string // the event whose end is the first token
 	Final      string // the event that ends a turn that succeeded
+	// Chunks says the stream's frames are unnamed, each data a JSON
+	// chunk whose "type" names it (the AI SDK's UI message stream).
+	Chunks bool
+	// NewTurn, when set, makes each turn's body (a chat of its own) and
+	// says when the turn is over (its chat is free again).
+	NewTurn func() (body string, done func())
 }
 
 // doors are the two doors compared, on the same agent.
@@ -28,6 +34,8 @@ func doors(o options) []door {
 			FirstToken: "response.text.delta", Final: "response.completed"},
 		{Name: "POST /v1/responses", Path: "/v1/responses", Body: `{"model":"` + o.Model + `","input":` + input + `,"stream":true}`,
 			FirstToken: "response.output_text.delta", Final: "response.completed"},
+		useChatDoor(o, false),
+		useChatDoor(o, true),
 	}
 }
 
@@ -35,7 +43,13 @@ func doors(o options) []door {
 // error for a turn that failed (not 200, no first token, or no final
 // event).
 func (d door) turn(ctx context.Context, client *http.Client, base, token string) (time.Duration, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+d.Path, strings.NewReader(d.Body))
+	body := d.Body
+	if d.NewTurn != nil {
+		var done func()
+		body, done = d.NewTurn()
+		defer done()
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+d.Path, strings.NewReader(body))
 	if err != nil {
 		return 0, err
 	}
@@ -62,6 +76,8 @@ func (d door) turn(ctx context.Context, client *http.Client, base, token string)
 		switch {
 		case strings.HasPrefix(line, "event:"):
 			event = strings.TrimSpace(line[len("event:"):])
+		case d.Chunks && strings.HasPrefix(line, "data:"):
+			event = chunkType(line[len("data:"):])
 		case line == "" && event != "":
 			if event == d.FirstToken && ttft == 0 {
 				ttft = time.Since(start)

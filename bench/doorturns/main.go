@@ -1,8 +1,11 @@
-// Command doorturns compares streamed turns of one agent through two doors
+// Command doorturns compares streamed turns of one agent through the doors
 // of one harnest server, in one run: the neutral POST /responses
-// ({"input", "stream": true}) and Open Responses' POST /v1/responses
-// ({"model", "input", "stream": true}, server.openResponses on). It only
-// targets loopback addresses.
+// ({"input", "stream": true}), Open Responses' POST /v1/responses
+// ({"model", "input", "stream": true}, server.openResponses on) and the AI
+// SDK's useChat POST /api/chat (the chat transport's body, server.useChat
+// on): a chat's first turn (a new chat each turn), and a chat's next turn
+// (each worker going on in its own chat). It only targets loopback
+// addresses.
 //
 // Each of -c workers sends one streamed turn at a time (closed loop,
 // keep-alive), reads it to its final event and starts the next. The doors
@@ -10,8 +13,8 @@
 // noise falls on both evenly. For each door it reports turns/s (the mean
 // over its rounds) and time to first token: from sending the request to
 // the end of the first text delta event (response.text.delta on the
-// neutral door, response.output_text.delta on /v1/responses), p50 and p99
-// over every measured turn.
+// neutral door, response.output_text.delta on /v1/responses, the first
+// text-delta chunk on /api/chat), p50 and p99 over every measured turn.
 //
 //	go run ./bench/doorturns -base http://127.0.0.1:1907 -model echo
 package main

@@ -12,7 +12,7 @@ import (
 	"github.com/harnest/harnest/bench/internal/loopback"
 )
 
-// fakeDoors answers both doors with a short stream: a created event, a
+// fakeDoors answers every door with a short stream: a created event, a
 // text delta and the final event.
 func fakeDoors(t *testing.T) *httptest.Server {
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -21,6 +21,13 @@ func fakeDoors(t *testing.T) *httptest.Server {
 			delta = "response.output_text.delta"
 		}
 		w.Header().Set("Content-Type", "text/event-stream")
+		if r.URL.Path == "/api/chat" { // both useChat doors
+			for _, typ := range []string{"start", "text-start", "text-delta", "text-end", "finish"} {
+				fmt.Fprintf(w, "data: {\"type\":%q}\n\n", typ)
+			}
+			fmt.Fprint(w, "data: [DONE]\n\n")
+			return
+		}
 		for _, name := range []string{"response.created", delta, "response.completed"} {
 			fmt.Fprintf(w, "event: %s\ndata: {}\n\n", name)
 		}
@@ -59,7 +66,7 @@ func TestRunReportsBothDoors(t *testing.T) {
 	}
 	var out strings.Builder
 	report(&out, o, results)
-	for _, want := range []string{"POST /responses", "POST /v1/responses", "ratio"} {
+	for _, want := range []string{"POST /responses", "POST /v1/responses", "POST /api/chat", "ratio"} {
 		if !strings.Contains(out.String(), want) {
 			t.Fatalf("report lacks %q:\n%s", want, out.String())
 		}

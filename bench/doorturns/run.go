@@ -111,19 +111,23 @@ func mean(xs []float64) float64 {
 	return s / float64(len(xs))
 }
 
-// report prints one line per door and the ratio of the second to the first.
+// report prints one line per door and the ratio of each other door to the
+// first.
 func report(w io.Writer, o options, results []*result) {
 	fmt.Fprintf(w, "doorturns  %s  c=%d  %d rounds x %s per door  input %q\n", o.Base, o.Concurrency, o.Rounds, o.Duration, o.Input)
 	for _, r := range results {
 		slices.Sort(r.TTFT)
-		fmt.Fprintf(w, "%-20s turns/s %8.1f  ttft p50 %7.3fms  p99 %7.3fms  turns %d  failures %d\n", r.Door.Name, mean(r.TurnsPerSec),
+		fmt.Fprintf(w, "%-24s turns/s %8.1f  ttft p50 %7.3fms  p99 %7.3fms  turns %d  failures %d\n", r.Door.Name, mean(r.TurnsPerSec),
 			ms(percentile(r.TTFT, 50)), ms(percentile(r.TTFT, 99)), len(r.TTFT), r.Failures)
 		if r.FirstError != "" {
 			fmt.Fprintf(w, "  first failure: %s\n", r.FirstError)
 		}
 	}
-	if len(results) == 2 && mean(results[0].TurnsPerSec) > 0 {
-		fmt.Fprintf(w, "ratio %s / %s turns/s: %.2f\n", results[1].Door.Name, results[0].Door.Name, mean(results[1].TurnsPerSec)/mean(results[0].TurnsPerSec))
+	if len(results) < 2 || mean(results[0].TurnsPerSec) <= 0 {
+		return
+	}
+	for _, r := range results[1:] {
+		fmt.Fprintf(w, "ratio %s / %s turns/s: %.2f\n", r.Door.Name, results[0].Door.Name, mean(r.TurnsPerSec)/mean(results[0].TurnsPerSec))
 	}
 }
 

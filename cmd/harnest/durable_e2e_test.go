@@ -64,8 +64,16 @@ func startDurable(t *testing.T, h, follower *harnest) (ids map[string]any, strea
 // mustBeOneResumedTurn checks what a follower saw of a turn run again
 // after its first attempt was lost: contiguous sequences from 0, exactly
 // one response.retracted (withdrawing what the lost attempt streamed),
-// then the attempt's activity, and exactly one response.completed, last.
+// then the attempt's activity (attempt 2), and exactly one
+// response.completed, last.
 func mustBeOneResumedTurn(t *testing.T, frames []sseFrame) {
+	t.Helper()
+	mustBeOneResumedTurnAs(t, frames, 2)
+}
+
+// mustBeOneResumedTurnAs is mustBeOneResumedTurn of a turn that goes on as
+// the given attempt (a hand-off spends none: it goes on as attempt 1).
+func mustBeOneResumedTurnAs(t *testing.T, frames []sseFrame, attempt int) {
 	t.Helper()
 	mustBeConsecutive(t, frames, 0)
 	names := eventNames(frames)
@@ -74,11 +82,11 @@ func mustBeOneResumedTurn(t *testing.T, frames []sseFrame) {
 		t.Fatalf("events %v: want one response.retracted and one response.completed, last", names)
 	}
 	activity := frames[retracted+1]
-	if activity.Event != "response.agent_activity" || activity.Data["activity"] != "attempt" || activity.Data["code"] != "2" {
+	if activity.Event != "response.agent_activity" || activity.Data["activity"] != "attempt" || activity.Data["code"] != strconv.Itoa(attempt) {
 		t.Fatalf("after the retraction: %s", activity.Raw)
 	}
 	r, _ := frames[retracted].Data["retracted"].(map[string]any)
-	if r["fromSequence"] != float64(1) || r["toSequence"] != float64(retracted-1) || r["attempt"] != float64(2) || !strings.HasPrefix(r["text"].(string), "Echo:") {
+	if r["fromSequence"] != float64(1) || r["toSequence"] != float64(retracted-1) || r["attempt"] != float64(attempt) || !strings.HasPrefix(r["text"].(string), "Echo:") {
 		t.Fatalf("retraction %s", frames[retracted].Raw)
 	}
 	if status := frames[len(frames)-1].Data["status"]; status != "completed" {

@@ -27,6 +27,9 @@ type Options struct {
 	// OpenResponses reports that /v1/responses (Open Responses) is
 	// enabled: its operations are described under the tag "Open Responses".
 	OpenResponses bool
+	// UseChat reports that /api/chat (the AI SDK's useChat) is enabled:
+	// its operations are described under the tag "useChat".
+	UseChat bool
 	// InputSchema and OutputSchema are a typed agent's contract
 	// (spec.inputSchema, spec.outputSchema; contract.go) as JSON text
 	// (strings: Options is a map key, cache.go); "": untyped.
@@ -110,6 +113,10 @@ func Document(o Options) (*openapi3.T, error) {
 		doc.Tags = append(doc.Tags, &openapi3.Tag{Name: tagOpenResponses, Description: "The Open Responses API at /v1/responses: the same agent through the OpenAI SDKs' Responses clients."})
 		b.addOpenResponses(doc)
 	}
+	if o.UseChat {
+		doc.Tags = append(doc.Tags, &openapi3.Tag{Name: tagUseChat, Description: "The Vercel AI SDK's useChat endpoint at /api/chat: UI message streams, resume and stop."})
+		b.addUseChat(doc)
+	}
 
 	if err := b.addContract(doc, o); err != nil {
 		return nil, err
@@ -184,6 +191,9 @@ func description(o Options) string {
 	}
 	if o.OpenResponses {
 		parts = append(parts, openResponsesText)
+	}
+	if o.UseChat {
+		parts = append(parts, useChatText)
 	}
 	parts = append(parts, authText)
 	return strings.Join(parts, "\n\n")

@@ -4,7 +4,8 @@
 // door, on any replica) is the answer. It reads and writes the relay's
 // state through Store, the part of store.Relay it calls, and knows nothing
 // of HTTP: the door (package relay) builds an Agent per backend section
-// with New.
+// with New. The inbox item is the turn's resume point (resume.go): a turn
+// run again on another replica waits for the reply to the same item.
 package agent
 
 import (
@@ -200,6 +201,9 @@ func (a *Agent) visitorCap() int {
 // turn goes to the owner's own participants; a visitor's turn (with
 // allowVisitors) to those of the agent's first owner (Options.FirstOwner).
 func (a *Agent) Run(ctx context.Context, turn *runtime.Turn, emit runtime.Emit) error {
+	if p, item, ok := recallItem(turn); ok {
+		return a.answer(ctx, p, item, emit) // an earlier attempt asked (resume.go)
+	}
 	owner := turn.UserID
 	visitor := a.isOwner == nil || !a.isOwner(owner)
 	if visitor {
@@ -236,39 +240,51 @@ func (a *Agent) Run(ctx context.Context, turn *runtime.Turn, emit runtime.Emit) 
 		}
 	}
 
+	p, item, err := a.enqueue(ctx, owner, question, emit)
+	if err != nil {
+		return err
+	}
+	if err := recordItem(ctx, turn, p, item); err != nil {
+		return a.takeBack(ctx, p, item, err)
+	}
+	return a.answer(ctx, p, item, emit)
+}
+
+// enqueue picks owner's participant and puts the question in its inbox.
+// An error is the turn's.
+func (a *Agent) enqueue(ctx context.Context, owner, question string, emit runtime.Emit) (store.RelayParticipant, store.RelayItem, error) {
 	p, err := a.pick(ctx, owner)
 	if err != nil {
 		if e, ok := err.(*runtime.Error); ok {
-			return turnFailure(emit, e)
+			return p, store.RelayItem{}, turnFailure(emit, e)
 		}
-		return storeFailure(err)
+		return p, store.RelayItem{}, storeFailure(err)
 	}
 	now := a.now()
 	item := store.RelayItem{ID: uuid.NewString(), Participant: p.ID, Text: question, AskedAt: now, DeadlineAt: now.Add(a.deadline())}
 	err = a.st.EnqueueRelayItem(ctx, owner, item, MaxPending)
 	switch {
 	case errors.Is(err, store.ErrParticipantPaused):
-		return turnFailure(emit, unavailable(CodePaused, "The outside agent %q is paused by its owner", p.Name))
+		return p, item, turnFailure(emit, unavailable(CodePaused, "The outside agent %q is paused by its owner", p.Name))
 	case errors.Is(err, store.ErrParticipantGone):
-		return turnFailure(emit, unavailable(CodeNoParticipant, "No outside agent is connected"))
+		return p, item, turnFailure(emit, unavailable(CodeNoParticipant, "No outside agent is connected"))
 	case errors.Is(err, store.ErrInboxFull):
-		return turnFailure(emit, unavailable(CodeBusy, "The outside agent %q already has %d questions waiting", p.Name, MaxPending))
+		return p, item, turnFailure(emit, unavailable(CodeBusy, "The outside agent %q already has %d questions waiting", p.Name, MaxPending))
 	case err != nil:
-		return storeFailure(err)
+		return p, item, storeFailure(err)
 	}
+	return p, item, nil
+}
+
+// answer waits for the item's reply and streams it.
+func (a *Agent) answer(ctx context.Context, p store.RelayParticipant, item store.RelayItem, emit runtime.Emit) error {
 	reply, err := a.await(ctx, p, item)
 	if err != nil {
-		// The turn is over without an answer: take the item back.
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
-		_ = a.st.CancelRelayItem(cctx, owner, p.ID, item.ID)
-		cancel()
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if e, ok := err.(*runtime.Error); ok {
+		if e, ok := err.(*runtime.Error); ok && ctx.Err() == nil {
+			_ = a.takeBack(ctx, p, item, nil)
 			return turnFailure(emit, e)
 		}
-		return storeFailure(err)
+		return a.takeBack(ctx, p, item, err)
 	}
 	for _, d := range splitDeltas(reply) {
 		if err := emit(runtime.Event{Type: runtime.EventTextDelta, Delta: d}); err != nil {
@@ -276,6 +292,29 @@ func (a *Agent) Run(ctx context.Context, turn *runtime.Turn, emit runtime.Emit) 
 		}
 	}
 	return nil
+}
+
+// takeBack ends a turn that is over without an answer: it takes the item
+// back from the inbox, unless the turn goes on on another replica
+// (runtime.ContinuedElsewhere: the next attempt waits for the same reply),
+// and returns the turn's error for err.
+func (a *Agent) takeBack(ctx context.Context, p store.RelayParticipant, item store.RelayItem, err error) error {
+	if runtime.ContinuedElsewhere(ctx) {
+		return ctx.Err()
+	}
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	_ = a.st.CancelRelayItem(cctx, p.Owner, p.ID, item.ID)
+	cancel()
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil:
+		return ctx.Err()
+	}
+	if e, ok := err.(*runtime.Error); ok {
+		return e
+	}
+	return storeFailure(err)
 }
 
 // pick chooses, among owner's participants, the configured one (by name

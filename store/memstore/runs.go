@@ -207,6 +207,8 @@ func (s *Store) ClaimRun(ctx context.Context, c store.Claim) (store.Claimed, err
 		return store.Claimed{}, store.ErrSessionBusy
 	}
 	r.epoch = max(c.Epoch, 1) + 1
+	handedOff := r.handedOff
+	r.handedOff = false
 	sp.lease = lease{holder: c.ResponseID, expires: now.Add(c.Lease)}
 	s.runs.unregister(old)
 	s.runs.register(runKey{c.User, c.Session, c.ResponseID, c.Claimer}, now.Add(c.Lease), r.epoch)
@@ -215,5 +217,5 @@ func (s *Store) ClaimRun(ctx context.Context, c store.Claim) (store.Claimed, err
 		last = n
 	}
 	return store.Claimed{Epoch: r.epoch, Request: copyBytes(r.request), Webhook: r.webhook,
-		Receipt: copyBytes(receipt), LastSequence: last}, nil
+		Receipt: copyBytes(receipt), LastSequence: last, Attempt: max(r.attempts, 1), HandedOff: handedOff}, nil
 }

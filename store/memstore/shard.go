@@ -85,6 +85,8 @@ type response struct {
 	webhook        string   // Begin.Webhook, handed back with the run when it lapses
 	request        []byte   // Begin.Request, handed to the replica that claims the run
 	epoch          int      // the run's attempt (0: the first, 1); ClaimRun adds one
+	attempts       int      // the attempts spent (0: the first, 1); SpendAttempt adds one
+	handedOff      bool     // MarkHandOff set it; the next ClaimRun hands it back and clears it
 	journal        *journal // the run's resume points (nil: none)
 }
 

@@ -81,6 +81,16 @@ func (k sessionKeys) webhook(responseID string) string { return k.tag + ":h:" + 
 func (k sessionKeys) epoch(responseID string) string   { return k.tag + ":x:" + escapeID(responseID) }
 func (k sessionKeys) request(responseID string) string { return k.tag + ":q:" + escapeID(responseID) }
 
+// attempts is the key of a run's attempts (store.Attempts): missing for
+// the first (1), written by SpendAttempt, kept as long as the receipt,
+// under the session's tag.
+func (k sessionKeys) attempts(responseID string) string { return k.tag + ":y:" + escapeID(responseID) }
+
+// handedOff is the key of a run's hand-off mark (store.Attempts.MarkHandOff),
+// written by its holder as it hands the run off, deleted by the next
+// ClaimRun, under the session's tag.
+func (k sessionKeys) handedOff(responseID string) string { return k.tag + ":z:" + escapeID(responseID) }
+
 // journal is the key of a run's resume points (store.Journals): a hash of
 // "p:"+key → data and "seq" → the last point's sequence, under the
 // session's tag, kept for the receipt TTL from the last point.

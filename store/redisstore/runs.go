@@ -204,20 +204,21 @@ var globEscaper = strings.NewReplacer(`\`, `\\`, `*`, `\*`, `?`, `\?`, `[`, `\[`
 
 // claimRunScript hands a run to another replica (see ClaimRun).
 // KEYS: 1 the run's epoch, 2 lease, 3 receipt, 4 event log, 5 request, 6
-// webhook, 7 session meta; 8 the run registry where one server holds every
-// key. ARGV: 1 the epoch claimed from, 2 the response ID, 3 the lease in
+// webhook, 7 session meta, 8 the run's attempts, 9 its hand-off mark; 10
+// the run registry where one server holds every key. ARGV: 1 the epoch claimed from, 2 the response ID, 3 the lease in
 // ms, 4 the receipt TTL in ms, 5 the registry's old member, 6 its new
 // member, 7 the new member's score.
 // It returns -2 (fenced) or -1 (final or gone), forgetting the old member,
 // 0 when another response holds the session, and otherwise {new epoch,
-// request, webhook, receipt, last event's sequence or -1}.
+// request, webhook, receipt, last event's sequence or -1, attempts, 1 when
+// the run was marked handed off (the mark is deleted) else 0}.
 var claimRunScript = redis.NewScript(finalReceiptLua + fencedLua + `
 if fenced(KEYS[1], ARGV[1]) then
-  if KEYS[8] then redis.call('ZREM', KEYS[8], ARGV[5]) end
+  if KEYS[10] then redis.call('ZREM', KEYS[10], ARGV[5]) end
   return -2
 end
 if redis.call('EXISTS', KEYS[3]) == 0 or redis.call('EXISTS', KEYS[7]) == 0 or finished(KEYS[3], KEYS[4]) then
-  if KEYS[8] then redis.call('ZREM', KEYS[8], ARGV[5]) end
+  if KEYS[10] then redis.call('ZREM', KEYS[10], ARGV[5]) end
   return -1
 end
 local holder = redis.call('GET', KEYS[2])
@@ -225,12 +226,13 @@ if holder and holder ~= ARGV[2] then return 0 end
 local epoch = tonumber(ARGV[1]) + 1
 redis.call('SET', KEYS[1], epoch, 'PX', ARGV[4])
 redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3])
-if KEYS[8] then
-  redis.call('ZREM', KEYS[8], ARGV[5])
-  redis.call('ZADD', KEYS[8], ARGV[7], ARGV[6])
+if KEYS[10] then
+  redis.call('ZREM', KEYS[10], ARGV[5])
+  redis.call('ZADD', KEYS[10], ARGV[7], ARGV[6])
 end
 local last = redis.call('ZRANGE', KEYS[4], -1, -1, 'WITHSCORES')
-return {epoch, redis.call('GET', KEYS[5]) or '', redis.call('GET', KEYS[6]) or '', redis.call('GET', KEYS[3]), last[2] or '-1'}
+return {epoch, redis.call('GET', KEYS[5]) or '', redis.call('GET', KEYS[6]) or '', redis.call('GET', KEYS[3]), last[2] or '-1',
+  tonumber(redis.call('GET', KEYS[8]) or '1'), redis.call('DEL', KEYS[9])}
 `)
 
 // ClaimRun hands a run to c.Claimer in one script (see store.Runs). On a
@@ -243,9 +245,9 @@ func (s *Store) ClaimRun(ctx context.Context, c store.Claim) (store.Claimed, err
 	from := max(c.Epoch, 1)
 	old := runMemberAt(c.User, c.Session, c.ResponseID, c.Replica, from)
 	claimed := runMemberAt(c.User, c.Session, c.ResponseID, c.Claimer, from+1)
-	call := newScriptCall(claimRunScript, 16, 4)
+	call := newScriptCall(claimRunScript, 18, 4)
 	for _, key := range []string{k.epoch(c.ResponseID), k.lease, k.receipt(c.ResponseID), k.events(c.ResponseID),
-		k.request(c.ResponseID), k.webhook(c.ResponseID), k.meta} {
+		k.request(c.ResponseID), k.webhook(c.ResponseID), k.meta, k.attempts(c.ResponseID), k.handedOff(c.ResponseID)} {
 		call.key(key)
 	}
 	if !s.clustered {
@@ -275,7 +277,7 @@ func (s *Store) ClaimRun(ctx context.Context, c store.Claim) (store.Claimed, err
 		}
 	}
 	fields, ok := reply.([]any)
-	if !ok || len(fields) != 5 {
+	if !ok || len(fields) != 7 {
 		return store.Claimed{}, fmt.Errorf("store: claim run: unexpected reply %T from the claim script", reply)
 	}
 	epoch, _ := fields[0].(int64)
@@ -283,12 +285,15 @@ func (s *Store) ClaimRun(ctx context.Context, c store.Claim) (store.Claimed, err
 	webhook, _ := fields[2].(string)
 	receipt, _ := fields[3].(string)
 	lastText, _ := fields[4].(string)
+	attempt, _ := fields[5].(int64)
+	handedOff, _ := fields[6].(int64)
 	last, err := strconv.ParseFloat(lastText, 64)
 	if err != nil {
 		return store.Claimed{}, fmt.Errorf("store: claim run: the log's last sequence %q is not a number", lastText)
 	}
 	_ = s.sendBookkeeping(ctx, s.forgetRun(ctx, old), s.registerRun(ctx, c.User, c.Session, c.ResponseID, c.Claimer, int(epoch), c.Lease))
-	out := store.Claimed{Epoch: int(epoch), Webhook: webhook, Receipt: []byte(receipt), LastSequence: int(last)}
+	out := store.Claimed{Epoch: int(epoch), Webhook: webhook, Receipt: []byte(receipt), LastSequence: int(last), Attempt: max(int(attempt), 1),
+		HandedOff: handedOff == 1}
 	if request != "" {
 		out.Request = []byte(request)
 	}

@@ -27,7 +27,8 @@ var scripts = []*redis.Script{
 	outboxEnqueueScript, outboxClaimScript, outboxCompleteScript, outboxRetryScript, putPushScript, // outbox.go, pushconfigs.go
 	beginCallScript, decideScript, claimScript, finishScript, // relay_tools_calls.go
 	appendScript, claimRunScript, forgetReplicaScript, // events.go, runs.go, replicas.go
-	recordPointScript,                                  // journal.go
+	recordPointScript,                     // journal.go
+	spendAttemptScript, markHandOffScript, // attempts.go
 	queueScript, startQueuedScript, cancelQueuedScript, // queue.go
 }
 

@@ -128,7 +128,8 @@ if redis.call('EXISTS', KEYS[4]) == 1 then return {-1, 0} end
 local function deleteResponse(id)
   -- :e: is the event log as versions before the sorted set kept it.
   redis.call('DEL', ARGV[1] .. ':r:' .. id, ARGV[1] .. ':l:' .. id, ARGV[1] .. ':e:' .. id, ARGV[1] .. ':h:' .. id,
-    ARGV[1] .. ':x:' .. id, ARGV[1] .. ':q:' .. id, ARGV[1] .. ':j:' .. id)
+    ARGV[1] .. ':x:' .. id, ARGV[1] .. ':q:' .. id, ARGV[1] .. ':j:' .. id, ARGV[1] .. ':y:' .. id,
+    ARGV[1] .. ':z:' .. id)
 end
 for _, field in ipairs(redis.call('HKEYS', KEYS[1])) do
   if string.sub(field, 1, 2) == 'r:' then deleteResponse(string.sub(field, 3)) end

@@ -36,6 +36,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("Runs", func(t *testing.T) { testRuns(t, h) })
 	t.Run("Fencing", func(t *testing.T) { testFencing(t, h) })
 	t.Run("Journals", func(t *testing.T) { testJournals(t, h) })
+	t.Run("Attempts", func(t *testing.T) { testAttempts(t, h) })
 	t.Run("Queues", func(t *testing.T) { testQueues(t, h) })
 	t.Run("Replicas", func(t *testing.T) { testReplicas(t, h) })
 	t.Run("LiveReplicas", func(t *testing.T) { testLiveReplicas(t, h) })
