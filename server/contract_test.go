@@ -417,3 +417,28 @@ func TestTypedInputNamesAnAsset(t *testing.T) {
 		}
 	})
 }
+
+// useChat (/api/chat): a typed agent reads the newest user text as the
+// input object.
+func TestTypedInputUseChat(t *testing.T) {
+	setup := typedSetup()
+	base := setup.Config
+	setup.Config = func(c *config.Config) { base(c); c.Server.UseChat = true }
+	servertest.EachStore(t, setup, func(t *testing.T, ts *servertest.Server) {
+		chat := func(text string) servertest.Reply {
+			b, _ := json.Marshal(map[string]any{"id": "chat-typed", "trigger": "submit-message", "messages": []any{
+				map[string]any{"id": "m1", "role": "user", "parts": []any{map[string]any{"type": "text", "text": text}}},
+			}})
+			return ts.Post("/api/chat", string(b))
+		}
+		bad := chat(badTyped)
+		servertest.MustStatus(t, bad, http.StatusBadRequest)
+		mustViolations(t, bad.Body)
+		mustNothingStored(t, ts, 0)
+		good := chat(`{"city":"Kyoto","days":6}`)
+		servertest.MustStatus(t, good, http.StatusOK)
+		if !strings.Contains(string(good.Body), "Kyoto") {
+			t.Fatalf("good input: %s", good.Body)
+		}
+	})
+}
