@@ -83,6 +83,9 @@ func buildCard(ctx context.Context, o Options) (*cardInfo, error) {
 		caps["extendedAgentCard"] = true
 	}
 	info.streaming = caps["streaming"] == true
+	if o.Service != nil {
+		addContract(card, o.Service.Contract()) // card_contract.go
+	}
 	info.inputModes = inputModesOf(card)
 
 	if exts, ok := caps["extensions"].([]any); ok {

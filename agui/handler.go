@@ -165,6 +165,11 @@ func (h *Handler) newRun(w http.ResponseWriter, r *http.Request, p runtime.Princ
 			return
 		}
 	}
+	parts, err := h.typedInput(in.Input) // typed_input.go: checked before the thread is made
+	if err != nil {
+		writeError(w, err)
+		return
+	}
 	s, err := h.session(ctx, p, &in)
 	if err != nil {
 		writeError(w, err)
@@ -185,7 +190,7 @@ func (h *Handler) newRun(w http.ResponseWriter, r *http.Request, p runtime.Princ
 		}
 	}
 	resp, err := h.svc.StartResponse(ctx, p, runtime.ResponseRequest{
-		Input: in.Input, SessionID: in.ThreadID, Stream: true,
+		Input: in.Input, Parts: parts, SessionID: in.ThreadID, Stream: true,
 		Metadata: runMetadata(in), ClientTools: in.Tools, Context: in.Context,
 		Transport: runtime.TransportAGUI, OnBusy: runtime.OnBusyOf(in.ForwardedProps),
 	})

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync/atomic"
 
 	"github.com/harnest/harnest/backend/chat"
 	"github.com/harnest/harnest/config"
+	"github.com/harnest/harnest/internal/contract"
 	"github.com/harnest/harnest/internal/toolrun"
 	"github.com/harnest/harnest/runtime"
 )
@@ -26,6 +28,8 @@ type Model struct {
 	maxSteps     int
 	history      int
 	log          *slog.Logger
+	output       *contract.Schema // spec.outputSchema (model_output.go); nil: text
+	plainOutput  atomic.Bool      // the endpoint rejected response_format (model_output.go)
 }
 
 // errMaxSteps: the model kept calling tools for every step it was allowed.
@@ -57,8 +61,13 @@ func NewModel(ctx context.Context, spec config.Spec, instructions, folderDir str
 	if err != nil {
 		return nil, fmt.Errorf("model backend: %w", err)
 	}
+	c, err := spec.Contract()
+	if err != nil {
+		set.Close()
+		return nil, fmt.Errorf("model backend: %w", err)
+	}
 	return &Model{client: client, tools: set, instructions: instructions,
-		maxSteps: max(m.MaxSteps, 1), history: m.HistoryMessages, log: logger}, nil
+		maxSteps: max(m.MaxSteps, 1), history: m.HistoryMessages, log: logger, output: c.OutputSchema()}, nil
 }
 
 // Ready reports whether every MCP server answers.
@@ -82,13 +91,29 @@ func (m *Model) Run(ctx context.Context, turn *runtime.Turn, emit runtime.Emit) 
 			return emit(runtime.Event{Type: runtime.EventThinkingDelta, Delta: delta})
 		},
 	}
+	output := newModelOutput(m.output, m.plainOutput.Load()) // model_output.go
+	if output != nil {
+		handlers.Text = func(string) error { return nil } // the checked answer is emitted at the end
+	}
 	for step := 0; step < m.maxSteps; step++ {
 		if messages, err = m.steered(ctx, turn, step, messages); err != nil { // model_steer.go
 			return err
 		}
-		res, err := m.reply(ctx, turn, step, chat.Request{Messages: messages, Tools: offered.specs}, handlers, emit)
+		res, err := m.reply(ctx, turn, step, chat.Request{Messages: messages, Tools: offered.specs, ResponseFormat: output.responseFormat()}, handlers, emit)
+		if err != nil && output.formatRejected(err) {
+			m.plainOutput.Store(true)
+			m.log.Warn("model backend: the endpoint rejected response_format; asking for the output schema's JSON without it", "responseId", turn.ResponseID)
+			res, err = m.reply(ctx, turn, step, chat.Request{Messages: messages, Tools: offered.specs}, handlers, emit)
+		}
 		if err != nil {
 			return err
+		}
+		if len(res.ToolCalls) == 0 && output != nil {
+			if again := output.repair(res.Text, step+1 == m.maxSteps); again != nil {
+				messages = append(messages, again...)
+				continue
+			}
+			return emitAnswer(res.Text, emit)
 		}
 		if len(res.ToolCalls) == 0 {
 			if step+1 == m.maxSteps || !steersAfter(turn, step+1) {

@@ -81,6 +81,14 @@ type Spec struct {
 	// "reject" (the default: 409 session_busy), "enqueue", "interrupt" or
 	// "rollback".
 	OnBusy string `yaml:"onBusy"`
+	// InputSchema and OutputSchema are the agent's typed contract
+	// (contract.go): JSON Schemas written inline (a mapping) or the name of
+	// a JSON or YAML file beside config.yaml (a string). With an input
+	// schema, input must be an object that matches it; with an output
+	// schema, the answer is a JSON value that matches it, carried in the
+	// receipt's result.
+	InputSchema  JSONValue `yaml:"inputSchema"`
+	OutputSchema JSONValue `yaml:"outputSchema"`
 }
 
 // Output is the output policy, applied once before any transport sees an

@@ -72,6 +72,9 @@ func LoadWithEnv(dir string, lookup func(string) (string, bool)) (*Folder, error
 			folder.ExtendedCard, _ = decodeExtendedCard(data, folder.Card, probs)
 		}
 	}
+	if probs.Len() == 0 {
+		loadContract(abs, &folder.Config.Spec, probs)
+	}
 	instructions := instructionsFile
 	if name := folder.Config.Spec.Instructions; name != "" {
 		instructions = filepath.Clean(name)

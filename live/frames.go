@@ -77,6 +77,7 @@ type frame struct {
 
 	Input     string // response.create
 	Parts     []runtime.InputPart
+	Object    bool            // response.create: input was an object (a typed agent's)
 	RequestID *string         // response.create: the caller's correlation ID
 	Metadata  json.RawMessage // response.create: a compact object, or nil
 	OnBusy    string          // response.create: the busy-session strategy ("" for the agent's)
@@ -171,6 +172,11 @@ func decodeCreate(f frame, obj map[string]json.RawMessage) (frame, *frameError) 
 			return f, &frameError{msgContent}
 		}
 		f.Input, f.Parts = input, parts
+	} else if len(raw) > 0 && raw[0] == '{' {
+		// A typed input: one data part, checked by the runtime against
+		// the agent's input schema (runtime/contract.go).
+		data := jsonwrite.Compact(raw)
+		f.Input, f.Parts, f.Object = string(data), []runtime.InputPart{{Type: "data", Data: data}}, true
 	} else {
 		input, ok := jsonString(raw)
 		if !ok || strings.TrimSpace(input) == "" {

@@ -76,8 +76,15 @@ func (c *conn) idleFrame(data []byte) {
 	}
 }
 
+// msgUntypedObject refuses an object input sent to an untyped agent.
+const msgUntypedObject = "input must be a non-blank string or an array of content parts; an object is for agents with an input schema (spec.inputSchema)"
+
 // start begins a response on the socket's session and streams it.
 func (c *conn) start(f frame) {
+	if f.Object && c.svc.Contract().InputSchema() == nil {
+		c.send(idleError(msgUntypedObject))
+		return
+	}
 	resp, err := c.svc.StartResponse(c.ctx, c.p, runtime.ResponseRequest{
 		Input: f.Input, Parts: f.Parts, SessionID: c.sessionID, Metadata: f.Metadata, Stream: true,
 		Transport: runtime.TransportLive, OnBusy: f.OnBusy,

@@ -35,10 +35,14 @@ func (c *call) run(ctx context.Context, in toolInput) (*mcp.CallToolResult, tool
 	if strings.TrimSpace(in.Message) == "" {
 		return toolError(runtime.Errorf(runtime.ErrInvalid, "invalid_request", "message must be a non-blank string"))
 	}
-	resp, err := c.svc.StartResponse(ctx, c.caller, runtime.ResponseRequest{
-		Input: in.Message, SessionID: in.SessionID, Stream: c.progress != nil,
-		Transport: runtime.TransportMCP,
-	})
+	return c.runRequest(ctx, runtime.ResponseRequest{Input: in.Message, SessionID: in.SessionID})
+}
+
+// runRequest runs a turn of req (its input and session; tool_typed.go
+// gives a typed input's) to its first boundary and settles it.
+func (c *call) runRequest(ctx context.Context, req runtime.ResponseRequest) (*mcp.CallToolResult, toolOutput, error) {
+	req.Stream, req.Transport = c.progress != nil, runtime.TransportMCP
+	resp, err := c.svc.StartResponse(ctx, c.caller, req)
 	if err != nil {
 		return toolError(err)
 	}

@@ -67,6 +67,10 @@ func (d *door) newServer() *mcp.Server {
 		Instructions: fmt.Sprintf("Call the tool %s to talk to the agent %s. Pass the returned sessionId to continue a conversation.",
 			o.AgentName, d.displayName()),
 	})
+	if schema := o.Service.Contract().InputSchema(); schema != nil {
+		d.addTypedTool(server, schema.JSON()) // tool_typed.go
+		return server
+	}
 	mcp.AddTool(server, &mcp.Tool{Name: o.AgentName, Title: d.displayName(), Description: d.toolDescription()}, d.callTool)
 	return server
 }

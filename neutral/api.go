@@ -81,7 +81,8 @@ func New(o Options) (*API, error) {
 		Card        json.RawMessage   `json:"card"`
 		Endpoints   map[string]string `json:"endpoints"`
 		Resources   []Resource        `json:"resources"`
-	}{d.ID, d.Name, d.Description, a.cardJSON, d.Endpoints, resources})
+		Contract    *agentContract    `json:"contract,omitempty"`
+	}{d.ID, d.Name, d.Description, a.cardJSON, d.Endpoints, resources, contractOf(o.Service)})
 	return a, err
 }
 

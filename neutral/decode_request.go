@@ -20,13 +20,23 @@ import (
 // checks that both ways give the same answer for every body.
 
 // scanner is the JSON scanner the fast path's readers are methods of.
-type scanner struct{ jsonscan.Scanner }
+// typed says that the agent takes an object input (typed_input.go).
+type scanner struct {
+	jsonscan.Scanner
+	typed bool
+}
 
 // fastResponseRequest decodes a UTF-8 body as a POST /responses envelope.
 // ok is false when the body must take the general path.
 func fastResponseRequest(body []byte) (runtime.ResponseRequest, bool) {
+	return fastRequest(body, false)
+}
+
+// fastRequest is fastResponseRequest for an agent that is typed or not:
+// only a typed one's fast path reads an object input.
+func fastRequest(body []byte, typed bool) (runtime.ResponseRequest, bool) {
 	var req runtime.ResponseRequest
-	var s scanner
+	s := scanner{typed: typed}
 	s.Reset(body)
 	if !s.Next('{') {
 		return req, false
@@ -129,6 +139,16 @@ func (s *scanner) input(req *runtime.ResponseRequest) bool {
 		input, parts, ok := s.parts()
 		req.Input, req.Parts = input, parts
 		return ok
+	case '{':
+		if !s.typed {
+			return false // the general path refuses it
+		}
+		raw, ok := s.Value()
+		if !ok {
+			return false
+		}
+		req.Input, req.Parts, _ = typedInput(raw)
+		return true
 	}
 	return false
 }

@@ -20,7 +20,7 @@ func generalPath(a *API, w http.ResponseWriter, r *http.Request) (runtime.Respon
 	if !ok {
 		return runtime.ResponseRequest{}, false
 	}
-	return generalResponseRequest(w, body)
+	return generalResponseRequest(w, body, false)
 }
 
 // decodeBoth decodes body with readResponseRequest and with the general

@@ -284,6 +284,12 @@ func FuzzInputParts(f *testing.F) {
 			}
 			return
 		}
+		if data[0] == '{' { // a typed input (typed_input.go): one data part
+			if len(parts) != 1 || parts[0].Type != "data" || input != string(parts[0].Data) || !json.Valid(parts[0].Data) {
+				t.Fatalf("accepted the object %q as %q %+v", data, input, parts)
+			}
+			return
+		}
 		checkParts(t, data, input, parts)
 	})
 }

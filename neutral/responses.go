@@ -67,9 +67,12 @@ func inputField(obj map[string]json.RawMessage) (string, []runtime.InputPart, er
 	if len(raw) > 0 && raw[0] == '[' {
 		return parseParts(raw)
 	}
+	if len(raw) > 0 && raw[0] == '{' {
+		return typedInput(raw) // typed_input.go
+	}
 	input, _, err := stringField(obj, "input")
 	if err != nil || strings.TrimSpace(input) == "" {
-		return "", nil, fieldError{"input", "must be a non-blank string or an array of content parts"}
+		return "", nil, fieldError{"input", "must be a non-blank string, an array of content parts, or an object (typed agents)"}
 	}
 	return input, nil, nil
 }
@@ -137,17 +140,23 @@ func (a *API) readResponseRequest(w http.ResponseWriter, r *http.Request) (runti
 	if !ok {
 		return runtime.ResponseRequest{}, false
 	}
-	if req, ok := fastResponseRequest(body); ok {
+	typed := a.svc.Contract().InputSchema() != nil
+	if req, ok := fastRequest(body, typed); ok {
 		return req, true
 	}
-	return generalResponseRequest(w, body)
+	return generalResponseRequest(w, body, typed)
 }
 
 // generalResponseRequest decodes a body the general way: the whole body
 // into a map, then parseResponseRequest, which words every error.
-func generalResponseRequest(w http.ResponseWriter, body []byte) (runtime.ResponseRequest, bool) {
+func generalResponseRequest(w http.ResponseWriter, body []byte, typed bool) (runtime.ResponseRequest, bool) {
 	obj, ok := httpapi.DecodeObject(w, body)
 	if !ok {
+		return runtime.ResponseRequest{}, false
+	}
+	if !typed && isObject(obj["input"]) {
+		fail(w, http.StatusBadRequest, "invalid_request", "Invalid response request: input must be a non-blank string or an array of content parts; "+
+			"an object is for agents with an input schema (spec.inputSchema)")
 		return runtime.ResponseRequest{}, false
 	}
 	req, err := parseResponseRequest(obj)

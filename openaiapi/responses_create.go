@@ -45,6 +45,10 @@ func (d *door) createResponse(w http.ResponseWriter, r *http.Request, p runtime.
 	if req.Echo.Background && !req.Stream {
 		req.Turn.Stream = false // nobody reads its events here
 	}
+	if err := typedTurn(d.svc.Contract(), &req.Turn); err != nil { // typed_input.go
+		writeError(w, err)
+		return
+	}
 	resp, err := d.svc.StartResponse(r.Context(), p, req.Turn)
 	if err != nil {
 		writeError(w, err)

@@ -32,6 +32,11 @@ func (s *Service) resolveContent(ctx context.Context, p Principal, req ResponseR
 				return nil, Errorf(ErrInvalid, "invalid_content", "Invalid content input: a data part holds one JSON value")
 			}
 			out = append(out, ContentInput{Type: "data", Value: jsonwrite.Compact(part.Data)})
+			media, err := s.typedMedia(ctx, p, req.SessionID, part.Data) // contract_media.go
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, media...)
 			continue
 		case part.URL != "":
 			if part.Type != "file" || !validFileURL(part.URL) {

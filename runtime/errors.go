@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/harnest/harnest/internal/contract"
 )
 
 // Kinds of failure every transport maps once: to an HTTP status, a JSON-RPC
@@ -51,6 +53,9 @@ type Error struct {
 	// RetryAfter, when set, is how long the caller should wait before
 	// trying again (sent as Retry-After).
 	RetryAfter time.Duration
+	// Violations are the places where a typed input breaks the agent's
+	// input schema (contract.go), each with its JSON Pointer; nil else.
+	Violations []contract.Violation
 }
 
 func (e *Error) Error() string { return e.Detail }

@@ -203,6 +203,9 @@ func (s *Service) StartResponse(ctx context.Context, p Principal, req ResponseRe
 	if len(req.Input) > s.maxIn {
 		return nil, Errorf(ErrTooLarge, "input_too_large", "Input exceeds %s", FormatBytes(int64(s.maxIn)))
 	}
+	if err := s.checkInput(&req); err != nil {
+		return nil, err
+	}
 	metadata := req.Metadata
 	if len(metadata) == 0 || string(metadata) == "null" {
 		metadata = emptyObject

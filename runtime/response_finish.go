@@ -29,6 +29,8 @@ func (r *Response) finish(runErr error) {
 
 	var fail *Error
 	switch {
+	case runErr == nil && s.contract.OutputSchema() != nil:
+		fail = s.checkOutput(r.ID, &env) // contract.go: the answer is the result, or output_invalid
 	case runErr == nil && strings.TrimSpace(env.OutputText) == "" && len(env.Result) == 0 && !hasArtifact(env.Output):
 		fail = errNoOutput // an answer of artifacts alone is an answer
 	case runErr == nil:

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/harnest/harnest/internal/contract"
 	"github.com/harnest/harnest/store"
 )
 
@@ -72,6 +73,10 @@ type Options struct {
 	Observer Observer
 	// Tracer opens a trace span for each turn (trace.go); optional.
 	Tracer TurnTracer
+	// Contract is the agent's typed contract (contract.go): its input
+	// schema is checked before anything is stored, its output schema when
+	// the turn ends. Nil: untyped.
+	Contract *contract.Contract
 }
 
 // Service is the core every transport drives.
@@ -88,9 +93,10 @@ type Service struct {
 	log       *slog.Logger
 	now       func() time.Time
 	observer  Observer
-	tracer    TurnTracer   // nil: turns are not traced
-	outbox    Outbox       // where webhooks go (webhook.go); nil: none
-	doors     doorHandlers // the doors' receivers of door messages (door_control.go)
+	tracer    TurnTracer         // nil: turns are not traced
+	outbox    Outbox             // where webhooks go (webhook.go); nil: none
+	doors     doorHandlers       // the doors' receivers of door messages (door_control.go)
+	contract  *contract.Contract // the agent's typed input and output (contract.go); nil: untyped
 
 	approvalTTL, clientToolTTL, sweepEvery, flushDelay time.Duration
 	hub                                                store.Hub
@@ -156,7 +162,7 @@ func New(o Options) *Service {
 		replica: "replica_" + newHex(), halt: make(chan struct{}), lapsedSeen: map[string]time.Time{},
 		runners: newRunners(maxIdleRunners), observer: o.Observer, tracer: o.Tracer, limits: o.Limits,
 		liveness: o.Liveness, rerun: o.RerunOnReplicaLoss, maxAttempts: o.MaxAttempts,
-		busy: newBusyState(o.OnBusy, o.MaxQueuedPerSession),
+		busy: newBusyState(o.OnBusy, o.MaxQueuedPerSession), contract: o.Contract,
 	}
 	if s.liveness <= 0 {
 		s.liveness = DefaultLiveness

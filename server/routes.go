@@ -165,7 +165,8 @@ func (s *Server) mountAPIDocs(mux *http.ServeMux, endpoints map[string]string) (
 		return nil, nil
 	}
 	docs, err := apidoc.HandlerFor(apidoc.Options{AgentName: s.agentName(), Description: cardString(s.Folder.Card, "description"), Live: cfg.Server.Live, AGUI: config.Enabled(cfg.Server.AGUI),
-		MCP: cfg.Server.MCP, OpenAICompat: cfg.Server.OpenAICompat, OpenResponses: cfg.Server.OpenResponses, UseChat: cfg.Server.UseChat})
+		MCP: cfg.Server.MCP, OpenAICompat: cfg.Server.OpenAICompat, OpenResponses: cfg.Server.OpenResponses, UseChat: cfg.Server.UseChat,
+		InputSchema: string(cfg.Spec.InputSchema), OutputSchema: string(cfg.Spec.OutputSchema)})
 	if err != nil {
 		return nil, fmt.Errorf("build OpenAPI document: %w", err)
 	}

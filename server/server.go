@@ -140,6 +140,11 @@ func New(ctx context.Context, f *config.Folder, o Options) (*Server, error) {
 		return nil, err
 	}
 	ro := runtimeOptions(cfg, st, agent, rl, log, met, tr)
+	if ro.Contract, err = cfg.Spec.Contract(); err != nil { // spec.inputSchema, spec.outputSchema
+		rl.Close()
+		release()
+		return nil, err
+	}
 	if o.Tune != nil {
 		o.Tune(&ro)
 	}

@@ -42,6 +42,11 @@ func (d *door) post(w http.ResponseWriter, r *http.Request, p runtime.Principal)
 		httpapi.Fail(w, http.StatusBadRequest, "invalid_request", "The newest user message has no text: send a text part")
 		return
 	}
+	parts, err := typedParts(d.svc.Contract(), input, parts) // typed_input.go
+	if err != nil {
+		httpapi.WriteError(w, err)
+		return
+	}
 	req := runtime.ResponseRequest{
 		Input: input, Parts: parts, SessionID: c.ID, Metadata: c.Metadata,
 		Stream: true, Background: true, Transport: transport, ClientTools: c.Tools,

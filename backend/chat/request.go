@@ -18,6 +18,23 @@ type Request struct {
 	// IdempotencyKey, when set, is sent as the Idempotency-Key header: the
 	// same for every try of one step, also from a later attempt of the turn.
 	IdempotencyKey string
+	// ResponseFormat, when set, asks for structured output: the answer is
+	// JSON that matches a schema (response_format json_schema).
+	ResponseFormat *ResponseFormat
+}
+
+// ResponseFormat is Chat Completions' response_format:
+// {"type":"json_schema","json_schema":{"name","schema","strict"}}.
+type ResponseFormat struct {
+	Type       string     `json:"type"`
+	JSONSchema JSONSchema `json:"json_schema"`
+}
+
+// JSONSchema names the schema of a structured answer.
+type JSONSchema struct {
+	Name   string          `json:"name"`
+	Schema json.RawMessage `json:"schema"`
+	Strict bool            `json:"strict"`
 }
 
 // wireRequest is the JSON body of POST /chat/completions.
@@ -29,6 +46,8 @@ type wireRequest struct {
 	Tools         []Tool         `json:"tools,omitempty"`
 	Temperature   *float64       `json:"temperature,omitempty"`
 	MaxTokens     *int           `json:"max_tokens,omitempty"`
+	// ResponseFormat asks for structured output (Request.ResponseFormat).
+	ResponseFormat *ResponseFormat `json:"response_format,omitempty"`
 }
 
 type streamOptions struct {
@@ -45,6 +64,8 @@ func (c *Client) requestBody(req Request) ([]byte, error) {
 		StreamOptions: &streamOptions{IncludeUsage: true},
 		Temperature:   c.opts.Temperature,
 		MaxTokens:     c.opts.MaxOutputTokens,
+
+		ResponseFormat: req.ResponseFormat,
 	}
 	if wire.Messages == nil {
 		wire.Messages = []Message{}

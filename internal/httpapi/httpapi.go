@@ -18,6 +18,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/harnest/harnest/internal/contract"
 	"github.com/harnest/harnest/runtime"
 )
 
@@ -25,6 +26,9 @@ import (
 type ErrorBody struct {
 	Detail string `json:"detail"`
 	Code   string `json:"code"`
+	// Violations list where a typed input breaks the agent's input schema
+	// (code input_invalid), each with its JSON Pointer.
+	Violations []contract.Violation `json:"violations,omitempty"`
 }
 
 // StatusOf maps a runtime error kind to its HTTP status.
@@ -61,7 +65,7 @@ func StatusOf(err *runtime.Error) int {
 func WriteError(w http.ResponseWriter, err error) {
 	e := runtime.AsError(err)
 	SetRetryAfter(w, e)
-	Fail(w, StatusOf(e), e.Code, e.Detail)
+	WriteJSON(w, StatusOf(e), ErrorBody{Detail: e.Detail, Code: e.Code, Violations: e.Violations})
 }
 
 // SetRetryAfter sets the Retry-After header (whole seconds, at least 1) of

@@ -30,6 +30,11 @@ type Options struct {
 	// UseChat reports that /api/chat (the AI SDK's useChat) is enabled:
 	// its operations are described under the tag "useChat".
 	UseChat bool
+	// InputSchema and OutputSchema are a typed agent's contract
+	// (spec.inputSchema, spec.outputSchema; contract.go) as JSON text
+	// (strings: Options is a map key, cache.go); "": untyped.
+	InputSchema  string
+	OutputSchema string
 }
 
 const (
@@ -114,6 +119,9 @@ func Document(o Options) (*openapi3.T, error) {
 		b.addUseChat(doc)
 	}
 
+	if err := b.addContract(doc, o); err != nil {
+		return nil, err
+	}
 	if err := doc.Validate(context.Background()); err != nil {
 		return nil, fmt.Errorf("apidoc: generated document is invalid: %w", err)
 	}

@@ -90,6 +90,10 @@ export class Conversation {
 
   /** send sends the composer's message over the chosen transport. */
   async send() {
+    if (this.ui.typed && this.ui.typed.fields.length && !this.run) {
+      await this.sendTyped();
+      return;
+    }
     const text = this.ui.message.value;
     const onBusy = this.run ? this.ui.busy.value : "";
     if (this.run && text.trim() && onBusy === "steer") {
@@ -127,6 +131,40 @@ export class Conversation {
     if (attachments.length && !text.trim()) input.shift();
     const view = new MessageView(this.ui.log, "assistant", onBusy ? `${transportName} (${onBusy})` : transportName);
     await this.start(view, transportName, sessionId, input, onBusy);
+  }
+
+  /**
+   * sendTyped sends a typed agent's input: the JSON object typed in the
+   * message box, else the one the form makes (typedform.js). AG-UI
+   * carries it as the user message's text.
+   */
+  async sendTyped() {
+    const text = this.ui.message.value.trim();
+    let input;
+    try {
+      input = text ? JSON.parse(text) : this.ui.typed.value();
+    } catch (e) {
+      this.say(e instanceof SyntaxError ? "The message is not a JSON object; clear it to send the form." : e.message);
+      return;
+    }
+    if (this.preparing) return;
+    const transportName = this.ui.transport.value;
+    this.say("");
+    let sessionId;
+    this.preparing = true;
+    try {
+      sessionId = await this.sessions.ensure();
+    } catch (e) {
+      this.say(e.message);
+      return;
+    } finally {
+      this.preparing = false;
+    }
+    this.ui.message.value = "";
+    const json = JSON.stringify(input);
+    new MessageView(this.ui.log, "user", transportName).setText(json);
+    const view = new MessageView(this.ui.log, "assistant", transportName);
+    await this.start(view, transportName, sessionId, transportName === "AG-UI" ? json : input, "");
   }
 
   /**

@@ -11,6 +11,7 @@ import { RouterView } from "./router.js";
 import { TracesView } from "./traces.js";
 import { SchedulesView } from "./schedules.js";
 import { setupTheme } from "./theme.js";
+import { TypedForm } from "./typedform.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -19,6 +20,7 @@ const pageStatus = (text) => {
 };
 
 const uploads = new Uploads($("file-picker"), $("composer"), $("uploads"));
+const typedForm = new TypedForm($("typed-form"));
 let conversation;
 const sessions = new Sessions(
   {
@@ -33,6 +35,7 @@ conversation = new Conversation(
   {
     log: $("conversation"), form: $("composer"), message: $("message"), transport: $("transport"),
     background: $("background"), busy: $("busy"), send: $("send"), cancel: $("cancel"), status: $("composer-status"),
+    typed: typedForm,
   },
   sessions,
   uploads,
@@ -90,6 +93,12 @@ async function discover() {
     if (option.value === "AG-UI") option.disabled = !endpoints.agui;
   }
   $("docs-link").hidden = !endpoints.docs;
+  // A typed agent (spec.inputSchema) takes the object its form makes.
+  const schema = agent.contract && agent.contract.inputSchema;
+  if (schema && typeof schema === "object") {
+    typedForm.setSchema(schema);
+    $("message").placeholder = "Typed agent: fill in the form (a JSON object typed here is sent instead)";
+  }
 }
 
 // start loads the user's sessions and the deep-linked session, if any.
