@@ -88,13 +88,34 @@ func buildCard(ctx context.Context, o Options) (*cardInfo, error) {
 	}
 	info.inputModes = inputModesOf(card)
 
+	info.keepExtensions(ctx, caps, o.Alive)
+	if err := serveInterfaces(card, o.PublicBaseURL, hasExtended); err != nil {
+		return nil, err
+	}
+
+	if info.json, err = json.Marshal(card); err != nil {
+		return nil, fmt.Errorf("a2a: agent card cannot be encoded as JSON: %w", err)
+	}
+	info.etag = etagOf(info.json)
+	now := time.Now
+	if o.Now != nil {
+		now = o.Now
+	}
+	info.modified = now().UTC().Truncate(time.Second)
+	return info, nil
+}
+
+// keepExtensions records the card's declared extensions (and the
+// required ones) and leaves out an alive extension that does not check,
+// with a warning.
+func (info *cardInfo) keepExtensions(ctx context.Context, caps map[string]any, alive AliveOptions) {
 	if exts, ok := caps["extensions"].([]any); ok {
 		kept := make([]any, 0, len(exts))
 		for i, item := range exts {
 			ext, _ := item.(map[string]any)
 			uri, _ := ext["uri"].(string)
 			if uri == AliveExtensionURI {
-				if err := checkAlive(ctx, ext, o.Alive); err != nil {
+				if err := checkAlive(ctx, ext, alive); err != nil {
 					info.warnings = append(info.warnings, fmt.Sprintf(
 						"agent-card.yaml capabilities.extensions[%d]: the alive extension is left out of the served card: %v", i, err))
 					continue
@@ -110,12 +131,17 @@ func buildCard(ctx context.Context, o Options) (*cardInfo, error) {
 		}
 		caps["extensions"] = kept
 	}
+}
 
+// serveInterfaces rewrites the card's interface URLs to those served
+// (behind publicBaseURL when set; gRPC as host:port) and adds the fields
+// A2A 0.3 clients read for the 0.3 interfaces.
+func serveInterfaces(card map[string]any, publicBaseURL string, hasExtended bool) error {
 	var base *url.URL
-	if o.PublicBaseURL != "" {
-		u, err := url.Parse(o.PublicBaseURL)
+	if publicBaseURL != "" {
+		u, err := url.Parse(publicBaseURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
-			return nil, fmt.Errorf("a2a: public base URL %q must be an absolute http or https URL without query", clip(o.PublicBaseURL))
+			return fmt.Errorf("a2a: public base URL %q must be an absolute http or https URL without query", clip(publicBaseURL))
 		}
 		base = u
 	}
@@ -155,17 +181,7 @@ func buildCard(ctx context.Context, o Options) (*cardInfo, error) {
 			card["supportsAuthenticatedExtendedCard"] = true
 		}
 	}
-
-	if info.json, err = json.Marshal(card); err != nil {
-		return nil, fmt.Errorf("a2a: agent card cannot be encoded as JSON: %w", err)
-	}
-	info.etag = etagOf(info.json)
-	now := time.Now
-	if o.Now != nil {
-		now = o.Now
-	}
-	info.modified = now().UTC().Truncate(time.Second)
-	return info, nil
+	return nil
 }
 
 // etagOf is the strong entity tag of a body: a hash of its bytes, the same

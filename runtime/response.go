@@ -197,24 +197,9 @@ var emptyObject = json.RawMessage("{}")
 // response runs until the agent ends, ctx ends (cancelled, unless
 // Background), or the deadline passes. Errors here mean nothing was started.
 func (s *Service) StartResponse(ctx context.Context, p Principal, req ResponseRequest) (*Response, error) {
-	if strings.TrimSpace(req.Input) == "" && len(req.Parts) == 0 {
-		return nil, Errorf(ErrInvalid, "invalid_request", "input must be a non-blank string")
-	}
-	if len(req.Input) > s.maxIn {
-		return nil, Errorf(ErrTooLarge, "input_too_large", "Input exceeds %s", FormatBytes(int64(s.maxIn)))
-	}
-	if err := s.checkInput(&req); err != nil {
+	metadata, err := s.checkRequest(&req)
+	if err != nil {
 		return nil, err
-	}
-	metadata := req.Metadata
-	if len(metadata) == 0 || string(metadata) == "null" {
-		metadata = emptyObject
-	}
-	if err := s.checkWebhook(req); err != nil {
-		return nil, err
-	}
-	if !ValidOnBusy(req.OnBusy) {
-		return nil, errInvalidOnBusy(req.OnBusy)
 	}
 	content, err := s.resolveContent(ctx, p, req)
 	if err != nil {
@@ -283,22 +268,7 @@ func (s *Service) StartResponse(ctx context.Context, p Principal, req ResponseRe
 	}
 	state, err := r.begin(ctx, p.UserID, create, req)
 	if err != nil {
-		busy := errors.Is(err, store.ErrSessionBusy)
-		if busy {
-			r.limits.release() // a queued response keeps its day's turn, not a slot (queue_limits.go)
-		} else {
-			r.limits.giveBack()
-		}
-		place.release()
-		r.cancel(nil)
-		s.untrack(r)
-		switch {
-		case errors.Is(err, store.ErrSessionNotFound):
-			return nil, errSessionNotFound
-		case busy:
-			return s.whenBusy(ctx, p, req, r.ID, sessionID, metadata, r.limits) // busy.go, queue.go
-		}
-		return nil, s.storeFailure(err)
+		return s.notBegun(ctx, p, req, r, place, err)
 	}
 	r.turn = Turn{
 		ResponseID: r.ID, SessionID: sessionID, UserID: p.UserID, Attempt: 1,
@@ -322,6 +292,53 @@ func (s *Service) StartResponse(ctx context.Context, p Principal, req ResponseRe
 	r.admitted = place
 	s.runners.run(r)
 	return r, nil
+}
+
+// checkRequest refuses a request that cannot start a response (blank or
+// too large input, a typed input that does not validate, a bad webhook or
+// onBusy) and returns its metadata ({} when it sent none).
+func (s *Service) checkRequest(req *ResponseRequest) (json.RawMessage, error) {
+	if strings.TrimSpace(req.Input) == "" && len(req.Parts) == 0 {
+		return nil, Errorf(ErrInvalid, "invalid_request", "input must be a non-blank string")
+	}
+	if len(req.Input) > s.maxIn {
+		return nil, Errorf(ErrTooLarge, "input_too_large", "Input exceeds %s", FormatBytes(int64(s.maxIn)))
+	}
+	if err := s.checkInput(req); err != nil {
+		return nil, err
+	}
+	if err := s.checkWebhook(*req); err != nil {
+		return nil, err
+	}
+	if !ValidOnBusy(req.OnBusy) {
+		return nil, errInvalidOnBusy(req.OnBusy)
+	}
+	if len(req.Metadata) == 0 || string(req.Metadata) == "null" {
+		return emptyObject, nil
+	}
+	return req.Metadata, nil
+}
+
+// notBegun undoes what StartResponse took for a response whose session
+// could not be taken (its admission place, its limits, its tracking), and
+// answers: a busy session follows the request's onBusy (busy.go, queue.go).
+func (s *Service) notBegun(ctx context.Context, p Principal, req ResponseRequest, r *Response, place *ticket, err error) (*Response, error) {
+	busy := errors.Is(err, store.ErrSessionBusy)
+	if busy {
+		r.limits.release() // a queued response keeps its day's turn, not a slot (queue_limits.go)
+	} else {
+		r.limits.giveBack()
+	}
+	place.release()
+	r.cancel(nil)
+	s.untrack(r)
+	switch {
+	case errors.Is(err, store.ErrSessionNotFound):
+		return nil, errSessionNotFound
+	case busy:
+		return s.whenBusy(ctx, p, req, r.ID, r.SessionID, r.metadata, r.limits)
+	}
+	return nil, s.storeFailure(err)
 }
 
 // begin takes the session for the response and returns its state. A new

@@ -80,6 +80,10 @@ func (r *Response) finish(runErr error) {
 	r.mu.Unlock()
 	commit.Receipt = body
 
+	var steersLeft bool
+	if r.steers != nil {
+		commit.SteersLeft = &steersLeft
+	}
 	// The caller may be gone; the receipt is still recorded.
 	err := r.record(&commit)
 	if errors.Is(err, store.ErrFenced) {
@@ -117,7 +121,7 @@ func (r *Response) finish(runErr error) {
 			fail = s.storeFailure(err).(*Error)
 		}
 	}
-	if err == nil {
+	if err == nil && steersLeft {
 		r.queueLeftovers() // steers it never took become the session's next messages (steer_leftover.go)
 	}
 	r.sendWebhook(commit.Events, body, err)

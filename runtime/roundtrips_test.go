@@ -145,3 +145,49 @@ func TestSlowTurnFlushesInBatches(t *testing.T) {
 		}
 	}
 }
+
+// steerableAgent is an AgentFunc that says it takes steers.
+type steerableAgent struct{ AgentFunc }
+
+func (steerableAgent) TakesSteers() bool { return true }
+
+// TestRoundTripsOfASteerableTurn: an agent that takes steers pays nothing
+// for it when nobody steers: its turn is begin and commit, the commit
+// saying that no steer is left (store.Commit.SteersLeft).
+func TestRoundTripsOfASteerableTurn(t *testing.T) {
+	counter := &roundTrips{}
+	st, err := redisstore.Open(context.Background(), redisstore.Options{Hooks: []redis.Hook{counter}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	agent := steerableAgent{AgentFunc(func(ctx context.Context, turn *Turn, emit Emit) error {
+		return emit(Event{Type: EventTextDelta, Delta: "x"})
+	})}
+	s := New(Options{Store: st, Agent: agent, FlushDelay: time.Hour})
+	if !s.TakesSteers() {
+		t.Fatal("the agent does not take steers")
+	}
+	first, err := s.StartResponse(context.Background(), Anonymous, ResponseRequest{Input: "hi"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-first.Done()
+	for _, stream := range []bool{false, true} {
+		before := counter.n.Load()
+		r, err := s.StartResponse(context.Background(), Anonymous, ResponseRequest{Input: "hi", Stream: stream, SessionID: first.SessionID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if stream {
+			r.Each(func(Event) error { return nil })
+		}
+		if out := r.Outcome(); out.Err != nil {
+			t.Fatal(out.Err)
+		}
+		<-r.Done()
+		if got := counter.n.Load() - before; got != 2 {
+			t.Errorf("stream=%v: %d round trips, want 2 (begin, commit)", stream, got)
+		}
+	}
+}

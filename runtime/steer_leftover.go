@@ -28,9 +28,9 @@ import (
 // a queue goes first, so only a message that began in the one round trip
 // between the commit and the queuing runs before it. The steers are taken
 // (removed, fenced by the run's epoch) and then queued: a crash between
-// the two loses them, a window of one store round trip. The cost: a turn
-// of an agent that takes steers ends with one more store round trip (the
-// take), none for other agents.
+// the two loses them, a window of one store round trip. The final commit
+// says whether any are left (store.Commit.SteersLeft), so only a turn
+// that ends with steers it never took pays the take's round trip.
 
 // SteerResponseID is the ID of the response a steer becomes when the turn
 // it was handed to ended before taking it: "resp_" and the steer ID's hex.

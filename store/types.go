@@ -84,6 +84,11 @@ type Commit struct {
 	// Sent again (its first answer lost), the step is refused as final or
 	// written again the same.
 	CreateSession bool
+	// SteersLeft, when set on a step that releases, is set to whether
+	// steers are kept for the response that nobody took (Steers), read in
+	// the same operation: the runtime takes them only then, so a turn
+	// that was never steered costs no extra round trip.
+	SteersLeft *bool
 }
 
 // StoredMessage is a transcript message with its offset in the transcript.

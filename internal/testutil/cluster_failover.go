@@ -195,3 +195,45 @@ func (c *Cluster) live(t testing.TB) string {
 	t.Fatal("cluster: every node was killed")
 	return ""
 }
+
+// WaitReplicated waits, within the given time, until the replica of the
+// master at addr has acknowledged everything the master had written when
+// it was called (INFO replication: the replica's offset reaches the
+// master's), so that a kill right after loses only later writes. On a
+// busy machine a replica can lag by seconds; a failover test that means
+// to measure recovery, not asynchronous replication, calls it first.
+func (c *Cluster) WaitReplicated(t testing.TB, addr string, within time.Duration) {
+	t.Helper()
+	info, err := clusterCommand(addr, "INFO", "replication")
+	if err != nil {
+		t.Fatalf("cluster: INFO replication on %s: %v", addr, err)
+	}
+	target, err := strconv.ParseInt(infoField(info, "master_repl_offset"), 10, 64)
+	if err != nil {
+		t.Fatalf("cluster: %s reports no master_repl_offset", addr)
+	}
+	deadline := time.Now().Add(within)
+	for {
+		info, err = clusterCommand(addr, "INFO", "replication")
+		if err == nil && replicaOffset(infoField(info, "slave0")) >= target {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("cluster: the replica of %s has not reached offset %d within %s (%s)", addr, target, within, infoField(info, "slave0"))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// replicaOffset reads offset=N from an INFO replication slaveN line
+// (ip=…,port=…,state=online,offset=N,lag=…); -1 when there is none.
+func replicaOffset(line string) int64 {
+	for field := range strings.SplitSeq(line, ",") {
+		if v, ok := strings.CutPrefix(field, "offset="); ok {
+			if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+				return n
+			}
+		}
+	}
+	return -1
+}

@@ -130,6 +130,9 @@ func (s *Store) CommitResponse(ctx context.Context, c store.Commit) error {
 		}
 		s.runs.unregister(runKey{c.User, c.Session, c.ResponseID, c.Replica})
 	}
+	if c.Release && c.SteersLeft != nil {
+		*c.SteersLeft = len(sp.steers[c.ResponseID]) > 0
+	}
 	sh.mu.Unlock()
 	if len(c.Events) > 0 {
 		s.hubs.notify(responseKey{c.User, c.Session, c.ResponseID})

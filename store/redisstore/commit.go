@@ -43,6 +43,10 @@ if ARGV[13] ~= '' then
   if ARGV[22] == '1' then key = key + 1; waitIndex = KEYS[key] end
 end
 if ARGV[24] ~= '' then key = key + 1; runs = KEYS[key] end
+-- A step that releases names the response's kept steers last: it answers
+-- 2 when some are left (nobody took them).
+local steers
+if ARGV[5] == '1' then steers = KEYS[key + 1] end
 if fenced(KEYS[7], ARGV[25]) then return -2 end
 local holder = redis.call('GET', KEYS[1])
 if holder and holder ~= ARGV[1] then return 0 end
@@ -106,6 +110,7 @@ end
 if ARGV[5] == '1' and holder then redis.call('DEL', KEYS[1]) end
 if runs and ARGV[5] == '1' then redis.call('ZREM', runs, ARGV[24]) end
 if ARGV[8] ~= '' then redis.call('PUBLISH', ARGV[11], ARGV[12]) end
+if steers and redis.call('EXISTS', steers) == 1 then return 2 end
 return 1
 `)
 
@@ -154,6 +159,10 @@ func (s *Store) CommitResponse(ctx context.Context, c store.Commit) error {
 		return store.ErrReceiptFinal
 	case -2:
 		return store.ErrFenced
+	case 2:
+		if c.SteersLeft != nil {
+			*c.SteersLeft = true
+		}
 	}
 	// The commit is done whatever this answers: a run left registered has
 	// a final receipt, which a sweep only forgets.
@@ -182,6 +191,9 @@ func (s *Store) commitCall(c store.Commit) scriptCall {
 	registry := c.Release && !s.clustered // a release forgets the run
 	if registry {
 		call.key(s.runsKey())
+	}
+	if c.Release {
+		call.key(k.steers(c.ResponseID))
 	}
 	release := "0"
 	if c.Release {

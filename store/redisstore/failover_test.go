@@ -73,6 +73,10 @@ func TestClusterFailoverRecovers(t *testing.T) {
 		t.Fatalf("%d calls failed before the kill", n)
 	}
 
+	// The victim's replica has the sessions (a replica that lags on a busy
+	// machine would lose them with the kill: asynchronous replication, not
+	// what this test measures).
+	cluster.WaitReplicated(t, victim, 30*time.Second)
 	killed := time.Now()
 	cluster.Kill(t, victim)
 	dead := time.Now()
