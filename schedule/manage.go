@@ -103,9 +103,27 @@ func (s *Scheduler) get(ctx context.Context, user, id string) (store.ScheduleRec
 	return rec, d, err
 }
 
-// patch changes a schedule: the members f holds. A change of its timing
-// (or a resume) sets the next fire time from now; pausing keeps it.
+// patchTries bounds how often a change is applied again to a schedule
+// that fired (or changed) between its read and its write.
+const patchTries = 5
+
+// patch changes a schedule: the members f holds, applied to the schedule
+// as it is when it is written. A fire (or another change) between the read
+// and the write makes the store refuse it; the members are then applied to
+// the schedule read again, so a pause or a PATCH that meets a fire is not
+// refused (errChanged only past patchTries).
 func (s *Scheduler) patch(ctx context.Context, user, id string, f fields) (View, error) {
+	for try := 1; ; try++ {
+		v, err := s.patchOnce(ctx, user, id, f)
+		if err != errChanged || try == patchTries {
+			return v, err
+		}
+	}
+}
+
+// patchOnce applies f to the schedule as read now. A change of its timing
+// (or a resume) sets the next fire time from now; pausing keeps it.
+func (s *Scheduler) patchOnce(ctx context.Context, user, id string, f fields) (View, error) {
 	rec, d, err := s.get(ctx, user, id)
 	if err != nil {
 		return View{}, err
