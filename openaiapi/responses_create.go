@@ -74,10 +74,7 @@ func foldLive(f *fold, resp *runtime.Response) runtime.Outcome {
 		if f.final != "" || f.errored != nil {
 			return nil
 		}
-		var env *runtime.EnvelopeBody
-		if e.Envelope != nil {
-			env = &e.Envelope.EnvelopeBody
-		}
+		env := e.Body()
 		if _, err := f.event(e, env); err != nil {
 			return err
 		}

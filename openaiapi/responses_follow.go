@@ -46,7 +46,8 @@ func (d *door) answerWait(w http.ResponseWriter, r *http.Request, p runtime.Prin
 // segment ends (from any replica).
 func (d *door) follow(ctx context.Context, p runtime.Principal, f *fold) error {
 	return d.svc.Follow(ctx, p, f.ref.SessionID, f.ref.ResponseID, f.ref.After, func(fr runtime.Frame) (bool, error) {
-		e, env := decodeFrame(fr)
+		e, _ := fr.Event() // typed by the runtime
+		env := e.Body()
 		done, err := f.event(e, env)
 		if err == nil && f.write != nil {
 			err = f.send(true)
@@ -97,18 +98,4 @@ func (d *door) endFollowed(ctx context.Context, p runtime.Principal, f *fold, fo
 	}
 	f.errored.Message = failureMessage(f.errored.Code)
 	_ = f.finish()
-}
-
-// decodeFrame reads a logged event: response.completed carries the
-// envelope's members beside its own.
-func decodeFrame(fr runtime.Frame) (runtime.Event, *runtime.EnvelopeBody) {
-	if fr.Type == runtime.EventCompleted {
-		var body runtime.EnvelopeBody
-		_ = json.Unmarshal(fr.JSON, &body)
-		return runtime.Event{Type: fr.Type, Sequence: fr.Sequence}, &body
-	}
-	var e runtime.Event
-	_ = json.Unmarshal(fr.JSON, &e)
-	e.Type, e.Sequence = fr.Type, fr.Sequence
-	return e, nil
 }

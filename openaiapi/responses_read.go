@@ -115,7 +115,8 @@ func (d *door) replay(r *http.Request, p runtime.Principal, f *fold) (ended bool
 		}
 		for _, fr := range frames {
 			after = fr.Sequence
-			e, env := decodeFrame(fr)
+			e, _ := fr.Event() // typed by the runtime
+			env := e.Body()
 			if done, err := f.event(e, env); done || err != nil {
 				return true, err
 			}

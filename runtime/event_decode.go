@@ -168,3 +168,12 @@ func (s *Service) Receipt(ctx context.Context, p Principal, sessionID, responseI
 func (o Outcome) Receipt() (Envelope, bool) {
 	return o.Envelope, o.Body != nil
 }
+
+// Body is the envelope's body that response.completed carries (nil for any
+// other event): what a door folds into its own final frame.
+func (e Event) Body() *EnvelopeBody {
+	if e.Envelope == nil {
+		return nil
+	}
+	return &e.Envelope.EnvelopeBody
+}

@@ -79,7 +79,8 @@ func (d *door) follow(r *http.Request, p runtime.Principal, out *batch, enc *enc
 		return
 	}
 	err := d.svc.Follow(r.Context(), p, sessionID, responseID, after, func(fr runtime.Frame) (bool, error) {
-		e, env := decodeFrame(fr)
+		e, _ := fr.Event() // typed by the runtime
+		env := e.Body()
 		done, err := enc.event(e, env)
 		if err == nil {
 			err = out.send(true)

@@ -2,7 +2,6 @@ package uichat
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
@@ -101,10 +100,7 @@ func (d *door) streamLive(w http.ResponseWriter, r *http.Request, resp *runtime.
 		if r.Context().Err() != nil {
 			return errGone
 		}
-		var env *runtime.EnvelopeBody
-		if e.Envelope != nil {
-			env = &e.Envelope.EnvelopeBody
-		}
+		env := e.Body()
 		var err error
 		if done, err = enc.event(e, env); err != nil || done {
 			return err
@@ -155,17 +151,3 @@ var doneMarker = []byte("[DONE]")
 
 // errGone stops a stream whose client went away.
 var errGone = context.Canceled
-
-// decodeFrame reads a logged event: response.completed carries the
-// envelope's members beside its own.
-func decodeFrame(fr runtime.Frame) (runtime.Event, *runtime.EnvelopeBody) {
-	if fr.Type == runtime.EventCompleted {
-		var body runtime.EnvelopeBody
-		_ = json.Unmarshal(fr.JSON, &body)
-		return runtime.Event{Type: fr.Type, Sequence: fr.Sequence}, &body
-	}
-	var e runtime.Event
-	_ = json.Unmarshal(fr.JSON, &e)
-	e.Type, e.Sequence = fr.Type, fr.Sequence
-	return e, nil
-}
