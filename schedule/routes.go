@@ -262,16 +262,7 @@ func answerError(w http.ResponseWriter, err error) bool {
 			fail(w, http.StatusServiceUnavailable, "store_unavailable", "The state store is unavailable; retry shortly")
 			return true
 		}
-		status := http.StatusServiceUnavailable
-		switch {
-		case errors.Is(re.Kind, runtime.ErrNotFound):
-			status = http.StatusNotFound
-		case errors.Is(re.Kind, runtime.ErrConflict):
-			status = http.StatusConflict
-		case errors.Is(re.Kind, runtime.ErrInvalid):
-			status = http.StatusBadRequest
-		}
-		fail(w, status, re.Code, re.Detail)
+		httpapi.WriteError(httpapi.NoStore(w), re) // runtime errors map once, in the HTTP kit
 	}
 	return true
 }
