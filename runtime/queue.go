@@ -127,8 +127,9 @@ func (r *Response) followQueue(p Principal) {
 	stream := r.stream
 	_ = s.Follow(r.ctx, p, r.SessionID, r.ID, -1, func(f Frame) (bool, error) {
 		if stream != nil {
+			e, _ := f.Event() // a frame that does not decode goes as its type and sequence
 			select {
-			case stream <- frameEvent(f):
+			case stream <- e:
 			case <-r.ctx.Done():
 				return true, nil
 			}
@@ -151,29 +152,6 @@ func (r *Response) followQueue(p Principal) {
 		close(stream)
 	}
 	r.reachBoundary(out)
-}
-
-// frameEvent is a logged event as a stream carries it: its payload
-// decoded, and its JSON the logged bytes.
-func frameEvent(f Frame) Event {
-	var e Event
-	_ = json.Unmarshal(f.JSON, &e)
-	switch f.Type {
-	case EventCompleted:
-		var env Envelope
-		if json.Unmarshal(f.JSON, &env) == nil {
-			env.ID, env.SessionID = e.ResponseID, e.SessionID
-			e.Envelope = &env
-		}
-	case EventStateDelta:
-		var d struct {
-			Delta map[string]json.RawMessage `json:"delta"`
-		}
-		_ = json.Unmarshal(f.JSON, &d)
-		e.StateDelta, e.Delta = d.Delta, ""
-	}
-	e.Type, e.Sequence, e.encoded = f.Type, f.Sequence, f.JSON
-	return e
 }
 
 // receiptOutcome is the outcome a receipt tells.
