@@ -51,7 +51,12 @@ func chatPage(t *testing.T, dir, node string, ts *servertest.Server) string {
 	proxy := httputil.NewSingleHostReverseProxy(target)
 	proxy.FlushInterval = -1 // streams pass at once
 	mux := http.NewServeMux()
-	mux.Handle("/api/", proxy)
+	mux.Handle("/api/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Full duplex, so that net/http does not close the request body
+		// under the proxy once the streamed answer's headers are out.
+		_ = http.NewResponseController(w).EnableFullDuplex()
+		proxy.ServeHTTP(w, r)
+	}))
 	mux.HandleFunc("/app.js", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/javascript")
 		http.ServeFile(w, r, bundle)

@@ -35,6 +35,13 @@ func TestMCPBehindRoundRobin(t *testing.T) {
 	var next atomic.Int64
 	lb := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r.Host = ""
+		// Full duplex: the proxy streams the request body upstream while
+		// the upstream's answer streams back. Without it net/http, once the
+		// answer's headers are written, drains and closes a request body
+		// that the proxy's transport has not yet read to its end, and the
+		// transport then drops the upstream connection mid-stream (seen as
+		// "request terminated without response" on a loaded machine).
+		_ = http.NewResponseController(w).EnableFullDuplex()
 		proxies[next.Add(1)%int64(len(proxies))].ServeHTTP(w, r)
 	}))
 	defer lb.Close()
