@@ -102,8 +102,9 @@ type Responses interface {
 	// BeginResponse takes the session's lease, writes the in_progress
 	// receipt, registers the run and returns the session state.
 	// ErrSessionNotFound or ErrSessionBusy (another response holds the
-	// session, or responses are queued for it: Queues) refuse it; nothing
-	// is kept then.
+	// session, or responses are queued for it: Queues) or
+	// ErrResponseExists (the session has a response with that ID: a
+	// receipt is never overwritten) refuse it; nothing is kept then.
 	BeginResponse(ctx context.Context, b Begin) (map[string]json.RawMessage, error)
 	// CommitResponse writes one step atomically: receipt, events,
 	// transcript messages, state delta, wait, and the lease's release.
