@@ -5,6 +5,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/harnest/harnest/config"
 	"github.com/harnest/harnest/server/servertest"
 )
 
@@ -67,4 +68,20 @@ func TestOneDeliveryAcrossReplicas(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestDeliveriesNeedNoBearerToken: with auth on, a delivery is
+// authenticated by its signature alone; the rest of the API still asks
+// for a token.
+func TestDeliveriesNeedNoBearerToken(t *testing.T) {
+	withAuth := func(c *config.Config) {
+		triggers(c)
+		c.Auth.Tokens = []config.Token{{Token: "alice-token-0123456789", User: "alice"}}
+	}
+	ts := servertest.Start(t, "", servertest.Setup{Config: withAuth})
+	servertest.MustStatus(t, ts.Get("/sessions"), 401)
+	rid, sid := accepted(t, sendStandard(t, ts, "msg_auth", `{"text":"hi","ticket":"auth"}`), "started")
+	receiptUntil(t, ts, sid, rid, "completed")
+	r := ts.As("alice-token-0123456789").Get("/responses/" + rid + "?sessionId=" + sid)
+	servertest.MustStatus(t, r, 200)
 }
