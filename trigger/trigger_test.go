@@ -125,3 +125,18 @@ func nextAction(t *testing.T, ts *servertest.Server, sessionID, responseID, afte
 	t.Fatalf("response %s never required another action than %s", responseID, after)
 	return nil
 }
+
+// TestAnswerArrivesAtAnotherReplica: the turn a delivery started on one
+// replica waits; the delivery that answers it reaches another replica of
+// the same store, and the turn completes.
+func TestAnswerArrivesAtAnotherReplica(t *testing.T) {
+	servertest.EachStoreReplicas(t, 2, servertest.Setup{Config: triggers, Agent: approvalAgent}, func(t *testing.T, replicas []*servertest.Server) {
+		a, b := replicas[0], replicas[1]
+		rid, sid := accepted(t, sendStandard(t, a, "msg_a", `{"text":"reply to bob","ticket":"cross"}`), "started")
+		aid := receiptUntil(t, b, sid, rid, "requires_action")["requiredAction"].(map[string]any)["id"].(string)
+		accepted(t, sendGitHub(t, b, "gh-b", `{"approvalId":"`+aid+`","approved":true}`), "answered")
+		if env := receiptUntil(t, a, sid, rid, "completed"); env["outputText"] != "Drafted. Sent." {
+			t.Fatalf("final receipt %v", env)
+		}
+	})
+}

@@ -63,3 +63,21 @@ func TestParseRefuses(t *testing.T) {
 		}
 	}
 }
+
+// FuzzTemplate: parsing and rendering any template over any document
+// never panics.
+func FuzzTemplate(f *testing.F) {
+	f.Add("New issue {/issue/title} {{x}}", `{"issue":{"title":"a"}}`)
+	f.Add("{/a~1b/0}", `{"a/b":[1]}`)
+	f.Fuzz(func(t *testing.T, tmpl, doc string) {
+		tm, err := Parse(tmpl)
+		if err != nil {
+			return
+		}
+		var v any
+		if json.Unmarshal([]byte(doc), &v) != nil {
+			return
+		}
+		_, _ = tm.Render(v)
+	})
+}
