@@ -42,6 +42,13 @@ func TestGoodSignaturesStartTurns(t *testing.T) {
 		r := ts.Do("POST", "/triggers/hooks", "application/json", []byte(body), "webhook-id", "msg_3", "webhook-timestamp", stamp,
 			"webhook-signature", standardSignature(t, otherSecret, "msg_3", stamp, []byte(body))+" v1a,abcd "+standardSignature(t, standardSecret, "msg_3", stamp, []byte(body)))
 		accepted(t, r, "started")
+		// A key that is no valid session ID (a space) names a session by its hash, the same each time.
+		oddRID, odd := accepted(t, sendStandard(t, ts, "msg_4", `{"text":"odd","ticket":"a b"}`), "started")
+		receiptUntil(t, ts, odd, oddRID, "completed")
+		_, again := accepted(t, sendStandard(t, ts, "msg_5", `{"text":"odd again","ticket":"a b"}`), "started")
+		if !strings.HasPrefix(odd, "trigger-hooks-") || again != odd {
+			t.Fatalf("sessions %q and %q, want one trigger-hooks-<hash>", odd, again)
+		}
 		// The turns are alice's, not the anonymous user's.
 		page, err := ts.Srv.Service.ListSessions(context.Background(), runtime.Anonymous, "", 10)
 		if err != nil || len(page.Sessions) != 0 {
