@@ -92,14 +92,14 @@ type Turn struct {
 
 // Expect is what a turn's answer must show. Every check given must pass.
 type Expect struct {
-	Status      string    `yaml:"status"`
-	Contains    Strings   `yaml:"contains"`
-	NotContains Strings   `yaml:"notContains"`
-	Regex       Strings   `yaml:"regex"`
-	Equals      *string   `yaml:"equals"`
-	Schema      any       `yaml:"schema"`
-	Tools       *Tools    `yaml:"tools"`
-	Judge       *Rubric   `yaml:"judge"`
+	Status      string  `yaml:"status"`
+	Contains    Strings `yaml:"contains"`
+	NotContains Strings `yaml:"notContains"`
+	Regex       Strings `yaml:"regex"`
+	Equals      *string `yaml:"equals"`
+	Schema      any     `yaml:"schema"`
+	Tools       *Tools  `yaml:"tools"`
+	Judge       *Rubric `yaml:"judge"`
 	regexes     []*regexp.Regexp
 	schema      *contract.Schema
 }
