@@ -49,13 +49,13 @@ func (r *Runner) runTurn(ctx context.Context, p runtime.Principal, c *Case, t *T
 	env := resp.Outcome().Envelope
 	for n := 0; env.Status == runtime.StatusRequiresAction && env.RequiredAction != nil; n++ {
 		if n == maxWaits {
-			resp.Cancel()
+			abandon(resp)
 			return tr, fmt.Errorf("the agent asked for more than %d approvals or client tools in one turn", maxWaits)
 		}
 		next, label, err := r.answer(ctx, p, c, env.RequiredAction)
 		tr.Waits = append(tr.Waits, label)
 		if err != nil {
-			resp.Cancel()
+			abandon(resp)
 			return tr, err
 		}
 		env = next
@@ -63,7 +63,7 @@ func (r *Runner) runTurn(ctx context.Context, p runtime.Principal, c *Case, t *T
 	select {
 	case <-resp.Done():
 	case <-ctx.Done():
-		resp.Cancel()
+		abandon(resp)
 		return tr, fmt.Errorf("the turn did not end within %s", timeout)
 	}
 	final, err := r.Service.Receipt(ctx, p, resp.SessionID, resp.ID)
@@ -73,6 +73,21 @@ func (r *Runner) runTurn(ctx context.Context, p runtime.Principal, c *Case, t *T
 	tr.Status, tr.Answer, tr.Result = final.Status, final.OutputText, final.Result
 	tr.ToolCalls, err = r.toolCalls(ctx, p, resp.SessionID, resp.ID, final)
 	return tr, err
+}
+
+// abandonWait bounds how long abandon waits for a cancelled response to be
+// recorded.
+const abandonWait = 10 * time.Second
+
+// abandon cancels a response the case cannot take further and waits (a
+// while) until it is recorded cancelled, so that it does not hold its
+// session or a slot when the next case starts.
+func abandon(resp *runtime.Response) {
+	resp.Cancel()
+	select {
+	case <-resp.Done():
+	case <-time.After(abandonWait):
+	}
 }
 
 // answer answers one wait as the case says and returns the response's
