@@ -172,11 +172,10 @@ func writeFileWith(path string, write func(io.Writer) error) error {
 	return fh.Close()
 }
 
-// keepLastRun stores the run's summary for the playground; a failure is
-// logged, not fatal (the report is written).
+// keepLastRun stores the run's summary for the playground (GET
+// /evals/last); a failure is logged, not fatal: the report is written.
 func keepLastRun(ctx context.Context, srv *server.Server, report *eval.Report, log *slog.Logger) {
-	_ = ctx
-	_ = srv
-	_ = report
-	_ = log
+	if err := eval.KeepLastRun(ctx, srv.Store, report); err != nil {
+		log.Warn("cannot keep the run's summary in the store for the playground", "err", err)
+	}
 }

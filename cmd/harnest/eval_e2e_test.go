@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -230,4 +231,28 @@ func TestEvalFailingCasesFailTheRun(t *testing.T) {
 	if code != 2 || !strings.Contains(stderr, "cases[0].turns[0].expect.regex[0]: does not compile") {
 		t.Errorf("a bad cases file: exit %d\n%s", code, stderr)
 	}
+}
+
+// TestEvalKeepsLastRunOnRedis: harnest eval --redis-url keeps the run's
+// summary in the store, and a replica served on that store answers it at
+// GET /evals/last (what the playground's Evals view shows).
+func TestEvalKeepsLastRunOnRedis(t *testing.T) {
+	url := realRedis(t)
+	dir := agentFolder(t, "", prefixed(t))
+	cases := filepath.Join(t.TempDir(), "evals.yaml")
+	mustWrite(t, cases, "cases:\n  - {name: greets, turns: [{input: hi, expect: {equals: 'Echo: hi'}}]}\n  - {name: fails, turns: [{input: hi, expect: {contains: bye}}]}\n")
+	if code, stdout, stderr := runEvalBinary(t, nil, dir, cases, "--redis-url", url, "--threshold", "0.5"); code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	h := startHarnest(t, dir, nil, "--redis-url", url)
+	r := h.get(t, "/evals/last")
+	mustStatus(t, r, http.StatusOK)
+	var got eval.Summary
+	if err := json.Unmarshal(r.Body, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Agent != "hello" || got.Total != 2 || got.Passed != 1 || !got.OK || got.Cases[1].Failure == "" {
+		t.Fatalf("last run: %s", r.Body)
+	}
+	h.mustStop(t)
 }
