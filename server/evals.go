@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/harnest/harnest/eval"
+	"github.com/harnest/harnest/store"
 )
 
 // mountEvals serves the agent's last eval run (package eval), which
@@ -12,3 +13,7 @@ func (s *Server) mountEvals(mux *http.ServeMux, endpoints map[string]string) {
 	mux.Handle("GET "+eval.LastRunPath, eval.LastRunHandler(s.Store, s.Folder.Config.Metadata.Name))
 	endpoints["evalsLast"] = eval.LastRunPath
 }
+
+// EvalRuns is the store's slice of eval runs, where harnest eval
+// --redis-url keeps its run for the playground.
+func (s *Server) EvalRuns() store.EvalRuns { return s.Store }

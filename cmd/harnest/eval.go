@@ -175,7 +175,7 @@ func writeFileWith(path string, write func(io.Writer) error) error {
 // keepLastRun stores the run's summary for the playground (GET
 // /evals/last); a failure is logged, not fatal: the report is written.
 func keepLastRun(ctx context.Context, srv *server.Server, report *eval.Report, log *slog.Logger) {
-	if err := eval.KeepLastRun(ctx, srv.Store, report); err != nil {
+	if err := eval.KeepLastRun(ctx, srv.EvalRuns(), report); err != nil {
 		log.Warn("cannot keep the run's summary in the store for the playground", "err", err)
 	}
 }
