@@ -11,7 +11,14 @@
 // and hands its service here. The results are a Report: a table for a
 // terminal (WriteTable), JSON (the Report itself) and JUnit XML
 // (WriteJUnit) for a CI, and Passes says whether the pass rate reached
-// the threshold.
+// the threshold. KeepLastRun keeps a run's Summary in the store (the
+// EvalRuns slice; harnest eval --redis-url), and LastRunHandler serves it
+// at GET /evals/last, which the playground's Evals view shows.
+//
+// The tool trajectory is read from the response's event log (its
+// response.tool_call events, every segment of a turn that waited
+// included), so an agent whose output policy hides tool activity shows
+// none.
 //
 // Use:
 //
