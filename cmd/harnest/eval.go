@@ -23,7 +23,8 @@ const evalUsage = `Usage: harnest eval <folder> [cases] [flags]
 Runs the conversations of a cases file (default <folder>/evals.yaml) against
 the agent in folder, in process on the embedded store, checks every answer
 and tool trajectory, prints a table and exits 1 when the pass rate is below
---threshold (2 for a wrong call or an invalid folder or cases file).
+--threshold (2 when it cannot run: a wrong call, an invalid folder or cases
+file, an agent or store that does not start).
 
 Flags:
 `
@@ -103,8 +104,8 @@ func runEval(folder, casesPath string, o evalFlags) int {
 	defer stop()
 	srv, err := server.New(ctx, f, server.Options{RedisURL: o.redisURL, Logger: log})
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "harnest eval:", err)
-		return 1
+		fmt.Fprintln(os.Stderr, "harnest eval: the agent did not start:", err)
+		return 2
 	}
 	defer srv.Close()
 	runner := eval.Runner{Service: srv.Service, Agent: f.Config.Metadata.Name, Judge: judgeFor(cases, f.Config),
