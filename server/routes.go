@@ -51,6 +51,7 @@ func (s *Server) routes() (http.Handler, error) {
 	if err := s.mountTriggers(mux, endpoints); err != nil {
 		return nil, err
 	}
+	s.mountEvals(mux, endpoints) // evals.go
 	s.mountMCP(mux, endpoints)
 	s.mountOpenAI(mux, authn, endpoints)
 	s.mountUseChat(mux, endpoints)

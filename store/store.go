@@ -58,6 +58,7 @@ type Store interface {
 	Attempts          // attempts.go: runtime's attempt budget of durable turns
 	Schedules         // schedules.go: schedule
 	TriggerDeliveries // triggers.go: trigger
+	EvalRuns          // evals.go: eval (harnest eval and its route)
 
 	// Describe says which store this is, without credentials (for the
 	// start-up banner and logs).

@@ -59,6 +59,7 @@ type Store struct {
 	*mcpSessionsSpace
 	*schedulesSpace
 	*deliveriesSpace
+	*evalRunsSpace
 
 	now        func() time.Time
 	receiptTTL time.Duration
@@ -107,6 +108,7 @@ func New(opts Options) *Store {
 	s.mcpSessionsSpace = newMCPSessionsSpace(s.now, &s.closed)
 	s.schedulesSpace = newSchedulesSpace(&s.closed)
 	s.deliveriesSpace = newDeliveriesSpace(s.now, &s.closed)
+	s.evalRunsSpace = newEvalRunsSpace(&s.closed)
 	go s.expireEvery(expiryEvery)
 	return s
 }

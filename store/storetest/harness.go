@@ -51,6 +51,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("Tasks", func(t *testing.T) { testTasks(t, h) })
 	t.Run("Threads", func(t *testing.T) { testThreads(t, h) })
 	t.Run("MCPSessions", func(t *testing.T) { testMCPSessions(t, h) })
+	t.Run("EvalRuns", func(t *testing.T) { testEvalRuns(t, h) })
 	t.Run("Relay", func(t *testing.T) { testRelay(t, h) })
 	t.Run("Router", func(t *testing.T) { testRouter(t, h) })
 	t.Run("Limits", func(t *testing.T) { testLimits(t, h) })
