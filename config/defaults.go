@@ -112,6 +112,7 @@ func (m *ModelBackend) applyDefaults() {
 	if m.HistoryMessages == 0 {
 		m.HistoryMessages = DefaultModelHistoryMessages
 	}
+	m.Context.applyDefaults()
 }
 
 func defaultTrue(b *bool) *bool {
