@@ -109,6 +109,7 @@ var wantOperations = []struct {
 	{"/schedules/{scheduleId}/resume", http.MethodPost, "resumeSchedule", "Schedules"},
 	{"/schedules/{scheduleId}/run", http.MethodPost, "runSchedule", "Schedules"},
 	{"/schedules/{scheduleId}/fires", http.MethodGet, "listScheduleFires", "Schedules"},
+	{"/sessions/{sessionId}/compact", http.MethodPost, "compactSession", "Sessions"},
 }
 
 func TestDocumentPaths(t *testing.T) {
