@@ -320,15 +320,15 @@ func TestModelCompactionPromptTokensFigure(t *testing.T) {
 			}
 		}})
 		runTurns(t, ts, "", 0, 150)
-		summaries := 0
+		summaries, summaryTokens := 0, 0
 		for _, req := range fake.Requests() {
 			if isSummaryRequest(req) {
-				summaries++
+				summaries, summaryTokens = summaries+1, summaryTokens+fakeTokens(req)
 				continue
 			}
 			rows[cfg.name] = append(rows[cfg.name], fakeTokens(req))
 		}
-		t.Logf("%s: %d summary calls", cfg.name, summaries)
+		t.Logf("%s: %d summary calls, %d prompt tokens in all", cfg.name, summaries, summaryTokens)
 	}
 	for _, cfg := range configs {
 		tokens := rows[cfg.name]
