@@ -85,7 +85,7 @@ func (m *Model) Close() error { return m.tools.Close() }
 // Run runs one turn: the tool loop.
 func (m *Model) Run(ctx context.Context, turn *runtime.Turn, emit runtime.Emit) error {
 	offered := m.offeredTools(turn)
-	messages, budget, err := m.messages(ctx, turn, offered.specs)
+	messages, budget, err := m.messages(ctx, turn, offered.specs, emit)
 	if err != nil {
 		return err
 	}

@@ -70,12 +70,12 @@ func (c *modelContext) summaryTokens() int { return max(c.maxTokens/5, 64) }
 // compactedHistory is the history part of a turn's first prompt (the
 // summary and the messages after it), compacted first when the budget
 // asks for it; fixed are the prompt's other messages, tools its tools.
-func (m *Model) compactedHistory(ctx context.Context, turn *runtime.Turn, fixed []chat.Message, tools []chat.Tool) ([]chat.Message, *turnBudget, error) {
+func (m *Model) compactedHistory(ctx context.Context, turn *runtime.Turn, fixed []chat.Message, tools []chat.Tool, emit runtime.Emit) ([]chat.Message, *turnBudget, error) {
 	h, err := turn.Compaction.History(ctx, m.history)
 	if err != nil {
 		return nil, nil, err
 	}
-	b := &turnBudget{ratio: h.Ratio, comp: turn.Compaction}
+	b := &turnBudget{ratio: h.Ratio, comp: turn.Compaction, emit: emit}
 	fixedTokens := estimateMessages(fixed) + estimateTools(tools)
 	history := compactedMessages(h.Summary, h.Messages)
 	b.estimate = fixedTokens + estimateMessages(history)
@@ -205,7 +205,7 @@ func (m *Model) summarize(ctx context.Context, b *turnBudget, prev string, msgs 
 		if len(chunk) == 0 {
 			return nil
 		}
-		summary, err := m.summarizeChunk(ctx, system, prev, strings.Join(chunk, "\n"), limit)
+		summary, err := m.summarizeChunk(ctx, b, system, prev, strings.Join(chunk, "\n"), limit)
 		if err != nil {
 			return err
 		}
@@ -232,8 +232,8 @@ func (m *Model) summarize(ctx context.Context, b *turnBudget, prev string, msgs 
 }
 
 // summarizeChunk asks the summariser for the summary of prev and lines,
-// clipped to limit tokens.
-func (m *Model) summarizeChunk(ctx context.Context, system, prev, lines string, limit int) (string, error) {
+// clipped to limit tokens; a turn's call is reported (agent_metadata).
+func (m *Model) summarizeChunk(ctx context.Context, b *turnBudget, system, prev, lines string, limit int) (string, error) {
 	var user strings.Builder
 	user.WriteString("Summary so far:\n")
 	if prev == "" {
@@ -249,6 +249,11 @@ func (m *Model) summarizeChunk(ctx context.Context, system, prev, lines string, 
 	}}, chat.Handlers{Text: none, Reasoning: none})
 	if err != nil {
 		return "", err
+	}
+	if b.emit != nil {
+		if err := b.emit(metadataEvent(res)); err != nil {
+			return "", err
+		}
 	}
 	text := strings.TrimSpace(res.Text)
 	if text == "" {

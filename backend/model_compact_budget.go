@@ -59,6 +59,9 @@ type turnBudget struct {
 	ratio    float64 // reported tokens per estimated token (0: not measured)
 	estimate int     // the estimate of the first model call's prompt
 	comp     *runtime.Compaction
+	// emit reports the summariser's calls of a turn (their usage counts
+	// in the response's); nil on demand.
+	emit runtime.Emit
 }
 
 // tokens is an estimate corrected by the ratio.

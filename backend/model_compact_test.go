@@ -68,6 +68,14 @@ func userMessage(i int) string {
 // runTurns sends n turns to one session (made by the first) and returns it.
 func runTurns(t *testing.T, ts *servertest.Server, session string, from, n int) string {
 	t.Helper()
+	session, _ = runTurnsUsage(t, ts, session, from, n)
+	return session
+}
+
+// runTurnsUsage is runTurns, and the input tokens the receipts report in all.
+func runTurnsUsage(t *testing.T, ts *servertest.Server, session string, from, n int) (string, int) {
+	t.Helper()
+	input := 0
 	for i := from; i < from+n; i++ {
 		body, _ := json.Marshal(map[string]any{"input": userMessage(i), "sessionId": session})
 		if session == "" {
@@ -80,8 +88,11 @@ func runTurns(t *testing.T, ts *servertest.Server, session string, from, n int) 
 			t.Fatalf("turn %d: %s", i, r.Body)
 		}
 		session, _ = env["sessionId"].(string)
+		if usage, ok := env["usage"].(map[string]any); ok {
+			input += int(usage["inputTokens"].(float64))
+		}
 	}
-	return session
+	return session, input
 }
 
 // readTranscript reads every page of a session's messages.
@@ -147,11 +158,12 @@ func withBudget(c *config.Config) {
 func TestModelCompactsLongSession(t *testing.T) {
 	eachModelServer(t, withBudget, func(t *testing.T, ts *servertest.Server, fake *fakemodel.Server) {
 		counting(fake)
-		session := runTurns(t, ts, "", 0, 150)
+		session, reported := runTurnsUsage(t, ts, "", 0, 150)
 
 		reqs := fake.Requests()
-		turns := 0
+		turns, sent := 0, 0
 		for i, req := range reqs {
+			sent += fakeTokens(req)
 			if n := fakeTokens(req); n > compactBudget {
 				t.Errorf("request %d (summary %v) holds %d tokens, over the budget of %d", i, isSummaryRequest(req), n, compactBudget)
 			}
@@ -161,6 +173,9 @@ func TestModelCompactsLongSession(t *testing.T) {
 		}
 		if turns != 150 {
 			t.Fatalf("%d turn requests, want 150", turns)
+		}
+		if reported != sent {
+			t.Errorf("the receipts report %d input tokens, the endpoint counted %d (the summaries' calls included)", reported, sent)
 		}
 
 		msgs := readTranscript(t, ts, session)
@@ -332,15 +347,18 @@ func TestModelCompactionPromptTokensFigure(t *testing.T) {
 	}
 	for _, cfg := range configs {
 		tokens := rows[cfg.name]
-		peak, sum := 0, 0
+		peak, sum, low := 0, 0, 1<<30
 		var marks []string
 		for i, n := range tokens {
 			peak, sum = max(peak, n), sum+n
+			if i >= 20 {
+				low = min(low, n)
+			}
 			if (i+1)%15 == 0 || i == 0 {
 				marks = append(marks, fmt.Sprintf("t%d=%d", i+1, n))
 			}
 		}
-		t.Logf("%-40s mean %4d  max %4d  total %6d  | %s", cfg.name, sum/max(len(tokens), 1), peak, sum, strings.Join(marks, " "))
+		t.Logf("%-40s mean %4d  max %4d  min after turn 20 %4d  total %6d  | %s", cfg.name, sum/max(len(tokens), 1), peak, low, sum, strings.Join(marks, " "))
 	}
 }
 

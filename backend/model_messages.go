@@ -19,8 +19,8 @@ import (
 
 // messages are the conversation of a turn's first model call, and its
 // token budget (model_compact.go; nil without Turn.Compaction); tools are
-// the tools it offers.
-func (m *Model) messages(ctx context.Context, turn *runtime.Turn, tools []chat.Tool) ([]chat.Message, *turnBudget, error) {
+// the tools it offers; emit reports the calls of a compaction.
+func (m *Model) messages(ctx context.Context, turn *runtime.Turn, tools []chat.Tool, emit runtime.Emit) ([]chat.Message, *turnBudget, error) {
 	var out []chat.Message
 	if strings.TrimSpace(m.instructions) != "" {
 		out = append(out, chat.Message{Role: "system", Content: chat.Content{Text: m.instructions}})
@@ -34,7 +34,7 @@ func (m *Model) messages(ctx context.Context, turn *runtime.Turn, tools []chat.T
 	case m.history <= 0:
 	case turn.Compaction != nil:
 		var history []chat.Message
-		history, budget, err = m.compactedHistory(ctx, turn, append(out[:len(out):len(out)], user), tools)
+		history, budget, err = m.compactedHistory(ctx, turn, append(out[:len(out):len(out)], user), tools, emit)
 		if err != nil {
 			return nil, nil, err
 		}
