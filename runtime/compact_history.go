@@ -50,9 +50,10 @@ func (s *Service) compaction(user, session, owner string) *Compaction {
 }
 
 // History reads the compaction state and the newest messages after the
-// summary's range, at most limit of them: two store reads.
+// summary's range, at most limit of them: one store read.
 func (c *Compaction) History(ctx context.Context, limit int) (CompactedHistory, error) {
-	raw, err := c.svc.store.CompactionState(ctx, c.user, c.session)
+	// One more than the limit, and one for an item after the range.
+	raw, rows, err := c.svc.store.CompactionState(ctx, c.user, c.session, limit+2)
 	if err != nil {
 		return CompactedHistory{}, err
 	}
@@ -66,11 +67,6 @@ func (c *Compaction) History(ctx context.Context, limit int) (CompactedHistory, 
 	after := int64(-1)
 	if c.state.Item != nil {
 		after = c.state.Item.Replaces.ToIndex
-	}
-	// One more than the limit, and one for an item after the range.
-	rows, err := c.svc.store.LastMessages(ctx, c.user, c.session, limit+2)
-	if err != nil {
-		return CompactedHistory{}, err
 	}
 	for _, row := range rows {
 		if row.Offset <= after {

@@ -12,9 +12,11 @@ import (
 // the runtime's JSON; the store keeps it as it is, with the session, and
 // removes it with the session.
 type Compactions interface {
-	// CompactionState reads the session's compaction state: nil when it
-	// has none (or there is no such session).
-	CompactionState(ctx context.Context, user, session string) ([]byte, error)
+	// CompactionState reads the session's compaction state (nil when it
+	// has none, or there is no such session) and, when last > 0, its
+	// newest last transcript messages as LastMessages reads them: one
+	// round trip for what a turn's prompt is built from.
+	CompactionState(ctx context.Context, user, session string, last int) (state []byte, tail []StoredMessage, err error)
 	// SaveCompaction replaces the session's compaction state and, when
 	// c.Item is set, appends it to the session's transcript, in one
 	// operation; it returns the item's offset (-1 without an item).

@@ -12,17 +12,25 @@ import (
 
 var _ store.Compactions = (*Store)(nil)
 
-// CompactionState reads the session's compaction state (nil: none).
-func (s *Store) CompactionState(ctx context.Context, user, session string) ([]byte, error) {
+// CompactionState reads the session's compaction state (nil: none) and
+// its newest last messages (none when last < 1).
+func (s *Store) CompactionState(ctx context.Context, user, session string, last int) ([]byte, []store.StoredMessage, error) {
 	if err := s.closed.check(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	sh, sp := s.lockSpace(user, session)
 	defer sh.mu.Unlock()
-	if sp == nil || !sp.hasSession || sp.compaction == nil {
-		return nil, nil
+	if sp == nil || !sp.hasSession {
+		return nil, nil, nil
 	}
-	return copyBytes(sp.compaction), nil
+	var tail []store.StoredMessage
+	if n := int64(sp.transcript.len()); last > 0 && n > 0 {
+		tail = storedMessages(&sp.transcript, max(0, n-int64(last)), n)
+	}
+	if sp.compaction == nil {
+		return nil, tail, nil
+	}
+	return copyBytes(sp.compaction), tail, nil
 }
 
 // SaveCompaction replaces the state and appends the item, when set, if

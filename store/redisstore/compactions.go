@@ -48,16 +48,43 @@ redis.call('HSET', KEYS[1], 'msgs', offset + 1, 'updatedAt', ARGV[7])
 return offset
 `)
 
-// CompactionState reads the session's compaction state (nil: none).
-func (s *Store) CompactionState(ctx context.Context, user, session string) ([]byte, error) {
-	v, err := s.rdb.HGet(ctx, s.sessionKeys(user, session).meta, compactionField).Bytes()
-	if errors.Is(err, redis.Nil) {
-		return nil, nil
+// CompactionState reads the session's compaction state (nil: none) and
+// its newest last messages (none when last < 1), pipelined: one round trip
+// (two for a transcript of the older form).
+func (s *Store) CompactionState(ctx context.Context, user, session string, last int) ([]byte, []store.StoredMessage, error) {
+	k := s.sessionKeys(user, session)
+	if last < 1 {
+		v, err := s.rdb.HGet(ctx, k.meta, compactionField).Bytes()
+		if errors.Is(err, redis.Nil) {
+			return nil, nil, nil
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("store: read compaction state: %w", err)
+		}
+		return v, nil, nil
 	}
+	var state *redis.StringCmd
+	var tail *redis.Cmd
+	err := s.pipelined(ctx, func(p redis.Pipeliner) {
+		state = p.HGet(ctx, k.meta, compactionField)
+		tail = readTranscriptScript.EvalSha(ctx, p, []string{k.meta, k.msgs}, -1, last)
+	})
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return nil, nil, fmt.Errorf("store: read compaction state: %w", err)
+	}
+	v, err := state.Bytes()
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return nil, nil, fmt.Errorf("store: read compaction state: %w", err)
+	}
+	reply, err := tail.Slice()
 	if err != nil {
-		return nil, fmt.Errorf("store: read compaction state: %w", err)
+		return nil, nil, fmt.Errorf("store: read transcript: %w", err)
 	}
-	return v, nil
+	msgs, err := s.transcriptReply(ctx, k, -1, last, reply)
+	if err != nil {
+		return nil, nil, err
+	}
+	return v, msgs, nil
 }
 
 // SaveCompaction runs saveCompactionScript.

@@ -23,7 +23,7 @@ func testCompactions(t *testing.T, h Harness) {
 
 func compactionSaveAndRead(t *testing.T, s store.Store) {
 	commitMessages(t, s, "u", "s", 0, 0, 4) // m0..m3
-	if st, err := s.CompactionState(ctx, "u", "s"); err != nil || st != nil {
+	if st, _, err := s.CompactionState(ctx, "u", "s", 0); err != nil || st != nil {
 		t.Fatalf("state before any = %q, %v; want nil", st, err)
 	}
 	off, err := s.SaveCompaction(ctx, store.CompactionSave{User: "u", Session: "s", State: []byte(`{"v":1}`),
@@ -31,7 +31,7 @@ func compactionSaveAndRead(t *testing.T, s store.Store) {
 	if err != nil || off != 4 {
 		t.Fatalf("save = %d, %v; want offset 4", off, err)
 	}
-	if st, err := s.CompactionState(ctx, "u", "s"); err != nil || string(st) != `{"v":1}` {
+	if st, _, err := s.CompactionState(ctx, "u", "s", 0); err != nil || string(st) != `{"v":1}` {
 		t.Fatalf("state = %q, %v", st, err)
 	}
 	if sess, _, _ := s.GetSession(ctx, "u", "s"); sess.UpdatedAt != "t2" {
@@ -47,15 +47,34 @@ func compactionSaveAndRead(t *testing.T, s store.Store) {
 		t.Fatal(err)
 	}
 	checkMessages(t, "transcript", all, 0, 5)
-	// The next turn's messages go after the item.
+	// The next turn's messages go after the item; the state comes with
+	// the newest messages, as LastMessages reads them.
 	commitMessages(t, s, "u", "s", 1, 5, 2)
 	last, err := s.LastMessages(ctx, "u", "s", 3)
 	if err != nil {
 		t.Fatal(err)
 	}
 	checkMessages(t, "last", last, 4, 3)
+	st, tail, err := s.CompactionState(ctx, "u", "s", 3)
+	if err != nil || string(st) != `{"v":2}` {
+		t.Fatalf("state with messages = %q, %v", st, err)
+	}
+	checkMessages(t, "state's tail", tail, 4, 3)
+	if _, tail, _ = s.CompactionState(ctx, "u", "s", 50); len(tail) != 7 {
+		t.Errorf("a tail longer than the transcript has %d messages, want 7", len(tail))
+	}
+	if _, tail, _ = s.CompactionState(ctx, "u", "s", 0); tail != nil {
+		t.Errorf("no tail asked, %d messages read", len(tail))
+	}
+	// A session without a state still gives its messages.
+	commitMessages(t, s, "u", "s2", 0, 0, 2)
+	st, tail, err = s.CompactionState(ctx, "u", "s2", 5)
+	if err != nil || st != nil {
+		t.Fatalf("state of s2 = %q, %v", st, err)
+	}
+	checkMessages(t, "s2's tail", tail, 0, 2)
 	// Another user's session of that ID has no state.
-	if st, err := s.CompactionState(ctx, "v", "s"); err != nil || st != nil {
+	if st, _, err := s.CompactionState(ctx, "v", "s", 0); err != nil || st != nil {
 		t.Errorf("another user's state = %q, %v", st, err)
 	}
 }
@@ -91,7 +110,7 @@ func compactionRefusals(t *testing.T, s store.Store) {
 	if err := save(store.CompactionSave{User: "u", Session: "s", Prev: []byte(`{"v":1}`), State: []byte(`{"v":2}`), Item: []byte(`{"id":"x"}`)}); !errors.Is(err, store.ErrSessionBusy) {
 		t.Errorf("busy session: %v, want ErrSessionBusy", err)
 	}
-	if st, _ := s.CompactionState(ctx, "u", "s"); string(st) != `{"v":1}` {
+	if st, _, _ := s.CompactionState(ctx, "u", "s", 0); string(st) != `{"v":1}` {
 		t.Errorf("state after refusals = %q, want the first", st)
 	}
 	if all, _ := s.Messages(ctx, "u", "s", 0, 0); len(all) != 2 {
@@ -131,11 +150,11 @@ func compactionGoneWithDelete(t *testing.T, s store.Store) {
 	if found, err := s.DeleteSession(ctx, "u", "s"); !found || err != nil {
 		t.Fatalf("delete = %v, %v", found, err)
 	}
-	if st, err := s.CompactionState(ctx, "u", "s"); err != nil || st != nil {
+	if st, _, err := s.CompactionState(ctx, "u", "s", 0); err != nil || st != nil {
 		t.Errorf("state after delete = %q, %v", st, err)
 	}
 	commitMessages(t, s, "u", "s", 0, 0, 2) // the session made again
-	if st, err := s.CompactionState(ctx, "u", "s"); err != nil || st != nil {
+	if st, _, err := s.CompactionState(ctx, "u", "s", 0); err != nil || st != nil {
 		t.Errorf("state of the session made again = %q, %v", st, err)
 	}
 }
