@@ -113,6 +113,7 @@ func (m *ModelBackend) applyDefaults() {
 	if m.HistoryMessages == 0 {
 		m.HistoryMessages = DefaultModelHistoryMessages
 	}
+	m.Context.applyDefaults()
 }
 
 func defaultTrue(b *bool) *bool {

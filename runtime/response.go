@@ -280,6 +280,7 @@ func (s *Service) StartResponse(ctx context.Context, p Principal, req ResponseRe
 		History: func(ctx context.Context, limit int) ([]Message, error) {
 			return s.history(ctx, p.UserID, sessionID, limit)
 		},
+		Compaction:  s.compaction(p.UserID, sessionID, r.ID),
 		ClientTools: req.ClientTools, Context: req.Context, Message: req.Message,
 		RequestApproval:   r.requestApproval,
 		RequestClientTool: r.requestClientTool,

@@ -59,6 +59,7 @@ type Store interface {
 	Schedules         // schedules.go: schedule
 	TriggerDeliveries // triggers.go: trigger
 	EvalRuns          // evals.go: eval (harnest eval and its route)
+	Compactions       // compactions.go: runtime's compaction of long sessions
 
 	// Describe says which store this is, without credentials (for the
 	// start-up banner and logs).

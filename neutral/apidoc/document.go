@@ -106,6 +106,7 @@ func Document(o Options) (*openapi3.T, error) {
 
 	b.addDiscovery(doc, o)
 	b.addSessions(doc)
+	b.addCompaction(doc) // compact.go
 	b.addResponses(doc)
 	b.addAssets(doc)
 	b.addRelay(doc)

@@ -111,6 +111,7 @@ var wantOperations = []struct {
 	{"/schedules/{scheduleId}/fires", http.MethodGet, "listScheduleFires", "Schedules"},
 	{"/triggers/{name}", http.MethodPost, "deliverTrigger", "Triggers"},
 	{"/evals/last", http.MethodGet, "getLastEvalRun", "Evals"},
+	{"/sessions/{sessionId}/compact", http.MethodPost, "compactSession", "Sessions"},
 }
 
 func TestDocumentPaths(t *testing.T) {

@@ -60,4 +60,5 @@ func Run(t *testing.T, h Harness) {
 	t.Run("RelayTools", func(t *testing.T) { testRelayTools(t, h) })
 	t.Run("Schedules", func(t *testing.T) { testSchedules(t, h) })
 	t.Run("TriggerDeliveries", func(t *testing.T) { testTriggerDeliveries(t, h) })
+	t.Run("Compactions", func(t *testing.T) { testCompactions(t, h) })
 }
