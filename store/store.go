@@ -57,6 +57,7 @@ type Store interface {
 	Journals    // journal.go: runtime's resume points of durable turns
 	Attempts    // attempts.go: runtime's attempt budget of durable turns
 	Schedules   // schedules.go: schedule
+	Memory      // memory.go: memoryapi and the model backend's memory tools
 
 	// Describe says which store this is, without credentials (for the
 	// start-up banner and logs).
