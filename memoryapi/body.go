@@ -3,7 +3,6 @@ package memoryapi
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/harnest/harnest/internal/memory"
@@ -17,7 +16,7 @@ func decodePut(body []byte) (memory.Put, error) {
 		Text       *string         `json:"text"`
 		TTLSeconds *json.Number    `json:"ttlSeconds"`
 	}
-	if err := strict(body, &in, "value", "text", "ttlSeconds"); err != nil {
+	if err := strict(body, map[string]any{"value": &in.Value, "text": &in.Text, "ttlSeconds": &in.TTLSeconds}); err != nil {
 		return memory.Put{}, err
 	}
 	p := memory.Put{Value: in.Value}
@@ -44,7 +43,7 @@ func decodeSearch(body []byte) (memory.Search, error) {
 		Namespace *string      `json:"namespace"`
 		Limit     *json.Number `json:"limit"`
 	}
-	if err := strict(body, &in, "query", "namespace", "limit"); err != nil {
+	if err := strict(body, map[string]any{"query": &in.Query, "namespace": &in.Namespace, "limit": &in.Limit}); err != nil {
 		return memory.Search{}, err
 	}
 	var s memory.Search
@@ -67,30 +66,28 @@ func decodeSearch(body []byte) (memory.Search, error) {
 	return s, nil
 }
 
-// strict decodes a JSON object into v, refusing anything else, and names
-// the member that is unknown or of the wrong type.
-func strict(body []byte, v any, known ...string) error {
+// strict decodes a JSON object member by member into fields (member
+// name to a pointer), refusing anything else: a member it does not know,
+// or one of the wrong type, is named.
+func strict(body []byte, fields map[string]any) error {
 	var members map[string]json.RawMessage
 	if err := json.Unmarshal(body, &members); err != nil || members == nil {
 		return &memory.FieldError{Field: "body", Detail: "must be a JSON object"}
 	}
-	allowed := map[string]bool{}
-	for _, k := range known {
-		allowed[k] = true
-	}
-	for k := range members {
-		if !allowed[k] {
-			return &memory.FieldError{Field: "body", Detail: fmt.Sprintf("unknown member %q; known: %v", k, known)}
+	for k, raw := range members {
+		dst, ok := fields[k]
+		if !ok {
+			return &memory.FieldError{Field: "body", Detail: fmt.Sprintf("unknown member %q", k)}
 		}
-	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	if err := dec.Decode(v); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) && te.Field != "" {
-			return &memory.FieldError{Field: te.Field, Detail: "has the wrong type (got a JSON " + te.Value + ")"}
+		if _, isRaw := dst.(*json.RawMessage); isRaw {
+			*dst.(*json.RawMessage) = raw
+			continue
 		}
-		return &memory.FieldError{Field: "body", Detail: "must be a JSON object"}
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		if err := dec.Decode(dst); err != nil {
+			return &memory.FieldError{Field: k, Detail: "has the wrong type"}
+		}
 	}
 	return nil
 }
