@@ -12,6 +12,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/harnest/harnest/internal/media"
+	"github.com/harnest/harnest/memoryapi"
 	"github.com/harnest/harnest/neutral"
 	"github.com/harnest/harnest/schedule"
 )
@@ -306,12 +307,13 @@ func TestDocumentMatchesRoutes(t *testing.T) {
 	mux := http.NewServeMux()
 	api.Register(mux)
 	schedule.New(schedule.Options{}).Register(mux)
+	memoryapi.Register(mux, memoryapi.Options{})
 	for path, item := range doc.Paths.Map() {
 		if isRelayPath(path) {
 			continue // relay.TestDocumentMatchesRoutes (relay/routes_test.go)
 		}
 		concrete := strings.NewReplacer("{responseId}", "resp_x", "{sessionId}", "s", "{assetId}", "asset_x",
-			"{approvalId}", "approval_x", "{requestId}", "client_tool_x", "{scheduleId}", "sch_x").Replace(path)
+			"{approvalId}", "approval_x", "{requestId}", "client_tool_x", "{scheduleId}", "sch_x", "{namespace}", "prefs", "{key}", "color").Replace(path)
 		for method := range item.Operations() {
 			_, pattern := mux.Handler(httptest.NewRequest(method, concrete, nil))
 			routeMethod := method
