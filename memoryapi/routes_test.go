@@ -133,7 +133,7 @@ func TestMemorySearchAndIsolation(t *testing.T) {
 		r := bob.Post("/memory/search", `{"query":"what dog does he have, Rex?"}`)
 		servertest.MustStatus(t, r, 200)
 		p := decode[page](t, r)
-		if p.Search != "keyword" || len(p.Items) != 1 || p.Items[0].Key != "pet" || string(p.Items[0].Value) != `{"kind":"dog","name":"Rex"}` || p.Items[0].Score == nil || *p.Items[0].Score != 2 {
+		if p.Search != "keyword" || len(p.Items) != 1 || p.Items[0].Key != "pet" || string(p.Items[0].Value) != `{"kind":"dog","name":"Rex"}` || p.Items[0].Score == nil || *p.Items[0].Score <= 0 {
 			t.Fatalf("bob's search answered %s", r.Body)
 		}
 		// Carol never sees bob's items, whatever she asks.

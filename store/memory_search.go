@@ -93,3 +93,14 @@ func Cosine(a, b []float32) float64 {
 	}
 	return dot / math.Sqrt(na*nb)
 }
+
+// MemoryTokenWeight is what a query token adds to the score of an item
+// that has it, when df of the scope's n items have it: its inverse
+// document frequency, ln(1 + n/df), so that rare words count more than
+// common ones.
+func MemoryTokenWeight(n, df int) float64 {
+	if df < 1 {
+		return 0
+	}
+	return math.Log(1 + float64(n)/float64(df))
+}

@@ -26,14 +26,17 @@ type memField struct{ ns, key string }
 
 type memScope struct {
 	items    map[memField]*memItem
-	keys     map[string][]string          // namespace -> its keys, sorted
-	postings map[string]map[memField]bool // token -> the items that have it
-	expiry   expiryHeap                   // may hold stale entries: checked against the item
+	byID     []*memItem          // items by their number (nil: free), for search's dense scores
+	free     []int32             // numbers free for reuse
+	keys     map[string][]string // namespace -> its keys, sorted
+	postings map[string][]int32  // token -> the numbers of the items that have it, sorted
+	expiry   expiryHeap          // may hold stale entries: checked against the item
 }
 
 type memItem struct {
 	item   store.MemoryItem
 	tokens []string
+	id     int32
 }
 
 func newMemorySpace(closed *closedFlag) *memorySpace {
@@ -43,7 +46,7 @@ func newMemorySpace(closed *closedFlag) *memorySpace {
 func (s *memorySpace) scope(sc store.MemoryScope, create bool) *memScope {
 	m := s.scopes[sc]
 	if m == nil && create {
-		m = &memScope{items: map[memField]*memItem{}, keys: map[string][]string{}, postings: map[string]map[memField]bool{}}
+		m = &memScope{items: map[memField]*memItem{}, keys: map[string][]string{}, postings: map[string][]int32{}}
 		s.scopes[sc] = m
 	}
 	return m
@@ -81,18 +84,16 @@ func (s *memorySpace) PutMemory(ctx context.Context, item store.MemoryItem, now 
 	}
 	item.Value = append([]byte(nil), item.Value...)
 	item.Embedding = slices.Clone(item.Embedding)
-	it := &memItem{item: item, tokens: store.MemoryTokens(item)}
+	it := &memItem{item: item, tokens: store.MemoryTokens(item), id: m.number()}
 	m.items[f] = it
+	m.byID[it.id] = it
 	keys := m.keys[f.ns]
 	i := sort.SearchStrings(keys, f.key)
 	m.keys[f.ns] = slices.Insert(keys, i, f.key)
 	for _, tk := range it.tokens {
 		p := m.postings[tk]
-		if p == nil {
-			p = map[memField]bool{}
-			m.postings[tk] = p
-		}
-		p[f] = true
+		i, _ := slices.BinarySearch(p, it.id)
+		m.postings[tk] = slices.Insert(p, i, it.id)
 	}
 	if !item.ExpiresAt.IsZero() {
 		heap.Push(&m.expiry, expiryEntry{at: item.ExpiresAt, f: f})
@@ -178,6 +179,8 @@ func (m *memScope) drop(f memField) {
 		return
 	}
 	delete(m.items, f)
+	m.byID[it.id] = nil
+	m.free = append(m.free, it.id)
 	keys := m.keys[f.ns]
 	if i := sort.SearchStrings(keys, f.key); i < len(keys) && keys[i] == f.key {
 		keys = slices.Delete(keys, i, i+1)
@@ -189,11 +192,26 @@ func (m *memScope) drop(f memField) {
 	}
 	for _, tk := range it.tokens {
 		p := m.postings[tk]
-		delete(p, f)
+		if i, found := slices.BinarySearch(p, it.id); found {
+			p = slices.Delete(p, i, i+1)
+		}
 		if len(p) == 0 {
 			delete(m.postings, tk)
+		} else {
+			m.postings[tk] = p
 		}
 	}
+}
+
+// number is a free item number.
+func (m *memScope) number() int32 {
+	if n := len(m.free); n > 0 {
+		id := m.free[n-1]
+		m.free = m.free[:n-1]
+		return id
+	}
+	m.byID = append(m.byID, nil)
+	return int32(len(m.byID) - 1)
 }
 
 // sweep drops up to store.MemorySweep items expired at now.

@@ -2,13 +2,14 @@ package memstore
 
 import (
 	"context"
-	"sort"
 	"time"
 
 	"github.com/harnest/harnest/store"
 )
 
-// SearchMemory ranks a scope's live items by keyword or by embedding.
+// SearchMemory ranks a scope's live items by keyword or by embedding:
+// scores are summed in a dense array by item number, and the best
+// q.Limit kept as they come.
 func (s *memorySpace) SearchMemory(ctx context.Context, sc store.MemoryScope, q store.MemoryQuery, now time.Time) ([]store.MemoryHit, error) {
 	if err := s.closed.check(); err != nil {
 		return nil, err
@@ -20,41 +21,59 @@ func (s *memorySpace) SearchMemory(ctx context.Context, sc store.MemoryScope, q 
 		return nil, nil
 	}
 	m.sweep(now)
-	scores := map[memField]float64{}
+	scores := make([]float64, len(m.byID))
+	var touched []int32
 	if len(q.Embedding) > 0 {
-		for f, it := range m.items {
-			if len(it.item.Embedding) > 0 && (q.Namespace == "" || f.ns == q.Namespace) {
-				scores[f] = store.Cosine(q.Embedding, it.item.Embedding)
+		for _, it := range m.byID {
+			if it != nil && len(it.item.Embedding) > 0 && (q.Namespace == "" || it.item.Namespace == q.Namespace) {
+				scores[it.id] = store.Cosine(q.Embedding, it.item.Embedding)
+				touched = append(touched, it.id)
 			}
 		}
 	} else {
+		n := len(m.items)
 		for _, tk := range store.QueryTokens(q.Text) {
-			for f := range m.postings[tk] {
-				if q.Namespace == "" || f.ns == q.Namespace {
-					scores[f]++
+			p := m.postings[tk]
+			w := store.MemoryTokenWeight(n, len(p))
+			for _, id := range p {
+				if scores[id] == 0 {
+					touched = append(touched, id)
 				}
+				scores[id] += w
 			}
 		}
 	}
-	hits := make([]store.MemoryHit, 0, len(scores))
-	for f, score := range scores {
-		if it := m.items[f]; it.item.Live(now) {
-			hits = append(hits, store.MemoryHit{Item: it.item, Score: score})
+	// The best q.Limit numbers, best first, kept by insertion (q.Limit
+	// is small); a hit is built only for them.
+	best := make([]int32, 0, q.Limit)
+	better := func(a, b int32) bool {
+		if scores[a] != scores[b] {
+			return scores[a] > scores[b]
 		}
+		x, y := &m.byID[a].item, &m.byID[b].item
+		if x.Namespace != y.Namespace {
+			return x.Namespace < y.Namespace
+		}
+		return x.Key < y.Key
 	}
-	sort.Slice(hits, func(i, j int) bool {
-		a, b := hits[i], hits[j]
-		if a.Score != b.Score {
-			return a.Score > b.Score
+	for _, id := range touched {
+		it := &m.byID[id].item
+		if (q.Namespace != "" && it.Namespace != q.Namespace) || (len(best) == q.Limit && !better(id, best[len(best)-1])) || !it.Live(now) {
+			continue
 		}
-		if a.Item.Namespace != b.Item.Namespace {
-			return a.Item.Namespace < b.Item.Namespace
+		i := len(best)
+		for i > 0 && better(id, best[i-1]) {
+			i--
 		}
-		return a.Item.Key < b.Item.Key
-	})
-	hits = hits[:min(len(hits), q.Limit)]
-	for i := range hits {
-		hits[i].Item = copyItem(sc, hits[i].Item)
+		if len(best) < q.Limit {
+			best = append(best, 0)
+		}
+		copy(best[i+1:], best[i:len(best)-1])
+		best[i] = id
+	}
+	hits := make([]store.MemoryHit, len(best))
+	for i, id := range best {
+		hits[i] = store.MemoryHit{Item: copyItem(sc, m.byID[id].item), Score: scores[id]}
 	}
 	return hits, nil
 }

@@ -15,43 +15,66 @@ import (
 )
 
 // searchMemoryScript ranks by keyword. KEYS: T:i. ARGV: T, now ms, limit,
-// escaped namespace ("": every namespace), then the query's tokens. The
-// postings of every token in every namespace searched are summed (with
-// weight -1, so that ZRANGE gives the most tokens first and ties by
-// field) into T:q, read in order skipping expired items, and T:q is
-// deleted. It returns item JSON and score, pairwise.
+// escaped namespace ("": every namespace), then the query's tokens. An
+// item's score is the sum of the weights (store.MemoryTokenWeight, from
+// the scope's item count and the token's) of the query's tokens it has.
+// Tokens are read rarest (heaviest) first (max-score): each item of a
+// token's postings that is new is scored in full (ZSCORE on the other
+// tokens' postings) and the walk stops once the limit-th best live score
+// is above the sum of the weights of the tokens left, which is the most
+// an item not seen yet could score; so common words cost little once rare
+// ones found enough. It returns item JSON and score, pairwise, the best
+// first, ties by field.
 var searchMemoryScript = redis.NewScript(memoryLua + `
 local T, now, limit = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 sweep(T, now)
-local nss
-if ARGV[4] ~= '' then nss = {ARGV[4]} else nss = redis.call('SMEMBERS', T .. ':s') end
-local args = {}
-for _, ens in ipairs(nss) do
-  for i = 5, #ARGV do args[#args + 1] = T .. ':t:' .. ens .. ':' .. ARGV[i] end
+local all = redis.call('SMEMBERS', T .. ':s')
+local nss = all
+if ARGV[4] ~= '' then nss = {ARGV[4]} end
+local n = redis.call('HLEN', T .. ':i')
+local toks, rest = {}, 0
+for i = 5, #ARGV do
+  local df = 0
+  for _, ens in ipairs(all) do df = df + redis.call('ZCARD', T .. ':t:' .. ens .. ':' .. ARGV[i]) end
+  if df > 0 then
+    local w = math.log(1 + n / df)
+    toks[#toks + 1] = {tok = ARGV[i], w = w}
+    rest = rest + w
+  end
 end
-if #args == 0 then return {} end
-local n = #args
-args[#args + 1] = 'WEIGHTS'
-for _ = 1, n do args[#args + 1] = -1 end
-local q = T .. ':q'
-redis.call('ZUNIONSTORE', q, n, unpack(args))
-local out, from = {}, 0
-while #out < 2 * limit do
-  local fs = redis.call('ZRANGE', q, from, from + 2 * limit - 1, 'WITHSCORES')
-  if #fs == 0 then break end
-  for i = 1, #fs, 2 do
-    if live(T, fs[i], now) then
-      local item = redis.call('HGET', T .. ':i', fs[i])
-      if item then
-        out[#out + 1] = item
-        out[#out + 1] = fs[i + 1]
-        if #out == 2 * limit then break end
+table.sort(toks, function(a, b) if a.w ~= b.w then return a.w > b.w end return a.tok < b.tok end)
+local seen, found = {}, {}
+local function better(a, b) if a[2] ~= b[2] then return a[2] > b[2] end return a[1] < b[1] end
+for i, t in ipairs(toks) do
+  rest = rest - t.w
+  for _, ens in ipairs(nss) do
+    for _, f in ipairs(redis.call('ZRANGE', T .. ':t:' .. ens .. ':' .. t.tok, 0, -1)) do
+      if not seen[f] then
+        seen[f] = true
+        if live(T, f, now) then
+          local score = t.w
+          for j = i + 1, #toks do
+            if redis.call('ZSCORE', T .. ':t:' .. ens .. ':' .. toks[j].tok, f) then score = score + toks[j].w end
+          end
+          found[#found + 1] = {f, score}
+        end
       end
     end
   end
-  from = from + 2 * limit
+  if #found >= limit and i < #toks then
+    table.sort(found, better)
+    if found[limit][2] > rest + 1e-9 then break end
+  end
 end
-redis.call('DEL', q)
+table.sort(found, better)
+local out = {}
+for i = 1, math.min(limit, #found) do
+  local item = redis.call('HGET', T .. ':i', found[i][1])
+  if item then
+    out[#out + 1] = item
+    out[#out + 1] = string.format('%.17g', found[i][2])
+  end
+end
 return out
 `)
 
@@ -88,7 +111,7 @@ func (s *Store) SearchMemory(ctx context.Context, sc store.MemoryScope, q store.
 		if err != nil {
 			return nil, err
 		}
-		hits = append(hits, store.MemoryHit{Item: it, Score: -parseScore(pairs[i+1])})
+		hits = append(hits, store.MemoryHit{Item: it, Score: parseScore(pairs[i+1])})
 	}
 	return hits, nil
 }
