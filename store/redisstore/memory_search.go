@@ -18,13 +18,15 @@ import (
 // escaped namespace ("": every namespace), then the query's tokens. An
 // item's score is the sum of the weights (store.MemoryTokenWeight, from
 // the scope's item count and the token's) of the query's tokens it has.
-// Tokens are read rarest (heaviest) first (max-score): each item of a
-// token's postings that is new is scored in full (ZSCORE on the other
-// tokens' postings) and the walk stops once the limit-th best live score
-// is above the sum of the weights of the tokens left, which is the most
-// an item not seen yet could score; so common words cost little once rare
-// ones found enough. It returns item JSON and score, pairwise, the best
-// first, ties by field.
+// Tokens are read rarest (heaviest) first (max-score): each posting adds
+// its token's weight to its items' partial scores, and the walk stops
+// once the limit-th best partial score is above the sum of the weights of
+// the tokens left, the most an item not seen yet could score. Only the
+// items seen that could still reach the best are completed (ZSCORE on the
+// postings of the tokens left), and the best are picked by insertion
+// (no sort), so common words cost little once rare ones found enough. Liveness is checked for every item seen when the
+// scope has items with a TTL, else not at all. It returns item JSON and
+// score, pairwise, the best first, ties by field.
 var searchMemoryScript = redis.NewScript(memoryLua + `
 local T, now, limit = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 sweep(T, now)
@@ -32,6 +34,7 @@ local all = redis.call('SMEMBERS', T .. ':s')
 local nss = all
 if ARGV[4] ~= '' then nss = {ARGV[4]} end
 local n = redis.call('HLEN', T .. ':i')
+local ttl = redis.call('ZCARD', T .. ':e') > 0
 local toks, rest = {}, 0
 for i = 5, #ARGV do
   local df = 0
@@ -43,36 +46,66 @@ for i = 5, #ARGV do
   end
 end
 table.sort(toks, function(a, b) if a.w ~= b.w then return a.w > b.w end return a.tok < b.tok end)
-local seen, found = {}, {}
-local function better(a, b) if a[2] ~= b[2] then return a[2] > b[2] end return a[1] < b[1] end
+local score, ns, seen = {}, {}, {}
+local function better(a, b) if score[a] ~= score[b] then return score[a] > score[b] end return a < b end
+-- topk: the best k of list, best first, kept by insertion (k is small).
+local function topk(list, k)
+  local best = {}
+  for _, f in ipairs(list) do
+    if #best < k or better(f, best[#best]) then
+      local i = #best + 1
+      while i > 1 and better(f, best[i - 1]) do best[i] = best[i - 1]; i = i - 1 end
+      best[i] = f
+      if #best > k then best[#best] = nil end
+    end
+  end
+  return best
+end
+local done = 0
 for i, t in ipairs(toks) do
   rest = rest - t.w
+  done = i
   for _, ens in ipairs(nss) do
     for _, f in ipairs(redis.call('ZRANGE', T .. ':t:' .. ens .. ':' .. t.tok, 0, -1)) do
-      if not seen[f] then
-        seen[f] = true
-        if live(T, f, now) then
-          local score = t.w
-          for j = i + 1, #toks do
-            if redis.call('ZSCORE', T .. ':t:' .. ens .. ':' .. toks[j].tok, f) then score = score + toks[j].w end
-          end
-          found[#found + 1] = {f, score}
-        end
+      local s = score[f]
+      if s then
+        score[f] = s + t.w
+      elseif s == nil and (not ttl or live(T, f, now)) then
+        score[f] = t.w
+        ns[f] = ens
+        seen[#seen + 1] = f
+      elseif s == nil then
+        score[f] = false
       end
     end
   end
-  if #found >= limit and i < #toks then
-    table.sort(found, better)
-    if found[limit][2] > rest + 1e-9 then break end
+  if #seen >= limit and i < #toks then
+    local above = 0
+    for _, f in ipairs(seen) do if score[f] > rest + 1e-9 then above = above + 1 end end
+    if above >= limit then break end
   end
 end
-table.sort(found, better)
+local finalists = seen
+if done < #toks and #seen > 0 then
+  local best = topk(seen, limit)
+  local floor = score[best[#best]]
+  finalists = {}
+  for _, f in ipairs(seen) do
+    if score[f] + rest + 1e-9 >= floor then
+      for j = done + 1, #toks do
+        if redis.call('ZSCORE', T .. ':t:' .. ns[f] .. ':' .. toks[j].tok, f) then score[f] = score[f] + toks[j].w end
+      end
+      finalists[#finalists + 1] = f
+    end
+  end
+end
+seen = topk(finalists, limit)
 local out = {}
-for i = 1, math.min(limit, #found) do
-  local item = redis.call('HGET', T .. ':i', found[i][1])
+for i = 1, math.min(limit, #seen) do
+  local item = redis.call('HGET', T .. ':i', seen[i])
   if item then
     out[#out + 1] = item
-    out[#out + 1] = string.format('%.17g', found[i][2])
+    out[#out + 1] = string.format('%.17g', score[seen[i]])
   end
 end
 return out
