@@ -65,6 +65,7 @@ func (c *Config) ApplyDefaults() {
 	c.Server.AGUI = defaultTrue(c.Server.AGUI)
 	c.Server.Metrics = defaultTrue(c.Server.Metrics)
 	c.Server.Schedules.defaults()
+	applyTriggerDefaults(c.Server.Triggers)
 	if c.Store.KeyPrefix == "" {
 		c.Store.KeyPrefix = DefaultKeyPrefix
 	}

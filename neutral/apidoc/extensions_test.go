@@ -15,6 +15,7 @@ import (
 	"github.com/harnest/harnest/memoryapi"
 	"github.com/harnest/harnest/neutral"
 	"github.com/harnest/harnest/schedule"
+	"github.com/harnest/harnest/trigger"
 )
 
 // newOperations are the routes added for long runs, waits and assets, with
@@ -307,13 +308,18 @@ func TestDocumentMatchesRoutes(t *testing.T) {
 	mux := http.NewServeMux()
 	api.Register(mux)
 	schedule.New(schedule.Options{}).Register(mux)
+	triggers, err := trigger.New(trigger.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	triggers.Register(mux)
 	memoryapi.Register(mux, memoryapi.Options{})
 	for path, item := range doc.Paths.Map() {
 		if isRelayPath(path) {
 			continue // relay.TestDocumentMatchesRoutes (relay/routes_test.go)
 		}
 		concrete := strings.NewReplacer("{responseId}", "resp_x", "{sessionId}", "s", "{assetId}", "asset_x",
-			"{approvalId}", "approval_x", "{requestId}", "client_tool_x", "{scheduleId}", "sch_x", "{namespace}", "prefs", "{key}", "color").Replace(path)
+			"{approvalId}", "approval_x", "{requestId}", "client_tool_x", "{scheduleId}", "sch_x", "{name}", "hooks", "{namespace}", "prefs", "{key}", "color").Replace(path)
 		for method := range item.Operations() {
 			_, pattern := mux.Handler(httptest.NewRequest(method, concrete, nil))
 			routeMethod := method

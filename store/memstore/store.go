@@ -58,6 +58,7 @@ type Store struct {
 	*pushSpace
 	*mcpSessionsSpace
 	*schedulesSpace
+	*deliveriesSpace
 	*memorySpace
 
 	now        func() time.Time
@@ -106,6 +107,7 @@ func New(opts Options) *Store {
 	s.pushSpace = newPushSpace(s.now, s.receiptTTL, &s.closed)
 	s.mcpSessionsSpace = newMCPSessionsSpace(s.now, &s.closed)
 	s.schedulesSpace = newSchedulesSpace(&s.closed)
+	s.deliveriesSpace = newDeliveriesSpace(s.now, &s.closed)
 	s.memorySpace = newMemorySpace(&s.closed)
 	go s.expireEvery(expiryEvery)
 	return s

@@ -58,5 +58,6 @@ func Run(t *testing.T, h Harness) {
 	t.Run("PushConfigs", func(t *testing.T) { testPushConfigs(t, h) })
 	t.Run("RelayTools", func(t *testing.T) { testRelayTools(t, h) })
 	t.Run("Schedules", func(t *testing.T) { testSchedules(t, h) })
+	t.Run("TriggerDeliveries", func(t *testing.T) { testTriggerDeliveries(t, h) })
 	t.Run("Memory", func(t *testing.T) { testMemory(t, h) })
 }
