@@ -10,6 +10,7 @@ import (
 	"github.com/harnest/harnest/backend/a2aremote"
 	"github.com/harnest/harnest/backend/router"
 	"github.com/harnest/harnest/config"
+	"github.com/harnest/harnest/internal/memory"
 	"github.com/harnest/harnest/runtime"
 	"github.com/harnest/harnest/store"
 )
@@ -30,6 +31,9 @@ type Parts struct {
 	// Relay builds the relay backend (spec.backend.relay) and relay
 	// harnesses, says who the owner is and takes hand-offs to a person.
 	Relay RelayParts
+	// Memory is the agent's long-term memory: the model backend offers
+	// its tools when spec.memory.tools is on (nil: never).
+	Memory *memory.Service
 }
 
 // RelayParts is the relay as the backends use it.
@@ -67,6 +71,7 @@ func ForFolder(ctx context.Context, f *config.Folder, logger *slog.Logger, parts
 		if err != nil {
 			return nil, err
 		}
+		model.UseMemory(f.Config.Spec.Memory, parts.Memory)
 		return model, nil
 	case b.A2A != nil:
 		remote, err := a2aremote.New(a2aremote.Options{Config: *b.A2A, Logger: logger})
@@ -127,6 +132,7 @@ func buildHarness(ctx context.Context, f *config.Folder, cfg config.RouterBacken
 		if err != nil {
 			return nil, err // a plain nil, not a nil *Model inside the interface
 		}
+		model.UseMemory(spec.Memory, parts.Memory)
 		return model, nil
 	case h.A2A != nil:
 		remote, err := a2aremote.New(a2aremote.Options{Config: *h.A2A, Logger: logger})

@@ -10,6 +10,7 @@ import (
 	"github.com/harnest/harnest/backend/chat"
 	"github.com/harnest/harnest/config"
 	"github.com/harnest/harnest/internal/contract"
+	"github.com/harnest/harnest/internal/memory"
 	"github.com/harnest/harnest/internal/toolrun"
 	"github.com/harnest/harnest/runtime"
 )
@@ -31,6 +32,7 @@ type Model struct {
 	output       *contract.Schema // spec.outputSchema (model_output.go); nil: text
 	context      *modelContext    // spec.backend.model.context (model_compact.go); nil: no token budget
 	plainOutput  atomic.Bool      // the endpoint rejected response_format (model_output.go)
+	memory       *memory.Service  // the memory tools' memory (model_memory.go); nil: not offered
 }
 
 // errMaxSteps: the model kept calling tools for every step it was allowed.

@@ -42,6 +42,10 @@ func (m *Model) offeredTools(turn *runtime.Turn) turnTools {
 		}
 		t.specs = append(t.specs, chatTool(tool.Name, tool.Description, tool.Parameters))
 	}
+	for _, tool := range m.memoryToolSpecs() { // model_memory.go
+		known[tool.Function.Name] = true
+		t.specs = append(t.specs, tool)
+	}
 	if len(turn.ClientTools) == 0 {
 		return t
 	}
@@ -78,7 +82,8 @@ type toolCall struct {
 	key    string          // its result's journal key
 	args   json.RawMessage // the arguments as JSON (a JSON string when the model wrote something else)
 	result toolrun.Result
-	run    bool // still to be run by the tool set
+	run    bool   // still to be run by the tool set
+	user   string // the turn's user: the memory tools run in their memory
 }
 
 // runCalls handles one step's calls and returns the tool messages that
@@ -86,7 +91,7 @@ type toolCall struct {
 func (m *Model) runCalls(ctx context.Context, turn *runtime.Turn, offered turnTools, step int, calls []chat.ToolCall, emit runtime.Emit) ([]chat.Message, error) {
 	batch := make([]*toolCall, len(calls))
 	for i, c := range calls {
-		batch[i] = &toolCall{ToolCall: c, key: toolKey(step, c.ID), args: argumentsJSON(c.Function.Arguments)}
+		batch[i] = &toolCall{ToolCall: c, key: toolKey(step, c.ID), args: argumentsJSON(c.Function.Arguments), user: turn.UserID}
 	}
 	for _, c := range batch {
 		if res, ok := recallResult(turn, c.key); ok {
@@ -122,6 +127,10 @@ func (m *Model) decide(ctx context.Context, turn *runtime.Turn, offered turnTool
 	name := c.Function.Name
 	if offered.client[name] {
 		return m.askClient(ctx, turn, c)
+	}
+	if m.isMemoryTool(name) { // model_memory.go: checks its own arguments
+		c.run = true
+		return nil
 	}
 	tool, found := m.tools.Find(name)
 	if !found {

@@ -30,7 +30,13 @@ func (m *Model) complete(ctx context.Context, req chat.Request, h chat.Handlers)
 // output.
 func (m *Model) callTool(ctx context.Context, c *toolCall) (toolrun.Result, error) {
 	ctx, span := tracing.StartToolCall(ctx, c.Function.Name, c.ID)
-	res, err := m.tools.Call(ctx, c.Function.Name, c.args)
+	var res toolrun.Result
+	var err error
+	if m.isMemoryTool(c.Function.Name) {
+		res, err = m.callMemory(ctx, c.user, c.Function.Name, c.args) // model_memory.go
+	} else {
+		res, err = m.tools.Call(ctx, c.Function.Name, c.args)
+	}
 	span.End(res.IsError, err)
 	return res, err
 }

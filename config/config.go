@@ -89,6 +89,8 @@ type Spec struct {
 	// receipt's result.
 	InputSchema  JSONValue `yaml:"inputSchema"`
 	OutputSchema JSONValue `yaml:"outputSchema"`
+	// Memory is the agent's long-term memory (memory.go).
+	Memory Memory `yaml:"memory"`
 }
 
 // Output is the output policy, applied once before any transport sees an

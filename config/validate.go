@@ -66,6 +66,7 @@ func validateConfig(c *Config, d *decoder) {
 		v.problem("spec.instructions", "must name a file in the agent folder, such as instructions.md (no absolute path, no ..)")
 	}
 	v.output(c.Spec.Output)
+	v.memory(c.Spec)
 	switch c.Spec.OnReplicaLoss {
 	case "", "fail", "rerun":
 	default:

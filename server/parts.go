@@ -8,6 +8,7 @@ import (
 	"github.com/harnest/harnest/backend"
 	"github.com/harnest/harnest/config"
 	"github.com/harnest/harnest/internal/auth"
+	"github.com/harnest/harnest/internal/memory"
 	"github.com/harnest/harnest/internal/metrics"
 	"github.com/harnest/harnest/internal/netguard"
 	"github.com/harnest/harnest/internal/tracing"
@@ -66,11 +67,11 @@ func ownersOf(cfg config.Config) (owners map[string]bool, first string) {
 // pickAgent is the agent turns run on: the one Options gives (tests), or
 // the backend the folder configures (the relay's outside agents when
 // spec.backend.relay is set).
-func pickAgent(ctx context.Context, f *config.Folder, o Options, st store.Store, rl *relay.Relay, log *slog.Logger) (runtime.Agent, error) {
+func pickAgent(ctx context.Context, f *config.Folder, o Options, st store.Store, rl *relay.Relay, mem *memory.Service, log *slog.Logger) (runtime.Agent, error) {
 	if o.Agent != nil {
 		return o.Agent, nil
 	}
-	return backend.ForFolder(ctx, f, log, backend.Parts{Store: st, Relay: rl})
+	return backend.ForFolder(ctx, f, log, backend.Parts{Store: st, Relay: rl, Memory: mem})
 }
 
 // runtimeOptions are the runtime's options from the config: limits,

@@ -51,7 +51,8 @@ func (s *Server) routes() (http.Handler, error) {
 	if err := s.mountTriggers(mux, endpoints); err != nil {
 		return nil, err
 	}
-	s.mountEvals(mux, endpoints) // evals.go
+	s.mountEvals(mux, endpoints)  // evals.go
+	s.mountMemory(mux, endpoints) // memory.go
 	s.mountMCP(mux, endpoints)
 	s.mountOpenAI(mux, authn, endpoints)
 	s.mountUseChat(mux, endpoints)

@@ -17,6 +17,7 @@ import (
 	"github.com/harnest/harnest/agui"
 	"github.com/harnest/harnest/config"
 	"github.com/harnest/harnest/internal/auth"
+	"github.com/harnest/harnest/internal/memory"
 	"github.com/harnest/harnest/internal/metrics"
 	"github.com/harnest/harnest/internal/tracing"
 	"github.com/harnest/harnest/live"
@@ -86,6 +87,8 @@ type Server struct {
 	outbox   *outbox.Dispatcher // push notifications and webhooks
 	// schedules fires users' schedules and serves their routes.
 	schedules *schedule.Scheduler
+	// memory is the agent's long-term memory (memory.go).
+	memory *memory.Service
 }
 
 // Live is the /live handler, nil unless server.live is on.
@@ -127,7 +130,13 @@ func New(ctx context.Context, f *config.Folder, o Options) (*Server, error) {
 		release()
 		return nil, err
 	}
-	agent, err := pickAgent(ctx, f, o, st, rl, log)
+	mem, err := newMemory(cfg, st) // memory.go
+	if err != nil {
+		rl.Close()
+		release()
+		return nil, err
+	}
+	agent, err := pickAgent(ctx, f, o, st, rl, mem, log)
 	if err != nil {
 		rl.Close()
 		release()
@@ -154,6 +163,7 @@ func New(ctx context.Context, f *config.Folder, o Options) (*Server, error) {
 	s := &Server{Folder: f, Store: st, Service: svc, log: log, agent: agent, relay: rl, ownStore: o.Store == nil, authn: authn,
 		tuneLive: o.Live, tuneAGUI: o.AGUI, tuneMCP: o.MCP, tuneA2A: o.A2A, metrics: met, tracing: tr, outbox: sender}
 	s.schedules = s.newScheduler(o.Schedules)
+	s.memory = mem
 	if err := svc.Start(ctx); err != nil {
 		s.closeAgent() // the relay, worker processes, MCP servers
 		s.flushTraces()

@@ -34,6 +34,8 @@
 //   - relay_tools.go: the relay's callback tokens, tool grants and tool
 //     calls (RelayTools): relay.
 //   - schedules.go: users' schedules and their fires (Schedules): schedule.
+//   - memory.go: long-term memory per agent and user, searched by keyword
+//     or embedding (Memory): memoryapi and the model backend's tools.
 //   - router.go: the harness router's counters, breakers, overrides and
 //     receipts (Router): backend/router.
 //

@@ -70,7 +70,7 @@ func TestDocumentTags(t *testing.T) {
 	for _, tag := range doc.Tags {
 		names = append(names, tag.Name)
 	}
-	if want := []string{"Responses", "Sessions", "Discovery", "Outside agents", "Outside agents: owner", "Schedules", "Triggers", "Evals"}; !reflect.DeepEqual(names, want) {
+	if want := []string{"Responses", "Sessions", "Discovery", "Outside agents", "Outside agents: owner", "Schedules", "Triggers", "Evals", "Memory"}; !reflect.DeepEqual(names, want) {
 		t.Errorf("tags = %v, want %v", names, want)
 	}
 }
@@ -141,6 +141,9 @@ func TestDocumentPaths(t *testing.T) {
 	// the relay's.
 	neutralPaths := map[string]bool{}
 	for _, w := range wantOperations {
+		neutralPaths[w.path] = true
+	}
+	for _, w := range memoryOperations { // memory_test.go
 		neutralPaths[w.path] = true
 	}
 	if got, want := doc.Paths.Len(), len(neutralPaths)+len(relayPaths); got != want {

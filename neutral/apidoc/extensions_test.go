@@ -13,6 +13,7 @@ import (
 
 	"github.com/harnest/harnest/eval"
 	"github.com/harnest/harnest/internal/media"
+	"github.com/harnest/harnest/memoryapi"
 	"github.com/harnest/harnest/neutral"
 	"github.com/harnest/harnest/schedule"
 	"github.com/harnest/harnest/trigger"
@@ -314,12 +315,13 @@ func TestDocumentMatchesRoutes(t *testing.T) {
 	}
 	triggers.Register(mux)
 	mux.Handle("GET "+eval.LastRunPath, eval.LastRunHandler(nil, ""))
+	memoryapi.Register(mux, memoryapi.Options{})
 	for path, item := range doc.Paths.Map() {
 		if isRelayPath(path) {
 			continue // relay.TestDocumentMatchesRoutes (relay/routes_test.go)
 		}
 		concrete := strings.NewReplacer("{responseId}", "resp_x", "{sessionId}", "s", "{assetId}", "asset_x",
-			"{approvalId}", "approval_x", "{requestId}", "client_tool_x", "{scheduleId}", "sch_x", "{name}", "hooks").Replace(path)
+			"{approvalId}", "approval_x", "{requestId}", "client_tool_x", "{scheduleId}", "sch_x", "{name}", "hooks", "{namespace}", "prefs", "{key}", "color").Replace(path)
 		for method := range item.Operations() {
 			_, pattern := mux.Handler(httptest.NewRequest(method, concrete, nil))
 			routeMethod := method

@@ -60,6 +60,7 @@ type Store struct {
 	*schedulesSpace
 	*deliveriesSpace
 	*evalRunsSpace
+	*memorySpace
 
 	now        func() time.Time
 	receiptTTL time.Duration
@@ -109,6 +110,7 @@ func New(opts Options) *Store {
 	s.schedulesSpace = newSchedulesSpace(&s.closed)
 	s.deliveriesSpace = newDeliveriesSpace(s.now, &s.closed)
 	s.evalRunsSpace = newEvalRunsSpace(&s.closed)
+	s.memorySpace = newMemorySpace(&s.closed)
 	go s.expireEvery(expiryEvery)
 	return s
 }

@@ -61,4 +61,5 @@ func Run(t *testing.T, h Harness) {
 	t.Run("Schedules", func(t *testing.T) { testSchedules(t, h) })
 	t.Run("TriggerDeliveries", func(t *testing.T) { testTriggerDeliveries(t, h) })
 	t.Run("Compactions", func(t *testing.T) { testCompactions(t, h) })
+	t.Run("Memory", func(t *testing.T) { testMemory(t, h) })
 }

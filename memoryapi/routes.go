@@ -1,0 +1,241 @@
+package memoryapi
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/harnest/harnest/internal/auth"
+	"github.com/harnest/harnest/internal/httpapi"
+	"github.com/harnest/harnest/internal/memory"
+	"github.com/harnest/harnest/store"
+)
+
+// Options build the routes.
+type Options struct {
+	Memory *memory.Service
+	// IsOwner reports whether a user is one of the agent's owners.
+	IsOwner func(user string) bool
+	// MaxBodyBytes bounds a request body.
+	MaxBodyBytes int64
+}
+
+// maxPage is the largest and default page of a list.
+const maxPage = 100
+
+// Endpoints are the /agent entries of the routes.
+func Endpoints() map[string]string {
+	return map[string]string{"memory": "/memory/{namespace}", "memorySearch": "/memory/search"}
+}
+
+// Register mounts the routes on mux.
+func Register(mux *http.ServeMux, o Options) {
+	h := &handler{o: o}
+	mux.HandleFunc("PUT /memory/{namespace}/{key}", h.put)
+	mux.HandleFunc("GET /memory/{namespace}/{key}", h.get)
+	mux.HandleFunc("DELETE /memory/{namespace}/{key}", h.delete)
+	mux.HandleFunc("GET /memory/{namespace}", h.list)
+	mux.HandleFunc("POST /memory/search", h.search)
+}
+
+type handler struct{ o Options }
+
+// Item is an item as the routes show it.
+type Item struct {
+	Namespace string          `json:"namespace"`
+	Key       string          `json:"key"`
+	Value     json.RawMessage `json:"value"`
+	Text      string          `json:"text,omitempty"`
+	CreatedAt time.Time       `json:"createdAt"`
+	UpdatedAt time.Time       `json:"updatedAt"`
+	ExpiresAt *time.Time      `json:"expiresAt,omitempty"`
+	Score     *float64        `json:"score,omitempty"`
+}
+
+func itemOf(it store.MemoryItem) Item {
+	v := Item{Namespace: it.Namespace, Key: it.Key, Value: it.Value, Text: it.Text, CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt}
+	if !it.ExpiresAt.IsZero() {
+		at := it.ExpiresAt
+		v.ExpiresAt = &at
+	}
+	return v
+}
+
+// user is whose memory the request reaches: the caller's, or with ?user=
+// an owner's choice. ok is false when the answer was written.
+func (h *handler) user(w http.ResponseWriter, r *http.Request) (string, bool) {
+	caller := auth.From(r.Context()).UserID
+	q := r.URL.Query()
+	named := q.Get("user")
+	if !q.Has("user") || named == caller {
+		return caller, true
+	}
+	if named == "" || h.o.IsOwner == nil || !h.o.IsOwner(caller) {
+		fail(w, http.StatusNotFound, "not_found", "Only the agent's owners may name a user")
+		return "", false
+	}
+	return named, true
+}
+
+func (h *handler) put(w http.ResponseWriter, r *http.Request) {
+	user, ok := h.user(w, r)
+	if !ok {
+		return
+	}
+	body, e := httpapi.ReadUTF8(w, r, h.o.MaxBodyBytes)
+	if e != nil {
+		fail(w, e.Status, e.Code, e.Detail)
+		return
+	}
+	p, err := decodePut(body)
+	if answerError(w, err) {
+		return
+	}
+	p.Namespace, p.Key = r.PathValue("namespace"), r.PathValue("key")
+	it, err := h.o.Memory.Put(r.Context(), user, p)
+	if answerError(w, err) {
+		return
+	}
+	writeJSON(w, http.StatusOK, itemOf(it))
+}
+
+func (h *handler) get(w http.ResponseWriter, r *http.Request) {
+	user, ok := h.user(w, r)
+	if !ok {
+		return
+	}
+	it, found, err := h.o.Memory.Get(r.Context(), user, r.PathValue("namespace"), r.PathValue("key"))
+	if answerError(w, err) {
+		return
+	}
+	if !found {
+		fail(w, http.StatusNotFound, "memory_not_found", "No memory item with that namespace and key")
+		return
+	}
+	writeJSON(w, http.StatusOK, itemOf(it))
+}
+
+func (h *handler) delete(w http.ResponseWriter, r *http.Request) {
+	user, ok := h.user(w, r)
+	if !ok {
+		return
+	}
+	found, err := h.o.Memory.Delete(r.Context(), user, r.PathValue("namespace"), r.PathValue("key"))
+	if answerError(w, err) {
+		return
+	}
+	if !found {
+		fail(w, http.StatusNotFound, "memory_not_found", "No memory item with that namespace and key")
+		return
+	}
+	httpapi.NoStore(w).WriteHeader(http.StatusNoContent)
+}
+
+func (h *handler) list(w http.ResponseWriter, r *http.Request) {
+	user, ok := h.user(w, r)
+	if !ok {
+		return
+	}
+	q := r.URL.Query()
+	limit := maxPage
+	if q.Has("limit") {
+		n, err := strconv.Atoi(q.Get("limit"))
+		if err != nil || n < 1 || n > maxPage {
+			fail(w, http.StatusBadRequest, "invalid_limit", "limit must be an integer from 1 to 100")
+			return
+		}
+		limit = n
+	}
+	items, err := h.o.Memory.List(r.Context(), user, r.PathValue("namespace"), q.Get("cursor"), limit+1)
+	if answerError(w, err) {
+		return
+	}
+	page := struct {
+		Items      []Item  `json:"items"`
+		NextCursor *string `json:"nextCursor"`
+	}{Items: []Item{}}
+	for i, it := range items {
+		if i == limit {
+			next := items[i-1].Key
+			page.NextCursor = &next
+			break
+		}
+		page.Items = append(page.Items, itemOf(it))
+	}
+	writeJSON(w, http.StatusOK, page)
+}
+
+func (h *handler) search(w http.ResponseWriter, r *http.Request) {
+	user, ok := h.user(w, r)
+	if !ok {
+		return
+	}
+	body, e := httpapi.ReadUTF8(w, r, h.o.MaxBodyBytes)
+	if e != nil {
+		fail(w, e.Status, e.Code, e.Detail)
+		return
+	}
+	s, err := decodeSearch(body)
+	if answerError(w, err) {
+		return
+	}
+	hits, err := h.o.Memory.Search(r.Context(), user, s)
+	if answerError(w, err) {
+		return
+	}
+	out := struct {
+		Items  []Item `json:"items"`
+		Search string `json:"search"`
+	}{Items: []Item{}, Search: "keyword"}
+	if h.o.Memory.Semantic() {
+		out.Search = "semantic"
+	}
+	for _, hit := range hits {
+		v := itemOf(hit.Item)
+		score := hit.Score
+		v.Score = &score
+		out.Items = append(out.Items, v)
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// answerError writes err, when there is one: a refused field 400 naming
+// it, the embeddings endpoint 502, anything else the store (503).
+func answerError(w http.ResponseWriter, err error) bool {
+	var fe *memory.FieldError
+	switch {
+	case err == nil:
+		return false
+	case errors.As(err, &fe):
+		fail(w, http.StatusBadRequest, "invalid_"+codeOf(fe.Field), fe.Error())
+	case errors.Is(err, memory.ErrEmbeddings):
+		fail(w, http.StatusBadGateway, "embeddings_unavailable", "The embeddings endpoint did not answer as it should; retry shortly")
+	default:
+		fail(w, http.StatusServiceUnavailable, "store_unavailable", "The state store is unavailable; retry shortly")
+	}
+	return true
+}
+
+// codeOf turns a field name into its code's suffix: ttlSeconds → ttl_seconds.
+func codeOf(field string) string {
+	var b []byte
+	for i := 0; i < len(field); i++ {
+		c := field[i]
+		if c >= 'A' && c <= 'Z' {
+			b = append(b, '_', c+'a'-'A')
+			continue
+		}
+		b = append(b, c)
+	}
+	return string(b)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	httpapi.WriteJSON(httpapi.NoStore(w), status, v)
+}
+
+func fail(w http.ResponseWriter, status int, code, detail string) {
+	httpapi.Fail(httpapi.NoStore(w), status, code, detail)
+}
