@@ -137,6 +137,28 @@ func ApprovalAnswerOf(fields map[string]json.RawMessage) (ApprovalAnswer, error)
 	return a, nil
 }
 
+// check refuses an answer made by a door that is not one
+// ParseApprovalAnswer would take.
+func (a ApprovalAnswer) check() error {
+	switch a.Decision {
+	case DecisionApprove, DecisionDeny:
+		if len(a.Arguments) > 0 || len(a.Result) > 0 || (a.Decision == DecisionApprove && a.Message != "") {
+			return errDecision(a.Decision + " takes no arguments or result")
+		}
+	case DecisionEdit:
+		if len(a.Arguments) == 0 || a.Arguments[0] != '{' || !json.Valid(a.Arguments) {
+			return errDecision("edit takes the new arguments as a JSON object")
+		}
+	case DecisionRespond:
+		if len(a.Result) == 0 || isJSONNull(a.Result) || !json.Valid(a.Result) {
+			return errDecision("respond takes the result used in the action's place (any JSON value but null)")
+		}
+	default:
+		return errDecision("decision must be approve, deny, edit or respond")
+	}
+	return nil
+}
+
 func unexpectedMember(decision, name, member string) string {
 	if member == "" {
 		return decision + ` takes no other member than "decision" (not "` + name + `")`
@@ -199,6 +221,9 @@ func offeredAnswers(req ApprovalRequest) []string {
 // them, edited arguments that break the action's schema. An approval that
 // is not found or no longer pending is left to resolve (404, 409).
 func (s *Service) checkApprovalAnswer(ctx context.Context, p Principal, id string, a ApprovalAnswer) error {
+	if err := a.check(); err != nil {
+		return err
+	}
 	if a.Decision == DecisionApprove || a.Decision == DecisionDeny {
 		return nil
 	}
