@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/harnest/harnest/runtime"
@@ -287,7 +286,8 @@ func (s *Server) continueTask(ctx context.Context, p runtime.Principal, req send
 }
 
 // answer hands the message to the wait as its answer: for an approval, one
-// part saying approve or deny (text, or data {"decision": ...}); for a
+// part saying approve or deny (text), or any answer (data {"decision":
+// ...}, approval_answer.go); for a
 // client tool, one part that is its output (text as a JSON string, or
 // data).
 func (s *Server) answer(ctx context.Context, p runtime.Principal, w waitRef, msg Message) (runtime.Resumption, error) {
@@ -310,26 +310,11 @@ func (s *Server) answer(ctx context.Context, p runtime.Principal, w waitRef, msg
 		}
 		res, err = s.svc.AnswerClientTool(ctx, p, w.ID, output)
 	default:
-		decision := ""
-		switch {
-		case part.Text != nil:
-			decision = *part.Text
-		case part.Data != nil:
-			var d struct {
-				Decision string `json:"decision"`
-			}
-			_ = json.Unmarshal(part.Data, &d)
-			decision = d.Decision
+		answer, aerr := approvalAnswer(part) // approval_answer.go
+		if aerr != nil {
+			return res, aerr
 		}
-		var approve bool
-		switch strings.ToLower(strings.TrimSpace(decision)) {
-		case "approve":
-			approve = true
-		case "deny":
-		default:
-			return res, errInvalidParams(`An approval is answered with the text "approve" or "deny", or data {"decision": "approve"|"deny"}`)
-		}
-		res, err = s.svc.AnswerApproval(ctx, p, w.ID, approve)
+		res, err = s.svc.AnswerApprovalWith(ctx, p, w.ID, answer)
 	}
 	if err != nil {
 		e := runtime.AsError(err)

@@ -333,6 +333,10 @@ func (m *mapper) inputRequired(f frame) StreamEvent {
 			data["arguments"] = a.Arguments
 		}
 		text = strings.TrimSpace(a.Message + ` Reply on this task with "approve" or "deny".`)
+		if len(a.Answers) > 0 { // approval_answer.go
+			data["answers"], data["argumentsSchema"] = a.Answers, a.ArgumentsSchema
+			text = strings.TrimSpace(a.Message + ` ` + richerAnswersText)
+		}
 	}
 	b, _ := json.Marshal(data)
 	msg := m.agentMessage(f.Seq, "input", textPart(text), Part{Data: b, MediaType: "application/json"})

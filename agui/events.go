@@ -534,7 +534,7 @@ func (e *emitter) suspend(a runtime.RequiredAction, responseID string) {
 		}
 	default: // human_approval
 		interrupts = append(interrupts, interrupt{ID: a.ID, Reason: "confirmation", Message: a.Message,
-			ResponseSchema: approvalSchema, ExpiresAt: a.ExpiresAt, Metadata: metadata})
+			ResponseSchema: approvalResponseSchema(a), ExpiresAt: a.ExpiresAt, Metadata: metadata})
 	}
 	e.write(event{Type: stateSnapshot, Snapshot: e.snapshotState()})
 	e.stateSent = true

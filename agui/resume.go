@@ -71,10 +71,10 @@ func checkUser(w http.ResponseWriter, in runInput, ps pendingSet) bool {
 // answer is one checked answer to a pending action.
 type answer struct {
 	action    runtime.RequiredAction
-	approve   bool            // approvals
-	output    json.RawMessage // client tools
-	cancel    bool            // a cancelled client tool: the response is cancelled
-	viaResume bool            // answered by resume (the client has no tool message for it)
+	decision  runtime.ApprovalAnswer // approvals (approval_answer.go)
+	output    json.RawMessage        // client tools
+	cancel    bool                   // a cancelled client tool: the response is cancelled
+	viaResume bool                   // answered by resume (the client has no tool message for it)
 }
 
 // threadPending reads what the run's thread waits for, the start of every
@@ -142,24 +142,16 @@ func (h *Handler) resumeInterrupts(w http.ResponseWriter, r *http.Request, p run
 func checkEntry(a runtime.RequiredAction, e resumeEntry) (answer, string) {
 	ans := answer{action: a, viaResume: true}
 	if a.Type == "human_approval" {
+		ans.decision = runtime.Deny
 		if e.Cancelled {
 			if e.Payload != nil {
 				return ans, "a cancelled approval carries no payload (cancelled means deny)"
 			}
 			return ans, "" // deny
 		}
-		var decision map[string]json.RawMessage
-		if json.Unmarshal(e.Payload, &decision) != nil || len(decision) != 1 {
-			return ans, `an approval's resume payload must be {"approved": true} or {"approved": false}`
-		}
-		switch string(decision["approved"]) {
-		case "true":
-			ans.approve = true
-		case "false":
-		default:
-			return ans, `an approval's resume payload must be {"approved": true} or {"approved": false}`
-		}
-		return ans, ""
+		var msg string
+		ans.decision, msg = approvalPayload(e.Payload)
+		return ans, msg
 	}
 	if e.Cancelled {
 		ans.cancel = true
@@ -267,7 +259,7 @@ func (h *Handler) answerAndFollow(w http.ResponseWriter, r *http.Request, p runt
 		var err error
 		switch {
 		case ans.action.Type == "human_approval":
-			res, err = h.svc.AnswerApproval(ctx, p, ans.action.ID, ans.approve)
+			res, err = h.svc.AnswerApprovalWith(ctx, p, ans.action.ID, ans.decision)
 		case ans.cancel:
 			_, err = h.svc.CancelResponse(ctx, p, in.ThreadID, ps.rec.ResponseID)
 			cancelled = true

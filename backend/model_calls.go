@@ -144,22 +144,7 @@ func (m *Model) decide(ctx context.Context, turn *runtime.Turn, offered turnTool
 		return nil
 	}
 	if tool.Approval {
-		if turn.RequestApproval == nil {
-			return errors.New("model backend: a tool needs approval but the runtime offers no approvals for this turn")
-		}
-		err := turn.RequestApproval(ctx, runtime.ApprovalRequest{
-			Action: name, Message: "Approve the call of " + name + " with these arguments?", Arguments: c.args,
-		})
-		switch {
-		case errors.Is(err, runtime.ErrApprovalDenied):
-			c.result = toolError("The user denied this call of " + name + "; it was not run. Do not call it again for this request.")
-			return nil
-		case errors.Is(err, runtime.ErrApprovalExpired):
-			c.result = toolError("Nobody approved this call of " + name + " in time; it was not run.")
-			return nil
-		case err != nil:
-			return err
-		}
+		return m.askApproval(ctx, turn, tool.Parameters, c)
 	}
 	c.run = true
 	return nil

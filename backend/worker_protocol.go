@@ -59,7 +59,11 @@ type workerMessage struct {
 
 	RequestID string // approval_request, client_tool_request
 	Action    string // approval_request
-	Message   string // approval_request, error
+	// approval_request: the answers it takes beside approve and deny, and
+	// the schema edited arguments must match (worker_approval.go)
+	Answers         []string
+	ArgumentsSchema json.RawMessage
+	Message         string // approval_request, error
 }
 
 // emptyObject is the JSON of an object with nothing in it.
@@ -210,6 +214,7 @@ func (r *lineReader) controlLine(m *workerMessage) bool {
 		m.Action = r.str("action", true)
 		m.Message = r.str("message", false)
 		m.Arguments = r.obj("arguments", false)
+		r.answers(m) // worker_approval.go
 	case wClientToolRequest:
 		m.RequestID = r.str("requestId", true)
 		m.Name = r.str("name", true)
@@ -383,14 +388,6 @@ type workerContent struct {
 
 // workerInlineBytes is the largest asset whose bytes a turn line carries.
 const workerInlineBytes = 1 << 20
-
-// approvalLine answers an approval_request.
-type approvalLine struct {
-	Type      string `json:"type"` // "approval"
-	ID        string `json:"id"`
-	RequestID string `json:"requestId"`
-	Decision  string `json:"decision"` // "approve", "deny", "expired"
-}
 
 // clientToolLine answers a client_tool_request: Output, or Error.
 type clientToolLine struct {

@@ -308,7 +308,7 @@ func (t *workerTurn) onRequest(m workerMessage) turnEnd {
 	if t.pending[m.RequestID] {
 		return endTurn(workerBroken, agentFailure("worker sent request id %s twice", quoteShort(m.RequestID)))
 	}
-	if m.Type == wApprovalRequest && t.turn.RequestApproval == nil {
+	if m.Type == wApprovalRequest && t.turn.RequestApproval == nil && t.turn.AskApproval == nil {
 		return t.abandon(agentFailure("the worker asked for an approval but the runtime offers none for this turn"))
 	}
 	if m.Type == wClientToolRequest && t.turn.RequestClientTool == nil {
@@ -440,25 +440,12 @@ func ask(ctx context.Context, id string, turn *runtime.Turn, m workerMessage) wo
 	var reply any
 	switch m.Type {
 	case wApprovalRequest:
-		message := m.Message
-		if message == "" {
-			message = fmt.Sprintf("Approve %s?", m.Action)
-		}
-		err := turn.RequestApproval(ctx, runtime.ApprovalRequest{
-			Action: m.Action, Message: message, Arguments: m.Arguments,
-		})
-		decision := "approve"
-		switch {
-		case err == nil:
-		case errors.Is(err, runtime.ErrApprovalDenied):
-			decision, a.refusal = "deny", err
-		case errors.Is(err, runtime.ErrApprovalExpired):
-			decision, a.refusal = "expired", err
-		default:
-			a.fatal = err
+		var line approvalLine
+		line, a.refusal, a.fatal = askApproval(ctx, id, turn, m) // worker_approval.go
+		if a.fatal != nil {
 			return a
 		}
-		reply = approvalLine{Type: "approval", ID: id, RequestID: m.RequestID, Decision: decision}
+		reply = line
 
 	case wClientToolRequest:
 		output, err := turn.RequestClientTool(ctx, runtime.ClientToolRequest{

@@ -31,8 +31,8 @@
 //	→ {"type":"response.create","input":"…","requestId"?:"…","metadata"?:{…}}
 //	← response.created, the SSE event frames, response.completed (with requestId)
 //	→ {"type":"response.cancel","responseId":"…"}          while it runs
-//	→ {"type":"approval.decision","responseId","approvalId","decision"}
-//	← {"type":"approval.resolved",…} then the resumed frames
+//	→ {"type":"approval.decision","responseId","approvalId","decision", "message"|"arguments"|"result"?}
+//	← {"type":"approval.resolved",…} then the resumed frames (approval_answer.go)
 //	→ {"type":"client_tool.result","requestId":"<clientTool.id>","output":…}
 //	→ {"type":"session.close"}                              close 1000
 //

@@ -55,7 +55,7 @@ var allowedKeys = map[string][]string{
 	frameConnect:    {"type", "sessionId"},
 	frameCreate:     {"type", "input", "requestId", "metadata", "onBusy"},
 	frameCancel:     {"type", "responseId"},
-	frameDecision:   {"type", "responseId", "approvalId", "decision"},
+	frameDecision:   {"type", "responseId", "approvalId", "decision", "message", "arguments", "result"},
 	frameToolResult: {"type", "requestId", "output"},
 	frameClose:      {"type"},
 	frameSteer:      {"type", "responseId", "input", "requestId"}, // steer.go
@@ -82,9 +82,9 @@ type frame struct {
 	Metadata  json.RawMessage // response.create: a compact object, or nil
 	OnBusy    string          // response.create: the busy-session strategy ("" for the agent's)
 
-	ResponseID string // response.cancel, approval.decision
-	ApprovalID string // approval.decision
-	Approve    bool   // approval.decision: "approve" (else "deny")
+	ResponseID string                 // response.cancel, approval.decision
+	ApprovalID string                 // approval.decision
+	Answer     runtime.ApprovalAnswer // approval.decision: the decision and the members it takes (approval_answer.go)
 
 	ToolRequestID string          // client_tool.result: the clientTool.id it answers
 	Output        json.RawMessage // client_tool.result: any JSON value
@@ -143,11 +143,11 @@ func decodeFrame(data []byte) (frame, *frameError) {
 	case frameDecision:
 		rid, ok1 := jsonString(obj["responseId"])
 		aid, ok2 := jsonString(obj["approvalId"])
-		decision, ok3 := jsonString(obj["decision"])
-		if !ok1 || !ok2 || !ok3 || (decision != "approve" && decision != "deny") {
+		answer, err := decisionAnswer(obj)
+		if !ok1 || !ok2 || err != nil {
 			return f, &frameError{invalid}
 		}
-		f.ResponseID, f.ApprovalID, f.Approve = rid, aid, decision == "approve"
+		f.ResponseID, f.ApprovalID, f.Answer = rid, aid, answer
 	case frameToolResult:
 		id, ok := jsonString(obj["requestId"])
 		output, has := obj["output"]
@@ -296,23 +296,6 @@ func responseError(seq int, responseID, sessionID string, requestID json.RawMess
 		RequestID  json.RawMessage `json:"requestId"`
 		Error      string          `json:"error"`
 	}{runtime.EventError, seq, responseID, sessionID, orNull(requestID), msg})
-}
-
-// resolvedFrame acknowledges a decision before any resumed output.
-func resolvedFrame(seq int, responseID, sessionID, approvalID string, approve bool, requestID json.RawMessage) []byte {
-	decision := "deny"
-	if approve {
-		decision = "approve"
-	}
-	return mustJSON(struct {
-		Type       string          `json:"type"`
-		Sequence   int             `json:"sequence"`
-		ResponseID string          `json:"responseId"`
-		SessionID  string          `json:"sessionId"`
-		ApprovalID string          `json:"approvalId"`
-		Decision   string          `json:"decision"`
-		RequestID  json.RawMessage `json:"requestId,omitempty"`
-	}{frameResolved, seq, responseID, sessionID, approvalID, decision, requestID})
 }
 
 func orNull(v json.RawMessage) json.RawMessage {

@@ -101,7 +101,16 @@ func encodeFrame(f frame) []byte {
 		m["responseId"] = f.ResponseID
 	case frameDecision:
 		m["responseId"], m["approvalId"] = f.ResponseID, f.ApprovalID
-		m["decision"] = map[bool]string{true: "approve", false: "deny"}[f.Approve]
+		m["decision"] = f.Answer.Decision
+		if f.Answer.Message != "" {
+			m["message"] = f.Answer.Message
+		}
+		if f.Answer.Arguments != nil {
+			m["arguments"] = f.Answer.Arguments
+		}
+		if f.Answer.Result != nil {
+			m["result"] = f.Answer.Result
+		}
 	case frameToolResult:
 		m["requestId"], m["output"] = f.ToolRequestID, f.Output
 	}

@@ -155,7 +155,7 @@ func (c *conn) activeFrame(lr *liveResponse, data []byte) {
 			c.protocolError(lr, msgInvalidDecide)
 			return
 		}
-		c.decide(lr, wait.id, f.Approve)
+		c.decide(lr, wait.id, f.Answer)
 	case answered:
 		c.protocolError(lr, msgToolSubmitted)
 	default:
@@ -169,16 +169,24 @@ func (c *conn) activeFrame(lr *liveResponse, data []byte) {
 
 // decide records a decision (on any replica's behalf: the response resumes
 // wherever it runs) and acknowledges it with approval.resolved. The lock is
-// held throughout, so no resumed frame can overtake the acknowledgement.
-func (c *conn) decide(lr *liveResponse, approvalID string, approve bool) {
+// held throughout, so no resumed frame can overtake the acknowledgement. An
+// answer the approval does not take (an edit that breaks the action's
+// schema, a decision it does not offer) is refused with an error frame and
+// changes nothing: the approval waits for another decision.
+func (c *conn) decide(lr *liveResponse, approvalID string, answer runtime.ApprovalAnswer) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	lr.answered = true
-	if _, err := c.svc.AnswerApproval(c.ctx, c.p, approvalID, approve); err != nil {
+	if _, err := c.svc.AnswerApprovalWith(c.ctx, c.p, approvalID, answer); err != nil {
+		if e := runtime.AsError(err); errors.Is(e, runtime.ErrInvalid) {
+			lr.answered = false
+			c.sendLocked(refusedAnswer(e))
+			return
+		}
 		c.protocolErrorLocked(lr, runtime.AsError(err).Detail)
 		return
 	}
-	c.sendLocked(resolvedFrame(lr.seq, lr.id, lr.sessionID, approvalID, approve, lr.requestID))
+	c.sendLocked(resolvedFrame(lr.seq, lr.id, lr.sessionID, approvalID, answer, lr.requestID))
 	lr.seq++
 	lr.resolved = true
 }

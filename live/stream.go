@@ -140,6 +140,10 @@ func (c *conn) forward(lr *liveResponse, f rawFrame) {
 	if lr.failure != "" || lr.cancelled {
 		return
 	}
+	if f.typ == runtime.EventApprovalResolved {
+		c.resolutionLocked(lr, f) // approval_answer.go
+		return
+	}
 	c.resumedLocked(lr, f.typ, "")
 	c.emitLocked(lr, f)
 }
@@ -209,7 +213,7 @@ func (c *conn) resumedLocked(lr *liveResponse, typ, status string) {
 	resumed := typ != runtime.EventError && (typ != runtime.EventCompleted ||
 		status == runtime.StatusCompleted || status == runtime.StatusRequiresAction)
 	if lr.wait.kind == waitApproval && !lr.resolved && resumed {
-		c.sendLocked(resolvedFrame(lr.seq, lr.id, lr.sessionID, lr.wait.id, true, lr.requestID))
+		c.sendLocked(resolvedFrame(lr.seq, lr.id, lr.sessionID, lr.wait.id, runtime.Approve, lr.requestID))
 		lr.seq++
 	}
 	lr.wait, lr.answered, lr.resolved = waitInfo{}, false, false

@@ -12,18 +12,6 @@ import (
 	"github.com/harnest/harnest/runtime"
 )
 
-// decisionSchema is the form an approval asks for.
-var decisionSchema = map[string]any{
-	"type": "object",
-	"properties": map[string]any{
-		"decision": map[string]any{
-			"type": "string", "enum": []string{"approve", "deny"}, "title": "Decision",
-			"description": "approve lets the agent go on with the action; deny refuses it.",
-		},
-	},
-	"required": []string{"decision"},
-}
-
 // outputSchema is the form a client tool asks for.
 var outputSchema = map[string]any{
 	"type": "object",
@@ -59,28 +47,31 @@ func (c *call) elicit(ctx context.Context, a runtime.RequiredAction) (*runtime.E
 	return nil, nil
 }
 
-// elicitApproval asks for approve or deny; a declined form is a denial, a
-// cancelled one leaves the approval open.
+// elicitApproval asks for the answer (approve or deny, and for an
+// approval that takes them, edit and respond: approval_answer.go); a
+// declined form is a denial, a cancelled one leaves the approval open.
 func (c *call) elicitApproval(ctx context.Context, a runtime.RequiredAction) (*runtime.Envelope, error) {
 	question := fmt.Sprintf("%s\n\nAction: %s\nArguments: %s", a.Message, a.Action, argumentsText(a.Arguments))
-	res, err := c.ask(ctx, a, &mcp.ElicitParams{Message: question, RequestedSchema: decisionSchema})
-	if err != nil || res == nil {
-		return nil, err
+	for range maxAnswerAttempts {
+		res, err := c.ask(ctx, a, &mcp.ElicitParams{Message: question, RequestedSchema: approvalForm(a)})
+		if err != nil || res == nil {
+			return nil, err
+		}
+		answer, ok := formAnswer(res)
+		if !ok {
+			return nil, nil
+		}
+		resumed, err := c.svc.AnswerApprovalWith(ctx, c.caller, a.ID, answer)
+		if refused := refusedAnswer(err); refused != "" {
+			question = refused + "\n\n" + fmt.Sprintf("%s\n\nAction: %s\nArguments: %s", a.Message, a.Action, argumentsText(a.Arguments))
+			continue // ask again: nothing changed
+		}
+		if err != nil {
+			return nil, err
+		}
+		return c.follow(ctx, resumed)
 	}
-	var approve bool
-	switch res.Action {
-	case "accept":
-		decision, _ := res.Content["decision"].(string)
-		approve = decision == "approve"
-	case "decline":
-	default:
-		return nil, nil
-	}
-	resumed, err := c.svc.AnswerApproval(ctx, c.caller, a.ID, approve)
-	if err != nil {
-		return nil, err
-	}
-	return c.follow(ctx, resumed)
+	return nil, nil // the approval stays open for another answer
 }
 
 // elicitClientTool asks for the tool's output; a declined or cancelled

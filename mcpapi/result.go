@@ -52,7 +52,7 @@ func requiredResult(env runtime.Envelope) (*mcp.CallToolResult, toolOutput, erro
 			"Send its output with %s %s and the body %s before %s; that call returns the rest of the answer.",
 			a.Name, argumentsText(a.Arguments), ra.Answer.Method, ra.Answer.Path, ra.Answer.Body, a.ExpiresAt)
 	} else {
-		ra.Answer = answer{Method: "POST", Path: "/approvals/" + url.PathEscape(a.ID), Body: `{"decision": "approve"} or {"decision": "deny"}`}
+		ra.Answer = answer{Method: "POST", Path: "/approvals/" + url.PathEscape(a.ID), Body: approvalBody(a)} // approval_answer.go
 		text = fmt.Sprintf("The agent waits for a human approval of %s (%s Arguments: %s). "+
 			"Approve or deny it with %s %s and the body %s before %s; that call returns the rest of the answer.",
 			a.Action, a.Message, argumentsText(a.Arguments), ra.Answer.Method, ra.Answer.Path, ra.Answer.Body, a.ExpiresAt)

@@ -9,22 +9,25 @@ import (
 	"github.com/harnest/harnest/runtime"
 )
 
-// decide answers a human approval: POST /approvals/{id} with exactly
-// {"decision": "approve"|"deny"}. Approve returns the response's next
-// boundary (completed, or the next requires_action) under the same response
-// ID, from whichever replica holds it; deny returns {"id", "status":"denied"}.
+// decide answers a human approval: POST /approvals/{id} with
+// {"decision": "approve"}, {"decision": "deny", "message"?}, {"decision":
+// "edit", "arguments"} or {"decision": "respond", "result"}
+// (runtime/approval_answer.go). It returns the response's next boundary
+// (completed, or the next requires_action) under the same response ID,
+// from whichever replica holds it; a denial that ended the response
+// returns {"id", "status":"denied"}. A refused answer (400) changes
+// nothing.
 func (a *API) decide(w http.ResponseWriter, r *http.Request) {
-	raw, ok := a.onlyMember(w, r, "decision", "invalid_decision",
-		`Expected approval decision: send exactly {"decision": "approve"} or {"decision": "deny"}`)
+	obj, ok := a.readObject(w, r)
 	if !ok {
 		return
 	}
-	var decision string
-	if json.Unmarshal(raw, &decision) != nil || (decision != "approve" && decision != "deny") {
-		fail(w, http.StatusBadRequest, "invalid_decision", "decision must be approve or deny")
+	decision, err := runtime.ApprovalAnswerOf(obj)
+	if err != nil {
+		writeError(w, err)
 		return
 	}
-	answer, err := a.svc.Decide(r.Context(), auth.From(r.Context()), r.PathValue("approvalId"), decision == "approve")
+	answer, err := a.svc.DecideWith(r.Context(), auth.From(r.Context()), r.PathValue("approvalId"), decision)
 	writeAnswer(w, answer, err)
 }
 

@@ -70,6 +70,13 @@ type Turn struct {
 	// response is recorded as denied) and ErrApprovalExpired when nobody
 	// answered in time. Set by the runtime.
 	RequestApproval func(ctx context.Context, req ApprovalRequest) error
+	// AskApproval is RequestApproval with the human's whole answer
+	// (approval_answer.go): approve, deny with an optional message, edit
+	// with new arguments, or respond with a result used in the action's
+	// place (the last two only when req.Answers offers them). Deny is an
+	// answer, not an error; ErrApprovalExpired when nobody answered in
+	// time. Set by the runtime; agents call it through Turn.Approval.
+	AskApproval func(ctx context.Context, req ApprovalRequest) (ApprovalAnswer, error)
 	// RequestClientTool suspends the turn until the client runs the named
 	// tool and posts its output, which it returns. Set by the runtime.
 	RequestClientTool func(ctx context.Context, req ClientToolRequest) (json.RawMessage, error)
@@ -111,6 +118,12 @@ type ApprovalRequest struct {
 	Action    string          // a label for what would happen, e.g. "send_email"
 	Message   string          // a sentence for the human
 	Arguments json.RawMessage // the action's arguments (JSON object), shown to the human
+	// Answers are the decisions the agent takes beside approve and deny:
+	// DecisionEdit, DecisionRespond. Nil: approve or deny.
+	Answers []string
+	// Schema is the JSON Schema that edited arguments must match (the
+	// tool's parameters); nil: any object.
+	Schema json.RawMessage
 }
 
 // ClientToolRequest asks the client to run one of its tools.

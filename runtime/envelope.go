@@ -49,6 +49,11 @@ type RequiredAction struct {
 	Name      string          `json:"name,omitempty"`      // client tools
 	Arguments json.RawMessage `json:"arguments,omitempty"` // client tools; approvals when the agent gave them
 	ExpiresAt string          `json:"expiresAt"`
+	// Answers are the decisions an approval takes when they are more than
+	// approve and deny (approval_answer.go); ArgumentsSchema is the schema
+	// edited arguments must match.
+	Answers         []string        `json:"answers,omitempty"`
+	ArgumentsSchema json.RawMessage `json:"argumentsSchema,omitempty"`
 }
 
 // EnvelopeError says why a response failed, with a stable code only: the
@@ -107,6 +112,9 @@ type OutputItem struct {
 	CallID    string          `json:"callId,omitempty"`
 	Output    json.RawMessage `json:"output,omitempty"`
 
+	// approval_resolved
+	Resolution *ApprovalResolution `json:"resolution,omitempty"`
+
 	// artifact (its chunks folded into one item; Name above)
 	ArtifactID       string          `json:"artifactId,omitempty"`
 	Description      string          `json:"description,omitempty"`
@@ -157,6 +165,8 @@ func (b *outputBuilder) add(e Event) {
 		b.appendItem(OutputItem{Type: "tool_call", ID: e.ID, Name: e.Name, Arguments: e.Arguments, Agent: e.Agent})
 	case EventToolResult:
 		b.appendItem(OutputItem{Type: "tool_result", CallID: e.CallID, Name: e.Name, Output: e.Output, Agent: e.Agent})
+	case EventApprovalResolved:
+		b.appendItem(OutputItem{Type: OutputApprovalResolved, Resolution: e.Resolution, Agent: e.Agent})
 	case EventArtifact:
 		b.closeText()
 		b.addArtifact(e.Artifact)

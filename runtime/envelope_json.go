@@ -87,6 +87,7 @@ func (body *EnvelopeBody) appendMembers(o *jsonwrite.Object) error {
 		p.StrOmit("name", ra.Name)
 		err = firstError(err, p.RawOmit("arguments", ra.Arguments))
 		p.Str("expiresAt", ra.ExpiresAt)
+		err = firstError(err, appendAnswers(&p, ra.Answers, ra.ArgumentsSchema))
 		o.B = p.End()
 	}
 	o.StrOmit("approvalId", body.ApprovalID)
@@ -130,7 +131,7 @@ func (it *OutputItem) appendJSON(b []byte) ([]byte, error) {
 	o.StrOmit("name", it.Name)
 	err = firstError(err, o.RawOmit("arguments", it.Arguments))
 	o.StrOmit("callId", it.CallID)
-	err = firstError(err, o.RawOmit("output", it.Output))
+	err = firstError(err, o.RawOmit("output", it.Output), appendResolution(&o, it.Resolution))
 	if it.Type == OutputArtifact {
 		o.Str("artifactId", it.ArtifactID)
 		o.StrOmit("description", it.Description)

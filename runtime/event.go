@@ -16,10 +16,13 @@ const (
 	EventStateDelta     = "response.state_delta"
 	EventArtifact       = "response.artifact"
 	EventApproval       = "approval.requested"
-	EventClientTool     = "client_tool.requested"
-	EventInProgress     = "response.in_progress"
-	EventCompleted      = "response.completed"
-	EventError          = "error"
+	// EventApprovalResolved says how a human answered an approval when the
+	// answer was more than a bare approve or deny (approval_resolved.go).
+	EventApprovalResolved = "approval.resolved"
+	EventClientTool       = "client_tool.requested"
+	EventInProgress       = "response.in_progress"
+	EventCompleted        = "response.completed"
+	EventError            = "error"
 	// EventRetracted withdraws what an interrupted attempt of the response
 	// streamed (its replica was lost and another one runs the turn again):
 	// the events of sequences Retracted.FromSequence to ToSequence, and
@@ -99,6 +102,9 @@ type Event struct {
 	Approval   *ApprovalInfo   `json:"approval,omitempty"`
 	ClientTool *ClientToolInfo `json:"clientTool,omitempty"`
 
+	// approval.resolved
+	Resolution *ApprovalResolution `json:"resolution,omitempty"`
+
 	// Envelope is the payload of response.completed: the response as JSON
 	// callers see it, with responseId in place of id.
 	Envelope *Envelope `json:"-"`
@@ -135,6 +141,9 @@ type ApprovalInfo struct {
 	// human who decides; omitted when the agent gave none.
 	Arguments json.RawMessage `json:"arguments,omitempty"`
 	ExpiresAt string          `json:"expiresAt"`
+	// Answers and ArgumentsSchema: as in RequiredAction.
+	Answers         []string        `json:"answers,omitempty"`
+	ArgumentsSchema json.RawMessage `json:"argumentsSchema,omitempty"`
 }
 
 // ClientToolInfo is the payload of client_tool.requested.

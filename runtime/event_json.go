@@ -63,8 +63,10 @@ func (e *Event) appendJSON(b []byte) ([]byte, error) {
 		p.Str("message", a.Message)
 		err = firstError(err, p.RawOmit("arguments", a.Arguments))
 		p.Str("expiresAt", a.ExpiresAt)
+		err = firstError(err, appendAnswers(&p, a.Answers, a.ArgumentsSchema))
 		o.B = p.End()
 	}
+	err = firstError(err, appendResolution(&o, e.Resolution))
 	if c := e.ClientTool; c != nil {
 		o.Key("clientTool")
 		p := jsonwrite.Begin(o.B)

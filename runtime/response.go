@@ -283,6 +283,7 @@ func (s *Service) StartResponse(ctx context.Context, p Principal, req ResponseRe
 		Compaction:  s.compaction(p.UserID, sessionID, r.ID),
 		ClientTools: req.ClientTools, Context: req.Context, Message: req.Message,
 		RequestApproval:   r.requestApproval,
+		AskApproval:       r.askApproval,
 		RequestClientTool: r.requestClientTool,
 	}
 	r.turn.Journal = newJournal(r, nil)

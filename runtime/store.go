@@ -32,6 +32,7 @@ type Store interface {
 	store.Compactions
 
 	// Of store.Waits.
+	GetWait(ctx context.Context, user, id string) (store.Wait, bool, error)
 	ReadWait(ctx context.Context, user, session, id string) (store.Wait, bool, error)
 	ResolveWait(ctx context.Context, user, id, kind, status string, output []byte, now time.Time) (w store.Wait, current string, err error)
 	FinishWait(ctx context.Context, user, session, responseID, id, status string, epoch int) error

@@ -77,6 +77,7 @@ func (s *Service) prepareStored(ctx context.Context, run storedRun) (*Response, 
 		Compaction:  s.compaction(user, session, r.ID),
 		ClientTools: req.ClientTools, Context: req.Context, Message: req.Message,
 		RequestApproval:   r.requestApproval,
+		AskApproval:       r.askApproval,
 		RequestClientTool: r.requestClientTool,
 	}
 	r.steers = newSteers(r, true) // it takes the steers kept for it (earlier attempts', or the turn's before it)

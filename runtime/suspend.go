@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/harnest/harnest/store"
@@ -22,32 +23,59 @@ type waiter struct {
 	ch chan store.Wait
 }
 
-// requestApproval implements Turn.RequestApproval.
+// requestApproval implements Turn.RequestApproval: the yes or no of
+// askApproval.
 func (r *Response) requestApproval(ctx context.Context, req ApprovalRequest) error {
+	a, err := r.askApproval(ctx, req)
+	switch {
+	case err != nil:
+		return err
+	case a.Approved():
+		return nil
+	}
+	return ErrApprovalDenied
+}
+
+// askApproval implements Turn.AskApproval.
+func (r *Response) askApproval(ctx context.Context, req ApprovalRequest) (ApprovalAnswer, error) {
 	s := r.svc
 	id := r.waitID("approval_", store.WaitApproval, r.ID)
 	expires := s.now().Add(s.approvalTTL)
 	w, replayed, err := r.replayWait(ctx, id, &expires)
 	if err != nil {
-		return err
+		return ApprovalAnswer{}, err
 	}
 	if !replayed {
-		info := &ApprovalInfo{ID: id, CallID: r.ID, Action: req.Action, Message: req.Message, Arguments: req.Arguments, ExpiresAt: timestamp(expires)}
-		action := &RequiredAction{Type: "human_approval", ID: id, CallID: r.ID, Action: req.Action, Message: req.Message, Arguments: req.Arguments, ExpiresAt: info.ExpiresAt}
+		answers := offeredAnswers(req)
+		var schema json.RawMessage
+		if slices.Contains(answers, DecisionEdit) {
+			schema = req.Schema
+		}
+		info := &ApprovalInfo{ID: id, CallID: r.ID, Action: req.Action, Message: req.Message, Arguments: req.Arguments, ExpiresAt: timestamp(expires),
+			Answers: answers, ArgumentsSchema: schema}
+		action := &RequiredAction{Type: "human_approval", ID: id, CallID: r.ID, Action: req.Action, Message: req.Message, Arguments: req.Arguments, ExpiresAt: info.ExpiresAt,
+			Answers: answers, ArgumentsSchema: schema}
 		if w, err = r.suspend(ctx, Event{Type: EventApproval, Approval: info}, action, store.WaitApproval, expires); err != nil {
-			return err
+			return ApprovalAnswer{}, err
 		}
 	}
 	r.mu.Lock()
 	r.resumedBy.approval = id
 	r.mu.Unlock()
 	switch w.Status {
-	case store.WaitApproved:
-		return nil
+	case store.WaitApproved, store.WaitDenied:
 	case store.WaitExpired:
-		return ErrApprovalExpired
+		return ApprovalAnswer{}, ErrApprovalExpired
+	default: // cancelled: the response ended first
+		return Deny, nil
 	}
-	return ErrApprovalDenied
+	a := answerOfWait(w)
+	if e, ok := resolutionEvent(id, req, a); ok {
+		if err := r.emit(e); err != nil {
+			return ApprovalAnswer{}, err
+		}
+	}
+	return a, nil
 }
 
 // requestClientTool implements Turn.RequestClientTool.
@@ -232,34 +260,13 @@ type Resumption struct {
 	After      int
 }
 
-// Decide answers an approval: approve resumes the response (on whichever
-// replica holds it) and returns its next boundary; deny tells the agent,
-// and returns {"id": <approvalId>, "status": "denied"} when that ended the
-// response (as it does for most agents), else the next boundary.
+// Decide answers an approval with a yes or no (DecideWith): approve
+// resumes the response (on whichever replica holds it) and returns its
+// next boundary; deny tells the agent, and returns {"id": <approvalId>,
+// "status": "denied"} when that ended the response (as it does for most
+// agents), else the next boundary.
 func (s *Service) Decide(ctx context.Context, p Principal, approvalID string, approve bool) (Answer, error) {
-	if s.approvals != nil && s.approvals.Owns(approvalID) {
-		body, err := s.approvals.Decide(ctx, p, approvalID, approve)
-		return Answer{Body: body}, err
-	}
-	res, err := s.AnswerApproval(ctx, p, approvalID, approve)
-	if err != nil {
-		return Answer{}, err
-	}
-	if approve {
-		return s.NextBoundary(ctx, p, res)
-	}
-	// Most agents end a denied response (the receipt becomes denied); an
-	// agent that goes on without the action (a model told of the denial)
-	// reaches another boundary, which is then the answer.
-	answer, err := s.NextBoundary(ctx, p, res)
-	if err != nil || answer.Err != nil {
-		return answer, err
-	}
-	if env, ok := envelopeOf(answer.Body); ok && env.Status == StatusDenied {
-		body, _ := json.Marshal(map[string]string{"id": approvalID, "status": StatusDenied})
-		return Answer{Body: body}, nil
-	}
-	return answer, nil
+	return s.DecideWith(ctx, p, approvalID, AnswerOf(approve))
 }
 
 // SubmitClientTool hands a client tool's output to the waiting response and
@@ -272,16 +279,12 @@ func (s *Service) SubmitClientTool(ctx context.Context, p Principal, requestID s
 	return s.NextBoundary(ctx, p, res)
 }
 
-// AnswerApproval records a decision exactly once and tells the replica that
-// holds the response, without waiting: transports that stream the resumed
-// output (live, AG-UI) follow the response from the returned position.
+// AnswerApproval records a yes or no exactly once and tells the replica
+// that holds the response, without waiting (AnswerApprovalWith):
+// transports that stream the resumed output (live, AG-UI) follow the
+// response from the returned position.
 func (s *Service) AnswerApproval(ctx context.Context, p Principal, approvalID string, approve bool) (Resumption, error) {
-	status := store.WaitDenied
-	if approve {
-		status = store.WaitApproved
-	}
-	w, err := s.resolve(ctx, p, approvalID, store.WaitApproval, status, nil)
-	return Resumption{ResponseID: w.ResponseID, SessionID: w.Session, After: w.AfterSequence}, err
+	return s.AnswerApprovalWith(ctx, p, approvalID, AnswerOf(approve))
 }
 
 // AnswerClientTool records a client tool's output exactly once and tells

@@ -24,13 +24,14 @@ func (r *Response) transcriptMessages(env Envelope, now string) [][]byte {
 	return [][]byte{user, answer}
 }
 
-// toolActivity is the tool calls and results of an answer, as its
+// toolActivity is the tool calls and results of an answer (and the
+// approvals answered with more than a yes or no), as its
 // transcript message keeps them (metadata.tools), so that a model agent
 // sees earlier tool results in its history. Nil when there are none.
 func toolActivity(output []OutputItem) []OutputItem {
 	var tools []OutputItem
 	for _, item := range output {
-		if item.Type == "tool_call" || item.Type == "tool_result" {
+		if item.Type == "tool_call" || item.Type == "tool_result" || item.Type == OutputApprovalResolved {
 			tools = append(tools, item)
 		}
 	}

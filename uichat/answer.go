@@ -34,7 +34,11 @@ func (d *door) answer(w http.ResponseWriter, r *http.Request, p runtime.Principa
 	if st.WaitingOn.Kind == "client_tool" {
 		res, err = d.svc.AnswerClientTool(r.Context(), p, st.WaitingOn.ID, toolOutput(part))
 	} else {
-		res, err = d.svc.AnswerApproval(r.Context(), p, st.WaitingOn.ID, *part.Approval.Approved)
+		answer := runtime.AnswerOf(*part.Approval.Approved)
+		if !*part.Approval.Approved && part.Approval.Reason != "" {
+			answer.Message = part.Approval.Reason // a denial's message (runtime/approval_answer.go)
+		}
+		res, err = d.svc.AnswerApprovalWith(r.Context(), p, st.WaitingOn.ID, answer)
 	}
 	if err != nil {
 		httpapi.WriteError(w, err)

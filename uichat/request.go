@@ -45,6 +45,9 @@ type uiPart struct {
 	Approval   *struct {
 		ID       string `json:"id"`
 		Approved *bool  `json:"approved"`
+		// Reason is the user's reason (AI SDK's addToolApprovalResponse);
+		// a denial's is told to the agent.
+		Reason string `json:"reason"`
 	} `json:"approval"`
 }
 

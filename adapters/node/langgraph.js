@@ -10,7 +10,11 @@
 //   - chat model tokens ("messages" stream mode)   -> text deltas
 //   - AI tool calls and ToolMessages ("updates")    -> tool_call / tool_result
 //   - interrupt(value) in a node                    -> approval_request, whose
-//     answer resumes the graph with new Command({ resume: decision })
+//     answer resumes the graph with new Command({ resume: decision }); an
+//     agent-inbox HumanInterrupt value ({action_request: {action, args},
+//     config: {allow_edit, allow_respond, ...}, description}, or a list of
+//     one) offers edit and respond as its config allows, and resumes with
+//     its HumanResponse list: [{type: "accept"|"edit"|"response"|"ignore", args}]
 //   - the state keys the graph declares (except messages): read from the
 //     session state when the turn starts, written back as state deltas.
 //   - a steer line (a message the user handed to the running turn): a new
@@ -52,8 +56,9 @@ const maxInterrupts = 20;
  *               declared channels, except messages and internal ones)
  *   approval(value) -> {action, message, arguments}: reads an interrupt value
  *               (default: its action/message/arguments or args fields)
- *   resume(decision, value) -> the Command resume value (default: decision,
- *               "approve" | "deny" | "expired")
+ *   resume(decision, value, answer) -> the Command resume value (default:
+ *               decision, "approve" | "deny" | "expired"; for a
+ *               HumanInterrupt value, its HumanResponse list)
  *   checkpoints  send the graph's checkpoint after each superstep (default
  *               true; false: a turn run again starts over)
  *   input, write  passed to serve (tests).
@@ -64,7 +69,7 @@ export function serveGraph(graph, options = {}) {
   const keys = options.stateKeys || declaredStateKeys(graph);
   const framework = options.framework || "langgraph";
   const approvalOf = options.approval || defaultApproval;
-  const resumeOf = options.resume || ((decision) => decision);
+  const resumeOf = options.resume || defaultResume;
   const checkpoints = options.checkpoints !== false;
   return serve((turn, out) => runTurn(graph, turn, out, { keys, framework, approvalOf, resumeOf, checkpoints }), options);
 }
@@ -102,16 +107,17 @@ async function runTurn(graph, turn, out, how) {
     if (seen.refused) return; // a second interrupt after a refusal: leave the thread there
     if (round >= maxInterrupts) throw new Error(`the graph interrupted more than ${maxInterrupts} times in one turn`);
     const value = interrupts[0].value;
-    const decision = await out.approval(how.approvalOf(value));
+    const answer = await out.approvalAnswer(how.approvalOf(value));
+    const decision = answer.decision;
     // After a refusal the protocol wants no more output: the graph still
     // runs to its end with the decision, so its checkpoint stays whole,
     // but nothing more is written.
-    if (decision !== "approve") {
+    if (decision === "deny" || decision === "expired") {
       log(`langgraph adapter: approval ${decision}; the graph resumes with it, silently`);
       out = silent(out);
       seen.refused = true;
     }
-    next = new Command({ resume: how.resumeOf(decision, value) });
+    next = new Command({ resume: how.resumeOf(decision, value, answer) });
   }
 
   ranHere.set(config.configurable.thread_id, lastHistoryId(turn.history));
@@ -252,6 +258,18 @@ function historyMessages(history) {
 }
 
 function defaultApproval(value) {
+  const human = humanInterrupt(value);
+  if (human) {
+    const config = human.config || {};
+    const answers = [config.allow_edit && "edit", config.allow_respond && "respond"].filter(Boolean);
+    const args = human.action_request.args;
+    return {
+      action: String(human.action_request.action || "continue"),
+      message: typeof human.description === "string" ? human.description : undefined,
+      arguments: args && typeof args === "object" && !Array.isArray(args) ? args : undefined,
+      answers,
+    };
+  }
   if (typeof value === "string") return { action: "approve", message: value };
   const v = value && typeof value === "object" ? value : {};
   const args = v.arguments || v.args;
@@ -260,6 +278,29 @@ function defaultApproval(value) {
     message: typeof v.message === "string" ? v.message : undefined,
     arguments: args && typeof args === "object" && !Array.isArray(args) ? args : undefined,
   };
+}
+
+// humanInterrupt is the agent-inbox HumanInterrupt an interrupt value holds
+// ({action_request, config, description}, or a list of one), else null.
+function humanInterrupt(value) {
+  const v = Array.isArray(value) && value.length === 1 ? value[0] : value;
+  return v && typeof v === "object" && v.action_request && typeof v.action_request === "object" ? v : null;
+}
+
+// defaultResume is the Command resume value of an answer: the decision, or
+// for a HumanInterrupt the HumanResponse list its graph reads.
+function defaultResume(decision, value, answer = { decision }) {
+  const human = humanInterrupt(value);
+  if (!human) return decision;
+  switch (answer.decision) {
+    case "approve":
+      return [{ type: "accept", args: null }];
+    case "edit":
+      return [{ type: "edit", args: { action: human.action_request.action, args: answer.arguments } }];
+    case "respond":
+      return [{ type: "response", args: typeof answer.result === "string" ? answer.result : JSON.stringify(answer.result) }];
+  }
+  return [{ type: "ignore", args: answer.message ?? null }];
 }
 
 // changedKeys returns the keys whose value differs from the session's.

@@ -266,16 +266,44 @@ function newOutput(run) {
     /** One chunk of an artifact (docs/worker-protocol.md); turn.message carries the A2A message's IDs. */
     artifact: ({ artifactId, name, description, parts, append, lastChunk, metadata }) =>
       run.send("artifact", compact({ artifactId: String(artifactId), name, description, parts: Array.isArray(parts) ? parts : [], append, lastChunk, metadata })),
-    approval: async ({ action, message, arguments: args }) => {
-      const answer = await run.request("approval_request", "approval", compact({ action: String(action), message, arguments: isObject(args) ? args : undefined }));
-      return ["approve", "deny", "expired"].includes(answer.decision) ? answer.decision : "deny";
-    },
+    /**
+     * Asks a human to approve action; resolves to the decision: "approve", "deny", "expired", or, when
+     * answers offered them ("edit", "respond"), "edit" or "respond" (approvalAnswer gives what came with them).
+     */
+    approval: async (request) => (await approvalAnswer(run, request)).decision,
+    /**
+     * approval, resolving to the whole answer: {decision, message?} for a denial, {decision: "edit", arguments}
+     * (already checked against argumentsSchema), {decision: "respond", result} (the result in the action's place).
+     */
+    approvalAnswer: (request) => approvalAnswer(run, request),
     clientTool: async ({ name, arguments: args, callId }) => {
       const answer = await run.request("client_tool_request", "client_tool", compact({ name: String(name), arguments: isObject(args) ? args : {}, callId }));
       if (typeof answer.error === "string") return { error: answer.error };
       return { output: answer.output === undefined ? null : answer.output };
     },
   };
+}
+
+// approvalAnswer sends an approval_request (docs/worker-protocol.md; answers may offer "edit" and
+// "respond", argumentsSchema is what edited arguments must match) and reads its answer.
+async function approvalAnswer(run, { action, message, arguments: args, answers, argumentsSchema }) {
+  const offered = Array.isArray(answers) ? answers.filter((a) => a === "edit" || a === "respond") : [];
+  const answer = await run.request("approval_request", "approval", compact({
+    action: String(action), message, arguments: isObject(args) ? args : undefined,
+    answers: offered.length > 0 ? offered : undefined, argumentsSchema: isObject(argumentsSchema) ? argumentsSchema : undefined,
+  }));
+  switch (answer.decision) {
+    case "approve":
+    case "expired":
+      return { decision: answer.decision };
+    case "edit":
+      if (offered.includes("edit") && isObject(answer.arguments)) return { decision: "edit", arguments: answer.arguments };
+      break;
+    case "respond":
+      if (offered.includes("respond") && answer.result !== undefined) return { decision: "respond", result: answer.result };
+      break;
+  }
+  return typeof answer.message === "string" ? { decision: "deny", message: answer.message } : { decision: "deny" };
 }
 
 // usageLine keeps the usage fields as non-negative integers, or drops usage.

@@ -137,7 +137,15 @@ func (t *routed) ask(ctx context.Context, name string, wait time.Duration, prefi
 	}
 	turn := *t.turn
 	turn.Journal = rungJournal(t.turn, name) // its own resume points, apart from the others' (resume.go)
-	approve, clientTool := turn.RequestApproval, turn.RequestClientTool
+	approve, askApproval, clientTool := turn.RequestApproval, turn.AskApproval, turn.RequestClientTool
+	if askApproval != nil {
+		turn.AskApproval = func(ctx context.Context, req runtime.ApprovalRequest) (runtime.ApprovalAnswer, error) {
+			if err := g.suspend(); err != nil {
+				return runtime.ApprovalAnswer{}, err
+			}
+			return askApproval(ctx, req)
+		}
+	}
 	if approve != nil {
 		turn.RequestApproval = func(ctx context.Context, req runtime.ApprovalRequest) error {
 			if err := g.suspend(); err != nil {

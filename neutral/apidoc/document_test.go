@@ -301,8 +301,8 @@ func TestResponseEnvelopeSchema(t *testing.T) {
 	if item.AdditionalProperties.Has == nil || !*item.AdditionalProperties.Has {
 		t.Errorf("OutputItem must allow additional properties")
 	}
-	if got := len(item.Properties["type"].Value.Enum); got != 9 {
-		t.Errorf("OutputItem type enum has %d values, want 9", got)
+	if got := len(item.Properties["type"].Value.Enum); got != 10 {
+		t.Errorf("OutputItem type enum has %d values, want 10", got)
 	}
 	for _, name := range []string{"artifactId", "description", "parts", "metadata"} {
 		if item.Properties[name] == nil {

@@ -145,13 +145,30 @@ func TestCancelOperation(t *testing.T) {
 
 func TestApprovalOperation(t *testing.T) {
 	op := mustOperation(t, mustDocument(t, Options{}), "/approvals/{approvalId}", http.MethodPost)
-	body := op.RequestBody.Value.Content.Get("application/json").Schema.Value
-	if !reflect.DeepEqual(body.Required, []string{"decision"}) || len(body.Properties) != 1 ||
-		body.AdditionalProperties.Has == nil || *body.AdditionalProperties.Has {
-		t.Errorf("body must be exactly {decision}")
+	media := op.RequestBody.Value.Content.Get("application/json")
+	if media.Schema.Ref != schemaPrefix+"ApprovalAnswer" {
+		t.Fatalf("body is %q, want the ApprovalAnswer", media.Schema.Ref)
 	}
-	if enum := body.Properties["decision"].Value.Enum; !reflect.DeepEqual(enum, []any{"approve", "deny"}) {
-		t.Errorf("decision enum = %v", enum)
+	// One strict variant per decision, with the members it takes.
+	want := map[string][]string{"approve": {"decision"}, "deny": {"decision"}, "edit": {"decision", "arguments"}, "respond": {"decision", "result"}}
+	for _, v := range media.Schema.Value.OneOf {
+		variant := v.Value
+		decision := variant.Properties["decision"].Value.Enum[0].(string)
+		if !reflect.DeepEqual(variant.Required, want[decision]) || variant.AdditionalProperties.Has == nil || *variant.AdditionalProperties.Has {
+			t.Errorf("%s variant: required %v", decision, variant.Required)
+		}
+		delete(want, decision)
+	}
+	if len(want) != 0 {
+		t.Errorf("no variant for %v", want)
+	}
+	for name, ex := range media.Examples {
+		if err := media.Schema.Value.VisitJSON(ex.Value.Value); err != nil {
+			t.Errorf("example %s does not match the answer schema: %v", name, err)
+		}
+	}
+	if err := media.Schema.Value.VisitJSON(map[string]any{"decision": "edit"}); err == nil {
+		t.Errorf("an edit without arguments matches the answer schema")
 	}
 	ok := op.Responses.Status(200).Value.Content.Get("application/json")
 	var refs []string

@@ -80,14 +80,8 @@ func (b *builder) addResponseControl(doc *openapi3.T) {
 }
 
 func (b *builder) addWaits(doc *openapi3.T) {
-	decision := strictObject("Exactly one member, `decision`.",
-		req("decision", enumStr("Approve to let the agent go on; deny to end the response as `denied`.", "approve", "deny")),
-	)
-	decisionBody := jsonBody("The decision.", decision)
-	decisionBody.Value.Content.Get(mediaJSON).Examples = openapi3.Examples{
-		"approve": example("Approve the action", map[string]any{"decision": "approve"}),
-		"deny":    example("Deny the action", map[string]any{"decision": "deny"}),
-	}
+	decisionBody := jsonBody("The answer.", b.ref("ApprovalAnswer"))
+	decisionBody.Value.Content.Get(mediaJSON).Examples = approvalAnswerExamples() // approvals.go
 
 	approved := completedExample()
 	approved["approvalId"] = "approval_9a8b7c6d5e4f40312a1b2c3d4e5f6071"
@@ -107,7 +101,7 @@ func (b *builder) addWaits(doc *openapi3.T) {
 	doc.AddOperation("/approvals/{approvalId}", http.MethodPost, &openapi3.Operation{
 		Tags:        []string{tagResponses},
 		OperationID: "decideApproval",
-		Summary:     "Approve or deny an action",
+		Summary:     "Answer an approval: approve, deny, edit or respond",
 		Description: "Answers a `human_approval` named in `requiredAction`. The call waits for the response's next " +
 			"boundary. Each approval is decided once; one nobody answers before `expiresAt` expires and ends the response " +
 			"as `denied`. Harnest extension: any replica takes the answer, whichever one runs the response. " +
@@ -118,7 +112,9 @@ func (b *builder) addWaits(doc *openapi3.T) {
 		RequestBody: decisionBody,
 		Responses: replies(
 			decided,
-			b.failure(400, "The body is not exactly `{\"decision\": \"approve\"}` or `{\"decision\": \"deny\"}`."),
+			b.failure(400, "The body is not an answer (`invalid_decision`), the approval does not take that decision "+
+				"(`answer_not_offered`), or edited arguments break the action's schema (`invalid_arguments`, with `violations`); "+
+				"nothing changes."),
 			b.failure(404, "Approval not found (or owned by another user); for a tool call approval, also when the caller "+
 				"is not the owner or tools at home are off (`approval_not_found`)."),
 			b.failure(409, "The approval is already decided or expired, or the response waiting for it is no longer running "+

@@ -26,6 +26,7 @@ const streamDescription = "Sent when the request has `\"stream\": true`. Each fr
 	"A `response.agent_activity` with `activity` `attempt` follows, then the new attempt's events.\n" +
 	artifactEventText +
 	steeredEventText +
+	approvalResolvedEventText +
 	"- `response.completed`: the final envelope (as in the JSON reply, with `responseId` instead of `id`); ends the stream.\n" +
 	"- `error`: the run failed, with the reason in `error`; ends the stream.\n\n" +
 	"When the agent needs approval or a client-side tool, `approval.requested` or `client_tool.requested` " +

@@ -24,7 +24,7 @@ var assetMediaTypes = []string{
 
 var outputItemTypes = []string{
 	"message", "thinking", "agent_activity", "agent_metadata",
-	"decision_result", "tool_call", "tool_result", "output", "artifact",
+	"decision_result", "tool_call", "tool_result", "output", "artifact", "approval_resolved",
 }
 
 // defineSchemas defines every component schema, each group after those
@@ -107,6 +107,7 @@ func (b *builder) defineResponseSchemas() {
 	))
 
 	b.defineArtifactSchemas() // artifact.go
+	b.defineApprovalSchemas() // approvals.go
 	b.define("OutputItem", openObject("One piece of activity from a response. Which other fields are present depends on `type`.",
 		req("type", enumStr("The kind of item.", outputItemTypes...)),
 		opt("role", str("`message`: the speaker, `assistant` by default.")),
@@ -131,6 +132,7 @@ func (b *builder) defineResponseSchemas() {
 		opt("description", str("`artifact`: what the artifact is, when given.")),
 		opt("parts", arrayOf("`artifact`: its parts, in order.", b.ref("ArtifactPart"))),
 		opt("metadata", freeObject("`artifact`: the artifact's own metadata, when given.")),
+		opt("resolution", b.ref("ApprovalResolution")),
 	))
 
 	b.define("ResponseEnvelope", object("The result of one call to the agent. `status` tells whether the work has finished.",
@@ -151,6 +153,9 @@ func (b *builder) defineResponseSchemas() {
 			opt("name", str("`client_tool`: the tool the client should run.")),
 			opt("arguments", freeObject("`client_tool`: the tool arguments; `human_approval`: the arguments of the action, when the agent gave them.")),
 			req("expiresAt", describe(openapi3.NewDateTimeSchema(), "When the request expires; an approval nobody answers by then ends the response as `denied`.")),
+			opt("answers", arrayOf("`human_approval`: the decisions it takes when they are more than `approve` and `deny` "+
+				"(`edit`, `respond`; see `ApprovalAnswer`).", enumStr("A decision.", "approve", "deny", "edit", "respond"))),
+			opt("argumentsSchema", freeObject("`human_approval` that takes `edit`: the JSON Schema edited arguments must match.")),
 		)),
 		opt("pendingAction", openObject("Present while the response waits for durable external work.",
 			req("type", enumStr("The kind of wait.", "external_continuation")),

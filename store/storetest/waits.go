@@ -19,6 +19,7 @@ func testWaits(t *testing.T, h Harness) {
 		"ResolvedOnce":             waitResolvedOnce,
 		"ConcurrentAnswersOneWins": waitConcurrentAnswers,
 		"ClientToolOutput":         waitClientToolOutput,
+		"ApprovalAnswer":           waitApprovalAnswer,
 		"Expired":                  waitExpired,
 		"Unavailable":              waitUnavailable,
 		"Finish":                   waitFinish,

@@ -110,3 +110,23 @@ test("a steer becomes a human message, and the graph runs again with it in the s
   assert.equal(got.at(-1).type, "done");
   assert.equal(textOf(got), "echo 1: pauseecho 3: left");
 });
+
+test("a HumanInterrupt offers edit and respond, and resumes with its HumanResponse", async (t) => {
+  const hitl = fileURLToPath(new URL("./fixtures/hitl-graph.js", import.meta.url));
+  const cases = [
+    [{ decision: "approve" }, { type: "accept", args: null }],
+    [{ decision: "edit", arguments: { to: "bob" } }, { type: "edit", args: { action: "send_email", args: { to: "bob" } } }],
+    [{ decision: "respond", result: "Alice is away." }, { type: "response", args: "Alice is away." }],
+  ];
+  for (const [i, [answer, want]] of cases.entries()) {
+    const w = startWorker(t, hitl, { HITL_GRAPH: "1" });
+    const id = `r${i}`;
+    w.turn(id, "send it", {}, { sessionId: `s${i}` });
+    const request = (await w.until((l) => l.type === "approval_request")).at(-1);
+    assert.deepEqual([request.action, request.arguments, request.answers, request.message], ["send_email", { to: "alice" }, ["edit", "respond"], "Send the email?"]);
+    w.send({ type: "approval", id, requestId: request.requestId, ...answer });
+    const got = await w.until(ends);
+    assert.equal(got.at(-1).type, "done");
+    assert.deepEqual(JSON.parse(textOf(got)), want);
+  }
+});

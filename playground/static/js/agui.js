@@ -21,7 +21,10 @@ export const aguiTransport = {
   },
 
   async answerApproval(run, info, decision) {
-    const payload = { approved: decision === "approve" };
+    // A bare approve or deny is {"approved": …}, which every approval
+    // takes; a richer answer goes as it is (the interrupt's responseSchema).
+    const bare = Object.keys(decision).length === 1 && (decision.decision === "approve" || decision.decision === "deny");
+    const payload = bare ? { approved: decision.decision === "approve" } : decision;
     resumeLater(run, [{ interruptId: info.id, status: "resolved", payload }]);
   },
 
@@ -122,7 +125,7 @@ function finished(run, ev) {
     if (h.type === "client_tool") {
       run.askClientTool({ id: it.id, name: h.name, arguments: h.arguments });
     } else {
-      run.askApproval({ id: it.id, action: h.action, message: it.message || h.message });
+      run.askApproval({ id: it.id, action: h.action, message: it.message || h.message, arguments: h.arguments, answers: h.answers });
     }
   }
   run.footer();

@@ -61,7 +61,7 @@ export async function follow(run) {
 export const httpAnswers = {
   streamed: false,
   async answerApproval(run, info, decision) {
-    return answer(run, path(["approvals", info.id]), { decision }, this.streamed);
+    return answer(run, path(["approvals", info.id]), decision, this.streamed);
   },
   async answerClientTool(run, info, output) {
     return answer(run, path(["client-tools", info.id]), { output }, this.streamed);
@@ -75,7 +75,15 @@ async function answer(run, url, body, streamed) {
   run.status = "in_progress";
   run.view.setBusy(true);
   if (!streamed) {
-    const env = await request("POST", url, body);
+    let env;
+    try {
+      env = await request("POST", url, body);
+    } catch (e) {
+      // A refused answer (a bad edit) changes nothing: the wait is still open.
+      run.status = "requires_action";
+      run.view.setBusy(false);
+      throw e;
+    }
     run.renderEnvelope(env);
     return;
   }

@@ -93,7 +93,7 @@ export class LiveClient {
 
   async answerApproval(run, info, decision) {
     run.status = "in_progress";
-    this.send({ type: "approval.decision", responseId: run.responseId, approvalId: info.id, decision });
+    this.send({ type: "approval.decision", responseId: run.responseId, approvalId: info.id, ...decision });
   }
 
   async answerClientTool(run, info, output) {

@@ -4,6 +4,7 @@
 // cards, client-tool forms, metadata and errors. Every piece of text from
 // the agent goes in through textContent or the Markdown renderer.
 
+import { approvalCard } from "./approvalcard.js";
 import { renderMarkdown } from "./markdown.js";
 
 /** el makes an element with a class and text content. */
@@ -142,36 +143,15 @@ export class MessageView {
   }
 
   /**
-   * approval shows an approval card; onDecision("approve"|"deny") is
-   * called once, and the card then says what was decided.
+   * approval shows an approval card (approvalcard.js); onDecision(answer)
+   * is called with {decision, message?, arguments?, result?} until the
+   * server takes one, and the card then says what was decided.
    */
   approval(info, onDecision) {
-    const card = el("section", "card approval");
-    card.setAttribute("aria-label", "Approval " + (info.action || ""));
-    card.append(el("h4", "", "Approval needed: " + (info.action || "action")));
-    if (info.message) card.append(el("p", "", info.message));
-    if (info.arguments !== undefined) card.append(el("pre", "args", pretty(info.arguments)));
-    const buttons = el("div", "buttons");
-    const approve = el("button", "primary", "Approve");
-    const deny = el("button", "", "Deny");
-    approve.type = deny.type = "button";
-    buttons.append(approve, deny);
-    card.append(buttons);
-    const decide = async (decision) => {
-      approve.disabled = deny.disabled = true;
-      try {
-        await onDecision(decision);
-        buttons.replaceWith(el("p", "decided", decision === "approve" ? "Approved" : "Denied"));
-      } catch (e) {
-        approve.disabled = deny.disabled = false;
-        card.append(el("p", "error", e.message));
-      }
-    };
-    approve.addEventListener("click", () => decide("approve"));
-    deny.addEventListener("click", () => decide("deny"));
+    const card = approvalCard(info, onDecision);
     this.activity.append(card);
     this.scroll();
-    approve.focus();
+    card.querySelector("button.primary").focus();
   }
 
   /**

@@ -78,7 +78,8 @@ export class Run {
         this.steered(ev.steer);
         break;
       case "approval.resolved":
-        v.note("Approval " + (ev.decision || "resolved"), "activity");
+        v.note("Approval " + (ev.decision || (ev.resolution && ev.resolution.decision) || "resolved") +
+          (ev.resolution && ev.resolution.edited ? " (arguments edited)" : ""), "activity");
         break;
       case "response.completed":
         this.finish(ev);
