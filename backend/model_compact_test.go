@@ -419,13 +419,13 @@ func TestWorkerTurnLineCarriesCompaction(t *testing.T) {
 			t.Fatalf("the worker saw compaction %v, want %v", got["compaction"], item)
 		}
 		want := []any{[]any{msgs[4]["id"], "user"}, []any{msgs[5]["id"], "assistant"}}
-		if gotJSON, _ := json.Marshal(got["history"]); string(gotJSON) != mustJSON(want) {
-			t.Errorf("the worker's history = %s, want the two messages after the range %s", gotJSON, mustJSON(want))
+		if gotJSON, _ := json.Marshal(got["history"]); string(gotJSON) != jsonText(want) {
+			t.Errorf("the worker's history = %s, want the two messages after the range %s", gotJSON, jsonText(want))
 		}
 	})
 }
 
-func mustJSON(v any) string {
+func jsonText(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
