@@ -55,6 +55,7 @@ func (d *door) createResponse(w http.ResponseWriter, r *http.Request, p runtime.
 		return
 	}
 	ref := responseRef{ResponseID: resp.ID, SessionID: resp.SessionID, After: -1, Created: time.Now().Unix(), Background: req.Echo.Background}
+	d.keepRequest(r.Context(), p, ref, req) // responses_record.go
 	w.Header().Set(SessionHeader, resp.SessionID)
 	switch {
 	case req.Stream:

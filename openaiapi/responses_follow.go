@@ -28,6 +28,7 @@ func (d *door) answerWait(w http.ResponseWriter, r *http.Request, p runtime.Prin
 		return
 	}
 	ref := responseRef{ResponseID: res.ResponseID, SessionID: res.SessionID, After: res.After, Created: time.Now().Unix(), Background: req.Echo.Background}
+	d.keepRequest(r.Context(), p, ref, req) // responses_record.go
 	w.Header().Set(SessionHeader, res.SessionID)
 	switch {
 	case req.Stream:

@@ -19,6 +19,8 @@ type createRequest struct {
 	Answer *waitAnswer
 	Echo   echoed
 	Stream bool
+	// Input is the request's "input", as sent.
+	Input json.RawMessage
 	// Previous is the response previous_response_id names.
 	Previous *responseRef
 }
@@ -31,9 +33,9 @@ type waitAnswer struct {
 	Approve    bool
 }
 
-// parseCreate checks the body of POST /v1/responses. Fields of the
-// specification this door has no use for (sampling, truncation, ...) are
-// accepted and ignored: the agent decides them.
+// parseCreate checks the body of POST /v1/responses. The settings the
+// agent decides for itself (sampling, truncation, ...) are checked and
+// repeated by the response, not applied (responses_settings.go).
 func (d *door) parseCreate(obj map[string]json.RawMessage) (createRequest, failure, int) {
 	var req createRequest
 	var model string
@@ -66,6 +68,7 @@ func (d *door) parseCreate(obj map[string]json.RawMessage) (createRequest, failu
 		}
 		return req, f, http.StatusBadRequest
 	}
+	req.Input = obj["input"]
 	if f, ok := parseInput(obj["input"], &req); !ok {
 		return req, f, http.StatusBadRequest
 	}
@@ -97,6 +100,9 @@ func (d *door) parseEchoed(obj map[string]json.RawMessage, req *createRequest) (
 		req.Echo.Metadata = jsonwrite.Compact(raw)
 	}
 	if f, ok := parseTools(obj, req); !ok {
+		return f, false
+	}
+	if f, ok := parseSettings(obj, &req.Echo); !ok { // responses_settings.go
 		return f, false
 	}
 	if raw, ok := obj["previous_response_id"]; ok && string(raw) != "null" {
