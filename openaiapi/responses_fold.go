@@ -35,7 +35,10 @@ type fold struct {
 	usage runtime.Usage
 	used  bool // an agent_metadata event reported usage
 	// final is the final status once the segment ended ("" before).
-	final   string
+	final string
+	// waiting is set when the segment ended waiting for an answer (a
+	// function_call or an approval request).
+	waiting bool
 	errored *orError // a failure seen in the log, until finish words it
 }
 
@@ -334,6 +337,7 @@ func (f *fold) retract(r runtime.Retraction) error {
 func (f *fold) complete(env runtime.EnvelopeBody) error {
 	status, typ := "completed", "response.completed"
 	var details *incompleteDetails
+	f.waiting = env.Status == runtime.StatusRequiresAction
 	switch env.Status {
 	case runtime.StatusCancelled:
 		status, typ, details = "cancelled", "response.incomplete", &incompleteDetails{Reason: "cancelled"}

@@ -59,7 +59,7 @@ func (d *door) streamAsked(r *http.Request) bool {
 // an error was written.
 func (d *door) lookup(w http.ResponseWriter, r *http.Request, p runtime.Principal, id string) (responseRef, runtime.Envelope, bool) {
 	ref, ok := parseResponseRef(id)
-	if !ok {
+	if !ok || ref.Ephemeral { // a response not stored is never found (responses_ephemeral.go)
 		writeFailure(w, http.StatusNotFound, responseNotFound(id))
 		return ref, runtime.Envelope{}, false
 	}

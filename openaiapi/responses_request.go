@@ -58,15 +58,15 @@ func (d *door) parseCreate(obj map[string]json.RawMessage) (createRequest, failu
 	if req.Echo.Background && !req.Echo.Store {
 		return req, invalid("store", "invalid_value", `A background response is stored: "background": true needs "store" true (or left out)`), http.StatusBadRequest
 	}
-	// Every response's receipt and events are kept (for the session's
-	// life): "store": false is accepted, and the response says it is
-	// stored.
-	req.Echo.Store = true
 	if f, ok := d.parseEchoed(obj, &req); !ok {
 		if f.Code == "previous_response_not_found" {
 			return req, f, http.StatusNotFound
 		}
 		return req, f, http.StatusBadRequest
+	}
+	if !req.Echo.Store && req.Turn.SessionID != "" { // responses_ephemeral.go
+		return req, invalid("store", "invalid_value", `"store": false runs the turn in a conversation of its own, deleted when the turn ends: `+
+			`it cannot continue a stored one (previous_response_id or conversation); send the earlier messages in "input" instead`), http.StatusBadRequest
 	}
 	req.Input = obj["input"]
 	if f, ok := parseInput(obj["input"], &req); !ok {
@@ -111,6 +111,9 @@ func (d *door) parseEchoed(obj map[string]json.RawMessage, req *createRequest) (
 			return invalid("previous_response_id", "invalid_type", `"previous_response_id" must be a string`), false
 		}
 		ref, ok := parseResponseRef(id)
+		if !ok || ref.Ephemeral { // a response not stored is never found
+			ref, ok = responseRef{}, false
+		}
 		if !ok {
 			return failure{Type: typeInvalidRequest, Code: "previous_response_not_found", Param: ptr("previous_response_id"),
 				Message: "Previous response with id " + strconv.Quote(id) + " not found"}, false
