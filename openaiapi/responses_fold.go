@@ -89,7 +89,7 @@ func (f *fold) event(e runtime.Event, env *runtime.EnvelopeBody) (done bool, err
 		return false, f.delta("reasoning", e.Sequence, e.Delta)
 	case runtime.EventClientTool:
 		if e.ClientTool != nil {
-			return false, f.call(&orItem{Type: "function_call", ID: itemID("fc", f.ref, e.Sequence), CallID: e.ClientTool.ID,
+			return false, f.call(&orItem{Type: "function_call", ID: itemID("fc", f.ref, e.Sequence), CallID: callID(e.ClientTool), // responses_calls.go
 				Name: e.ClientTool.Name, Arguments: argumentsString(e.ClientTool.Arguments), sequence: e.Sequence})
 		}
 	case runtime.EventApproval:

@@ -81,6 +81,9 @@ func (d *door) parseCreate(obj map[string]json.RawMessage) (createRequest, failu
 	req.Turn.Background = req.Echo.Background
 	req.Turn.Metadata = req.Echo.Metadata
 	req.Turn.Transport = runtime.TransportOpenAI
+	// Several function calls at once, unless the request asks for one at a
+	// time (responses_calls.go).
+	req.Turn.ParallelClientTools = string(req.Echo.Settings["parallel_tool_calls"]) != "false"
 	return req, failure{}, 0
 }
 
