@@ -13,7 +13,7 @@ import (
 // step), each is announced with its own client_tool.requested event
 // (ClientToolInfo.Batch places it: index and size; every event names the
 // one wait ID), and the response reaches one requires_action boundary
-// (its required action names the first call). One answer gives every
+// (its required action names the first call, and lists them all: Calls). One answer gives every
 // output: a JSON array, in the order of the calls. It holds no process,
 // resumes on any replica and is replayed by a later attempt as a single
 // wait is (waits_durable.go). Only transports that take several calls in
@@ -66,6 +66,9 @@ func (r *Response) requestClientTools(ctx context.Context, reqs []ClientToolRequ
 		}
 		first := infos[0]
 		action := &RequiredAction{Type: "client_tool", ID: id, CallID: first.CallID, Name: first.Name, Arguments: first.Arguments, ExpiresAt: first.ExpiresAt}
+		for _, info := range infos {
+			action.Calls = append(action.Calls, ClientToolCall{CallID: info.CallID, Name: info.Name, Arguments: info.Arguments})
+		}
 		if w, err = r.suspend(ctx, announce, action, store.WaitClientTool, expires); err != nil {
 			return nil, err
 		}

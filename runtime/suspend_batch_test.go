@@ -107,6 +107,13 @@ func TestClientToolBatchEvents(t *testing.T) {
 		out.Envelope.Status != StatusRequiresAction {
 		t.Fatalf("announced %+v, boundary %s", calls, out.Envelope.Status)
 	}
+	// The receipt lists every call.
+	receipt, err := s.GetResponse(context.Background(), p, resp.SessionID, resp.ID)
+	var env Envelope
+	if err != nil || json.Unmarshal(receipt, &env) != nil || env.RequiredAction == nil || len(env.RequiredAction.Calls) != 2 ||
+		env.RequiredAction.Calls[1].CallID != "c2" || env.RequiredAction.Calls[1].Name != "b" {
+		t.Fatalf("receipt = %v %s", err, receipt)
+	}
 	// The log says the same.
 	frames, _, err := s.LoggedEvents(context.Background(), p, resp.SessionID, resp.ID, -1, 100)
 	if err != nil {

@@ -149,6 +149,9 @@ func (b *builder) defineResponseSchemas() {
 			opt("name", str("`client_tool`: the tool the client should run.")),
 			opt("arguments", freeObject("`client_tool`: the tool arguments; `human_approval`: the arguments of the action, when the agent gave them.")),
 			req("expiresAt", describe(openapi3.NewDateTimeSchema(), "When the request expires; an approval nobody answers by then ends the response as `denied`.")),
+			opt("calls", arrayOf("`client_tool` asked together with others (a transport that takes several calls at once, such as "+
+				"Open Responses): every call, in order, the first named above; answer them all with one `POST /client-tools/{id}` "+
+				"whose `output` is the array of their outputs in this order.", freeObject("`{callId, name, arguments}`"))),
 		)),
 		opt("pendingAction", openObject("Present while the response waits for durable external work.",
 			req("type", enumStr("The kind of wait.", "external_continuation")),
