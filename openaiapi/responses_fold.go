@@ -49,9 +49,15 @@ type pendingEvent struct {
 	data     []byte
 }
 
-// send writes the pending events, flushing after the last one when flush
-// is set (no more events are queued behind them).
+// send writes the pending events once flush is set (no more events are
+// queued behind them), flushing after the last one; until then they wait.
+// (Written unflushed, they would wait in the stream's buffer for the next
+// harnest event that makes one: a response.created could wait there for
+// the agent's first word.)
 func (f *fold) send(flush bool) error {
+	if !flush {
+		return nil
+	}
 	events := f.pending
 	f.pending = f.pending[:0]
 	for i, e := range events {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/harnest/harnest/runtime"
 	"github.com/harnest/harnest/server/servertest"
@@ -148,5 +149,29 @@ func TestResponsesInputItemsBeforeTheTurnCompletes(t *testing.T) {
 			t.Fatalf("order=up: %d %s", r.Status, r.Body)
 		}
 		open()
+
+		// A streaming response's input items, once its stream started.
+		started, open = g.arm()
+		defer open()
+		// The agent waits for the test, which waits for response.created:
+		// it comes at once, not with the agent's first word.
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		stream := responsesClient(replicas[0], "").NewStreaming(ctx, ask("streamed question"))
+		defer stream.Close()
+		if !stream.Next() || stream.Current().Type != "response.created" {
+			t.Fatalf("first event: %v", stream.Err())
+		}
+		<-started
+		streamID := stream.Current().AsResponseCreated().Response.ID
+		items := replicas[1].Get("/v1/responses/" + streamID + "/input_items").JSON(t)
+		if d, _ := items["data"].([]any); len(d) != 1 || !strings.Contains(string(mustJSON(d[0])), `"text":"streamed question"`) {
+			t.Fatalf("input items of a running stream = %v", items)
+		}
+		open()
+		for stream.Next() {
+		}
 	})
 }
+
+func mustJSON(v any) []byte { b, _ := json.Marshal(v); return b }
