@@ -19,7 +19,8 @@ import (
 // caller answers (a function_call_output with the call_id, and no
 // previous_response_id: the response is not stored) and that continuation
 // ends; a wait nobody answers expires, and the store's retention drops
-// the session. Such a request cannot continue a stored conversation (its
+// the session. The continuation after an answer is kept as its
+// conversation is, whatever the answer's own "store" says. Such a request cannot continue a stored conversation (its
 // turn would stay in that transcript): the caller sends the earlier
 // messages in its input instead. No request record is written
 // (responses_record.go).

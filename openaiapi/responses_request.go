@@ -64,10 +64,6 @@ func (d *door) parseCreate(obj map[string]json.RawMessage) (createRequest, failu
 		}
 		return req, f, http.StatusBadRequest
 	}
-	if !req.Echo.Store && req.Turn.SessionID != "" { // responses_ephemeral.go
-		return req, invalid("store", "invalid_value", `"store": false runs the turn in a conversation of its own, deleted when the turn ends: `+
-			`it cannot continue a stored one (previous_response_id or conversation); send the earlier messages in "input" instead`), http.StatusBadRequest
-	}
 	req.Input = obj["input"]
 	if f, ok := parseInput(obj["input"], &req); !ok {
 		return req, f, http.StatusBadRequest
@@ -76,6 +72,13 @@ func (d *door) parseCreate(obj map[string]json.RawMessage) (createRequest, failu
 		if f, ok := req.turnContext(); !ok {
 			return req, f, http.StatusBadRequest
 		}
+	}
+	// An answer's continuation is kept as its conversation is, whatever
+	// its "store" says (answerWait); a new turn with "store": false has a
+	// conversation of its own (responses_ephemeral.go).
+	if !req.Echo.Store && req.Answer == nil && req.Turn.SessionID != "" {
+		return req, invalid("store", "invalid_value", `"store": false runs the turn in a conversation of its own, deleted when the turn ends: `+
+			`it cannot continue a stored one (previous_response_id or conversation); send the earlier messages in "input" instead`), http.StatusBadRequest
 	}
 	req.Turn.Stream = true // the door folds the events, also for a JSON answer
 	req.Turn.Background = req.Echo.Background
