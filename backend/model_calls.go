@@ -15,8 +15,9 @@ import (
 // model_journal.go). Each is decided in order — unknown tools and
 // arguments that break the schema are answered with an error at once,
 // client tools and calls that need approval suspend the turn one at a time
-// (a response waits for one answer at a time) — and the calls left are
-// run in parallel. Each result is reported (tool_result) and recorded as a
+// (a response waits for one answer at a time), except that the client
+// tools of a step are asked together when the transport takes them so
+// (model_client_batch.go) — and the calls left are run in parallel. Each result is reported (tool_result) and recorded as a
 // resume point as soon as it is known (the decided calls' first, in call
 // order, then the run ones' as they end); they are sent back to the model
 // in call order. A call an earlier attempt of the turn recorded is not
@@ -84,6 +85,7 @@ type toolCall struct {
 	result toolrun.Result
 	run    bool   // still to be run by the tool set
 	user   string // the turn's user: the memory tools run in their memory
+	asked  bool   // a client tool asked with the step's others (model_client_batch.go)
 }
 
 // runCalls handles one step's calls and returns the tool messages that
@@ -93,13 +95,18 @@ func (m *Model) runCalls(ctx context.Context, turn *runtime.Turn, offered turnTo
 	for i, c := range calls {
 		batch[i] = &toolCall{ToolCall: c, key: toolKey(step, c.ID), args: argumentsJSON(c.Function.Arguments), user: turn.UserID}
 	}
+	if err := m.askClientTogether(ctx, turn, offered, batch); err != nil {
+		return nil, err
+	}
 	for _, c := range batch {
 		if res, ok := recallResult(turn, c.key); ok {
 			c.result = res // an earlier attempt had it
 			continue
 		}
-		if err := m.decide(ctx, turn, offered, c); err != nil {
-			return nil, err
+		if !c.asked { // else answered with the step's other client tool calls
+			if err := m.decide(ctx, turn, offered, c); err != nil {
+				return nil, err
+			}
 		}
 		if !c.run {
 			if err := m.finishCall(ctx, turn, c, emit); err != nil {

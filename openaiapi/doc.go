@@ -20,16 +20,22 @@
 // developer messages, "instructions" and earlier messages reach the agent
 // as the turn's context) in the session previous_response_id or
 // conversation names, or a new one. Function tools are offered to the agent
-// as client tools: its call ends the response with a function_call item
-// whose call_id is the client tool request, and a function_call_output
-// (with previous_response_id, from any replica) continues the same harnest
-// response; an approval works alike with mcp_approval_request and
+// as client tools: its calls end the response with function_call items
+// (several when it asks for several at once: responses_calls.go), whose
+// call_ids name the client tool request; the function_call_output of every
+// call (with previous_response_id, from any replica) continues the same
+// harnest response; an approval works alike with mcp_approval_request and
 // mcp_approval_response. Such a continuation is a new Open Responses
 // response: the harnest events after the answer (responseRef). The events
 // are folded (fold) into the specification's stream — numbered
 // sequence_numbers, items named after the harnest sequence that started
 // them — and the same fold of the logged events answers GET
 // /v1/responses/{id}, its ?stream=true&starting_after=N and cancel, on any
-// replica. GET /v1/responses/{id}/input_items reads the turn's user message
-// from the transcript.
+// replica. What the response object repeats of its request (instructions,
+// tools, tool_choice, sampling settings: responses_settings.go) and the
+// request's input items are recorded in the store when the response starts
+// (responses_record.go), so GET and GET /v1/responses/{id}/input_items
+// answer as the create request did, also while the turn runs. "store":
+// false runs the turn in a session of its own, deleted once the turn ends,
+// and its ID is never found (responses_ephemeral.go).
 package openaiapi

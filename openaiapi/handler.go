@@ -8,6 +8,7 @@ import (
 
 	"github.com/harnest/harnest/internal/auth"
 	"github.com/harnest/harnest/runtime"
+	"github.com/harnest/harnest/store"
 )
 
 // SessionHeader names the session a chat completion continues, in the
@@ -34,6 +35,10 @@ type Options struct {
 	// (server.openaiCompat); Responses serves /v1/responses
 	// (server.openResponses).
 	ChatCompletions, Responses bool
+	// Requests keeps what each Open Responses response repeats of its
+	// request, and its input items (nil: nothing is kept, and a response
+	// read back repeats only its metadata).
+	Requests store.ResponseRequests
 }
 
 // IsPath reports the door's routes: the auth middleware lets them through
@@ -51,13 +56,14 @@ type door struct {
 	created   int64 // the model's "created": when the door started (Unix seconds)
 	chat      bool  // /v1/models and /v1/chat/completions are served
 	responses bool  // /v1/responses is served
+	requests  store.ResponseRequests
 }
 
 // New returns the handler of /v1/.
 func New(o Options) http.Handler {
 	d := &door{svc: o.Service, auth: o.Auth, model: o.AgentName, maxBody: int64(o.MaxBodyBytes),
 		log: o.Logger, keepAlive: o.KeepAlive, created: time.Now().Unix(),
-		chat: o.ChatCompletions, responses: o.Responses}
+		chat: o.ChatCompletions, responses: o.Responses, requests: o.Requests}
 	if d.maxBody <= 0 {
 		d.maxBody = 1 << 20
 	}

@@ -49,21 +49,37 @@ func (d *door) createResponse(w http.ResponseWriter, r *http.Request, p runtime.
 		writeError(w, err)
 		return
 	}
+	if !req.Echo.Store { // responses_ephemeral.go
+		session, err := d.ephemeralSession(r.Context(), p)
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		req.Turn.SessionID = session
+	}
 	resp, err := d.svc.StartResponse(r.Context(), p, req.Turn)
 	if err != nil {
+		if !req.Echo.Store {
+			d.dropEphemeral(r.Context(), p, responseRef{SessionID: req.Turn.SessionID, Ephemeral: true}, false, nil)
+		}
 		writeError(w, err)
 		return
 	}
-	ref := responseRef{ResponseID: resp.ID, SessionID: resp.SessionID, After: -1, Created: time.Now().Unix(), Background: req.Echo.Background}
+	ref := responseRef{ResponseID: resp.ID, SessionID: resp.SessionID, After: -1, Created: time.Now().Unix(),
+		Background: req.Echo.Background, Ephemeral: !req.Echo.Store}
+	d.keepRequest(r.Context(), p, ref, req) // responses_record.go
 	w.Header().Set(SessionHeader, resp.SessionID)
 	switch {
 	case req.Stream:
-		d.streamLive(w, resp, ref, req.Echo)
+		f := d.streamLive(w, resp, ref, req.Echo)
+		d.dropEphemeral(r.Context(), p, ref, f.waiting, resp.Done())
 	case req.Echo.Background:
 		writeResponse(w, req.Echo.resource(ref, "queued", nil))
 	default:
 		fo := &fold{ref: ref, echo: req.Echo, skipThrough: -1}
 		out := foldLive(fo, resp)
+		// A response not stored is answered once nothing of it is left.
+		d.dropEphemeral(r.Context(), p, ref, fo.waiting, resp.Done())
 		d.writeFolded(w, fo, out.Err)
 	}
 }
@@ -114,21 +130,21 @@ func (d *door) writeFolded(w http.ResponseWriter, f *fold, failed *runtime.Error
 }
 
 // streamLive writes a response's first segment as the specification's
-// events, as they happen. A client that goes away cancels the response,
+// events, as they happen, and returns the fold it ended with. A client that goes away cancels the response,
 // unless it runs in the background (then GET /v1/responses/{id}?stream=true
 // &starting_after=N picks the stream up again, on any replica).
-func (d *door) streamLive(w http.ResponseWriter, resp *runtime.Response, ref responseRef, echo echoed) {
+func (d *door) streamLive(w http.ResponseWriter, resp *runtime.Response, ref responseRef, echo echoed) *fold {
 	sw := sse.Open(w, d.keepAlive)
 	defer sw.Close()
 	f := &fold{ref: ref, echo: echo, skipThrough: -1, write: sw.Write}
 	f.start()
 	if f.send(resp.Queued() == 0) != nil {
 		resp.Each(func(runtime.Event) error { return errGone })
-		return
+		return f
 	}
 	out := foldLive(f, resp)
 	if f.final != "" {
-		return
+		return f
 	}
 	code := runtime.CodeInvocationFailed
 	if out.Err != nil {
@@ -144,6 +160,7 @@ func (d *door) streamLive(w http.ResponseWriter, resp *runtime.Response, ref res
 	}
 	_ = f.finish()
 	_ = f.send(true)
+	return f
 }
 
 // errGone stops a stream whose client went away.

@@ -35,7 +35,10 @@ type fold struct {
 	usage runtime.Usage
 	used  bool // an agent_metadata event reported usage
 	// final is the final status once the segment ended ("" before).
-	final   string
+	final string
+	// waiting is set when the segment ended waiting for an answer (a
+	// function_call or an approval request).
+	waiting bool
 	errored *orError // a failure seen in the log, until finish words it
 }
 
@@ -46,9 +49,15 @@ type pendingEvent struct {
 	data     []byte
 }
 
-// send writes the pending events, flushing after the last one when flush
-// is set (no more events are queued behind them).
+// send writes the pending events once flush is set (no more events are
+// queued behind them), flushing after the last one; until then they wait.
+// (Written unflushed, they would wait in the stream's buffer for the next
+// harnest event that makes one: a response.created could wait there for
+// the agent's first word.)
 func (f *fold) send(flush bool) error {
+	if !flush {
+		return nil
+	}
 	events := f.pending
 	f.pending = f.pending[:0]
 	for i, e := range events {
@@ -86,7 +95,7 @@ func (f *fold) event(e runtime.Event, env *runtime.EnvelopeBody) (done bool, err
 		return false, f.delta("reasoning", e.Sequence, e.Delta)
 	case runtime.EventClientTool:
 		if e.ClientTool != nil {
-			return false, f.call(&orItem{Type: "function_call", ID: itemID("fc", f.ref, e.Sequence), CallID: e.ClientTool.ID,
+			return false, f.call(&orItem{Type: "function_call", ID: itemID("fc", f.ref, e.Sequence), CallID: callID(e.ClientTool), // responses_calls.go
 				Name: e.ClientTool.Name, Arguments: argumentsString(e.ClientTool.Arguments), sequence: e.Sequence})
 		}
 	case runtime.EventApproval:
@@ -334,6 +343,7 @@ func (f *fold) retract(r runtime.Retraction) error {
 func (f *fold) complete(env runtime.EnvelopeBody) error {
 	status, typ := "completed", "response.completed"
 	var details *incompleteDetails
+	f.waiting = env.Status == runtime.StatusRequiresAction
 	switch env.Status {
 	case runtime.StatusCancelled:
 		status, typ, details = "cancelled", "response.incomplete", &incompleteDetails{Reason: "cancelled"}

@@ -28,16 +28,23 @@ func (d *door) answerWait(w http.ResponseWriter, r *http.Request, p runtime.Prin
 		return
 	}
 	ref := responseRef{ResponseID: res.ResponseID, SessionID: res.SessionID, After: res.After, Created: time.Now().Unix(), Background: req.Echo.Background}
+	// The continuation of a response that is not stored is not stored
+	// either (responses_ephemeral.go), whatever the answer says.
+	ref.Ephemeral = isEphemeral(res.SessionID) && !ref.Background
+	req.Echo.Store = !ref.Ephemeral
+	d.keepRequest(r.Context(), p, ref, req) // responses_record.go
 	w.Header().Set(SessionHeader, res.SessionID)
 	switch {
 	case req.Stream:
-		d.streamFollow(w, r, p, ref, req.Echo, -1)
+		f := d.streamFollow(w, r, p, ref, req.Echo, -1)
+		d.dropEphemeral(r.Context(), p, ref, f.waiting, nil)
 	case req.Echo.Background:
 		writeResponse(w, req.Echo.resource(ref, "in_progress", nil))
 	default:
 		f := &fold{ref: ref, echo: req.Echo, skipThrough: -1}
 		err := d.follow(r.Context(), p, f)
 		d.endFollowed(r.Context(), p, f, err)
+		d.dropEphemeral(r.Context(), p, ref, f.waiting, nil)
 		d.writeFolded(w, f, nil)
 	}
 }
@@ -58,21 +65,23 @@ func (d *door) follow(ctx context.Context, p runtime.Principal, f *fold) error {
 
 // streamFollow writes a segment's events from the log, then live, skipping
 // those numbered up to startingAfter: a stream resumed after a dropped
-// connection, or the continuation after an answer.
-func (d *door) streamFollow(w http.ResponseWriter, r *http.Request, p runtime.Principal, ref responseRef, echo echoed, startingAfter int) {
+// connection, or the continuation after an answer. It returns the fold it
+// ended with.
+func (d *door) streamFollow(w http.ResponseWriter, r *http.Request, p runtime.Principal, ref responseRef, echo echoed, startingAfter int) *fold {
 	sw := sse.Start(w, d.keepAlive)
 	defer sw.Close()
 	f := &fold{ref: ref, echo: echo, skipThrough: startingAfter, write: sw.Write}
 	f.start()
 	if f.send(true) != nil {
-		return
+		return f
 	}
 	err := d.follow(r.Context(), p, f)
 	if r.Context().Err() != nil {
-		return
+		return f
 	}
 	d.endFollowed(r.Context(), p, f, err)
 	_ = f.send(true)
+	return f
 }
 
 // endFollowed ends a fold whose segment ended without a final event (an

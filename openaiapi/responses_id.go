@@ -17,8 +17,9 @@ import (
 // The ID carries everything needed to find the segment on any replica, so
 // that no lookup table is needed: "resp_" + the harnest response's 32 hex
 // digits, then ".", the creation time (Unix seconds, base 36), ".", After+1
-// (base 36), ".", "b" for a background response or "f", "." and the
-// session ID (base64url, unpadded). The receipt is still read under the
+// (base 36), ".", "b" for a background response, "n" for a response not
+// stored ("store": false) or "f", "." and the session ID (base64url,
+// unpadded). The receipt is still read under the
 // caller's user, so an ID of another user's response is not found.
 type responseRef struct {
 	ResponseID string // the harnest response ("resp_" + 32 hex)
@@ -26,6 +27,9 @@ type responseRef struct {
 	After      int   // the harnest sequence the segment starts after (-1: the whole response)
 	Created    int64 // Unix seconds
 	Background bool
+	// Ephemeral: the response is not stored ("store": false,
+	// responses_ephemeral.go): its ID is never found.
+	Ephemeral bool
 }
 
 // String is the Open Responses ID.
@@ -33,6 +37,8 @@ func (r responseRef) String() string {
 	mode := ".f."
 	if r.Background {
 		mode = ".b."
+	} else if r.Ephemeral {
+		mode = ".n."
 	}
 	return r.ResponseID + "." + strconv.FormatInt(r.Created, 36) + "." + strconv.FormatInt(int64(r.After+1), 36) + mode +
 		base64.RawURLEncoding.EncodeToString([]byte(r.SessionID))
@@ -42,7 +48,7 @@ func (r responseRef) String() string {
 // this door did not make.
 func parseResponseRef(id string) (responseRef, bool) {
 	parts := strings.Split(id, ".")
-	if len(parts) != 5 || (parts[3] != "b" && parts[3] != "f") || len(parts[0]) != len("resp_")+32 || !strings.HasPrefix(parts[0], "resp_") || !isHex(parts[0][5:]) {
+	if len(parts) != 5 || (parts[3] != "b" && parts[3] != "f" && parts[3] != "n") || len(parts[0]) != len("resp_")+32 || !strings.HasPrefix(parts[0], "resp_") || !isHex(parts[0][5:]) {
 		return responseRef{}, false
 	}
 	created, err1 := strconv.ParseInt(parts[1], 36, 64)
@@ -52,7 +58,7 @@ func parseResponseRef(id string) (responseRef, bool) {
 		return responseRef{}, false
 	}
 	return responseRef{ResponseID: parts[0], SessionID: string(session), After: int(after) - 1, Created: created,
-		Background: parts[3] == "b"}, true
+		Background: parts[3] == "b", Ephemeral: parts[3] == "n"}, true
 }
 
 func isHex(s string) bool {

@@ -117,16 +117,19 @@ func hasMedia(parts []runtime.InputPart) bool {
 	return false
 }
 
-// parseAnswer reads a request that answers a wait: exactly one
-// function_call_output or mcp_approval_response, and no new message after
-// it (send that in the next request, once the response goes on).
+// parseAnswer reads a request that answers a wait: one
+// mcp_approval_response, or the function_call_output of every call the
+// response asked for (responses_calls.go), and no new message after them
+// (send that in the next request, once the response goes on).
 func parseAnswer(items []inputItem, req *createRequest) (failure, bool) {
+	var outputs []callOutput
+	approval := false
 	for i, it := range items {
 		param := "input[" + strconv.Itoa(i) + "]"
 		switch it.Type {
 		case "function_call_output":
-			if req.Answer != nil {
-				return invalid(param, "one_answer", "Send one function_call_output or mcp_approval_response per request: the agent waits for one at a time"), false
+			if approval {
+				return invalid(param, "one_answer", "Send one mcp_approval_response per request, without function_call_outputs: the agent waits for one answer at a time"), false
 			}
 			if it.CallID == "" {
 				return invalid(param+".call_id", "invalid_value", "A function_call_output needs the call_id of the function_call it answers"), false
@@ -135,20 +138,28 @@ func parseAnswer(items []inputItem, req *createRequest) (failure, bool) {
 			if len(output) == 0 || output[0] != '"' {
 				output, _ = json.Marshal(output) // an array of content parts, kept as its JSON text
 			}
-			req.Answer = &waitAnswer{CallID: it.CallID, Output: output}
+			outputs = append(outputs, callOutput{param: param, callID: it.CallID, output: output})
 		case "mcp_approval_response":
-			if req.Answer != nil {
-				return invalid(param, "one_answer", "Send one function_call_output or mcp_approval_response per request: the agent waits for one at a time"), false
+			if req.Answer != nil || len(outputs) > 0 {
+				return invalid(param, "one_answer", "Send one mcp_approval_response per request, without function_call_outputs: the agent waits for one answer at a time"), false
 			}
+			approval = true
 			if it.ApprovalRequestID == "" || it.Approve == nil {
 				return invalid(param, "invalid_value", "An mcp_approval_response needs approval_request_id and approve (true or false)"), false
 			}
 			req.Answer = &waitAnswer{ApprovalID: it.ApprovalRequestID, Approve: *it.Approve}
 		case "", "message":
-			if req.Answer != nil && it.Role == "user" {
+			if (req.Answer != nil || len(outputs) > 0) && it.Role == "user" {
 				return invalid(param, "message_after_answer", "A request that answers a function call or an approval carries no new user message: the response goes on with the answer; send the message in the next request with its previous_response_id"), false
 			}
 		}
+	}
+	if len(outputs) > 0 {
+		answer, f, ok := joinOutputs(outputs) // responses_calls.go
+		if !ok {
+			return f, false
+		}
+		req.Answer = answer
 	}
 	return failure{}, true
 }

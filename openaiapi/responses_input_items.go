@@ -19,18 +19,27 @@ type inputItemList struct {
 	HasMore bool              `json:"has_more"`
 }
 
-// inputItems answers GET /v1/responses/{id}/input_items: the user message
-// the turn took as its input, as the session's transcript keeps it (media
-// as placeholders, never the bytes). The transcript has it once the turn
-// completed; before, and for a continuation (its input was an answer to a
-// wait), the list is empty.
+// inputItems answers GET /v1/responses/{id}/input_items: the request's
+// input items, as the door recorded them when the response started (so
+// also while it runs, on any replica), a page of them: limit (1 to 100,
+// default 20), order (desc, the default, or asc) and after (the ID of the
+// last item of the previous page). A response with no record (made before
+// records were kept) lists the user message the transcript keeps of its
+// turn, once the turn completed.
 func (d *door) inputItems(w http.ResponseWriter, r *http.Request, p runtime.Principal, id string) {
+	q, f, ok := parseItemsQuery(r)
+	if !ok {
+		writeFailure(w, http.StatusBadRequest, f)
+		return
+	}
 	ref, _, ok := d.lookup(w, r, p, id)
 	if !ok {
 		return
 	}
-	list := inputItemList{Object: "list", Data: []json.RawMessage{}}
-	if ref.After < 0 {
+	var items []json.RawMessage
+	if rec, found := d.readRecord(r.Context(), p, ref); found {
+		items = rec.Input
+	} else if ref.After < 0 {
 		item, err := d.turnInput(r, p, ref)
 		if err != nil {
 			writeError(w, err)
@@ -38,11 +47,10 @@ func (d *door) inputItems(w http.ResponseWriter, r *http.Request, p runtime.Prin
 		}
 		if item != nil {
 			b, _ := json.Marshal(item)
-			list.Data = append(list.Data, b)
-			list.FirstID, list.LastID = &item.ID, &item.ID
+			items = append(items, b)
 		}
 	}
-	writeJSON(w, list)
+	writeJSON(w, q.page(items))
 }
 
 // inputMessage is a user message as an input item.

@@ -47,15 +47,24 @@ func runNode(t *testing.T, dir, node, script string, args ...string) {
 
 // clientAgent echoes its input ("Echo: <input>", one word a delta, 200 ms
 // apart when the input says "slow"), and when the client offers function
-// tools it first calls the first one with a location and adds what the
-// tool said.
+// tools it first calls the first one with a location (the first two at
+// once, when it offers several and takes them together) and adds what the
+// tools said.
 func clientAgent() runtime.Agent {
 	return runtime.AgentFunc(func(ctx context.Context, turn *runtime.Turn, emit runtime.Emit) error {
 		answer := "Echo: " + turn.Input
 		var tools []struct {
 			Name string `json:"name"`
 		}
-		if json.Unmarshal(turn.ClientTools, &tools) == nil && len(tools) > 0 {
+		if json.Unmarshal(turn.ClientTools, &tools) == nil && len(tools) > 1 && turn.RequestClientTools != nil {
+			said, err := turn.RequestClientTools(ctx, []runtime.ClientToolRequest{
+				{Name: tools[0].Name, Arguments: json.RawMessage(`{"location":"San Francisco, CA"}`)},
+				{Name: tools[1].Name, Arguments: json.RawMessage(`{"location":"Paris"}`)}})
+			if err != nil {
+				return err
+			}
+			answer += " (" + tools[0].Name + " said: " + string(said[0]) + ", " + tools[1].Name + " said: " + string(said[1]) + ")"
+		} else if json.Unmarshal(turn.ClientTools, &tools) == nil && len(tools) > 0 {
 			said, err := turn.RequestClientTool(ctx, runtime.ClientToolRequest{Name: tools[0].Name,
 				Arguments: json.RawMessage(`{"location":"San Francisco, CA"}`)})
 			if err != nil {
@@ -100,7 +109,9 @@ func TestOpenAINodeResponses(t *testing.T) {
 }
 
 // The Open Responses compliance checks pass against harnest
-// (conformance/openai-js/compliance.mjs).
+// (conformance/openai-js/compliance.mjs), and so do harnest's own checks
+// there: several function calls in one response, "store": false, the
+// request's settings read back, input_items while the turn runs.
 func TestOpenResponsesCompliance(t *testing.T) {
 	dir, node := openaiJSDir(t)
 	ts := servertest.Start(t, "", servertest.Setup{Config: openResponses(withTokens), Agent: clientAgent()})

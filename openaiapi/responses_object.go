@@ -26,27 +26,29 @@ type orResponse struct {
 	Output             []*orItem          `json:"-"` // written first, by appendJSON
 	Error              *orError           `json:"error"`
 	Tools              []json.RawMessage  `json:"tools"`
-	ToolChoice         string             `json:"tool_choice"`
-	Truncation         string             `json:"truncation"`
-	ParallelToolCalls  bool               `json:"parallel_tool_calls"`
-	Text               textField          `json:"text"`
-	TopP               float64            `json:"top_p"`
-	PresencePenalty    float64            `json:"presence_penalty"`
-	FrequencyPenalty   float64            `json:"frequency_penalty"`
-	TopLogprobs        int                `json:"top_logprobs"`
-	Temperature        float64            `json:"temperature"`
-	Reasoning          *struct{}          `json:"reasoning"`
-	User               *string            `json:"user"`
-	Usage              *orUsage           `json:"usage"`
-	MaxOutputTokens    *int               `json:"max_output_tokens"`
-	MaxToolCalls       *int               `json:"max_tool_calls"`
-	Store              bool               `json:"store"`
-	Background         bool               `json:"background"`
-	ServiceTier        string             `json:"service_tier"`
-	Metadata           json.RawMessage    `json:"metadata"`
-	SafetyIdentifier   *string            `json:"safety_identifier"`
-	PromptCacheKey     *string            `json:"prompt_cache_key"`
-	Conversation       *conversationRef   `json:"conversation,omitempty"`
+	// The settings the request may set (settings.go): as it sent them, or
+	// their neutral values.
+	ToolChoice        json.RawMessage  `json:"tool_choice"`
+	Truncation        json.RawMessage  `json:"truncation"`
+	ParallelToolCalls json.RawMessage  `json:"parallel_tool_calls"`
+	Text              json.RawMessage  `json:"text"`
+	TopP              json.RawMessage  `json:"top_p"`
+	PresencePenalty   json.RawMessage  `json:"presence_penalty"`
+	FrequencyPenalty  json.RawMessage  `json:"frequency_penalty"`
+	TopLogprobs       json.RawMessage  `json:"top_logprobs"`
+	Temperature       json.RawMessage  `json:"temperature"`
+	Reasoning         json.RawMessage  `json:"reasoning"`
+	User              json.RawMessage  `json:"user"`
+	Usage             *orUsage         `json:"usage"`
+	MaxOutputTokens   json.RawMessage  `json:"max_output_tokens"`
+	MaxToolCalls      json.RawMessage  `json:"max_tool_calls"`
+	Store             bool             `json:"store"`
+	Background        bool             `json:"background"`
+	ServiceTier       json.RawMessage  `json:"service_tier"`
+	Metadata          json.RawMessage  `json:"metadata"`
+	SafetyIdentifier  json.RawMessage  `json:"safety_identifier"`
+	PromptCacheKey    json.RawMessage  `json:"prompt_cache_key"`
+	Conversation      *conversationRef `json:"conversation,omitempty"`
 	// OutputText is what the SDKs' output_text helper reads: the text of
 	// the output's messages.
 	OutputText string `json:"output_text"`
@@ -60,12 +62,6 @@ type incompleteDetails struct {
 type orError struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
-}
-
-type textField struct {
-	Format struct {
-		Type string `json:"type"`
-	} `json:"format"`
 }
 
 type conversationRef struct {
@@ -123,25 +119,28 @@ func orUsageOf(u runtime.Usage) *orUsage {
 }
 
 // echoed is what a response object repeats of the request that made it.
-// A response read back (GET) repeats what the receipt keeps: the
-// metadata, and what its ID says; the request's tools and instructions
-// are not stored.
+// The door keeps it with the response (requestRecord), so that a response
+// read back (GET, on any replica) repeats it as the create request's
+// answer did.
 type echoed struct {
-	Model              string
-	PreviousResponseID string
-	Instructions       string
-	Tools              []json.RawMessage
-	Metadata           json.RawMessage
-	Store, Background  bool
-	Conversation       string
+	Model              string            `json:"model"`
+	PreviousResponseID string            `json:"previousResponseId,omitempty"`
+	Instructions       string            `json:"instructions,omitempty"`
+	Tools              []json.RawMessage `json:"tools,omitempty"`
+	Metadata           json.RawMessage   `json:"metadata,omitempty"`
+	Store              bool              `json:"store"`
+	Background         bool              `json:"background"`
+	Conversation       string            `json:"conversation,omitempty"`
+	// Settings are the request's settings as it sent them, by name
+	// (settings.go: tool_choice, temperature, ...).
+	Settings map[string]json.RawMessage `json:"settings,omitempty"`
 }
 
 // resource is the response object of ref in the given state.
 func (e echoed) resource(ref responseRef, status string, output []*orItem) orResponse {
 	r := orResponse{ID: ref.String(), Object: "response", CreatedAt: ref.Created, Status: status, Model: e.Model,
-		Output: output, Tools: e.Tools, ToolChoice: "auto", Truncation: "disabled", TopP: 1, Temperature: 1,
-		Store: e.Store, Background: e.Background, ServiceTier: "default", Metadata: e.Metadata}
-	r.Text.Format.Type = "text"
+		Output: output, Tools: e.Tools, Store: e.Store, Background: e.Background, Metadata: e.Metadata}
+	e.setSettings(&r) // settings.go
 	if r.Output == nil {
 		r.Output = []*orItem{}
 	}

@@ -20,7 +20,7 @@ func (d *door) getResponse(w http.ResponseWriter, r *http.Request, p runtime.Pri
 	if !ok {
 		return
 	}
-	echo := echoed{Model: d.model, Metadata: env.Metadata, Store: true, Background: ref.Background}
+	echo := d.echoOf(r.Context(), p, ref, env) // responses_record.go
 	q := r.URL.Query()
 	if q.Get("stream") == "true" || d.streamAsked(r) {
 		after := -1
@@ -59,7 +59,7 @@ func (d *door) streamAsked(r *http.Request) bool {
 // an error was written.
 func (d *door) lookup(w http.ResponseWriter, r *http.Request, p runtime.Principal, id string) (responseRef, runtime.Envelope, bool) {
 	ref, ok := parseResponseRef(id)
-	if !ok {
+	if !ok || ref.Ephemeral { // a response not stored is never found (responses_ephemeral.go)
 		writeFailure(w, http.StatusNotFound, responseNotFound(id))
 		return ref, runtime.Envelope{}, false
 	}
@@ -143,5 +143,5 @@ func (d *door) cancelResponse(w http.ResponseWriter, r *http.Request, p runtime.
 	}
 	var env runtime.Envelope
 	_ = json.Unmarshal(receipt, &env)
-	d.writeReplayed(w, r, p, ref, echoed{Model: d.model, Metadata: env.Metadata, Store: true, Background: ref.Background}, env)
+	d.writeReplayed(w, r, p, ref, d.echoOf(r.Context(), p, ref, env), env)
 }

@@ -19,6 +19,8 @@ type createRequest struct {
 	Answer *waitAnswer
 	Echo   echoed
 	Stream bool
+	// Input is the request's "input", as sent.
+	Input json.RawMessage
 	// Previous is the response previous_response_id names.
 	Previous *responseRef
 }
@@ -31,9 +33,9 @@ type waitAnswer struct {
 	Approve    bool
 }
 
-// parseCreate checks the body of POST /v1/responses. Fields of the
-// specification this door has no use for (sampling, truncation, ...) are
-// accepted and ignored: the agent decides them.
+// parseCreate checks the body of POST /v1/responses. The settings the
+// agent decides for itself (sampling, truncation, ...) are checked and
+// repeated by the response, not applied (responses_settings.go).
 func (d *door) parseCreate(obj map[string]json.RawMessage) (createRequest, failure, int) {
 	var req createRequest
 	var model string
@@ -56,16 +58,13 @@ func (d *door) parseCreate(obj map[string]json.RawMessage) (createRequest, failu
 	if req.Echo.Background && !req.Echo.Store {
 		return req, invalid("store", "invalid_value", `A background response is stored: "background": true needs "store" true (or left out)`), http.StatusBadRequest
 	}
-	// Every response's receipt and events are kept (for the session's
-	// life): "store": false is accepted, and the response says it is
-	// stored.
-	req.Echo.Store = true
 	if f, ok := d.parseEchoed(obj, &req); !ok {
 		if f.Code == "previous_response_not_found" {
 			return req, f, http.StatusNotFound
 		}
 		return req, f, http.StatusBadRequest
 	}
+	req.Input = obj["input"]
 	if f, ok := parseInput(obj["input"], &req); !ok {
 		return req, f, http.StatusBadRequest
 	}
@@ -74,10 +73,20 @@ func (d *door) parseCreate(obj map[string]json.RawMessage) (createRequest, failu
 			return req, f, http.StatusBadRequest
 		}
 	}
+	// An answer's continuation is kept as its conversation is, whatever
+	// its "store" says (answerWait); a new turn with "store": false has a
+	// conversation of its own (responses_ephemeral.go).
+	if !req.Echo.Store && req.Answer == nil && req.Turn.SessionID != "" {
+		return req, invalid("store", "invalid_value", `"store": false runs the turn in a conversation of its own, deleted when the turn ends: `+
+			`it cannot continue a stored one (previous_response_id or conversation); send the earlier messages in "input" instead`), http.StatusBadRequest
+	}
 	req.Turn.Stream = true // the door folds the events, also for a JSON answer
 	req.Turn.Background = req.Echo.Background
 	req.Turn.Metadata = req.Echo.Metadata
 	req.Turn.Transport = runtime.TransportOpenAI
+	// Several function calls at once, unless the request asks for one at a
+	// time (responses_calls.go).
+	req.Turn.ParallelClientTools = string(req.Echo.Settings["parallel_tool_calls"]) != "false"
 	return req, failure{}, 0
 }
 
@@ -99,12 +108,18 @@ func (d *door) parseEchoed(obj map[string]json.RawMessage, req *createRequest) (
 	if f, ok := parseTools(obj, req); !ok {
 		return f, false
 	}
+	if f, ok := parseSettings(obj, &req.Echo); !ok { // responses_settings.go
+		return f, false
+	}
 	if raw, ok := obj["previous_response_id"]; ok && string(raw) != "null" {
 		var id string
 		if json.Unmarshal(raw, &id) != nil {
 			return invalid("previous_response_id", "invalid_type", `"previous_response_id" must be a string`), false
 		}
 		ref, ok := parseResponseRef(id)
+		if !ok || ref.Ephemeral { // a response not stored is never found
+			ref, ok = responseRef{}, false
+		}
 		if !ok {
 			return failure{Type: typeInvalidRequest, Code: "previous_response_not_found", Param: ptr("previous_response_id"),
 				Message: "Previous response with id " + strconv.Quote(id) + " not found"}, false

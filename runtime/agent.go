@@ -80,6 +80,13 @@ type Turn struct {
 	// RequestClientTool suspends the turn until the client runs the named
 	// tool and posts its output, which it returns. Set by the runtime.
 	RequestClientTool func(ctx context.Context, req ClientToolRequest) (json.RawMessage, error)
+	// RequestClientTools suspends the turn once for several client tool
+	// calls the agent makes at once (one model step's), until the client
+	// answers them all; it returns their outputs in the order of reqs
+	// (suspend_batch.go). Nil unless the transport takes several calls in
+	// one answer (ResponseRequest.ParallelClientTools): then ask one at a
+	// time with RequestClientTool. Set by the runtime.
+	RequestClientTools func(ctx context.Context, reqs []ClientToolRequest) ([]json.RawMessage, error)
 
 	// Journal is the turn's resume points (journal.go): a backend that runs
 	// the turn in steps records each completed one, and replays those an

@@ -48,6 +48,8 @@ type rerunRequest struct {
 	Context     json.RawMessage `json:"context,omitempty"`
 	Message     *TurnMessage    `json:"message,omitempty"`
 	Transport   string          `json:"transport,omitempty"`
+	// ParallelClientTools is ResponseRequest.ParallelClientTools.
+	ParallelClientTools bool `json:"parallelClientTools,omitempty"`
 	// OnlyAfterAWait marks the request of a turn that is not run in the
 	// background: it is run again only once it waits for an answer (its
 	// caller then no longer awaits it), never when its replica is lost
@@ -62,7 +64,7 @@ type rerunRequest struct {
 func encodeRerun(req ResponseRequest, user string, onlyAfterAWait bool) []byte {
 	b, err := json.Marshal(rerunRequest{User: user, Input: req.Input, Parts: req.Parts, Metadata: req.Metadata,
 		ClientTools: req.ClientTools, Context: req.Context, Message: req.Message, Transport: req.Transport,
-		OnlyAfterAWait: onlyAfterAWait})
+		OnlyAfterAWait: onlyAfterAWait, ParallelClientTools: req.ParallelClientTools})
 	if err != nil {
 		return nil
 	}

@@ -54,6 +54,17 @@ type RequiredAction struct {
 	// edited arguments must match.
 	Answers         []string        `json:"answers,omitempty"`
 	ArgumentsSchema json.RawMessage `json:"argumentsSchema,omitempty"`
+	// Calls are every call of a batch of client tools (suspend_batch.go),
+	// in order; the fields above name the first. One answer gives all
+	// their outputs: a JSON array in this order. Nil for a single call.
+	Calls []ClientToolCall `json:"calls,omitempty"`
+}
+
+// ClientToolCall is one call of a batch of client tools.
+type ClientToolCall struct {
+	CallID    string          `json:"callId"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
 }
 
 // EnvelopeError says why a response failed, with a stable code only: the

@@ -88,6 +88,21 @@ func (body *EnvelopeBody) appendMembers(o *jsonwrite.Object) error {
 		err = firstError(err, p.RawOmit("arguments", ra.Arguments))
 		p.Str("expiresAt", ra.ExpiresAt)
 		err = firstError(err, appendAnswers(&p, ra.Answers, ra.ArgumentsSchema))
+		if len(ra.Calls) > 0 {
+			p.Key("calls")
+			p.B = append(p.B, '[')
+			for i, c := range ra.Calls {
+				if i > 0 {
+					p.B = append(p.B, ',')
+				}
+				q := jsonwrite.Begin(p.B)
+				q.Str("callId", c.CallID)
+				q.Str("name", c.Name)
+				err = firstError(err, q.Raw("arguments", c.Arguments))
+				p.B = q.End()
+			}
+			p.B = append(p.B, ']')
+		}
 		o.B = p.End()
 	}
 	o.StrOmit("approvalId", body.ApprovalID)

@@ -153,6 +153,17 @@ type ClientToolInfo struct {
 	Name      string          `json:"name"`
 	Arguments json.RawMessage `json:"arguments"`
 	ExpiresAt string          `json:"expiresAt"`
+	// Batch is set on a call of several the agent asked for at once
+	// (Turn.RequestClientTools): they share the wait ID, and one answer
+	// gives all their outputs, a JSON array in the order of Index.
+	Batch *ClientToolBatch `json:"batch,omitempty"`
+}
+
+// ClientToolBatch places a client tool call among the calls asked for at
+// once: Index (from 0) of Size.
+type ClientToolBatch struct {
+	Index int `json:"index"`
+	Size  int `json:"size"`
 }
 
 // Usage is token usage reported by a model call; the response's usage is

@@ -75,6 +75,13 @@ func (e *Event) appendJSON(b []byte) ([]byte, error) {
 		p.Str("name", c.Name)
 		err = firstError(err, p.Raw("arguments", c.Arguments))
 		p.Str("expiresAt", c.ExpiresAt)
+		if b := c.Batch; b != nil {
+			p.Key("batch")
+			q := jsonwrite.Begin(p.B)
+			q.Int("index", b.Index)
+			q.Int("size", b.Size)
+			p.B = q.End()
+		}
 		o.B = p.End()
 	}
 	if a := e.Artifact; a != nil {

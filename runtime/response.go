@@ -35,6 +35,9 @@ type ResponseRequest struct {
 	ClientTools json.RawMessage
 	// Context is extra context from the client (AG-UI): a JSON array.
 	Context json.RawMessage
+	// ParallelClientTools: the transport takes several client tool calls
+	// in one answer (Turn.RequestClientTools, suspend_batch.go).
+	ParallelClientTools bool
 	// Message is what the protocol message carried beside its parts
 	// (A2A); the agent sees it as Turn.Message. Nil for none.
 	Message *TurnMessage
@@ -282,9 +285,10 @@ func (s *Service) StartResponse(ctx context.Context, p Principal, req ResponseRe
 		},
 		Compaction:  s.compaction(p.UserID, sessionID, r.ID),
 		ClientTools: req.ClientTools, Context: req.Context, Message: req.Message,
-		RequestApproval:   r.requestApproval,
-		AskApproval:       r.askApproval,
-		RequestClientTool: r.requestClientTool,
+		RequestApproval:    r.requestApproval,
+		AskApproval:        r.askApproval,
+		RequestClientTool:  r.requestClientTool,
+		RequestClientTools: r.clientToolsFunc(req.ParallelClientTools),
 	}
 	r.turn.Journal = newJournal(r, nil)
 	r.steers = newSteers(r, false)

@@ -35,7 +35,8 @@ func (s *Service) prepareStored(ctx context.Context, run storedRun) (*Response, 
 		return nil, errSessionNotFound
 	}
 	request := ResponseRequest{Input: req.Input, Parts: req.Parts, Metadata: req.Metadata, Background: true,
-		Transport: req.Transport, ClientTools: req.ClientTools, Context: req.Context, Message: req.Message}
+		Transport: req.Transport, ClientTools: req.ClientTools, Context: req.Context, Message: req.Message,
+		ParallelClientTools: req.ParallelClientTools}
 	content, err := s.resolveContent(ctx, Principal{UserID: run.user}, request)
 	if err != nil {
 		return nil, err
@@ -76,9 +77,10 @@ func (s *Service) prepareStored(ctx context.Context, run storedRun) (*Response, 
 		},
 		Compaction:  s.compaction(user, session, r.ID),
 		ClientTools: req.ClientTools, Context: req.Context, Message: req.Message,
-		RequestApproval:   r.requestApproval,
-		AskApproval:       r.askApproval,
-		RequestClientTool: r.requestClientTool,
+		RequestApproval:    r.requestApproval,
+		AskApproval:        r.askApproval,
+		RequestClientTool:  r.requestClientTool,
+		RequestClientTools: r.clientToolsFunc(req.ParallelClientTools),
 	}
 	r.steers = newSteers(r, true) // it takes the steers kept for it (earlier attempts', or the turn's before it)
 	r.turn.Steers = r.steers

@@ -55,7 +55,7 @@ func (r *Response) askApproval(ctx context.Context, req ApprovalRequest) (Approv
 			Answers: answers, ArgumentsSchema: schema}
 		action := &RequiredAction{Type: "human_approval", ID: id, CallID: r.ID, Action: req.Action, Message: req.Message, Arguments: req.Arguments, ExpiresAt: info.ExpiresAt,
 			Answers: answers, ArgumentsSchema: schema}
-		if w, err = r.suspend(ctx, Event{Type: EventApproval, Approval: info}, action, store.WaitApproval, expires); err != nil {
+		if w, err = r.suspend(ctx, []Event{{Type: EventApproval, Approval: info}}, action, store.WaitApproval, expires); err != nil {
 			return ApprovalAnswer{}, err
 		}
 	}
@@ -98,7 +98,7 @@ func (r *Response) requestClientTool(ctx context.Context, req ClientToolRequest)
 	if !replayed {
 		info := &ClientToolInfo{ID: id, CallID: callID, Name: req.Name, Arguments: args, ExpiresAt: timestamp(expires)}
 		action := &RequiredAction{Type: "client_tool", ID: id, CallID: callID, Name: req.Name, Arguments: args, ExpiresAt: info.ExpiresAt}
-		if w, err = r.suspend(ctx, Event{Type: EventClientTool, ClientTool: info}, action, store.WaitClientTool, expires); err != nil {
+		if w, err = r.suspend(ctx, []Event{{Type: EventClientTool, ClientTool: info}}, action, store.WaitClientTool, expires); err != nil {
 			return nil, err
 		}
 	}
@@ -115,7 +115,7 @@ func (r *Response) requestClientTool(ctx context.Context, req ClientToolRequest)
 // the gate and stops the deadline, then waits for the answer, the expiry or
 // the end of the response. It resumes the segment (gate, fresh deadline,
 // in_progress receipt) before returning the answer.
-func (r *Response) suspend(ctx context.Context, announce Event, action *RequiredAction, kind string, expires time.Time) (store.Wait, error) {
+func (r *Response) suspend(ctx context.Context, announce []Event, action *RequiredAction, kind string, expires time.Time) (store.Wait, error) {
 	s := r.svc
 	w := &waiter{id: action.ID, ch: make(chan store.Wait, 1)}
 	r.mu.Lock()
@@ -131,8 +131,10 @@ func (r *Response) suspend(ctx context.Context, announce Event, action *Required
 		r.mu.Unlock()
 	}()
 
-	if err := r.emit(announce); err != nil {
-		return store.Wait{}, err
+	for _, e := range announce {
+		if err := r.emit(e); err != nil {
+			return store.Wait{}, err
+		}
 	}
 	env := r.envelope(StatusRequiresAction)
 	env.Metadata = json.RawMessage("{}")

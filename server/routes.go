@@ -125,7 +125,7 @@ func (s *Server) mountOpenAI(mux *http.ServeMux, authn *auth.Authenticator, endp
 	}
 	mux.Handle("/v1/", openaiapi.New(openaiapi.Options{Service: s.Service, Auth: authn, AgentName: cfg.Metadata.Name,
 		MaxBodyBytes: int(cfg.Server.Limits.MaxRequestBytes), Logger: s.log,
-		ChatCompletions: cfg.Server.OpenAICompat, Responses: cfg.Server.OpenResponses}))
+		ChatCompletions: cfg.Server.OpenAICompat, Responses: cfg.Server.OpenResponses, Requests: s.Store}))
 	if cfg.Server.OpenAICompat {
 		endpoints["openaiModels"], endpoints["openaiChatCompletions"] = "/v1/models", "/v1/chat/completions"
 	}

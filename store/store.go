@@ -61,6 +61,7 @@ type Store interface {
 	EvalRuns          // evals.go: eval (harnest eval and its route)
 	Compactions       // compactions.go: runtime's compaction of long sessions
 	Memory            // memory.go: memoryapi and the model backend's memory tools
+	ResponseRequests  // response_requests.go: openaiapi
 
 	// Describe says which store this is, without credentials (for the
 	// start-up banner and logs).

@@ -162,6 +162,14 @@ func (t *routed) ask(ctx context.Context, name string, wait time.Duration, prefi
 			return clientTool(ctx, req)
 		}
 	}
+	if clientTools := turn.RequestClientTools; clientTools != nil {
+		turn.RequestClientTools = func(ctx context.Context, reqs []runtime.ClientToolRequest) ([]json.RawMessage, error) {
+			if err := g.suspend(); err != nil {
+				return nil, err
+			}
+			return clientTools(ctx, reqs)
+		}
+	}
 	err := t.r.harnesses[name].Run(hctx, &turn, g.send)
 
 	g.mu.Lock()

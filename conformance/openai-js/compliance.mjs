@@ -11,8 +11,9 @@
 // validators; the response object and every streamed event are checked
 // against zod schemas written here from the specification's
 // ResponseResource and streaming event definitions (required fields and
-// their types). Prints "ok <id>" or "FAIL <id>: <errors>" per check, then
-// "N passed, N failed".
+// their types). Then harnest's own checks of what the specification asks
+// beyond the suite (extraChecks). Prints "ok <id>" or "FAIL <id>:
+// <errors>" per check, then "N passed, N failed".
 import { z } from "zod";
 
 const [baseUrl, apiKey, model] = process.argv.slice(2);
@@ -164,6 +165,73 @@ for (const t of tests) {
   } else {
     passed++;
     console.log(`ok ${t.id}`);
+  }
+}
+// harnest's own checks, beyond the suite's requests: several function
+// calls in one response answered together, "store": false, a response
+// read back repeating its request, input_items while the turn runs.
+const headers = { "Content-Type": "application/json", Authorization: "Bearer " + apiKey };
+const post = (body, path = "/responses") => fetch(baseUrl + path, { method: "POST", headers, body: JSON.stringify({ model, ...body }) });
+const get = (path) => fetch(baseUrl + path, { headers });
+const clock = { ...weather, name: "get_time", description: "Get the local time for a location" };
+const callOutput = (call, output) => ({ type: "function_call_output", call_id: call.call_id, output });
+
+const extraChecks = [
+  ["parallel-function-calls", async () => {
+    const r1 = await (await post({ input: "Weather and time in San Francisco?", tools: [weather, clock] })).json();
+    const calls = (r1.output ?? []).filter((i) => i.type === "function_call");
+    if (calls.length !== 2) return [`Expected 2 function_call items, got ${JSON.stringify(r1.output)}`];
+    const errors = [];
+    const partial = await post({ previous_response_id: r1.id, input: [callOutput(calls[0], "sunny")] });
+    const refusal = await partial.json();
+    if (partial.status !== 400 || !refusal.error?.message?.includes(calls[1].call_id)) errors.push(`One output of two: HTTP ${partial.status} ${JSON.stringify(refusal)}`);
+    const r2 = await (await post({ previous_response_id: r1.id, input: [callOutput(calls[1], "noon"), callOutput(calls[0], "sunny")] })).json();
+    if (r2.status !== "completed" || !r2.output_text?.includes('get_weather said: "sunny", get_time said: "noon"')) errors.push(`Answered both: ${r2.status} ${r2.output_text}`);
+    return errors;
+  }],
+  ["store-false", async () => {
+    const r = await (await post({ input: [user("Forget this.")], store: false })).json();
+    const errors = r.store === false && r.status === "completed" ? [] : [`Response: store ${r.store}, status ${r.status}`];
+    const got = await get("/responses/" + r.id);
+    if (got.status !== 404) errors.push(`GET of a response not stored: HTTP ${got.status}`);
+    const next = await post({ input: [user("Again.")], previous_response_id: r.id });
+    if (next.status !== 404) errors.push(`previous_response_id naming a response not stored: HTTP ${next.status}`);
+    return errors;
+  }],
+  ["retrieve-repeats-request", async () => {
+    const body = { input: [user("Hi.")], instructions: "Be brief.", tools: [weather], tool_choice: "none", temperature: 0.2, top_p: 0.9, max_output_tokens: 64 };
+    const r = await (await post(body)).json();
+    const got = await (await get("/responses/" + r.id)).json();
+    const parsed = responseResource.safeParse(got);
+    const errors = parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
+    for (const k of ["instructions", "tools", "tool_choice", "temperature", "top_p", "max_output_tokens"]) {
+      const want = JSON.stringify(k === "tools" ? r[k] : body[k]);
+      if (JSON.stringify(r[k]) !== JSON.stringify(got[k]) || JSON.stringify(r[k]) !== want) errors.push(`${k}: created ${JSON.stringify(r[k])}, retrieved ${JSON.stringify(got[k])}, sent ${want}`);
+    }
+    return errors;
+  }],
+  ["input-items-while-running", async () => {
+    const r = await (await post({ input: "slow slow slow slow slow", background: true })).json();
+    const list = await (await get(`/responses/${r.id}/input_items`)).json();
+    const status = (await (await get("/responses/" + r.id)).json()).status;
+    await post({}, `/responses/${r.id}/cancel`);
+    const text = list.data?.[0]?.content?.[0]?.text;
+    return text === "slow slow slow slow slow" && ["queued", "in_progress"].includes(status) ? [] : [`While ${status}: ${JSON.stringify(list)}`];
+  }],
+];
+for (const [id, check] of extraChecks) {
+  let errors;
+  try {
+    errors = await check();
+  } catch (e) {
+    errors = [String(e?.stack ?? e)];
+  }
+  if (errors.length) {
+    failed++;
+    console.log(`FAIL ${id}: ${errors.join("; ")}`);
+  } else {
+    passed++;
+    console.log(`ok ${id}`);
   }
 }
 console.log(`${passed} passed, ${failed} failed`);

@@ -15,11 +15,13 @@ const tagOpenResponses = "Open Responses"
 
 const openResponsesText = "**Open Responses.** `POST /v1/responses` speaks the Open Responses specification " +
 	"(the OpenAI Responses API): official OpenAI SDKs work with `baseURL` set to this server's `/v1`. `model` names the " +
-	"agent; function `tools` are offered to the agent as client tools (a call ends the response with a `function_call` " +
-	"item; send its `function_call_output` with `previous_response_id` to go on); an approval ends it with an " +
+	"agent; function `tools` are offered to the agent as client tools (its calls end the response with `function_call` " +
+	"items, several when it calls several at once unless `parallel_tool_calls` is false; send every call's " +
+	"`function_call_output` in the next request, in any order, with `previous_response_id` to go on); an approval ends it with an " +
 	"`mcp_approval_request` item, answered with `mcp_approval_response`. `previous_response_id` and `conversation` " +
 	"(a session ID) continue a session. Streams use the specification's events and `sequence_number`s and resume " +
-	"with `GET /v1/responses/{id}?stream=true&starting_after=N` on any replica."
+	"with `GET /v1/responses/{id}?stream=true&starting_after=N` on any replica. `store: false` runs the turn in a " +
+	"session of its own, deleted when the turn ends: the response is never found afterwards (404)."
 
 const openResponsesEvents = "Server-Sent Events of the Open Responses specification, each `event: <type>` with " +
 	"`data: {\"type\", \"sequence_number\", ...}`, numbered from 0: `response.created`, `response.in_progress`, per item " +
@@ -46,7 +48,8 @@ func (b *builder) defineOpenResponsesSchemas() {
 		req("id", str("The item's ID, the same on every replica and every replay.")),
 	)
 	b.define("OpenResponsesResponse", openObject("The response object (ResponseResource): every field of the "+
-		"specification; sampling fields are the agent's own and show neutral values.",
+		"specification; `instructions`, `tools`, `tool_choice` and the sampling settings repeat the request (the agent "+
+		"decides its own sampling), on every replica, or show neutral values.",
 		req("id", str("The response's ID: pass it to GET, cancel, input_items or as `previous_response_id`.")),
 		req("object", enumStr("Always `response`.", "response")),
 		req("created_at", integer("Unix seconds.")),
@@ -59,7 +62,7 @@ func (b *builder) defineOpenResponsesSchemas() {
 			"`input_tokens`, `output_tokens`, `total_tokens`: the sum the agent reported for this response, or null when it reported none.")),
 		req("metadata", freeObject("The request's metadata.")),
 		req("background", boolean("Whether it runs in the background.", false)),
-		req("store", boolean("Always true: harnest keeps every response's receipt.", true)),
+		req("store", boolean("False for a response made with `store: false`: it is not kept, and never found afterwards.", true)),
 	))
 }
 
@@ -70,10 +73,10 @@ func (b *builder) addOpenResponses(doc *openapi3.T) {
 	sse := openapi3.NewStringSchema()
 	sse.Description = openResponsesEvents
 	created.value.Content[mediaSSE] = &openapi3.MediaType{Schema: inline(sse)}
-	body := openObject("A create request (fields of the specification this server has no use for, such as sampling, are accepted and ignored).",
+	body := openObject("A create request (the settings the agent decides for itself, such as sampling, are checked for their type and repeated by the response, not applied).",
 		req("model", str("The agent's name (GET /agent `id`).")),
 		req("input", anyValue("A string, or items: messages (system, developer, user, assistant; `input_text`, "+
-			"`input_image` by http(s) or data URL, `input_file`), or one `function_call_output` / `mcp_approval_response` answering what the previous response waits for.")),
+			"`input_image` by http(s) or data URL, `input_file`), or what the previous response waits for: the `function_call_output` of each of its calls, or one `mcp_approval_response`.")),
 		opt("instructions", str("Instructions for the agent, in the turn's context.")),
 		opt("tools", arrayOf("Function tools, offered to the agent as client tools.", freeObject("`{type: \"function\", name, description?, parameters?, strict?}`"))),
 		opt("previous_response_id", str("Continue that response's session.")),
@@ -81,7 +84,8 @@ func (b *builder) addOpenResponses(doc *openapi3.T) {
 		opt("metadata", freeObject("Caller metadata, echoed.")),
 		opt("stream", boolean("Answer with the event stream.", false)),
 		opt("background", boolean("Run independently of this request.", false)),
-		opt("store", boolean("Must be true (or left out) with background.", true)),
+		opt("store", boolean("False: the response is not kept (its session is deleted when the turn ends) and cannot continue a stored one; must be true (or left out) with background.", true)),
+		opt("parallel_tool_calls", boolean("False: the agent's client tool calls come one per response.", true)),
 	)
 	common := []reply{fail(400, "The request is invalid."), fail(401, "No valid bearer token (OpenAI's `invalid_api_key`)."),
 		fail(404, "No such model, or no such response of the caller's.")}
@@ -106,10 +110,14 @@ func (b *builder) addOpenResponses(doc *openapi3.T) {
 		Responses:  replies(append(common, jsonReply(200, "The response, `cancelled` (or as it ended before).", b.ref("OpenResponsesResponse")))...),
 	})
 	doc.AddOperation("/v1/responses/{responseId}/input_items", http.MethodGet, &openapi3.Operation{
-		Tags: []string{tagOpenResponses}, OperationID: "listOpenResponseInputItems", Summary: "The user message a response took as input",
-		Parameters: openapi3.Parameters{id},
-		Responses: replies(append(common, jsonReply(200, "A list (`object: list`, `data`, `first_id`, `last_id`, `has_more`) "+
-			"of the turn's user message as the transcript keeps it (empty before the turn completes, and for a continuation).",
+		Tags: []string{tagOpenResponses}, OperationID: "listOpenResponseInputItems", Summary: "The input items of a response",
+		Parameters: openapi3.Parameters{id,
+			queryParam("limit", "How many items (1 to 100, default 20).", false, integer("")),
+			queryParam("order", "`desc` (the default: newest first) or `asc`.", false, enumStr("", "asc", "desc")),
+			queryParam("after", "The ID of the last item of the previous page.", false, str(""))},
+		Responses: replies(append(common, jsonReply(200, "A page (`object: list`, `data`, `first_id`, `last_id`, `has_more`) "+
+			"of the request's input items, recorded when the response started (so also while it runs, on any replica); "+
+			"media as a text placeholder, never the bytes.",
 			openObject("A list of input items.", req("object", enumStr("Always `list`.", "list")),
 				req("data", arrayOf("The items.", freeObject("A message item."))))))...),
 	})

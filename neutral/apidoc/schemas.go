@@ -156,6 +156,9 @@ func (b *builder) defineResponseSchemas() {
 			opt("answers", arrayOf("`human_approval`: the decisions it takes when they are more than `approve` and `deny` "+
 				"(`edit`, `respond`; see `ApprovalAnswer`).", enumStr("A decision.", "approve", "deny", "edit", "respond"))),
 			opt("argumentsSchema", freeObject("`human_approval` that takes `edit`: the JSON Schema edited arguments must match.")),
+			opt("calls", arrayOf("`client_tool` asked together with others (a transport that takes several calls at once, such as "+
+				"Open Responses): every call, in order, the first named above; answer them all with one `POST /client-tools/{id}` "+
+				"whose `output` is the array of their outputs in this order.", freeObject("`{callId, name, arguments}`"))),
 		)),
 		opt("pendingAction", openObject("Present while the response waits for durable external work.",
 			req("type", enumStr("The kind of wait.", "external_continuation")),

@@ -81,6 +81,7 @@ func expireSpaces[K comparable](s *Store, spaces map[K]int32, now time.Time) {
 func (s *Store) sweepParts(now time.Time) {
 	s.tasksSpace.sweep(now)
 	s.threadsSpace.sweep(now)
+	s.requestsSpace.sweep(now)
 	s.relaySpace.sweep(now)
 	s.relayToolsSpace.sweep(now)
 }

@@ -50,6 +50,7 @@ type Store struct {
 	// methods are the Store's.
 	*tasksSpace
 	*threadsSpace
+	*requestsSpace
 	*relaySpace
 	*routerSpace
 	*limitsSpace
@@ -100,6 +101,7 @@ func New(opts Options) *Store {
 	s.hubs.hubs = map[*Hub]struct{}{}
 	s.tasksSpace = newTasksSpace(s.now, s.receiptTTL, &s.closed)
 	s.threadsSpace = newThreadsSpace(s.now, s.receiptTTL, &s.closed)
+	s.requestsSpace = newRequestsSpace(s.now, s.receiptTTL, &s.closed)
 	s.relaySpace = newRelaySpace(s.now, &s.closed)
 	s.routerSpace = newRouterSpace(&s.closed, s.receiptTTL)
 	s.limitsSpace = newLimitsSpace(&s.closed)
@@ -143,6 +145,7 @@ func (s *Store) Close() error {
 		}
 		s.tasksSpace.close()
 		s.threadsSpace.close()
+		s.requestsSpace.close()
 		s.relaySpace.close()
 		s.relayToolsSpace.close()
 		s.outboxSpace.close()

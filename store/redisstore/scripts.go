@@ -32,7 +32,8 @@ var scripts = []*redis.Script{
 	queueScript, startQueuedScript, cancelQueuedScript, // queue.go
 	appendSteerScript, takeSteersScript, // steers.go
 	createScheduleScript, updateScheduleScript, deleteScheduleScript, claimFireScript, takeFireScript, fireStartedScript, // schedules.go
-	saveCompactionScript, // compactions.go
+	saveCompactionScript,                                                      // compactions.go
+	putMemoryScript, deleteMemoryScript, listMemoryScript, searchMemoryScript, // memory*.go
 }
 
 func (s *Store) loadScripts(ctx context.Context) error {

@@ -50,6 +50,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("Expiry", func(t *testing.T) { testExpiry(t, h) })
 	t.Run("Tasks", func(t *testing.T) { testTasks(t, h) })
 	t.Run("Threads", func(t *testing.T) { testThreads(t, h) })
+	t.Run("ResponseRequests", func(t *testing.T) { testResponseRequests(t, h) })
 	t.Run("MCPSessions", func(t *testing.T) { testMCPSessions(t, h) })
 	t.Run("EvalRuns", func(t *testing.T) { testEvalRuns(t, h) })
 	t.Run("Relay", func(t *testing.T) { testRelay(t, h) })
