@@ -44,19 +44,20 @@ type Store interface {
 	Steers        // steers.go: runtime's steers kept for running responses
 
 	// The slices beside it, each with its owner.
-	Secrets     // secrets.go: runtime, a2a and relay
-	Limits      // limits.go: runtime's per-user limits of turns
-	UserWindows // limits.go: internal/httpapi's rate limiter
-	Tasks       // tasks.go: a2a
-	PushConfigs // pushconfigs.go: a2a
-	Threads     // threads.go: agui
-	MCPSessions // mcpsessions.go: mcpapi
-	Relay       // relay.go: relay
-	RelayTools  // relay_tools.go: relay
-	Router      // router.go: backend/router
-	Journals    // journal.go: runtime's resume points of durable turns
-	Attempts    // attempts.go: runtime's attempt budget of durable turns
-	Schedules   // schedules.go: schedule
+	Secrets       // secrets.go: runtime, a2a and relay
+	Limits        // limits.go: runtime's per-user limits of turns
+	UserWindows   // limits.go: internal/httpapi's rate limiter
+	Tasks         // tasks.go: a2a
+	PushConfigs   // pushconfigs.go: a2a
+	Threads       // threads.go: agui
+	MCPSessions   // mcpsessions.go: mcpapi
+	Relay         // relay.go: relay
+	RelayTools    // relay_tools.go: relay
+	Router        // router.go: backend/router
+	Journals      // journal.go: runtime's resume points of durable turns
+	Attempts      // attempts.go: runtime's attempt budget of durable turns
+	Schedules     // schedules.go: schedule
+	UsageCounters // usage.go: runtime's counters and budgets, usageapi
 
 	// Describe says which store this is, without credentials (for the
 	// start-up banner and logs).

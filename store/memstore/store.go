@@ -58,6 +58,7 @@ type Store struct {
 	*pushSpace
 	*mcpSessionsSpace
 	*schedulesSpace
+	*usageSpace
 
 	now        func() time.Time
 	receiptTTL time.Duration
@@ -105,6 +106,7 @@ func New(opts Options) *Store {
 	s.pushSpace = newPushSpace(s.now, s.receiptTTL, &s.closed)
 	s.mcpSessionsSpace = newMCPSessionsSpace(s.now, &s.closed)
 	s.schedulesSpace = newSchedulesSpace(&s.closed)
+	s.usageSpace = newUsageSpace(&s.closed)
 	go s.expireEvery(expiryEvery)
 	return s
 }

@@ -58,4 +58,5 @@ func Run(t *testing.T, h Harness) {
 	t.Run("PushConfigs", func(t *testing.T) { testPushConfigs(t, h) })
 	t.Run("RelayTools", func(t *testing.T) { testRelayTools(t, h) })
 	t.Run("Schedules", func(t *testing.T) { testSchedules(t, h) })
+	t.Run("Usage", func(t *testing.T) { testUsage(t, h) })
 }
