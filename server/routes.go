@@ -47,6 +47,7 @@ func (s *Server) routes() (http.Handler, error) {
 		endpoints["agui"] = "/agui"
 	}
 	s.mountSchedules(mux, endpoints)
+	s.mountUsage(mux, endpoints)
 	s.mountMCP(mux, endpoints)
 	s.mountOpenAI(mux, authn, endpoints)
 	s.mountUseChat(mux, endpoints)
