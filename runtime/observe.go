@@ -102,14 +102,10 @@ func (w *turnWatch) agentEmitted() {
 }
 
 // reportEnd tells the observer how the response ended: env is its final
-// envelope, fail why it did not complete (nil when it did). With count,
-// env is the receipt this replica recorded, and its usage is counted
-// first (usage.go).
-func (r *Response) reportEnd(env Envelope, fail *Error, count bool) {
-	var usage []store.UsageLine
-	if count {
-		usage = r.countUsage(&env)
-	}
+// envelope, fail why it did not complete (nil when it did), usage what
+// its receipt added to the usage counters (usage.go). It is called
+// before the caller has its answer, so that metrics already count it.
+func (r *Response) reportEnd(env Envelope, fail *Error, usage []store.UsageLine) {
 	report := TurnReport{UsageLines: usage,
 		Transport:  r.watch.transport,
 		Status:     env.Status,

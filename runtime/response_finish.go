@@ -78,7 +78,7 @@ func (r *Response) finish(runErr error) {
 	r.mu.Lock()
 	r.closed = true
 	r.mu.Unlock()
-	commit.Receipt = body
+	commit.Receipt, commit.Usage, commit.UsageDay = body, usageLines(s.backend, &env), store.UsageDate(s.now()) // usage.go
 
 	var steersLeft bool
 	if r.steers != nil {
@@ -128,8 +128,8 @@ func (r *Response) finish(runErr error) {
 	r.sendWebhook(commit.Events, body, err)
 	// A queued response takes the session (queue.go).
 	s.handOnQueue(r)
-	r.reportEnd(env, fail, err == nil && ours) // before the caller has its answer, so metrics and GET /usage already count it
-	r.limits.release()                         // before the caller has its answer, so its next turn may start at once
+	r.reportEnd(env, fail, countedUsage(err == nil && ours, commit.Usage))
+	r.limits.release() // before the caller has its answer, so its next turn may start at once
 	r.detachStream()
 	r.reachBoundary(Outcome{Envelope: env, Body: body, Err: fail})
 }

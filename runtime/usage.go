@@ -7,10 +7,11 @@ import (
 	"github.com/harnest/harnest/store"
 )
 
-// Usage counters and budgets. When a turn's final receipt is recorded,
-// the usage on it (its agent_metadata items' tokens and cost, per model)
-// and the turn itself are added to its user's counters of the day
-// (store.UsageCounters), shared by every replica; a new turn is refused
+// Usage counters and budgets. A turn's final step carries the usage on
+// its receipt (its agent_metadata items' tokens and cost, per model) and
+// the turn itself (store.Commit.Usage): the store adds them to its user's
+// counters of the day (store.UsageCounters), shared by every replica,
+// when it writes the step, in the same round trip. A new turn is refused
 // once its user's day reached tokensPerDay or costPerDay.
 
 // defaultUsageBackend names the backend in the counters when the service
@@ -51,19 +52,13 @@ func usageLines(backend string, env *Envelope) []store.UsageLine {
 	return lines
 }
 
-// countUsage adds a turn's final receipt to its user's counters. A
-// failure is logged: the turn's answer stands, and its usage is missing
-// from the counters.
-func (r *Response) countUsage(env *Envelope) []store.UsageLine {
-	s := r.svc
-	lines := usageLines(s.backend, env)
-	ctx, cancel := context.WithTimeout(context.Background(), s.lease/3)
-	defer cancel()
-	if err := s.store.AddUsage(ctx, r.turn.UserID, s.now(), lines); err != nil {
-		s.log.Warn("cannot count a turn's usage; it is missing from the usage counters", "responseId", r.ID, "err", err)
-		s.observer.StoreFailed()
+// countedUsage is what a turn's final step added to the usage counters:
+// its usage when the step recorded this replica's receipt, else nothing.
+func countedUsage(recorded bool, usage []store.UsageLine) []store.UsageLine {
+	if !recorded {
+		return nil
 	}
-	return lines
+	return usage
 }
 
 // checkUsageBudget refuses a new turn of user once the day's tokens or

@@ -70,7 +70,7 @@ func TestDocumentTags(t *testing.T) {
 	for _, tag := range doc.Tags {
 		names = append(names, tag.Name)
 	}
-	if want := []string{"Responses", "Sessions", "Discovery", "Outside agents", "Outside agents: owner", "Schedules"}; !reflect.DeepEqual(names, want) {
+	if want := []string{"Responses", "Sessions", "Discovery", "Outside agents", "Outside agents: owner", "Schedules", "Usage"}; !reflect.DeepEqual(names, want) {
 		t.Errorf("tags = %v, want %v", names, want)
 	}
 }
@@ -109,6 +109,7 @@ var wantOperations = []struct {
 	{"/schedules/{scheduleId}/resume", http.MethodPost, "resumeSchedule", "Schedules"},
 	{"/schedules/{scheduleId}/run", http.MethodPost, "runSchedule", "Schedules"},
 	{"/schedules/{scheduleId}/fires", http.MethodGet, "listScheduleFires", "Schedules"},
+	{"/usage", http.MethodGet, "getUsage", "Usage"},
 }
 
 func TestDocumentPaths(t *testing.T) {

@@ -37,13 +37,33 @@ func (p *usageSpace) AddUsage(_ context.Context, user string, now time.Time, lin
 	if err := p.closed.check(); err != nil {
 		return err
 	}
+	if err := checkUsage(lines); err != nil {
+		return err
+	}
+	p.addDay(user, store.UsageDate(now), lines)
+	return nil
+}
+
+// checkUsage refuses lines with a negative count.
+func checkUsage(lines []store.UsageLine) error {
 	for _, l := range lines {
 		if l.Negative() {
 			return store.ErrUsageNegative
 		}
 	}
-	day := store.UsageDate(now)
-	oldest := store.UsageDate(now.Add(-store.UsageRetention))
+	return nil
+}
+
+// addDay adds lines to user's and everyone's counters of day, and drops
+// their days older than store.UsageRetention before it.
+func (p *usageSpace) addDay(user, day string, lines []store.UsageLine) {
+	if len(lines) == 0 {
+		return
+	}
+	oldest := ""
+	if t, err := time.Parse(time.DateOnly, day); err == nil {
+		oldest = store.UsageDate(t.Add(-store.UsageRetention))
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, scope := range []usageScope{{user: user}, {everyone: true}} {
@@ -72,7 +92,6 @@ func (p *usageSpace) AddUsage(_ context.Context, user string, now time.Time, lin
 			c.Add(l)
 		}
 	}
-	return nil
 }
 
 // UsageOfDay sums user's counters of now's day.

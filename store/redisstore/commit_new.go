@@ -41,6 +41,7 @@ func (s *Store) commitNewSession(ctx context.Context, c store.Commit) error {
 		// (as a begin that could not index it).
 		_ = s.sendBookkeeping(ctx, s.indexSession(ctx, c.User, c.Session))
 	}
+	s.addUsageAfter(ctx, c)
 	return nil
 }
 
@@ -49,7 +50,7 @@ func (s *Store) commitNewSession(ctx context.Context, c store.Commit) error {
 // none of their own.
 type newSessionTx struct {
 	argList
-	ends [8]int // where each command's arguments end
+	ends [9]int // where each command's arguments end
 	n    int    // commands
 }
 
@@ -113,6 +114,17 @@ func (s *Store) newSessionCommands(c store.Commit) *newSessionTx {
 	tx.num(1)
 	tx.str(c.ResponseID)
 	tx.end()
+	if !s.clustered && len(c.Usage) > 0 { // before the log: see usageOnceScript
+		tx.word("eval")
+		tx.str(usageOnceSource)
+		tx.num(3)
+		tx.str(k.events(c.ResponseID))
+		tx.str(s.usageKey(c.User, false, c.UsageDay))
+		tx.str(s.usageKey("", true, c.UsageDay))
+		tx.num(store.UsageRetention.Milliseconds())
+		tx.args = append(tx.args, usageArgs(c.Usage)...)
+		tx.end()
+	}
 	// The receipt and the whole log, which is this one batch: one plain
 	// string (see events.go).
 	tx.word("set")

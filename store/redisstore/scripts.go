@@ -32,7 +32,7 @@ var scripts = []*redis.Script{
 	queueScript, startQueuedScript, cancelQueuedScript, // queue.go
 	appendSteerScript, takeSteersScript, // steers.go
 	createScheduleScript, updateScheduleScript, deleteScheduleScript, claimFireScript, takeFireScript, fireStartedScript, // schedules.go
-	usageScript, // usage.go
+	usageScript, usageMarkScript, // usage.go
 }
 
 func (s *Store) loadScripts(ctx context.Context) error {

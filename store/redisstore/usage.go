@@ -23,6 +23,14 @@ import (
 // where <count> is t (turns), i (input tokens), o (output tokens) or c
 // (cost in micro-dollars), and backend and model are escaped (keys.go).
 // Each hash lasts store.UsageRetention after its last write.
+//
+// A turn's usage comes with its final step (store.Commit.Usage): where one
+// server holds every key, the commit's script (commit.go) or a new
+// session's transaction (commit_new.go, usageOnceScript) adds it with the
+// step, atomically; on a Cluster it is sent after the step is written
+// (two more round trips: the user's, with a mark of the response so that
+// a step sent again counts once, then everyone's), and is missing when
+// the replica dies in between.
 
 func (s *Store) usageKey(user string, everyone bool, day string) string {
 	if everyone {
@@ -51,19 +59,25 @@ redis.call('PEXPIRE', KEYS[1], ARGV[1])
 return 1
 `)
 
-// AddUsage adds lines to user's and everyone's hashes of now's day: a
-// script each (one slot each), both in one round trip.
-func (s *Store) AddUsage(ctx context.Context, user string, now time.Time, lines []store.UsageLine) error {
-	for _, l := range lines {
-		if l.Negative() {
-			return store.ErrUsageNegative
-		}
-	}
-	if len(lines) == 0 {
-		return nil
-	}
-	args := make([]any, 0, 1+8*len(lines))
-	args = append(args, store.UsageRetention.Milliseconds())
+// usageOnceScript is usageScript for a new session's one-step turn, in
+// its transaction (commit_new.go), before the turn's log is written: sent
+// again (its first answer lost), the transaction finds the log KEYS[1]
+// and adds nothing twice. KEYS 2 and 3 are the user's and everyone's day.
+// It is sent as EVAL, with its source: a transaction cannot load a script
+// that Redis forgot.
+const usageOnceSource = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+for _, k in ipairs({KEYS[2], KEYS[3]}) do
+  for i = 2, #ARGV, 2 do redis.call('HINCRBY', k, ARGV[i], ARGV[i + 1]) end
+  redis.call('PEXPIRE', k, ARGV[1])
+end
+return 1
+`
+
+// usageArgs are the fields and counts lines add, in pairs: every count
+// that is not 0, and the turns whatever they are (the line is there).
+func usageArgs(lines []store.UsageLine) []any {
+	args := make([]any, 0, 8*len(lines))
 	for _, l := range lines {
 		for _, c := range usageCounts(l) {
 			if c.n != 0 || c.field[0] == 't' {
@@ -71,7 +85,34 @@ func (s *Store) AddUsage(ctx context.Context, user string, now time.Time, lines 
 			}
 		}
 	}
-	day := store.UsageDate(now)
+	return args
+}
+
+// checkUsage refuses lines with a negative count.
+func checkUsage(lines []store.UsageLine) error {
+	for _, l := range lines {
+		if l.Negative() {
+			return store.ErrUsageNegative
+		}
+	}
+	return nil
+}
+
+// AddUsage adds lines to user's and everyone's hashes of now's day.
+func (s *Store) AddUsage(ctx context.Context, user string, now time.Time, lines []store.UsageLine) error {
+	if err := checkUsage(lines); err != nil {
+		return err
+	}
+	return s.addUsage(ctx, user, store.UsageDate(now), lines)
+}
+
+// addUsage adds lines to the hashes of day: a script each (one slot
+// each), both in one round trip.
+func (s *Store) addUsage(ctx context.Context, user, day string, lines []store.UsageLine) error {
+	if len(lines) == 0 {
+		return nil
+	}
+	args := append([]any{store.UsageRetention.Milliseconds()}, usageArgs(lines)...)
 	err := s.pipelined(ctx, func(p redis.Pipeliner) {
 		usageScript.EvalSha(ctx, p, []string{s.usageKey(user, false, day)}, args...)
 		usageScript.EvalSha(ctx, p, []string{s.usageKey("", true, day)}, args...)
@@ -161,4 +202,38 @@ func unescapeID(id string) string {
 		return id
 	}
 	return idUnescaper.Replace(id)
+}
+
+// usageMarkScript is usageScript for a step written on a Cluster: it adds
+// to the user's day KEYS[2] only when the response's mark KEYS[1] (same
+// slot) was not set yet, and sets it for ARGV[2] ms: 1 when it added, 0
+// when the step's usage was counted before (the step was sent again).
+var usageMarkScript = redis.NewScript(`
+if not redis.call('SET', KEYS[1], '1', 'NX', 'PX', ARGV[2]) then return 0 end
+for i = 3, #ARGV, 2 do redis.call('HINCRBY', KEYS[2], ARGV[i], ARGV[i + 1]) end
+redis.call('PEXPIRE', KEYS[2], ARGV[1])
+return 1
+`)
+
+// usageMarkTTL is how long a response's usage mark lasts: longer than
+// the runtime retries a final step.
+const usageMarkTTL = 24 * time.Hour
+
+// addUsageAfter adds a written step's usage where its script or
+// transaction could not (a Cluster): the user's day with the response's
+// mark, so that a step sent again counts once, then everyone's. A
+// failure is not the step's: the usage is missing from the counters.
+func (s *Store) addUsageAfter(ctx context.Context, c store.Commit) {
+	if !s.clustered || !c.Release || len(c.Usage) == 0 {
+		return
+	}
+	mark := s.prefix + "{g:" + escapeID(c.User) + "}:once:" + escapeID(c.ResponseID)
+	fields := usageArgs(c.Usage)
+	args := append([]any{store.UsageRetention.Milliseconds(), usageMarkTTL.Milliseconds()}, fields...)
+	added, err := usageMarkScript.Run(ctx, s.rdb, []string{mark, s.usageKey(c.User, false, c.UsageDay)}, args...).Int()
+	if err != nil || added == 0 {
+		return
+	}
+	args = append([]any{store.UsageRetention.Milliseconds()}, fields...)
+	_ = usageScript.Run(ctx, s.rdb, []string{s.usageKey("", true, c.UsageDay)}, args...).Err()
 }

@@ -17,6 +17,11 @@ import (
 const usageUser = "ann:{g}%"
 
 func testUsage(t *testing.T, h Harness) {
+	t.Run("Counters", func(t *testing.T) { testUsageCounters(t, h) })
+	t.Run("WithTheFinalStep", func(t *testing.T) { testUsageWithTheFinalStep(t, h) })
+}
+
+func testUsageCounters(t *testing.T, h Harness) {
 	st, ctx := h.Open(t, 0), context.Background()
 	late := time.Date(2026, 3, 1, 23, 59, 0, 0, time.UTC)
 	next := late.Add(2 * time.Minute) // the next UTC day
@@ -69,5 +74,58 @@ func testUsage(t *testing.T, h Harness) {
 	}
 	if got, err := st.ReadUsage(ctx, store.UsageQuery{User: "nobody", Days: days}); err != nil || len(got) != 0 {
 		t.Fatalf("a user with no usage: %+v, %v", got, err)
+	}
+}
+
+// testUsageWithTheFinalStep: a final step's usage is counted when the
+// step is written, once, and not when it is refused; a new session's
+// one-step turn sent again counts once.
+func testUsageWithTheFinalStep(t *testing.T, h Harness) {
+	st := h.Open(t, 0)
+	const day = "2026-04-05"
+	noon := time.Date(2026, 4, 5, 12, 0, 0, 0, time.UTC)
+	line := store.UsageLine{Backend: "model", Model: "m", Turns: 1, InputTokens: 10, OutputTokens: 2, CostMicros: 5}
+	mustDay := func(want store.UsageLine, what string) {
+		t.Helper()
+		got, err := st.UsageOfDay(ctx, usageUser, noon)
+		if err != nil || got != want {
+			t.Fatalf("%s: the day is %+v, %v; want %+v", what, got, err, want)
+		}
+	}
+	// A step that begins nothing: its usage comes with the final step.
+	mustBegin(t, st, usageUser, "s", "resp_1", true, time.Minute)
+	c := store.Commit{User: usageUser, Session: "s", ResponseID: "resp_1", Receipt: completed, Release: true,
+		Replica: "r1", Now: "t1", Usage: []store.UsageLine{line}, UsageDay: day}
+	if err := st.CommitResponse(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	mustDay(store.UsageLine{Turns: 1, InputTokens: 10, OutputTokens: 2, CostMicros: 5}, "after the final step")
+	// Sent again: refused as final, counted once.
+	if err := st.CommitResponse(ctx, c); !errors.Is(err, store.ErrReceiptFinal) {
+		t.Fatalf("the final step again: %v", err)
+	}
+	mustDay(store.UsageLine{Turns: 1, InputTokens: 10, OutputTokens: 2, CostMicros: 5}, "after the step was refused")
+	// A negative count refuses the step: nothing is written.
+	mustBegin(t, st, usageUser, "s", "resp_2", false, time.Minute)
+	bad := c
+	bad.ResponseID, bad.Usage = "resp_2", []store.UsageLine{{Backend: "x", Turns: -1}}
+	if err := st.CommitResponse(ctx, bad); !errors.Is(err, store.ErrUsageNegative) {
+		t.Fatalf("negative usage: %v", err)
+	}
+	if got, _, _ := st.Receipt(ctx, usageUser, "s", "resp_2"); string(got) != string(inProgress) {
+		t.Fatalf("a refused step wrote the receipt %s", got)
+	}
+	// A new session's one-step turn, sent twice (its first answer lost).
+	one := creatingCommit(usageUser, "s2", "resp_3")
+	one.Usage, one.UsageDay = []store.UsageLine{line}, day
+	for range 2 {
+		if err := st.CommitResponse(ctx, one); err != nil && !errors.Is(err, store.ErrReceiptFinal) {
+			t.Fatal(err)
+		}
+	}
+	mustDay(store.UsageLine{Turns: 2, InputTokens: 20, OutputTokens: 4, CostMicros: 10}, "after a new session's turn sent twice")
+	got, err := st.ReadUsage(ctx, store.UsageQuery{Everyone: true, Days: []string{day}})
+	if want := []store.UsageDay{{Date: day, Lines: []store.UsageLine{{Backend: "model", Model: "m", Turns: 2, InputTokens: 20, OutputTokens: 4, CostMicros: 10}}}}; err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("everyone's day: %+v, %v", got, err)
 	}
 }
