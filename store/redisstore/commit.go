@@ -189,7 +189,11 @@ func (s *Store) CommitResponse(ctx context.Context, c store.Commit) error {
 // commitCall is commitScript's call for c (see its KEYS and ARGV).
 func (s *Store) commitCall(c store.Commit) scriptCall {
 	k := s.sessionKeys(c.User, c.Session)
-	call := newScriptCall(commitScript, 30+len(c.StateDelta), 10)
+	pairs := 0 // the usage's fields and counts, where the script adds them
+	if c.Release && !s.clustered && len(c.Usage) > 0 {
+		pairs = usagePairs(c.Usage)
+	}
+	call := newScriptCall(commitScript, 32+len(c.StateDelta)+pairs, 12+pairs)
 	call.key(k.lease)
 	call.key(k.meta)
 	call.key(k.receipt(c.ResponseID))
@@ -211,7 +215,7 @@ func (s *Store) commitCall(c store.Commit) scriptCall {
 	if c.Release {
 		call.key(k.steers(c.ResponseID))
 	}
-	usage := c.Release && !s.clustered && len(c.Usage) > 0 // else usage.go adds it after
+	usage := pairs > 0 // else usage.go adds it after (a Cluster)
 	if usage {
 		call.key(s.usageKey(c.User, false, c.UsageDay))
 		call.key(s.usageKey("", true, c.UsageDay))
@@ -235,11 +239,7 @@ func (s *Store) commitCall(c store.Commit) scriptCall {
 		call.str("")
 	}
 	call.str(epochArg(c.Epoch))
-	usageFields := usageArgs(c.Usage)
-	if !usage {
-		usageFields = nil
-	}
-	call.num(int64(len(usageFields) / 2))
+	call.num(int64(pairs))
 	for field, value := range c.StateDelta {
 		call.str(field)
 		call.bytes(value)
@@ -249,7 +249,7 @@ func (s *Store) commitCall(c store.Commit) scriptCall {
 	}
 	if usage {
 		call.num(store.UsageRetention.Milliseconds())
-		call.args = append(call.args, usageFields...)
+		appendUsageArgs(&call.argList, c.Usage)
 	}
 	return call
 }

@@ -76,7 +76,11 @@ func (tx *newSessionTx) queue(ctx context.Context, p redis.Pipeliner) {
 func (s *Store) newSessionCommands(c store.Commit) *newSessionTx {
 	k := s.sessionKeys(c.User, c.Session)
 	strs := 10 + len(c.StateDelta) + len(c.Messages)
-	tx := &newSessionTx{argList: newArgList(28+2*len(c.StateDelta)+2*len(c.Messages), strs, 3)}
+	usage := 0 // the usage's EVAL: 8 arguments, 3 keys, and usagePairs fields and counts
+	if !s.clustered && len(c.Usage) > 0 {
+		usage = usagePairs(c.Usage)
+	}
+	tx := &newSessionTx{argList: newArgList(36+2*len(c.StateDelta)+2*len(c.Messages)+2*usage, strs+4+usage, 5+usage)}
 	if !s.clustered {
 		tx.word("zadd")
 		tx.str(s.indexKey(c.User))
@@ -114,7 +118,7 @@ func (s *Store) newSessionCommands(c store.Commit) *newSessionTx {
 	tx.num(1)
 	tx.str(c.ResponseID)
 	tx.end()
-	if !s.clustered && len(c.Usage) > 0 { // before the log: see usageOnceScript
+	if usage > 0 { // before the log: see usageOnceScript
 		tx.word("eval")
 		tx.str(usageOnceSource)
 		tx.num(3)
@@ -122,7 +126,7 @@ func (s *Store) newSessionCommands(c store.Commit) *newSessionTx {
 		tx.str(s.usageKey(c.User, false, c.UsageDay))
 		tx.str(s.usageKey("", true, c.UsageDay))
 		tx.num(store.UsageRetention.Milliseconds())
-		tx.args = append(tx.args, usageArgs(c.Usage)...)
+		appendUsageArgs(&tx.argList, c.Usage)
 		tx.end()
 	}
 	// The receipt and the whole log, which is this one batch: one plain

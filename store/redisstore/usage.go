@@ -39,16 +39,49 @@ func (s *Store) usageKey(user string, everyone bool, day string) string {
 	return s.prefix + "{g:" + escapeID(user) + "}:" + day
 }
 
-// usageCounts are the fields of a line, with their counts.
+// usageCounts are a line's counts, with their fields' first letter.
 func usageCounts(l store.UsageLine) [4]struct {
-	field string
-	n     int64
+	kind byte
+	n    int64
 } {
-	suffix := ":" + escapeID(l.Backend) + ":" + escapeID(l.Model)
 	return [4]struct {
-		field string
-		n     int64
-	}{{"t" + suffix, l.Turns}, {"i" + suffix, l.InputTokens}, {"o" + suffix, l.OutputTokens}, {"c" + suffix, l.CostMicros}}
+		kind byte
+		n    int64
+	}{{'t', l.Turns}, {'i', l.InputTokens}, {'o', l.OutputTokens}, {'c', l.CostMicros}}
+}
+
+// usagePairs is how many fields and counts lines add: every count that is
+// not 0, and the turns whatever they are (the line is there).
+func usagePairs(lines []store.UsageLine) int {
+	n := 0
+	for _, l := range lines {
+		for _, c := range usageCounts(l) {
+			if c.n != 0 || c.kind == 't' {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// appendUsageArgs adds the usagePairs fields and counts of lines to a.
+func appendUsageArgs(a *argList, lines []store.UsageLine) {
+	for _, l := range lines {
+		suffix := ":" + escapeID(l.Backend) + ":" + escapeID(l.Model)
+		for _, c := range usageCounts(l) {
+			if c.n != 0 || c.kind == 't' {
+				a.str(string(c.kind) + suffix)
+				a.num(c.n)
+			}
+		}
+	}
+}
+
+// usageArgs are appendUsageArgs' arguments on their own.
+func usageArgs(lines []store.UsageLine) []any {
+	a := newArgList(2*usagePairs(lines), usagePairs(lines), usagePairs(lines))
+	appendUsageArgs(&a, lines)
+	return a.args
 }
 
 // usageScript adds counts to one day's hash and keeps it ARGV[1] ms
@@ -73,20 +106,6 @@ for _, k in ipairs({KEYS[2], KEYS[3]}) do
 end
 return 1
 `
-
-// usageArgs are the fields and counts lines add, in pairs: every count
-// that is not 0, and the turns whatever they are (the line is there).
-func usageArgs(lines []store.UsageLine) []any {
-	args := make([]any, 0, 8*len(lines))
-	for _, l := range lines {
-		for _, c := range usageCounts(l) {
-			if c.n != 0 || c.field[0] == 't' {
-				args = append(args, c.field, c.n)
-			}
-		}
-	}
-	return args
-}
 
 // checkUsage refuses lines with a negative count.
 func checkUsage(lines []store.UsageLine) error {
