@@ -9,7 +9,9 @@ import (
 
 // TestUsageLines: what a final envelope adds to the usage counters.
 func TestUsageLines(t *testing.T) {
-	meta := func(model string, u *Usage) OutputItem { return OutputItem{Type: "agent_metadata", Model: model, Usage: u} }
+	meta := func(model string, u *Usage) OutputItem {
+		return OutputItem{Type: "agent_metadata", Model: model, Usage: u}
+	}
 	for _, c := range []struct {
 		name    string
 		backend string
