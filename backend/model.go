@@ -29,6 +29,7 @@ type Model struct {
 	history      int
 	log          *slog.Logger
 	output       *contract.Schema // spec.outputSchema (model_output.go); nil: text
+	context      *modelContext    // spec.backend.model.context (model_compact.go); nil: no token budget
 	plainOutput  atomic.Bool      // the endpoint rejected response_format (model_output.go)
 }
 
@@ -66,8 +67,13 @@ func NewModel(ctx context.Context, spec config.Spec, instructions, folderDir str
 		set.Close()
 		return nil, fmt.Errorf("model backend: %w", err)
 	}
+	budget, err := newModelContext(m, client, logger)
+	if err != nil {
+		set.Close()
+		return nil, fmt.Errorf("model backend: %w", err)
+	}
 	return &Model{client: client, tools: set, instructions: instructions,
-		maxSteps: max(m.MaxSteps, 1), history: m.HistoryMessages, log: logger, output: c.OutputSchema()}, nil
+		maxSteps: max(m.MaxSteps, 1), history: m.HistoryMessages, log: logger, output: c.OutputSchema(), context: budget}, nil
 }
 
 // Ready reports whether every MCP server answers.
@@ -78,11 +84,11 @@ func (m *Model) Close() error { return m.tools.Close() }
 
 // Run runs one turn: the tool loop.
 func (m *Model) Run(ctx context.Context, turn *runtime.Turn, emit runtime.Emit) error {
-	messages, err := m.messages(ctx, turn)
+	offered := m.offeredTools(turn)
+	messages, budget, err := m.messages(ctx, turn, offered.specs, emit)
 	if err != nil {
 		return err
 	}
-	offered := m.offeredTools(turn)
 	handlers := chat.Handlers{
 		Text: func(delta string) error {
 			return emit(runtime.Event{Type: runtime.EventTextDelta, Delta: delta})
@@ -107,6 +113,9 @@ func (m *Model) Run(ctx context.Context, turn *runtime.Turn, emit runtime.Emit) 
 		}
 		if err != nil {
 			return err
+		}
+		if step == 0 {
+			budget.observe(ctx, m, turn, res) // model_compact_budget.go
 		}
 		if len(res.ToolCalls) == 0 && output != nil {
 			if again := output.repair(res.Text, step+1 == m.maxSteps); again != nil {

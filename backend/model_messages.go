@@ -17,24 +17,36 @@ import (
 // earlier answers, which the runtime keeps in their metadata.tools), then
 // the turn's input with its images as data URLs.
 
-// messages are the conversation of a turn's first model call.
-func (m *Model) messages(ctx context.Context, turn *runtime.Turn) ([]chat.Message, error) {
+// messages are the conversation of a turn's first model call, and its
+// token budget (model_compact.go; nil without Turn.Compaction); tools are
+// the tools it offers; emit reports the calls of a compaction.
+func (m *Model) messages(ctx context.Context, turn *runtime.Turn, tools []chat.Tool, emit runtime.Emit) ([]chat.Message, *turnBudget, error) {
 	var out []chat.Message
 	if strings.TrimSpace(m.instructions) != "" {
 		out = append(out, chat.Message{Role: "system", Content: chat.Content{Text: m.instructions}})
 	}
-	if turn.History != nil && m.history > 0 {
+	user, err := inputMessage(ctx, turn)
+	if err != nil {
+		return nil, nil, err
+	}
+	var budget *turnBudget
+	switch {
+	case m.history <= 0:
+	case turn.Compaction != nil:
+		var history []chat.Message
+		history, budget, err = m.compactedHistory(ctx, turn, append(out[:len(out):len(out)], user), tools, emit)
+		if err != nil {
+			return nil, nil, err
+		}
+		out = append(out, history...)
+	case turn.History != nil:
 		history, err := turn.History(ctx, m.history)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		out = append(out, historyMessages(history)...)
 	}
-	user, err := inputMessage(ctx, turn)
-	if err != nil {
-		return nil, err
-	}
-	return append(out, user), nil
+	return append(out, user), budget, nil
 }
 
 // historyMessages turns transcript messages into chat messages. An answer

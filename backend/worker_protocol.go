@@ -358,6 +358,9 @@ type turnLine struct {
 	State     map[string]json.RawMessage `json:"state"`
 	Metadata  json.RawMessage            `json:"metadata"`
 	History   []runtime.Message          `json:"history"`
+	// Compaction is the session's newest compaction item (a summary that
+	// stands for the messages before History); left out when it has none.
+	Compaction *runtime.CompactionItem `json:"compaction,omitempty"`
 	// Message is what the protocol message carried beside its parts
 	// (A2A: messageId, contextId, taskId, referenceTaskIds, extensions,
 	// metadata); left out when the transport had none.

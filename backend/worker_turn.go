@@ -39,25 +39,47 @@ func (w *Workers) turnLine(ctx context.Context, id string, turn *runtime.Turn) (
 	if len(bytes.TrimSpace(metadata)) == 0 {
 		metadata = emptyObject
 	}
-	history := []runtime.Message{}
-	if turn.History != nil {
-		h, err := turn.History(ctx, workerHistoryLimit)
-		if err != nil {
-			return nil, fmt.Errorf("exec worker: read the session history: %w", err)
-		}
-		if h != nil {
-			history = h
-		}
+	history, compaction, err := workerHistory(ctx, turn)
+	if err != nil {
+		return nil, fmt.Errorf("exec worker: read the session history: %w", err)
 	}
 	line, err := encodeLine(turnLine{
 		Type: "turn", ID: id, SessionID: turn.SessionID, UserID: turn.UserID,
-		Input: turn.Input, Content: content, State: state, Metadata: metadata, History: history, Message: turn.Message,
+		Input: turn.Input, Content: content, State: state, Metadata: metadata, History: history, Compaction: compaction, Message: turn.Message,
 		TraceParent: tracing.TraceParent(ctx), Attempt: max(turn.Attempt, 1), Checkpoint: recallCheckpoint(turn),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("exec worker: encode the turn: %w", err)
 	}
 	return line, nil
+}
+
+// workerHistory is the history a turn line carries: the session's newest
+// compaction item (nil: none) and up to workerHistoryLimit messages after
+// its range (runtime/compact.go), or the newest messages when the runtime
+// offers no compaction.
+func workerHistory(ctx context.Context, turn *runtime.Turn) ([]runtime.Message, *runtime.CompactionItem, error) {
+	history := []runtime.Message{}
+	if turn.Compaction != nil {
+		h, err := turn.Compaction.History(ctx, workerHistoryLimit)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, m := range h.Messages {
+			history = append(history, m.Message)
+		}
+		return history, h.Summary, nil
+	}
+	if turn.History != nil {
+		h, err := turn.History(ctx, workerHistoryLimit)
+		if err != nil {
+			return nil, nil, err
+		}
+		if h != nil {
+			history = h
+		}
+	}
+	return history, nil, nil
 }
 
 // workerContentOf is the turn's content as the turn line carries it:

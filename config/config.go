@@ -225,6 +225,9 @@ type Server struct {
 	Outbound Outbound `yaml:"outbound"`
 	// Schedules bound and time users' schedules (schedules.go).
 	Schedules Schedules `yaml:"schedules"`
+	// Triggers are named inbound triggers: signed webhooks at POST
+	// /triggers/<name> (triggers.go).
+	Triggers map[string]Trigger `yaml:"triggers"`
 }
 
 // HTTP is the listener and per-request policy.

@@ -65,6 +65,7 @@ func (c *Config) ApplyDefaults() {
 	c.Server.AGUI = defaultTrue(c.Server.AGUI)
 	c.Server.Metrics = defaultTrue(c.Server.Metrics)
 	c.Server.Schedules.defaults()
+	applyTriggerDefaults(c.Server.Triggers)
 	if c.Store.KeyPrefix == "" {
 		c.Store.KeyPrefix = DefaultKeyPrefix
 	}
@@ -112,6 +113,7 @@ func (m *ModelBackend) applyDefaults() {
 	if m.HistoryMessages == 0 {
 		m.HistoryMessages = DefaultModelHistoryMessages
 	}
+	m.Context.applyDefaults()
 }
 
 func defaultTrue(b *bool) *bool {

@@ -36,6 +36,9 @@ type ModelBackend struct {
 	// HistoryMessages is how many transcript messages are sent as history,
 	// the newest kept (default 40, at most 1000).
 	HistoryMessages int `yaml:"historyMessages"`
+	// Context keeps each prompt within a token budget by compacting long
+	// sessions (model_context.go); nil: no budget.
+	Context *ModelContext `yaml:"context"`
 }
 
 // Tool is a server tool the model may call: a local program run with the

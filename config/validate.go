@@ -212,6 +212,7 @@ func (v *validator) server(s Server) {
 	v.userLimits(s.Limits)
 	v.outbound(s.Outbound)
 	v.schedules(s.Schedules)
+	v.triggers(s.Triggers)
 	if size := s.Limits.MaxRequestBytes; v.d.set["server.limits.maxRequestBytes"] && (size < minRequestBytes || size > maxRequestBytes) {
 		v.problem("server.limits.maxRequestBytes", "must be between %s and %s", minRequestBytes, maxRequestBytes)
 	}

@@ -65,6 +65,7 @@ func (v *validator) model(m *ModelBackend) {
 	if m.HistoryMessages < 0 || m.HistoryMessages > maxModelHistoryMessages {
 		v.problem(at+".historyMessages", "must be between 1 and %d (0 means %d)", maxModelHistoryMessages, DefaultModelHistoryMessages)
 	}
+	v.modelContext(m)
 }
 
 // tools checks spec.tools, spec.mcpServers and spec.clientTools: only a

@@ -15,6 +15,7 @@ import (
 var named = map[string]string{
 	"spec.backend.router.harnesses": "<name>",
 	"spec.backend.router.tiers":     "<tier>",
+	"server.triggers":               "<name>",
 }
 
 // opaque are keys whose values are free-form (JSON Schema): their inner

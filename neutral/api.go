@@ -121,6 +121,7 @@ func (a *API) Register(mux *http.ServeMux) {
 	mux.HandleFunc("PATCH /sessions/{sessionId}", a.patchSession)
 	mux.HandleFunc("DELETE /sessions/{sessionId}", a.deleteSession)
 	mux.HandleFunc("GET /sessions/{sessionId}/messages", a.messages)
+	mux.HandleFunc("POST /sessions/{sessionId}/compact", a.compactSession)    // compact.go
 	mux.HandleFunc("GET /sessions/{sessionId}/responses", a.sessionResponses) // session_responses.go
 	mux.HandleFunc("POST /responses", a.createResponse)
 	mux.HandleFunc("GET /webhook-key", a.webhookKey) // webhook.go

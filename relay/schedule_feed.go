@@ -10,9 +10,10 @@ import (
 // ScheduleFired puts a fire of user's schedule into the feed of the owner
 // who follows user's work (the user when they are an owner, else the
 // agent's first owner), as a stage item that names the schedule, the fire,
-// its response and session, and its status (no input text). Nothing is
-// posted when nobody is such an owner.
-func (r *Relay) ScheduleFired(ctx context.Context, user, scheduleID string, seq int64, responseID, sessionID, status, failure string) error {
+// its response and session, its status, and, once the response is over,
+// its outcome (no input text). Nothing is posted when nobody is such an
+// owner.
+func (r *Relay) ScheduleFired(ctx context.Context, user, scheduleID string, seq int64, responseID, sessionID, status, failure, outcome string) error {
 	owner := user
 	if !r.IsOwner(user) {
 		owner = r.visitorOwner()
@@ -21,7 +22,7 @@ func (r *Relay) ScheduleFired(ctx context.Context, user, scheduleID string, seq 
 		return nil
 	}
 	item, err := json.Marshal(map[string]any{"type": "schedule_fire", "userId": user, "scheduleId": scheduleID, "seq": seq,
-		"responseId": responseID, "sessionId": sessionID, "status": status, "error": failure})
+		"responseId": responseID, "sessionId": sessionID, "status": status, "error": failure, "outcome": outcome})
 	if err != nil {
 		return err
 	}

@@ -48,9 +48,13 @@ type Turn struct {
 	// the transport has no such message.
 	Message *TurnMessage
 	// History reads the newest messages of the session transcript, oldest
-	// first, at most limit of them. It costs a store round trip, so agents
-	// that need no history never pay for it.
+	// first, at most limit of them, compaction items left out. It costs a
+	// store round trip, so agents that need no history never pay for it.
 	History func(ctx context.Context, limit int) ([]Message, error)
+	// Compaction is the session's compaction (compact.go): the newest
+	// summary of older messages and the messages after it, and saving a
+	// new one. Set by the runtime.
+	Compaction *Compaction
 
 	// ClientTools are the tools the client offers for this turn (AG-UI
 	// frontend tools), a JSON array of {name, description?, parameters};

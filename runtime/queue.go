@@ -179,14 +179,7 @@ func receiptOutcome(body []byte) Outcome {
 			out.Err = errCancelled
 		}
 	case StatusFailed:
-		switch code {
-		case CodeTimedOut:
-			out.Err = errTimedOut
-		case CodeNoOutput:
-			out.Err = errNoOutput
-		default:
-			out.Err = &Error{Kind: ErrAgentFailed, Code: code, Detail: "The response failed"}
-		}
+		out.Err = failedError(code, "The response failed")
 	default:
 		out.Err = &Error{Kind: ErrUnavailable, Code: "unexpected_status", Detail: "The response ended with status " + env.Status}
 	}

@@ -178,7 +178,10 @@ var (
 	errShuttingDown = &Error{Kind: ErrUnavailable, Code: CodeShutdown, Detail: "The server is shutting down; retry on another replica"}
 	errLeaseLost    = &Error{Kind: ErrAgentFailed, Code: CodeLeaseLost, Detail: "The response lost its session to another response"}
 	errReceiptFinal = &Error{Kind: ErrConflict, Code: "receipt_final", Detail: "The response was already recorded as finished"}
-	errDenied       = &Error{Kind: ErrApprovalDenied, Code: "denied", Detail: "The action was denied"}
+	// errResponseExists refuses a response whose chosen ID the session
+	// has already (ResponseRequest.ResponseID): its receipt stays as it is.
+	errResponseExists = &Error{Kind: ErrConflict, Code: "response_exists", Detail: "The session already has a response with that ID; read its receipt instead of starting it again"}
+	errDenied         = &Error{Kind: ErrApprovalDenied, Code: "denied", Detail: "The action was denied"}
 )
 
 // streamQueue is how many events a streaming response may emit ahead of
@@ -277,6 +280,7 @@ func (s *Service) StartResponse(ctx context.Context, p Principal, req ResponseRe
 		History: func(ctx context.Context, limit int) ([]Message, error) {
 			return s.history(ctx, p.UserID, sessionID, limit)
 		},
+		Compaction:  s.compaction(p.UserID, sessionID, r.ID),
 		ClientTools: req.ClientTools, Context: req.Context, Message: req.Message,
 		RequestApproval:   r.requestApproval,
 		RequestClientTool: r.requestClientTool,
@@ -335,6 +339,8 @@ func (s *Service) notBegun(ctx context.Context, p Principal, req ResponseRequest
 	switch {
 	case errors.Is(err, store.ErrSessionNotFound):
 		return nil, errSessionNotFound
+	case errors.Is(err, store.ErrResponseExists):
+		return nil, errResponseExists
 	case busy:
 		return s.whenBusy(ctx, p, req, r.ID, r.SessionID, r.metadata, r.limits)
 	}

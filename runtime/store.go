@@ -29,6 +29,7 @@ type Store interface {
 	store.Attempts
 	store.Queues
 	store.Steers
+	store.Compactions
 
 	// Of store.Waits.
 	ReadWait(ctx context.Context, user, session, id string) (store.Wait, bool, error)

@@ -74,6 +74,7 @@ func (s *Service) prepareStored(ctx context.Context, run storedRun) (*Response, 
 		History: func(ctx context.Context, limit int) ([]Message, error) {
 			return s.history(ctx, user, session, limit)
 		},
+		Compaction:  s.compaction(user, session, r.ID),
 		ClientTools: req.ClientTools, Context: req.Context, Message: req.Message,
 		RequestApproval:   r.requestApproval,
 		RequestClientTool: r.requestClientTool,

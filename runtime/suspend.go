@@ -337,13 +337,13 @@ var errExecutionUnavailable = &Error{Kind: ErrConflict, Code: "execution_unavail
 func (s *Service) NextBoundary(ctx context.Context, p Principal, w Resumption) (Answer, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout+5*time.Second)
 	defer cancel()
-	var failed *Error
+	failedWith := "" // the error event's text, when the response failed
 	err := s.Follow(ctx, p, w.SessionID, w.ResponseID, w.After, func(f Frame) (bool, error) {
 		switch f.Type {
 		case EventCompleted:
 			return true, nil
 		case EventError:
-			failed = &Error{Kind: ErrAgentFailed, Code: CodeInvocationFailed, Detail: errorText(f.JSON)}
+			failedWith = errorText(f.JSON)
 			return true, nil
 		}
 		return false, nil
@@ -362,14 +362,11 @@ func (s *Service) NextBoundary(ctx context.Context, p Principal, w Resumption) (
 	if code == CodeReplicaLost {
 		return Answer{}, errExecutionUnavailable // its replica died before it resumed
 	}
-	if failed != nil {
-		switch code {
-		case CodeTimedOut:
-			failed = errTimedOut
-		case CodeNoOutput:
-			failed = errNoOutput
+	if failedWith != "" {
+		if code != CodeTimedOut && code != CodeNoOutput {
+			code = CodeInvocationFailed // the error event's text says what failed
 		}
-		return Answer{Body: receipt, Err: failed}, nil
+		return Answer{Body: receipt, Err: failedError(code, failedWith)}, nil
 	}
 	return Answer{Body: receipt}, nil
 }

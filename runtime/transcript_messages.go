@@ -86,7 +86,8 @@ func transcriptContent(t Turn) json.RawMessage {
 
 func jsonString(s string) json.RawMessage { return jsonwrite.AppendString(nil, s) }
 
-// history reads the transcript tail for an agent.
+// history reads the transcript tail for an agent, without its compaction
+// items (Turn.Compaction reads those).
 func (s *Service) history(ctx context.Context, user, session string, limit int) ([]Message, error) {
 	rows, err := s.store.LastMessages(ctx, user, session, limit)
 	if err != nil {
@@ -95,7 +96,7 @@ func (s *Service) history(ctx context.Context, user, session string, limit int) 
 	out := make([]Message, 0, len(rows))
 	for _, row := range rows {
 		var m Message
-		if err := json.Unmarshal(row.JSON, &m); err == nil {
+		if err := json.Unmarshal(row.JSON, &m); err == nil && m.Type != MessageTypeCompaction {
 			out = append(out, m)
 		}
 	}

@@ -18,7 +18,7 @@ type fields struct {
 	Cron      *string         `json:"cron"`
 	TimeZone  *string         `json:"timeZone"`
 	At        *string         `json:"at"`
-	Input     *string         `json:"input"`
+	Input     json.RawMessage `json:"input"`
 	SessionID *string         `json:"sessionId"`
 	OnBusy    *string         `json:"onBusy"`
 	Webhook   json.RawMessage `json:"webhook"`
@@ -67,7 +67,9 @@ func (f fields) apply(d *Definition) error {
 		}
 	}
 	if f.Input != nil {
-		d.Input = *f.Input
+		if err := setInput(d, f.Input); err != nil {
+			return err
+		}
 	}
 	if f.SessionID != nil {
 		d.SessionID = *f.SessionID

@@ -23,8 +23,10 @@ type Definition struct {
 	TimeZone string `json:"timeZone,omitempty"`
 	// At is a one-off's time; zero for a cron schedule.
 	At time.Time `json:"at,omitzero"`
-	// Input is the text each fire sends.
-	Input string `json:"input"`
+	// Input is the text each fire sends; InputData, instead, the object
+	// each fire sends to an agent with a typed input (input.go).
+	Input     string          `json:"input"`
+	InputData json.RawMessage `json:"inputData,omitempty"`
 	// SessionID is the session each fire runs in; empty: a new session
 	// per fire.
 	SessionID string `json:"sessionId,omitempty"`

@@ -25,6 +25,10 @@
 // spec.onBusy): rejected, it is recorded as failed with the reason.
 // Results reach the session, the schedule's completion webhook when it
 // names one, and (Options.OnFire, which the server wires to the relay) the
-// owner's feed as a stage item schedule_fire. Each replica reads the due
+// owner's feed as a stage item schedule_fire: once when the fire starts,
+// and once with its outcome when the response is over (outcome.go). An
+// agent with a typed input contract takes an object as a schedule's
+// input, checked against its schema when the schedule is stored
+// (input.go). Each replica reads the due
 // schedules and the pending fires once a tick (250 ms): two store reads.
 package schedule

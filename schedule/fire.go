@@ -42,7 +42,7 @@ func (s *Scheduler) start(ctx context.Context, key store.FireKey, f store.FireRe
 	}
 	meta, _ := json.Marshal(map[string]any{"scheduleId": key.Schedule, "fire": key.Seq})
 	r, err := svc.StartResponse(ctx, p, runtime.ResponseRequest{
-		Input: def.Input, SessionID: f.SessionID, Background: true, Transport: runtime.TransportSchedule,
+		Input: def.Input, Parts: def.parts(), SessionID: f.SessionID, Background: true, Transport: runtime.TransportSchedule,
 		Webhook: def.Webhook, OnBusy: def.OnBusy, ResponseID: f.ResponseID, Metadata: meta,
 	})
 	if err != nil {
@@ -73,6 +73,8 @@ func (s *Scheduler) started(ctx context.Context, key store.FireKey, responseID, 
 	}
 	fires, err := s.o.Store.ListFires(ctx, key.User, key.Schedule, key.Seq+1, 1)
 	if err == nil && len(fires) == 1 && fires[0].Seq == key.Seq {
-		s.o.OnFire(ctx, key.User, key.Schedule, fireViewOf(fires[0]))
+		fire := fireViewOf(fires[0])
+		s.o.OnFire(ctx, key.User, key.Schedule, fire)
+		s.watchOutcome(s.watchContext(ctx), key, fire)
 	}
 }

@@ -51,6 +51,10 @@ func TestRunNowFiresOnceAndTheWebhookGetsTheReceipt(t *testing.T) {
 			!strings.Contains(body, created.ID) || strings.Contains(body, "good morning") {
 			t.Fatalf("owner's feed: %s", body)
 		}
+		// Once the response is over, the feed gets its outcome too.
+		waitFor(t, "the fire's outcome in the owner's feed", func() bool {
+			return strings.Contains(string(ts.Get("/owner/outside-agents/feed").Body), `"outcome":"completed"`)
+		})
 		servertest.MustStatus(t, ts.Post("/schedules/sch_nope/run", ""), http.StatusNotFound)
 	})
 }

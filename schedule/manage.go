@@ -39,12 +39,10 @@ func (s *Scheduler) check(ctx context.Context, user string, d Definition) (when,
 	if err != nil {
 		return w, err
 	}
-	switch {
-	case strings.TrimSpace(d.Input) == "":
-		return w, fieldError{"input", "is required: the non-blank text each fire sends"}
-	case len(d.Input) > s.o.Service.MaxInputBytes():
-		return w, fieldError{"input", fmt.Sprintf("is larger than the %s an input may be", runtime.FormatBytes(int64(s.o.Service.MaxInputBytes())))}
-	case d.OnBusy != "" && !runtime.ValidOnBusy(d.OnBusy):
+	if err := s.checkInput(d); err != nil {
+		return w, err
+	}
+	if d.OnBusy != "" && !runtime.ValidOnBusy(d.OnBusy) {
 		return w, fieldError{"onBusy", "must be reject, enqueue, interrupt or rollback"}
 	}
 	if d.SessionID != "" {

@@ -51,6 +51,8 @@ func TestBadInputIsRefusedNamingTheFieldAndStoresNothing(t *testing.T) {
 		{`{"at":"` + future + `","timeZone":"UTC","input":"hi"}`, "timeZone"},
 		{`{"cron":"0 9 * * *","input":"  "}`, "input"},
 		{`{"cron":"0 9 * * *","input":7}`, "input"},
+		{`{"cron":"0 9 * * *","input":["hi"]}`, "input"},
+		{`{"cron":"0 9 * * *","input":{"city":"Rome"}}`, "input"}, // an object, for an agent with no input schema
 		{`{"cron":"0 9 * * *","input":"hi","onBusy":"later"}`, "onBusy"},
 		{`{"cron":"0 9 * * *","input":"hi","sessionId":"sess_nope"}`, "sessionId"},
 		{`{"cron":"0 9 * * *","input":"hi","webhook":{"url":""}}`, "webhook.url"},
@@ -77,7 +79,7 @@ func TestBadInputIsRefusedNamingTheFieldAndStoresNothing(t *testing.T) {
 		r := bob.Do("PATCH", "/schedules/"+created.ID, "application/json", []byte(`{"cron":"0 25 * * *","input":"changed"}`))
 		servertest.MustStatus(t, r, http.StatusBadRequest)
 		got := decode[schedule.View](t, bob.Get("/schedules/"+created.ID))
-		if got.Cron != "0 9 * * *" || got.Input != "hi" || !got.NextFireAt.Equal(*created.NextFireAt) {
+		if got.Cron != "0 9 * * *" || string(got.Input) != `"hi"` || !got.NextFireAt.Equal(*created.NextFireAt) {
 			t.Fatalf("a refused patch changed the schedule: %+v", got)
 		}
 	})
@@ -138,7 +140,7 @@ func TestSchedulesAreTheirUsersAndTheOwnersForAnyone(t *testing.T) {
 			t.Fatalf("resume: %+v", resumed)
 		}
 		patched := decode[schedule.View](t, bob.Do("PATCH", "/schedules/"+id, "application/json", []byte(`{"input":"new text","onBusy":"enqueue"}`)))
-		if patched.Input != "new text" || patched.OnBusy != "enqueue" || patched.Cron != "30 8 * * 1-5" {
+		if string(patched.Input) != `"new text"` || patched.OnBusy != "enqueue" || patched.Cron != "30 8 * * 1-5" {
 			t.Fatalf("patch: %+v", patched)
 		}
 		servertest.MustStatus(t, alice.Do("DELETE", "/schedules/"+id, "", nil), http.StatusNotFound)

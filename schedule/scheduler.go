@@ -39,17 +39,21 @@ type Options struct {
 	Log          *slog.Logger
 	Now          func() time.Time
 	// OnFire, when set, is told of every fire once it started (or could
-	// not): the server posts it to the owner's feed.
+	// not), and again with its Outcome once its response is over
+	// (outcome.go): the server posts both to the owner's feed.
 	OnFire func(ctx context.Context, user, scheduleID string, fire FireView)
 }
 
 // Scheduler fires the due schedules of every user, on every replica: each
 // fire exactly once across them (see the package's doc).
 type Scheduler struct {
-	o      Options
-	stop   context.CancelFunc
-	done   chan struct{}
-	closed sync.Once
+	o       Options
+	stop    context.CancelFunc
+	done    chan struct{}
+	closed  sync.Once
+	watches sync.WaitGroup  // watchOutcome's follows
+	watchMu sync.Mutex      // orders a watch's start with Close's wait
+	ctx     context.Context // ended by Close; the watches' context
 }
 
 // New makes a replica's scheduler, with the defaults filled in.
@@ -84,7 +88,9 @@ func New(o Options) *Scheduler {
 // Start runs the scheduler until Close.
 func (s *Scheduler) Start() {
 	ctx, cancel := context.WithCancel(context.Background())
-	s.stop = cancel
+	s.watchMu.Lock()
+	s.stop, s.ctx = cancel, ctx
+	s.watchMu.Unlock()
 	go s.run(ctx)
 }
 
@@ -96,8 +102,11 @@ func (s *Scheduler) Close() {
 			close(s.done)
 			return
 		}
-		s.stop()
+		s.watchMu.Lock()
+		s.stop() // a watch not begun yet sees it and does not begin
+		s.watchMu.Unlock()
 		<-s.done
+		s.watches.Wait()
 	})
 }
 

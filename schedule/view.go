@@ -1,6 +1,7 @@
 package schedule
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/harnest/harnest/runtime"
@@ -14,7 +15,7 @@ type View struct {
 	Cron       string           `json:"cron,omitempty"`
 	TimeZone   string           `json:"timeZone,omitempty"`
 	At         *time.Time       `json:"at,omitempty"`
-	Input      string           `json:"input"`
+	Input      json.RawMessage  `json:"input"`     // text (a JSON string) or a typed input's object
 	SessionID  *string          `json:"sessionId"` // null: a new session per fire
 	OnBusy     string           `json:"onBusy,omitempty"`
 	Webhook    *runtime.Webhook `json:"webhook,omitempty"`
@@ -26,7 +27,7 @@ type View struct {
 }
 
 func viewOf(rec store.ScheduleRecord, d Definition) View {
-	v := View{ID: rec.ID, UserID: rec.User, Cron: d.Cron, TimeZone: d.TimeZone, Input: d.Input, OnBusy: d.OnBusy,
+	v := View{ID: rec.ID, UserID: rec.User, Cron: d.Cron, TimeZone: d.TimeZone, Input: d.inputView(), OnBusy: d.OnBusy,
 		Webhook: d.Webhook, Paused: rec.Paused, Fires: rec.Fires, CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt}
 	if d.Cron != "" && v.TimeZone == "" {
 		v.TimeZone = "UTC"
@@ -57,6 +58,10 @@ type FireView struct {
 	// (Error says why it could not start).
 	Status string `json:"status"`
 	Error  string `json:"error,omitempty"`
+	// Outcome is the final status of the fire's response (completed,
+	// failed, cancelled, denied), in what Options.OnFire is told once the
+	// response is over; empty in the history, where the receipt says it.
+	Outcome string `json:"outcome,omitempty"`
 }
 
 func fireViewOf(f store.FireRecord) FireView {

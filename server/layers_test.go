@@ -44,7 +44,7 @@ var harnestLayout = layout{
 	commands: "cmd",
 	root:     "server",
 	doors: []string{"neutral", "neutral/apidoc", "live", "agui", "a2a", "relay", "mcpapi", "openaiapi", "skills",
-		"routerapi", "playground", "uichat", "schedule", "usageapi"},
+		"routerapi", "playground", "uichat", "schedule", "trigger", "usageapi"},
 	backends:     []string{"backend"},
 	internal:     "internal",
 	core:         "runtime",

@@ -21,6 +21,7 @@ import (
 	"github.com/harnest/harnest/relay"
 	"github.com/harnest/harnest/routerapi"
 	"github.com/harnest/harnest/skills"
+	"github.com/harnest/harnest/trigger"
 	"github.com/harnest/harnest/uichat"
 )
 
@@ -47,6 +48,10 @@ func (s *Server) routes() (http.Handler, error) {
 		endpoints["agui"] = "/agui"
 	}
 	s.mountSchedules(mux, endpoints)
+	if err := s.mountTriggers(mux, endpoints); err != nil {
+		return nil, err
+	}
+	s.mountEvals(mux, endpoints) // evals.go
 	s.mountUsage(mux, endpoints)
 	s.mountMCP(mux, endpoints)
 	s.mountOpenAI(mux, authn, endpoints)
@@ -87,7 +92,8 @@ func newAuthenticator(cfg config.Config, jwt *auth.JWT) *auth.Authenticator {
 	return auth.New(tokensOf(cfg), func(r *http.Request) bool {
 		return neutral.IsPublic(r) || a2a.IsPublic(r) || (r.Method == http.MethodGet && r.URL.Path == "/live") || relay.IsPublic(r) ||
 			(config.Enabled(cfg.Server.Playground.Enabled) && playground.IsPublic(r)) ||
-			((cfg.Server.OpenAICompat || cfg.Server.OpenResponses) && openaiapi.IsPath(r)) || skills.IsPublic(r) || metrics.IsPublic(cfg, r)
+			((cfg.Server.OpenAICompat || cfg.Server.OpenResponses) && openaiapi.IsPath(r)) || skills.IsPublic(r) || metrics.IsPublic(cfg, r) ||
+			trigger.IsPublic(r)
 	}, auth.WithJWT(jwt))
 }
 

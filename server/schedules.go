@@ -20,7 +20,7 @@ func (s *Server) newScheduler(tune func(*schedule.Options)) *schedule.Scheduler 
 		MaxBodyBytes: int(s.Folder.Config.Server.Limits.MaxRequestBytes),
 		Log:          s.log,
 		OnFire: func(ctx context.Context, user, id string, f schedule.FireView) {
-			if err := s.relay.ScheduleFired(ctx, user, id, f.Seq, f.ResponseID, f.SessionID, f.Status, f.Error); err != nil {
+			if err := s.relay.ScheduleFired(ctx, user, id, f.Seq, f.ResponseID, f.SessionID, f.Status, f.Error, f.Outcome); err != nil {
 				s.log.Warn("schedules: cannot post a fire to the owner's feed", "schedule", id, "err", err)
 			}
 		},

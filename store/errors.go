@@ -14,6 +14,11 @@ var (
 	ErrSessionExists = errors.New("store: session already exists")
 	// ErrSessionBusy: a response holds the session.
 	ErrSessionBusy = errors.New("store: a response holds the session")
+	// ErrResponseExists: BeginResponse names a response the session has
+	// already (a caller that chose the ID itself, such as a schedule's
+	// fire, begins it twice); nothing was written, so its receipt, final
+	// or not, stays as it was.
+	ErrResponseExists = errors.New("store: the session already has a response with that ID")
 	// ErrSessionNotFound: a response (or an asset) names a session the
 	// user does not have.
 	ErrSessionNotFound = errors.New("store: session not found")

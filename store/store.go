@@ -44,20 +44,23 @@ type Store interface {
 	Steers        // steers.go: runtime's steers kept for running responses
 
 	// The slices beside it, each with its owner.
-	Secrets       // secrets.go: runtime, a2a and relay
-	Limits        // limits.go: runtime's per-user limits of turns
-	UserWindows   // limits.go: internal/httpapi's rate limiter
-	Tasks         // tasks.go: a2a
-	PushConfigs   // pushconfigs.go: a2a
-	Threads       // threads.go: agui
-	MCPSessions   // mcpsessions.go: mcpapi
-	Relay         // relay.go: relay
-	RelayTools    // relay_tools.go: relay
-	Router        // router.go: backend/router
-	Journals      // journal.go: runtime's resume points of durable turns
-	Attempts      // attempts.go: runtime's attempt budget of durable turns
-	Schedules     // schedules.go: schedule
-	UsageCounters // usage.go: runtime's counters and budgets, usageapi
+	Secrets           // secrets.go: runtime, a2a and relay
+	Limits            // limits.go: runtime's per-user limits of turns
+	UserWindows       // limits.go: internal/httpapi's rate limiter
+	Tasks             // tasks.go: a2a
+	PushConfigs       // pushconfigs.go: a2a
+	Threads           // threads.go: agui
+	MCPSessions       // mcpsessions.go: mcpapi
+	Relay             // relay.go: relay
+	RelayTools        // relay_tools.go: relay
+	Router            // router.go: backend/router
+	Journals          // journal.go: runtime's resume points of durable turns
+	Attempts          // attempts.go: runtime's attempt budget of durable turns
+	Schedules         // schedules.go: schedule
+	TriggerDeliveries // triggers.go: trigger
+	EvalRuns          // evals.go: eval (harnest eval and its route)
+	Compactions       // compactions.go: runtime's compaction of long sessions
+	UsageCounters     // usage.go: runtime's counters and budgets, usageapi
 
 	// Describe says which store this is, without credentials (for the
 	// start-up banner and logs).
@@ -103,8 +106,9 @@ type Responses interface {
 	// BeginResponse takes the session's lease, writes the in_progress
 	// receipt, registers the run and returns the session state.
 	// ErrSessionNotFound or ErrSessionBusy (another response holds the
-	// session, or responses are queued for it: Queues) refuse it; nothing
-	// is kept then.
+	// session, or responses are queued for it: Queues) or
+	// ErrResponseExists (the session has a response with that ID: a
+	// receipt is never overwritten) refuse it; nothing is kept then.
 	BeginResponse(ctx context.Context, b Begin) (map[string]json.RawMessage, error)
 	// CommitResponse writes one step atomically: receipt, events,
 	// transcript messages, state delta, wait, and the lease's release.

@@ -4,6 +4,7 @@
 //
 //	harnest serve [folder] [--host H] [--port P] [--redis-url URL]
 //	harnest check [folder]
+//	harnest eval <folder> [cases] [--json F] [--junit F] [--threshold R]
 //	harnest init <folder> [--template echo|model|worker-python|worker-node]
 //	harnest version
 //
@@ -35,6 +36,8 @@ func run(args []string) int {
 		return serve(args[1:])
 	case "check":
 		return check(args[1:])
+	case "eval":
+		return evalCommand(args[1:])
 	case "init":
 		return initFolder(args[1:])
 	case "pair":
@@ -57,6 +60,8 @@ func usage() {
 	fmt.Fprint(os.Stderr, `Usage:
   harnest serve [folder] [flags]   serve the agent in folder (default ".")
   harnest check [folder]           validate an agent folder; prints each problem
+  harnest eval <folder> [cases]    run the agent's eval cases (default <folder>/evals.yaml); exits 1 below
+                                   --threshold ("harnest eval -h" for the flags)
   harnest init <folder> [--template echo|model|worker-python|worker-node] [--name N]
                                    write a working agent folder from a template
   harnest pair --server URL --name N --kind K

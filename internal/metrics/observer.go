@@ -26,7 +26,7 @@ type turnObserver struct{ m *Metrics }
 var knownTransports = map[string]bool{
 	runtime.TransportJSON: true, runtime.TransportSSE: true, runtime.TransportLive: true,
 	runtime.TransportAGUI: true, runtime.TransportA2A: true, runtime.TransportMCP: true,
-	runtime.TransportOpenAI: true, runtime.TransportSchedule: true,
+	runtime.TransportOpenAI: true, runtime.TransportSchedule: true, runtime.TransportTrigger: true,
 }
 
 // knownStatuses bounds the status label; anything else is "other".

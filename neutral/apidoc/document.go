@@ -106,10 +106,13 @@ func Document(o Options) (*openapi3.T, error) {
 
 	b.addDiscovery(doc, o)
 	b.addSessions(doc)
+	b.addCompaction(doc) // compact.go
 	b.addResponses(doc)
 	b.addAssets(doc)
 	b.addRelay(doc)
 	b.addSchedules(doc) // schedules.go
+	b.addTriggers(doc)  // triggers.go
+	b.addEvals(doc)     // evals.go
 	b.addUsage(doc)     // usage.go
 	if o.OpenResponses {
 		doc.Tags = append(doc.Tags, &openapi3.Tag{Name: tagOpenResponses, Description: "The Open Responses API at /v1/responses: the same agent through the OpenAI SDKs' Responses clients."})

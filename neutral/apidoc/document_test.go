@@ -70,7 +70,7 @@ func TestDocumentTags(t *testing.T) {
 	for _, tag := range doc.Tags {
 		names = append(names, tag.Name)
 	}
-	if want := []string{"Responses", "Sessions", "Discovery", "Outside agents", "Outside agents: owner", "Schedules", "Usage"}; !reflect.DeepEqual(names, want) {
+	if want := []string{"Responses", "Sessions", "Discovery", "Outside agents", "Outside agents: owner", "Schedules", "Triggers", "Evals", "Usage"}; !reflect.DeepEqual(names, want) {
 		t.Errorf("tags = %v, want %v", names, want)
 	}
 }
@@ -109,6 +109,9 @@ var wantOperations = []struct {
 	{"/schedules/{scheduleId}/resume", http.MethodPost, "resumeSchedule", "Schedules"},
 	{"/schedules/{scheduleId}/run", http.MethodPost, "runSchedule", "Schedules"},
 	{"/schedules/{scheduleId}/fires", http.MethodGet, "listScheduleFires", "Schedules"},
+	{"/triggers/{name}", http.MethodPost, "deliverTrigger", "Triggers"},
+	{"/evals/last", http.MethodGet, "getLastEvalRun", "Evals"},
+	{"/sessions/{sessionId}/compact", http.MethodPost, "compactSession", "Sessions"},
 	{"/usage", http.MethodGet, "getUsage", "Usage"},
 }
 

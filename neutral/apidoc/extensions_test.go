@@ -11,9 +11,11 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
+	"github.com/harnest/harnest/eval"
 	"github.com/harnest/harnest/internal/media"
 	"github.com/harnest/harnest/neutral"
 	"github.com/harnest/harnest/schedule"
+	"github.com/harnest/harnest/trigger"
 	"github.com/harnest/harnest/usageapi"
 )
 
@@ -308,13 +310,19 @@ func TestDocumentMatchesRoutes(t *testing.T) {
 	mux := http.NewServeMux()
 	api.Register(mux)
 	schedule.New(schedule.Options{}).Register(mux)
+	triggers, err := trigger.New(trigger.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	triggers.Register(mux)
+	mux.Handle("GET "+eval.LastRunPath, eval.LastRunHandler(nil, ""))
 	usageapi.Register(mux, usageapi.Options{})
 	for path, item := range doc.Paths.Map() {
 		if isRelayPath(path) {
 			continue // relay.TestDocumentMatchesRoutes (relay/routes_test.go)
 		}
 		concrete := strings.NewReplacer("{responseId}", "resp_x", "{sessionId}", "s", "{assetId}", "asset_x",
-			"{approvalId}", "approval_x", "{requestId}", "client_tool_x", "{scheduleId}", "sch_x").Replace(path)
+			"{approvalId}", "approval_x", "{requestId}", "client_tool_x", "{scheduleId}", "sch_x", "{name}", "hooks").Replace(path)
 		for method := range item.Operations() {
 			_, pattern := mux.Handler(httptest.NewRequest(method, concrete, nil))
 			routeMethod := method

@@ -33,7 +33,9 @@ func scheduleFields() []field {
 			"first, or a descriptor (`@hourly`, `@daily`, `@every 90s`). One of `cron` and `at`.")),
 		opt("timeZone", str("The IANA time zone `cron` is read in, such as `Europe/Berlin` (default UTC).")),
 		opt("at", describe(openapi3.NewDateTimeSchema(), "A one-off's time (RFC 3339), in the future. One of `cron` and `at`.")),
-		opt("input", str("The text each fire sends (required on create).")),
+		opt("input", describe(&openapi3.Schema{OneOf: openapi3.SchemaRefs{str(""), openapi3.NewObjectSchema().NewRef()}},
+			"What each fire sends (required on create): text, or, for an agent with an input schema, an object that "+
+				"matches it (see `createAgentResponse`'s `input`), checked when the schedule is stored.")),
 		opt("sessionId", nullableStr("The session each fire runs in; left out or null: a new session per fire.")),
 		opt("onBusy", enumStr("What a fire does when its session is busy (default: the agent's `spec.onBusy`).",
 			"reject", "enqueue", "interrupt", "rollback")),

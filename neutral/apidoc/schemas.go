@@ -79,12 +79,14 @@ func (b *builder) defineSessionSchemas() {
 		req("nextCursor", nullableStr("Pass as `cursor` to fetch the next (older) page; null on the last page.")),
 	))
 
-	b.define("Message", object("One entry of a session transcript.",
-		req("id", str("The message ID.")),
-		req("role", str("Who produced the message, such as `user` or `assistant`.")),
-		req("content", anyValue("A string, or structured content parts. Binary data is replaced by placeholders.")),
-		req("createdAt", timestamp("When the message was recorded, if known.")),
-		req("metadata", freeObject("Extra details about the message.")),
+	b.define("Message", object("One entry of a session transcript: a message, or a compaction item (`type` compaction).",
+		append([]field{
+			req("id", str("The message ID.")),
+			req("role", str("Who produced the message, such as `user` or `assistant`.")),
+			req("content", anyValue("A string, or structured content parts. Binary data is replaced by placeholders.")),
+			req("createdAt", timestamp("When the message was recorded, if known.")),
+			req("metadata", freeObject("Extra details about the message.")),
+		}, compactionMessageFields()...)...,
 	))
 
 	b.define("MessagePage", object("One page of a session transcript, oldest first.",

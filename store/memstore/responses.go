@@ -11,8 +11,9 @@ import (
 // BeginResponse takes the session's lease for the response, writes (a copy
 // of) its in_progress receipt, registers the run and returns the session
 // state, all under the session's lock. With b.CreateSession it makes the
-// session first. It returns ErrSessionNotFound, or ErrSessionBusy when
-// another response holds the session; nothing is kept then.
+// session first. It returns ErrSessionNotFound, ErrResponseExists, or
+// ErrSessionBusy when another response holds the session; nothing is kept
+// then.
 func (s *Store) BeginResponse(ctx context.Context, b store.Begin) (map[string]json.RawMessage, error) {
 	if err := s.closed.check(); err != nil {
 		return nil, err
@@ -32,6 +33,8 @@ func (s *Store) BeginResponse(ctx context.Context, b store.Begin) (map[string]js
 			s.dropSpace(sh, spaceKey{b.User, b.Session})
 		}
 		return nil, store.ErrSessionNotFound
+	case hasReceipt(sp.responses.get(b.ResponseID), now):
+		return nil, store.ErrResponseExists
 	case sp.lease.heldBy(now) != "" || len(sp.queue) > 0: // a queue goes first (queue.go)
 		return nil, store.ErrSessionBusy
 	}
@@ -241,4 +244,13 @@ func (s *Store) Receipt(ctx context.Context, user, session, responseID string) (
 	}
 	b, ok := r.liveReceipt(s.now())
 	return b, ok, nil
+}
+
+// hasReceipt reports whether r (nil: none) has a live receipt at now.
+func hasReceipt(r *response, now time.Time) bool {
+	if r == nil {
+		return false
+	}
+	_, ok := r.liveReceipt(now)
+	return ok
 }

@@ -43,6 +43,7 @@ type space struct {
 	session    sessionData // meaningful when hasSession
 	hasSession bool
 	transcript transcript
+	compaction []byte // the runtime's compaction state (compactions.go); nil: none
 	lease      lease
 	responses  responseSet
 	order      []string            // the session's response IDs in the order they began (session_responses.go)

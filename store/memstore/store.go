@@ -58,6 +58,8 @@ type Store struct {
 	*pushSpace
 	*mcpSessionsSpace
 	*schedulesSpace
+	*deliveriesSpace
+	*evalRunsSpace
 	*usageSpace
 
 	now        func() time.Time
@@ -106,6 +108,8 @@ func New(opts Options) *Store {
 	s.pushSpace = newPushSpace(s.now, s.receiptTTL, &s.closed)
 	s.mcpSessionsSpace = newMCPSessionsSpace(s.now, &s.closed)
 	s.schedulesSpace = newSchedulesSpace(&s.closed)
+	s.deliveriesSpace = newDeliveriesSpace(s.now, &s.closed)
+	s.evalRunsSpace = newEvalRunsSpace(&s.closed)
 	s.usageSpace = newUsageSpace(&s.closed)
 	go s.expireEvery(expiryEvery)
 	return s

@@ -30,7 +30,8 @@ import (
 // ID), told of this one.
 //
 // It returns 0 when the session is missing, -1 when a response holds it
-// or responses are queued for it,
+// or responses are queued for it, -2 when the session has a response with
+// that ID already (its receipt is never overwritten),
 // and otherwise the session's state as HGETALL answers it (field, value,
 // ...; empty for a new session).
 var beginScript = redis.NewScript(`
@@ -39,6 +40,7 @@ if not create and redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 -- A session's queue (queue.go: meta's key less ':meta', then ':Q') goes
 -- first.
 if redis.call('EXISTS', string.sub(KEYS[1], 1, -6) .. ':Q') == 1 then return -1 end
+if redis.call('EXISTS', KEYS[4]) == 1 then return -2 end
 local took
 if tonumber(ARGV[4]) > 0 then
   took = redis.call('SET', KEYS[3], ARGV[3], 'PX', ARGV[4], 'NX')
@@ -76,9 +78,9 @@ return redis.call('HGETALL', KEYS[2])
 
 // BeginResponse takes the session's lease for the response, writes its
 // in_progress receipt, registers the run and returns the session state, in
-// one script: one round trip. It returns ErrSessionNotFound or
-// ErrSessionBusy (another response holds the session), having written
-// nothing.
+// one script: one round trip. It returns ErrSessionNotFound,
+// ErrResponseExists or ErrSessionBusy (another response holds the
+// session), having written nothing.
 //
 // On a Cluster the run registry and the user's session index are written
 // in steps of their own (see cluster.go): the run is registered before the
@@ -107,8 +109,11 @@ func (s *Store) BeginResponse(ctx context.Context, b store.Begin) (map[string]js
 	}
 	if refusal, ok := reply.(int64); ok {
 		err := store.ErrSessionBusy
-		if refusal == 0 {
+		switch refusal {
+		case 0:
 			err = store.ErrSessionNotFound
+		case -2:
+			err = store.ErrResponseExists
 		}
 		if uerr := s.sendBookkeeping(ctx, unregister); uerr != nil {
 			// The run stays registered without a receipt: a sweep forgets it.

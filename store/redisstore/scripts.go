@@ -32,6 +32,7 @@ var scripts = []*redis.Script{
 	queueScript, startQueuedScript, cancelQueuedScript, // queue.go
 	appendSteerScript, takeSteersScript, // steers.go
 	createScheduleScript, updateScheduleScript, deleteScheduleScript, claimFireScript, takeFireScript, fireStartedScript, // schedules.go
+	saveCompactionScript,         // compactions.go
 	usageScript, usageMarkScript, // usage.go
 }
 

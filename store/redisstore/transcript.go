@@ -73,6 +73,12 @@ func (s *Store) readTranscript(ctx context.Context, k sessionKeys, from int64, l
 	if err != nil {
 		return nil, fmt.Errorf("store: read transcript: %w", err)
 	}
+	return s.transcriptReply(ctx, k, from, limit, reply)
+}
+
+// transcriptReply reads readTranscriptScript's reply (and a transcript of
+// the older form from its set).
+func (s *Store) transcriptReply(ctx context.Context, k sessionKeys, from int64, limit int, reply []any) ([]store.StoredMessage, error) {
 	first, ok := reply[0].(int64)
 	if !ok {
 		return nil, fmt.Errorf("store: read transcript: unexpected reply %v", reply)

@@ -51,6 +51,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("Tasks", func(t *testing.T) { testTasks(t, h) })
 	t.Run("Threads", func(t *testing.T) { testThreads(t, h) })
 	t.Run("MCPSessions", func(t *testing.T) { testMCPSessions(t, h) })
+	t.Run("EvalRuns", func(t *testing.T) { testEvalRuns(t, h) })
 	t.Run("Relay", func(t *testing.T) { testRelay(t, h) })
 	t.Run("Router", func(t *testing.T) { testRouter(t, h) })
 	t.Run("Limits", func(t *testing.T) { testLimits(t, h) })
@@ -58,5 +59,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("PushConfigs", func(t *testing.T) { testPushConfigs(t, h) })
 	t.Run("RelayTools", func(t *testing.T) { testRelayTools(t, h) })
 	t.Run("Schedules", func(t *testing.T) { testSchedules(t, h) })
+	t.Run("TriggerDeliveries", func(t *testing.T) { testTriggerDeliveries(t, h) })
+	t.Run("Compactions", func(t *testing.T) { testCompactions(t, h) })
 	t.Run("Usage", func(t *testing.T) { testUsage(t, h) })
 }

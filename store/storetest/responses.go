@@ -20,6 +20,7 @@ func testResponses(t *testing.T, h Harness) {
 		"ReplaceReceipt":              replaceReceipt,
 		"ReceiptIsTheUsersOwn":        receiptIsTheUsersOwn,
 		"FinalReceiptNeverChanges":    finalReceiptNeverChanges,
+		"BeginNeverReusesAnID":        beginNeverReusesAnID,
 		"CommitKeepsTheCallersBuffer": commitKeepsTheCallersBuffer,
 	})
 }
@@ -247,4 +248,24 @@ func commitKeepsTheCallersBuffer(t *testing.T, s store.Store) {
 	if got, _ := s.Messages(ctx, "u", "s", 0, 1); len(got) != 1 || string(got[0].JSON) != `{"id":"m1"}` {
 		t.Fatalf("message follows the caller's buffer: %+v", got)
 	}
+}
+
+// beginNeverReusesAnID: a caller that chooses a response's ID (a
+// schedule's fire) and begins it again gets ErrResponseExists, and the
+// receipt it had, final or not, stays as it was.
+func beginNeverReusesAnID(t *testing.T, s store.Store) {
+	mustBegin(t, s, "u", "s", "resp_1", true, time.Minute)
+	again := store.Begin{User: "u", Session: "s", ResponseID: "resp_1", Receipt: []byte(`{"status":"in_progress","again":true}`), Lease: time.Minute, Replica: "r2", Now: "t3"}
+	err := s.CommitResponse(ctx, store.Commit{User: "u", Session: "s", ResponseID: "resp_1", Receipt: completed, Release: true, Replica: "r1", Now: "t2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.BeginResponse(ctx, again); !errors.Is(err, store.ErrResponseExists) {
+		t.Fatalf("begin of a final response again: %v, want ErrResponseExists", err)
+	}
+	if got, _, _ := s.Receipt(ctx, "u", "s", "resp_1"); string(got) != string(completed) {
+		t.Fatalf("receipt after the refused begin: %s, want it final as it was", got)
+	}
+	// Refused, it took no lease: the session is free for another response.
+	mustBegin(t, s, "u", "s", "resp_2", false, time.Minute)
 }

@@ -1,6 +1,6 @@
 // main.js: wires the page together: discovery (GET /agent: the agent's
 // name, whether /live and AG-UI are served), the token field, the views
-// (Chat, Owner with the harness router, Traces, Schedules), the theme, and the ?session= deep link.
+// (Chat, Owner with the harness router, Traces, Schedules, Evals), the theme, and the ?session= deep link.
 
 import { get, setToken } from "./api.js";
 import { Sessions } from "./sessions.js";
@@ -10,6 +10,7 @@ import { OwnerView } from "./owner.js";
 import { RouterView } from "./router.js";
 import { TracesView } from "./traces.js";
 import { SchedulesView } from "./schedules.js";
+import { EvalsView } from "./evals.js";
 import { setupTheme } from "./theme.js";
 import { TypedForm } from "./typedform.js";
 
@@ -56,6 +57,7 @@ const schedules = new SchedulesView({
   paused: $("schedule-paused"), status: $("schedules-status"), rows: $("schedule-rows"), fires: $("schedule-fires"),
   refresh: $("schedules-refresh"),
 });
+const evals = new EvalsView({ summary: $("evals-summary"), status: $("evals-status"), rows: $("eval-rows"), refresh: $("evals-refresh") });
 
 $("new-session").addEventListener("click", () => {
   sessions.create().catch((e) => pageStatus(e.message));
@@ -73,13 +75,14 @@ function showView(name) {
   for (const tab of document.querySelectorAll(".view-tab")) {
     tab.setAttribute("aria-pressed", tab.dataset.view === name ? "true" : "false");
   }
-  for (const v of ["chat", "owner", "traces", "schedules"]) $("view-" + v).hidden = v !== name;
+  for (const v of ["chat", "owner", "traces", "schedules", "evals"]) $("view-" + v).hidden = v !== name;
   if (name === "owner") {
     owner.open();
     router.open();
   } else owner.close();
   if (name === "traces") traces.refresh();
   if (name === "schedules") schedules.refresh();
+  if (name === "evals") evals.refresh();
 }
 
 // discover reads /agent (public) and enables the transports it serves.

@@ -1,0 +1,5 @@
+package runtime
+
+// TransportTrigger names the turns an inbound trigger started (package
+// trigger).
+const TransportTrigger = "trigger"
