@@ -50,6 +50,15 @@ func usageSetup(limit func(*config.Limits)) servertest.Setup {
 	return s
 }
 
+// awayFromMidnight waits, when a UTC day ends within the next 10 s, for
+// the next one: a test's turns then count on one day.
+func awayFromMidnight() {
+	now := time.Now().UTC()
+	if left := time.Date(now.Year(), now.Month(), now.Day()+1, 0, 0, 0, 0, time.UTC).Sub(now); left < 10*time.Second {
+		time.Sleep(left + 100*time.Millisecond)
+	}
+}
+
 // usageSum is what the usage of some receipts adds up to.
 type usageSum struct {
 	Turns, InputTokens, OutputTokens, CostMicros int64
@@ -194,6 +203,7 @@ func TestUsageTotalsAcrossReplicas(t *testing.T) {
 
 // TestUsageQuery: dates, pages and refusals that name the parameter.
 func TestUsageQuery(t *testing.T) {
+	awayFromMidnight()
 	ts := servertest.Start(t, "", usageSetup(func(*config.Limits) {}))
 	a := ts.As(limitsAliceToken)
 	servertest.MustStatus(t, a.Post("/responses", `{"input":"gpt-a 1 2 3"}`), 200)
@@ -243,6 +253,7 @@ func TestUsageQuery(t *testing.T) {
 // tokensPerDay, counted on both replicas, their next turn gets 429 until
 // midnight UTC; another user is not affected.
 func TestTokensPerDayAcrossReplicas(t *testing.T) {
+	awayFromMidnight()
 	setup := usageSetup(func(l *config.Limits) { l.TokensPerDay = 100 })
 	servertest.EachStoreReplicas(t, 2, setup, func(t *testing.T, rs []*servertest.Server) {
 		a, b := rs[0].As(limitsAliceToken), rs[1].As(limitsAliceToken)
@@ -264,6 +275,7 @@ func TestTokensPerDayAcrossReplicas(t *testing.T) {
 // TestCostPerDayAcrossReplicas: the same with the cost the backend
 // reports.
 func TestCostPerDayAcrossReplicas(t *testing.T) {
+	awayFromMidnight()
 	setup := usageSetup(func(l *config.Limits) { l.CostPerDay = 0.5 })
 	servertest.EachStoreReplicas(t, 2, setup, func(t *testing.T, rs []*servertest.Server) {
 		a, b := rs[0].As(limitsAliceToken), rs[1].As(limitsAliceToken)
