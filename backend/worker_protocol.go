@@ -277,7 +277,8 @@ func (f lineFields) object(name string, required bool) (json.RawMessage, error) 
 }
 
 // usage reads the optional token usage of a metadata line: an object of
-// non-negative integers. A total of 0 means input plus output.
+// non-negative integers (costMicros: what the call cost in micro-dollars).
+// A total of 0 means input plus output.
 func (f lineFields) usage(name string) (*runtime.Usage, error) {
 	raw, err := f.object(name, false)
 	if err != nil {
@@ -293,6 +294,7 @@ func (f lineFields) usage(name string) (*runtime.Usage, error) {
 	var u runtime.Usage
 	for key, dst := range map[string]*int{
 		"inputTokens": &u.InputTokens, "outputTokens": &u.OutputTokens, "totalTokens": &u.TotalTokens,
+		"costMicros": &u.CostMicros,
 	} {
 		v, ok := counts[key]
 		if !ok || isNull(v) {

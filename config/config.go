@@ -267,6 +267,12 @@ type Limits struct {
 	// ConcurrentResponses bounds one user's responses in progress at once
 	// on every transport and replica (0..100000, 0: no limit).
 	ConcurrentResponses int `yaml:"concurrentResponses"`
+	// TokensPerDay bounds one user's model tokens (input plus output) per
+	// UTC day, and CostPerDay their cost in dollars, counted by every
+	// replica from the turns' receipts (0: no limit); a user's new turns
+	// are refused with 429 once the day's usage reached either.
+	TokensPerDay int64   `yaml:"tokensPerDay"`
+	CostPerDay   float64 `yaml:"costPerDay"`
 }
 
 // TLS names a certificate and its key, PEM files (relative paths resolve

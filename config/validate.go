@@ -231,6 +231,7 @@ func (v *validator) userLimits(l Limits) {
 	if l.ConcurrentResponses < 0 || l.ConcurrentResponses > maxConcurrentRequests {
 		v.problem("server.limits.concurrentResponses", "must be between 0 (no limit) and %d", maxConcurrentRequests)
 	}
+	v.usageLimits(l)
 }
 
 func (v *validator) auth(a Auth) {

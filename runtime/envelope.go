@@ -245,9 +245,9 @@ func (b *outputBuilder) output() []OutputItem {
 }
 
 // addUsage sums usage over the metadata events that reported an input or
-// output count; a missing total is their sum.
+// output count or a cost; a missing total is their sum.
 func (b *outputBuilder) addUsage(u *Usage) {
-	if u == nil || (u.InputTokens == 0 && u.OutputTokens == 0) {
+	if u == nil || (u.InputTokens == 0 && u.OutputTokens == 0 && u.CostMicros == 0) {
 		return
 	}
 	total := u.TotalTokens
@@ -260,6 +260,7 @@ func (b *outputBuilder) addUsage(u *Usage) {
 	b.usage.InputTokens += u.InputTokens
 	b.usage.OutputTokens += u.OutputTokens
 	b.usage.TotalTokens += total
+	b.usage.CostMicros += u.CostMicros
 }
 
 // OutputPolicy says what of the activity stream callers see. It is applied

@@ -172,6 +172,9 @@ type Usage struct {
 	InputTokens  int `json:"inputTokens"`
 	OutputTokens int `json:"outputTokens"`
 	TotalTokens  int `json:"totalTokens"`
+	// CostMicros is what the call cost in micro-dollars, when the backend
+	// knows it (0: not reported).
+	CostMicros int `json:"costMicros,omitempty"`
 }
 
 // JSON is the event as transports send it: the bytes the runtime encoded

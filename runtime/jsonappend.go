@@ -22,5 +22,8 @@ func (u *Usage) appendJSON(b []byte) []byte {
 	o.Int("inputTokens", u.InputTokens)
 	o.Int("outputTokens", u.OutputTokens)
 	o.Int("totalTokens", u.TotalTokens)
+	if u.CostMicros != 0 {
+		o.Int("costMicros", u.CostMicros)
+	}
 	return o.End()
 }

@@ -17,6 +17,10 @@ type UserLimits struct {
 	// ConcurrentResponses bounds a user's responses in progress at once,
 	// a response waiting for an approval or a client tool included.
 	ConcurrentResponses int
+	// TokensPerDay bounds a user's model tokens (input plus output) per
+	// UTC day, and CostPerDayMicros their cost in micro-dollars: a new
+	// turn is refused once the day's usage reached either (usage.go).
+	TokensPerDay, CostPerDayMicros int64
 }
 
 // CodeRateLimited is the code of a refusal by a per-user rate limit.
@@ -88,6 +92,9 @@ type userHold struct {
 // the limit.
 func (s *Service) takeUserLimits(ctx context.Context, user, responseID string, lost func()) (*userHold, error) {
 	l := s.limits
+	if err := s.checkUsageBudget(ctx, user); err != nil {
+		return nil, err
+	}
 	if l.ConcurrentResponses <= 0 && l.TurnsPerDay <= 0 {
 		return nil, nil
 	}

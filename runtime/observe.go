@@ -3,6 +3,8 @@ package runtime
 import (
 	"sync/atomic"
 	"time"
+
+	"github.com/harnest/harnest/store"
 )
 
 // Transports name what started a response (ResponseRequest.Transport): the
@@ -68,6 +70,10 @@ type TurnReport struct {
 	FirstEvent time.Duration
 	// Usage is the token usage the agent reported (zero when none).
 	Usage Usage
+	// UsageLines are what the turn added to the usage counters, per
+	// backend and model (usage.go); nil when its receipt was not this
+	// replica's to count.
+	UsageLines []store.UsageLine
 }
 
 // noObserver is the Observer of a service that was given none.
@@ -96,9 +102,11 @@ func (w *turnWatch) agentEmitted() {
 }
 
 // reportEnd tells the observer how the response ended: env is its final
-// envelope, fail why it did not complete (nil when it did).
-func (r *Response) reportEnd(env Envelope, fail *Error) {
-	report := TurnReport{
+// envelope, fail why it did not complete (nil when it did), usage what
+// its receipt added to the usage counters (usage.go). It is called
+// before the caller has its answer, so that metrics already count it.
+func (r *Response) reportEnd(env Envelope, fail *Error, usage []store.UsageLine) {
+	report := TurnReport{UsageLines: usage,
 		Transport:  r.watch.transport,
 		Status:     env.Status,
 		Duration:   time.Since(r.watch.started),

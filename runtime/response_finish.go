@@ -78,7 +78,7 @@ func (r *Response) finish(runErr error) {
 	r.mu.Lock()
 	r.closed = true
 	r.mu.Unlock()
-	commit.Receipt = body
+	commit.Receipt, commit.Usage, commit.UsageDay = body, usageLines(s.backend, &env), store.UsageDate(s.now()) // usage.go
 
 	var steersLeft bool
 	if r.steers != nil {
@@ -109,11 +109,12 @@ func (r *Response) finish(runErr error) {
 		r.reachBoundary(Outcome{Envelope: env, Body: body, Err: s.storeFailure(err).(*Error)})
 		err = r.recordUntilStored(&commit)
 	}
+	ours := true // the recorded receipt is this outcome's (usage.go counts it)
 	if errors.Is(err, store.ErrReceiptFinal) {
 		// Recorded final meanwhile (by a sweeper that took this replica for
 		// dead): that receipt stands, and callers see it.
 		fail, env, body = r.storedOutcome()
-		err = nil
+		err, ours = nil, false
 	}
 	if err != nil {
 		s.log.Error("cannot record response", "responseId", r.ID, "err", err)
@@ -127,8 +128,8 @@ func (r *Response) finish(runErr error) {
 	r.sendWebhook(commit.Events, body, err)
 	// A queued response takes the session (queue.go).
 	s.handOnQueue(r)
-	r.reportEnd(env, fail) // before the caller has its answer, so metrics already count it
-	r.limits.release()     // before the caller has its answer, so its next turn may start at once
+	r.reportEnd(env, fail, countedUsage(err == nil && ours, commit.Usage))
+	r.limits.release() // before the caller has its answer, so its next turn may start at once
 	r.detachStream()
 	r.reachBoundary(Outcome{Envelope: env, Body: body, Err: fail})
 }

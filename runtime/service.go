@@ -77,6 +77,9 @@ type Options struct {
 	// schema is checked before anything is stored, its output schema when
 	// the turn ends. Nil: untyped.
 	Contract *contract.Contract
+	// Backend names the agent's backend in the usage counters (usage.go):
+	// "model", "exec", ... ("agent" when empty).
+	Backend string
 }
 
 // Service is the core every transport drives.
@@ -97,6 +100,7 @@ type Service struct {
 	outbox    Outbox             // where webhooks go (webhook.go); nil: none
 	doors     doorHandlers       // the doors' receivers of door messages (door_control.go)
 	contract  *contract.Contract // the agent's typed input and output (contract.go); nil: untyped
+	backend   string             // the backend's name in the usage counters (usage.go)
 
 	approvalTTL, clientToolTTL, sweepEvery, flushDelay time.Duration
 	hub                                                store.Hub
@@ -162,7 +166,7 @@ func New(o Options) *Service {
 		replica: "replica_" + newHex(), halt: make(chan struct{}), lapsedSeen: map[string]time.Time{},
 		runners: newRunners(maxIdleRunners), observer: o.Observer, tracer: o.Tracer, limits: o.Limits,
 		liveness: o.Liveness, rerun: o.RerunOnReplicaLoss, maxAttempts: o.MaxAttempts,
-		busy: newBusyState(o.OnBusy, o.MaxQueuedPerSession), contract: o.Contract,
+		busy: newBusyState(o.OnBusy, o.MaxQueuedPerSession), contract: o.Contract, backend: o.Backend,
 	}
 	if s.liveness <= 0 {
 		s.liveness = DefaultLiveness

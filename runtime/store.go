@@ -43,6 +43,10 @@ type Store interface {
 	ReadAsset(ctx context.Context, user, session, id string, offset, length int64) ([]byte, store.Asset, bool, error)
 	DeleteAsset(ctx context.Context, user, session, id string) (found bool, err error)
 
+	// Of store.UsageCounters: a user's day, for the budgets (usage.go);
+	// the turns' usage goes with their final step (store.Commit.Usage).
+	UsageOfDay(ctx context.Context, user string, now time.Time) (store.UsageLine, error)
+
 	// Ping checks that the store answers (readiness).
 	Ping(ctx context.Context) error
 }

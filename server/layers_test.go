@@ -44,7 +44,7 @@ var harnestLayout = layout{
 	commands: "cmd",
 	root:     "server",
 	doors: []string{"neutral", "neutral/apidoc", "live", "agui", "a2a", "relay", "mcpapi", "openaiapi", "skills",
-		"routerapi", "playground", "uichat", "schedule", "trigger", "memoryapi"},
+		"routerapi", "playground", "uichat", "schedule", "trigger", "memoryapi", "usageapi"},
 	backends:     []string{"backend"},
 	internal:     "internal",
 	core:         "runtime",

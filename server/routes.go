@@ -53,6 +53,7 @@ func (s *Server) routes() (http.Handler, error) {
 	}
 	s.mountEvals(mux, endpoints)  // evals.go
 	s.mountMemory(mux, endpoints) // memory.go
+	s.mountUsage(mux, endpoints)
 	s.mountMCP(mux, endpoints)
 	s.mountOpenAI(mux, authn, endpoints)
 	s.mountUseChat(mux, endpoints)

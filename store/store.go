@@ -62,6 +62,7 @@ type Store interface {
 	Compactions       // compactions.go: runtime's compaction of long sessions
 	Memory            // memory.go: memoryapi and the model backend's memory tools
 	ResponseRequests  // response_requests.go: openaiapi
+	UsageCounters     // usage.go: runtime's counters and budgets, usageapi
 
 	// Describe says which store this is, without credentials (for the
 	// start-up banner and logs).

@@ -89,6 +89,14 @@ type Commit struct {
 	// the same operation: the runtime takes them only then, so a turn
 	// that was never steered costs no extra round trip.
 	SteersLeft *bool
+	// Usage, on a step that releases, is the turn's usage (usage.go): it
+	// is added to the user's and everyone's counters of UsageDay (UTC,
+	// UsageDate) when the step is written, and only then, in the same
+	// round trip (one script with the step where one server holds every
+	// key; on a Cluster a call of its own after it). A negative count is
+	// refused (ErrUsageNegative) and nothing is written.
+	Usage    []UsageLine
+	UsageDay string
 }
 
 // StoredMessage is a transcript message with its offset in the transcript.

@@ -31,8 +31,9 @@ type Metrics struct {
 	followers      prometheus.Gauge
 	runClaims      *prometheus.CounterVec
 
-	store storeMetrics // store.go
-	grpc  grpcMetrics  // grpc.go
+	store storeMetrics  // store.go
+	grpc  grpcMetrics   // grpc.go
+	usage *usageMetrics // usage.go
 }
 
 // Options configure Metrics.
@@ -106,6 +107,7 @@ func New(o Options) *Metrics {
 		}, []string{"event"}),
 		store: newStoreMetrics(),
 		grpc:  newGRPCMetrics(),
+		usage: newUsageMetrics(),
 	}
 	m.registry.MustRegister(
 		collectors.NewGoCollector(),
@@ -116,6 +118,7 @@ func New(o Options) *Metrics {
 	)
 	m.registry.MustRegister(m.store.collectors()...)
 	m.registry.MustRegister(m.grpc.collectors()...)
+	m.registry.MustRegister(m.usage.collectors()...)
 	return m
 }
 

@@ -49,6 +49,7 @@ func (o turnObserver) TurnEnded(r runtime.TurnReport) {
 	if r.Usage.OutputTokens > 0 {
 		m.modelTokens.WithLabelValues("output").Add(float64(r.Usage.OutputTokens))
 	}
+	m.usage.count(r.UsageLines)
 }
 
 // turnLabels are the label values of a turn's series.

@@ -114,6 +114,7 @@ func Document(o Options) (*openapi3.T, error) {
 	b.addTriggers(doc)  // triggers.go
 	b.addEvals(doc)     // evals.go
 	b.addMemory(doc)    // memory.go
+	b.addUsage(doc)     // usage.go
 	if o.OpenResponses {
 		doc.Tags = append(doc.Tags, &openapi3.Tag{Name: tagOpenResponses, Description: "The Open Responses API at /v1/responses: the same agent through the OpenAI SDKs' Responses clients."})
 		b.addOpenResponses(doc)

@@ -70,7 +70,7 @@ func TestDocumentTags(t *testing.T) {
 	for _, tag := range doc.Tags {
 		names = append(names, tag.Name)
 	}
-	if want := []string{"Responses", "Sessions", "Discovery", "Outside agents", "Outside agents: owner", "Schedules", "Triggers", "Evals", "Memory"}; !reflect.DeepEqual(names, want) {
+	if want := []string{"Responses", "Sessions", "Discovery", "Outside agents", "Outside agents: owner", "Schedules", "Triggers", "Evals", "Memory", "Usage"}; !reflect.DeepEqual(names, want) {
 		t.Errorf("tags = %v, want %v", names, want)
 	}
 }
@@ -112,6 +112,7 @@ var wantOperations = []struct {
 	{"/triggers/{name}", http.MethodPost, "deliverTrigger", "Triggers"},
 	{"/evals/last", http.MethodGet, "getLastEvalRun", "Evals"},
 	{"/sessions/{sessionId}/compact", http.MethodPost, "compactSession", "Sessions"},
+	{"/usage", http.MethodGet, "getUsage", "Usage"},
 }
 
 func TestDocumentPaths(t *testing.T) {

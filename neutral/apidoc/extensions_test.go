@@ -17,6 +17,7 @@ import (
 	"github.com/harnest/harnest/neutral"
 	"github.com/harnest/harnest/schedule"
 	"github.com/harnest/harnest/trigger"
+	"github.com/harnest/harnest/usageapi"
 )
 
 // newOperations are the routes added for long runs, waits and assets, with
@@ -43,6 +44,7 @@ var newOperations = []struct {
 	{"/schedules/{scheduleId}", http.MethodDelete, []int{204, 404}, "", true},
 	{"/schedules/{scheduleId}/run", http.MethodPost, []int{202, 404}, "application/json", true},
 	{"/schedules/{scheduleId}/fires", http.MethodGet, []int{200, 400, 404}, "application/json", true},
+	{"/usage", http.MethodGet, []int{200, 400, 404}, "application/json", true},
 }
 
 func mustOperation(t *testing.T, doc *openapi3.T, path, method string) *openapi3.Operation {
@@ -333,6 +335,7 @@ func TestDocumentMatchesRoutes(t *testing.T) {
 	triggers.Register(mux)
 	mux.Handle("GET "+eval.LastRunPath, eval.LastRunHandler(nil, ""))
 	memoryapi.Register(mux, memoryapi.Options{})
+	usageapi.Register(mux, usageapi.Options{})
 	for path, item := range doc.Paths.Map() {
 		if isRelayPath(path) {
 			continue // relay.TestDocumentMatchesRoutes (relay/routes_test.go)

@@ -104,6 +104,7 @@ func (b *builder) defineResponseSchemas() {
 		opt("inputTokens", integer("Tokens sent to the model.")),
 		opt("outputTokens", integer("Tokens produced by the model.")),
 		opt("totalTokens", integer("All tokens; input plus output when the provider gives no total.")),
+		opt("costMicros", integer("What the calls cost, in micro-dollars, when the backend reports it (an exec worker's metadata line); absent otherwise.")),
 	))
 
 	b.defineArtifactSchemas() // artifact.go

@@ -70,6 +70,9 @@ func (s *Store) CommitResponse(ctx context.Context, c store.Commit) error {
 	if c.CreateSession && !c.Release {
 		return store.ErrCreateWithoutRelease
 	}
+	if err := checkUsage(c.Usage); err != nil {
+		return err
+	}
 	var sh *shard
 	var sp *space
 	if c.CreateSession {
@@ -137,6 +140,9 @@ func (s *Store) CommitResponse(ctx context.Context, c store.Commit) error {
 		*c.SteersLeft = len(sp.steers[c.ResponseID]) > 0
 	}
 	sh.mu.Unlock()
+	if c.Release {
+		s.usageSpace.addDay(c.User, c.UsageDay, c.Usage) // nobody reads the counters with the step
+	}
 	if len(c.Events) > 0 {
 		s.hubs.notify(responseKey{c.User, c.Session, c.ResponseID})
 	}

@@ -62,6 +62,7 @@ type Store struct {
 	*deliveriesSpace
 	*evalRunsSpace
 	*memorySpace
+	*usageSpace
 
 	now        func() time.Time
 	receiptTTL time.Duration
@@ -113,6 +114,7 @@ func New(opts Options) *Store {
 	s.deliveriesSpace = newDeliveriesSpace(s.now, &s.closed)
 	s.evalRunsSpace = newEvalRunsSpace(&s.closed)
 	s.memorySpace = newMemorySpace(&s.closed)
+	s.usageSpace = newUsageSpace(&s.closed)
 	go s.expireEvery(expiryEvery)
 	return s
 }

@@ -18,7 +18,9 @@ import (
 // in this order and only when used: the wait's record and the session's
 // waits (a step with a wait), the user's wait index entry (a wait, where
 // one server holds every key), the run registry (a release, where one
-// server holds every key).
+// server holds every key), the response's steers (a release), the user's
+// and everyone's usage of the day (a release with usage, where one server
+// holds every key: usage.go).
 //
 // ARGV, as commitCall writes them: 1 the response ID, 2 now, 3 the
 // receipt, 4 its TTL in ms, 5 "1" to release the lease, 6 the number of
@@ -29,8 +31,10 @@ import (
 // response ID, 16 expiry (Unix ms), 17 after sequence, 18 replica, 19 TTL
 // in ms, 20 now (Unix ms), 21 its entry's score in the session's waits, 22
 // "1" when a wait index key is given, 23 the session ID it holds; 24 the
-// run's member when the registry key is given; 25 the writer's epoch; then
-// the state's fields and values, then the messages.
+// run's member when the registry key is given; 25 the writer's epoch; 26
+// the number of usage fields (0: none); then the state's fields and
+// values, then the messages, then the usage's TTL in ms and its fields
+// and counts (usage.go).
 //
 // It returns 1 when the step is written, 0 when the lease is lost (another
 // response holds it, or the session is gone), -1 when the receipt is
@@ -47,6 +51,7 @@ if ARGV[24] ~= '' then key = key + 1; runs = KEYS[key] end
 -- 2 when some are left (nobody took them).
 local steers
 if ARGV[5] == '1' then steers = KEYS[key + 1] end
+local usage = tonumber(ARGV[26])
 if fenced(KEYS[7], ARGV[25]) then return -2 end
 local holder = redis.call('GET', KEYS[1])
 if holder and holder ~= ARGV[1] then return 0 end
@@ -57,7 +62,7 @@ if not holder and finished(KEYS[3], KEYS[5]) then return -1 end
 local length = redis.call('HGET', KEYS[2], 'msgs')
 if not length and redis.call('EXISTS', KEYS[2]) == 0 then return 0 end
 local fields, messages = tonumber(ARGV[6]), tonumber(ARGV[7])
-local first = 26
+local first = 27
 -- HSET and ZADD take many pairs, in chunks: unpack is bounded by Lua's stack.
 for i = first, first + 2 * fields - 1, 200 do
   redis.call('HSET', KEYS[4], unpack(ARGV, i, math.min(i + 199, first + 2 * fields - 1)))
@@ -109,6 +114,13 @@ if waitRecord then
 end
 if ARGV[5] == '1' and holder then redis.call('DEL', KEYS[1]) end
 if runs and ARGV[5] == '1' then redis.call('ZREM', runs, ARGV[24]) end
+if usage > 0 then
+  local u = first + 2 * fields + messages
+  for _, k in ipairs({KEYS[key + 2], KEYS[key + 3]}) do
+    for i = u + 1, u + 2 * usage, 2 do redis.call('HINCRBY', k, ARGV[i], ARGV[i + 1]) end
+    redis.call('PEXPIRE', k, ARGV[u])
+  end
+end
 if ARGV[8] ~= '' then redis.call('PUBLISH', ARGV[11], ARGV[12]) end
 if steers and redis.call('EXISTS', steers) == 1 then return 2 end
 return 1
@@ -130,6 +142,9 @@ return 1
 // steps of their own (see cluster.go): a wait is indexed before the script
 // writes it, and a released run forgotten after it.
 func (s *Store) CommitResponse(ctx context.Context, c store.Commit) error {
+	if err := checkUsage(c.Usage); err != nil {
+		return err
+	}
 	if c.CreateSession {
 		if !c.Release {
 			return store.ErrCreateWithoutRelease
@@ -167,13 +182,18 @@ func (s *Store) CommitResponse(ctx context.Context, c store.Commit) error {
 	// The commit is done whatever this answers: a run left registered has
 	// a final receipt, which a sweep only forgets.
 	_ = s.sendBookkeeping(ctx, unregister)
+	s.addUsageAfter(ctx, c)
 	return nil
 }
 
 // commitCall is commitScript's call for c (see its KEYS and ARGV).
 func (s *Store) commitCall(c store.Commit) scriptCall {
 	k := s.sessionKeys(c.User, c.Session)
-	call := newScriptCall(commitScript, 30+len(c.StateDelta), 10)
+	pairs := 0 // the usage's fields and counts, where the script adds them
+	if c.Release && !s.clustered && len(c.Usage) > 0 {
+		pairs = usagePairs(c.Usage)
+	}
+	call := newScriptCall(commitScript, 32+len(c.StateDelta)+pairs, 12+pairs)
 	call.key(k.lease)
 	call.key(k.meta)
 	call.key(k.receipt(c.ResponseID))
@@ -195,6 +215,11 @@ func (s *Store) commitCall(c store.Commit) scriptCall {
 	if c.Release {
 		call.key(k.steers(c.ResponseID))
 	}
+	usage := pairs > 0 // else usage.go adds it after (a Cluster)
+	if usage {
+		call.key(s.usageKey(c.User, false, c.UsageDay))
+		call.key(s.usageKey("", true, c.UsageDay))
+	}
 	release := "0"
 	if c.Release {
 		release = "1"
@@ -214,12 +239,17 @@ func (s *Store) commitCall(c store.Commit) scriptCall {
 		call.str("")
 	}
 	call.str(epochArg(c.Epoch))
+	call.num(int64(pairs))
 	for field, value := range c.StateDelta {
 		call.str(field)
 		call.bytes(value)
 	}
 	for _, m := range c.Messages {
 		call.bytes(m)
+	}
+	if usage {
+		call.num(store.UsageRetention.Milliseconds())
+		appendUsageArgs(&call.argList, c.Usage)
 	}
 	return call
 }

@@ -41,6 +41,7 @@ func (s *Store) commitNewSession(ctx context.Context, c store.Commit) error {
 		// (as a begin that could not index it).
 		_ = s.sendBookkeeping(ctx, s.indexSession(ctx, c.User, c.Session))
 	}
+	s.addUsageAfter(ctx, c)
 	return nil
 }
 
@@ -49,7 +50,7 @@ func (s *Store) commitNewSession(ctx context.Context, c store.Commit) error {
 // none of their own.
 type newSessionTx struct {
 	argList
-	ends [8]int // where each command's arguments end
+	ends [9]int // where each command's arguments end
 	n    int    // commands
 }
 
@@ -75,7 +76,11 @@ func (tx *newSessionTx) queue(ctx context.Context, p redis.Pipeliner) {
 func (s *Store) newSessionCommands(c store.Commit) *newSessionTx {
 	k := s.sessionKeys(c.User, c.Session)
 	strs := 10 + len(c.StateDelta) + len(c.Messages)
-	tx := &newSessionTx{argList: newArgList(28+2*len(c.StateDelta)+2*len(c.Messages), strs, 3)}
+	usage := 0 // the usage's EVAL: 8 arguments, 3 keys, and usagePairs fields and counts
+	if !s.clustered && len(c.Usage) > 0 {
+		usage = usagePairs(c.Usage)
+	}
+	tx := &newSessionTx{argList: newArgList(36+2*len(c.StateDelta)+2*len(c.Messages)+2*usage, strs+4+usage, 5+usage)}
 	if !s.clustered {
 		tx.word("zadd")
 		tx.str(s.indexKey(c.User))
@@ -113,6 +118,17 @@ func (s *Store) newSessionCommands(c store.Commit) *newSessionTx {
 	tx.num(1)
 	tx.str(c.ResponseID)
 	tx.end()
+	if usage > 0 { // before the log: see usageOnceScript
+		tx.word("eval")
+		tx.str(usageOnceSource)
+		tx.num(3)
+		tx.str(k.events(c.ResponseID))
+		tx.str(s.usageKey(c.User, false, c.UsageDay))
+		tx.str(s.usageKey("", true, c.UsageDay))
+		tx.num(store.UsageRetention.Milliseconds())
+		appendUsageArgs(&tx.argList, c.Usage)
+		tx.end()
+	}
 	// The receipt and the whole log, which is this one batch: one plain
 	// string (see events.go).
 	tx.word("set")

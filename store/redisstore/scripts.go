@@ -34,6 +34,7 @@ var scripts = []*redis.Script{
 	createScheduleScript, updateScheduleScript, deleteScheduleScript, claimFireScript, takeFireScript, fireStartedScript, // schedules.go
 	saveCompactionScript,                                                      // compactions.go
 	putMemoryScript, deleteMemoryScript, listMemoryScript, searchMemoryScript, // memory*.go
+	usageScript, usageMarkScript, // usage.go
 }
 
 func (s *Store) loadScripts(ctx context.Context) error {

@@ -63,4 +63,5 @@ func Run(t *testing.T, h Harness) {
 	t.Run("TriggerDeliveries", func(t *testing.T) { testTriggerDeliveries(t, h) })
 	t.Run("Compactions", func(t *testing.T) { testCompactions(t, h) })
 	t.Run("Memory", func(t *testing.T) { testMemory(t, h) })
+	t.Run("Usage", func(t *testing.T) { testUsage(t, h) })
 }
