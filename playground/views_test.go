@@ -129,3 +129,20 @@ func TestScreenshots(t *testing.T) {
 		document.querySelectorAll('#router-receipts tr.receipt').length === 3`)
 	shoot(tb3, "owner.png")
 }
+
+// The header's Routes lists every door /agent names, with its path: the
+// ones this server turned on (Open Responses, useChat, MCP) among them.
+func TestRoutesList(t *testing.T) {
+	srv := startServer(t, func(c *config.Config) {
+		c.Server.OpenResponses, c.Server.UseChat, c.Server.MCP = true, true, true
+	})
+	tb := openTab(t, srv, "/")
+	tb.do(chromedp.Click(chromedp.CSS(`#routes summary`))) // <details> opens on its summary
+	tb.waitFor("the route list", `document.querySelectorAll('#route-list dt').length > 3`)
+	got := eval[string](tb, `document.querySelector('#route-list').innerText`)
+	for _, want := range []string{"openResponses", "/v1/responses", "useChat", "/api/chat", "mcp", "/mcp"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the route list lacks %q:\n%s", want, got)
+		}
+	}
+}

@@ -96,11 +96,30 @@ async function discover() {
     if (option.value === "AG-UI") option.disabled = !endpoints.agui;
   }
   $("docs-link").hidden = !endpoints.docs;
+  listRoutes(endpoints);
   // A typed agent (spec.inputSchema) takes the object its form makes.
   const schema = agent.contract && agent.contract.inputSchema;
   if (schema && typeof schema === "object") {
     typedForm.setSchema(schema);
     $("message").placeholder = "Typed agent: fill in the form (a JSON object typed here is sent instead)";
+  }
+}
+
+// listRoutes shows the doors /agent lists (each enabled door of this
+// server: /responses, /live, /agui, /v1/responses, /api/chat, /mcp ...),
+// each with its path.
+function listRoutes(endpoints) {
+  const list = $("route-list");
+  list.replaceChildren();
+  for (const [name, path] of Object.entries(endpoints).sort(([a], [b]) => a.localeCompare(b))) {
+    if (typeof path !== "string") continue;
+    const term = document.createElement("dt");
+    term.textContent = name;
+    const def = document.createElement("dd");
+    const code = document.createElement("code");
+    code.textContent = path;
+    def.append(code);
+    list.append(term, def);
   }
 }
 
