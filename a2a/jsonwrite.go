@@ -3,7 +3,6 @@ package a2a
 import (
 	"encoding/json"
 	"net/http"
-	"strconv"
 	"sync"
 
 	"github.com/harnest/harnest/internal/jsonwrite"
@@ -108,13 +107,8 @@ func appendReplyMeta(b []byte, responseID string, usage *runtime.Usage) []byte {
 	b = append(b, `{"harnest":{"responseId":`...)
 	b = jsonwrite.AppendString(b, responseID)
 	if usage != nil {
-		b = append(b, `,"usage":{"inputTokens":`...)
-		b = strconv.AppendInt(b, int64(usage.InputTokens), 10)
-		b = append(b, `,"outputTokens":`...)
-		b = strconv.AppendInt(b, int64(usage.OutputTokens), 10)
-		b = append(b, `,"totalTokens":`...)
-		b = strconv.AppendInt(b, int64(usage.TotalTokens), 10)
-		b = append(b, '}')
+		b = append(b, `,"usage":`...)
+		b = usage.AppendJSON(b)
 	}
 	return append(b, '}', '}')
 }

@@ -13,11 +13,12 @@ func appendUsage(o *jsonwrite.Object, u *Usage) {
 		return
 	}
 	o.Key("usage")
-	o.B = u.appendJSON(o.B)
+	o.B = u.AppendJSON(o.B)
 }
 
-// appendJSON writes the usage as encoding/json does.
-func (u *Usage) appendJSON(b []byte) []byte {
+// AppendJSON writes the usage as encoding/json does (doors that write
+// their own JSON by hand use it, so a new member reaches them all).
+func (u *Usage) AppendJSON(b []byte) []byte {
 	o := jsonwrite.Begin(b)
 	o.Int("inputTokens", u.InputTokens)
 	o.Int("outputTokens", u.OutputTokens)
