@@ -66,17 +66,7 @@ func itemOf(it store.MemoryItem) Item {
 // user is whose memory the request reaches: the caller's, or with ?user=
 // an owner's choice. ok is false when the answer was written.
 func (h *handler) user(w http.ResponseWriter, r *http.Request) (string, bool) {
-	caller := auth.From(r.Context()).UserID
-	q := r.URL.Query()
-	named := q.Get("user")
-	if !q.Has("user") || named == caller {
-		return caller, true
-	}
-	if named == "" || h.o.IsOwner == nil || !h.o.IsOwner(caller) {
-		fail(w, http.StatusNotFound, "not_found", "Only the agent's owners may name a user")
-		return "", false
-	}
-	return named, true
+	return httpapi.ActingUser(w, r, auth.From(r.Context()).UserID, h.o.IsOwner)
 }
 
 func (h *handler) put(w http.ResponseWriter, r *http.Request) {

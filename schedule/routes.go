@@ -47,16 +47,7 @@ func (s *Scheduler) Register(mux *http.ServeMux) {
 // user is whose schedules the request manages: the caller's, or with
 // ?user= an owner's choice. ok is false when the answer was written.
 func (s *Scheduler) user(w http.ResponseWriter, r *http.Request) (string, bool) {
-	caller := auth.From(r.Context()).UserID
-	named := r.URL.Query().Get("user")
-	if !r.URL.Query().Has("user") || named == caller {
-		return caller, true
-	}
-	if named == "" || !s.o.IsOwner(caller) {
-		fail(w, http.StatusNotFound, "not_found", "Only the agent's owners may name a user")
-		return "", false
-	}
-	return named, true
+	return httpapi.ActingUser(w, r, auth.From(r.Context()).UserID, s.o.IsOwner)
 }
 
 func (s *Scheduler) handleCreate(w http.ResponseWriter, r *http.Request) {
