@@ -111,6 +111,9 @@ func (d *door) parseEchoed(obj map[string]json.RawMessage, req *createRequest) (
 	if f, ok := parseSettings(obj, &req.Echo); !ok { // responses_settings.go
 		return f, false
 	}
+	if f, ok := d.setTextFormat(&req.Echo); !ok { // responses_text_format.go
+		return f, false
+	}
 	if raw, ok := obj["previous_response_id"]; ok && string(raw) != "null" {
 		var id string
 		if json.Unmarshal(raw, &id) != nil {
