@@ -36,7 +36,7 @@ const deploySchema = `{"type":"object","properties":{"version":{"type":"string",
 // schema are refused with nothing changed.
 func TestEditAnswerOfALostReplica(t *testing.T) {
 	st := memstore.New(memstore.Options{})
-	defer st.Close()
+	t.Cleanup(func() { _ = st.Close() }) // after the service's shutdown (cleanups run last first)
 	expires := time.Now().Add(time.Hour)
 	id := waitIDFor("approval_", "resp_lost", store.WaitApproval, "resp_lost", 1)
 	action := &RequiredAction{Type: "human_approval", ID: id, CallID: "resp_lost", Action: "deploy", ExpiresAt: timestamp(expires),
@@ -83,7 +83,7 @@ func TestEditAnswerOfALostReplica(t *testing.T) {
 // handed an edit or a result: such answers are refused.
 func TestAnswerNotOffered(t *testing.T) {
 	st := memstore.New(memstore.Options{})
-	defer st.Close()
+	t.Cleanup(func() { _ = st.Close() }) // after the service's shutdown (cleanups run last first)
 	id := suspendedLostRun(t, st, time.Now().Add(time.Hour))
 	var runs atomic.Int64
 	s := claimingService(t, st, approvingAgent(&runs), true, 0)

@@ -18,7 +18,7 @@ import (
 // (TestClaimedRunFails).
 func TestHandOffSpendsNoAttempt(t *testing.T) {
 	st := memstore.New(memstore.Options{})
-	defer st.Close()
+	t.Cleanup(func() { _ = st.Close() }) // after the service's shutdown (cleanups run last first)
 	var runs atomic.Int64
 	started := make(chan struct{})
 	var lastAttempt atomic.Int64
@@ -81,7 +81,7 @@ func (silentHandOff) PublishControl(ctx context.Context, payload string) error {
 // the turn completes instead of failing replica_lost.
 func TestSweptHandOffSpendsNoAttempt(t *testing.T) {
 	st := memstore.New(memstore.Options{})
-	defer st.Close()
+	t.Cleanup(func() { _ = st.Close() }) // after the service's shutdown (cleanups run last first)
 	var runs atomic.Int64
 	started := make(chan struct{})
 	agent := AgentFunc(func(ctx context.Context, turn *Turn, emit Emit) error {

@@ -38,10 +38,14 @@ func lostRun(t *testing.T, st store.Store) {
 }
 
 // claimingService starts a service on st that claims lost replicas' runs
-// quickly.
+// quickly (it sweeps every 50 ms; the lost replica's liveness record has
+// lapsed already). Its own liveness is 1 s, renewed every third: with
+// 300 ms a loaded machine (CI runs -race beside other packages) stalled its
+// renewals long enough for it to claim its own runs again, under a new
+// epoch (TestEditAnswerOfALostReplica failed so once).
 func claimingService(t *testing.T, st store.Store, agent Agent, rerun bool, maxAttempts int) *Service {
 	t.Helper()
-	s := New(Options{Store: st, Agent: agent, Liveness: 300 * time.Millisecond, SweepInterval: 50 * time.Millisecond,
+	s := New(Options{Store: st, Agent: agent, Liveness: time.Second, SweepInterval: 50 * time.Millisecond,
 		RerunOnReplicaLoss: rerun, MaxAttempts: maxAttempts, FlushDelay: time.Millisecond})
 	if err := s.Start(context.Background()); err != nil {
 		t.Fatal(err)
@@ -79,7 +83,7 @@ func finalReceiptOf(t *testing.T, st store.Store, user, session, responseID stri
 // lost attempt's writes are refused from the claim on.
 func TestClaimedRunIsRunAgain(t *testing.T) {
 	st := memstore.New(memstore.Options{})
-	defer st.Close()
+	t.Cleanup(func() { _ = st.Close() }) // after the service's shutdown (cleanups run last first)
 	lostRun(t, st)
 	var attempt atomic.Int64
 	agent := AgentFunc(func(ctx context.Context, turn *Turn, emit Emit) error {
@@ -142,7 +146,7 @@ func TestClaimedRunFails(t *testing.T) {
 	}{"fail": {false, 0}, "budget": {true, 1}} {
 		t.Run(name, func(t *testing.T) {
 			st := memstore.New(memstore.Options{})
-			defer st.Close()
+			t.Cleanup(func() { _ = st.Close() }) // after the service's shutdown (cleanups run last first)
 			lostRun(t, st)
 			ran := atomic.Bool{}
 			agent := AgentFunc(func(ctx context.Context, turn *Turn, emit Emit) error { ran.Store(true); return nil })

@@ -56,7 +56,7 @@ func handoffService(t *testing.T, st store.Store, agent Agent) *Service {
 // attempt 2, never cancelled.
 func TestShutdownHandsTurnOff(t *testing.T) {
 	st := memstore.New(memstore.Options{})
-	defer st.Close()
+	t.Cleanup(func() { _ = st.Close() }) // after the service's shutdown (cleanups run last first)
 	var attempts atomic.Int64
 	started := make(chan struct{})
 	agent := handoffAgent(&attempts, started)
@@ -82,7 +82,7 @@ func TestShutdownHandsTurnOff(t *testing.T) {
 // off: its running turn is cancelled when the grace ends, as before.
 func TestShutdownAloneCancels(t *testing.T) {
 	st := memstore.New(memstore.Options{})
-	defer st.Close()
+	t.Cleanup(func() { _ = st.Close() }) // after the service's shutdown (cleanups run last first)
 	var attempts atomic.Int64
 	started := make(chan struct{})
 	a := handoffService(t, st, handoffAgent(&attempts, started))
@@ -105,7 +105,7 @@ func TestShutdownAloneCancels(t *testing.T) {
 // handed-off turn by the message: it would only hand it off again.
 func TestDrainingReplicaTakesNoHandOff(t *testing.T) {
 	st := memstore.New(memstore.Options{})
-	defer st.Close()
+	t.Cleanup(func() { _ = st.Close() }) // after the service's shutdown (cleanups run last first)
 	var attempts atomic.Int64
 	started := make(chan struct{})
 	agent := handoffAgent(&attempts, started)

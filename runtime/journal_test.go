@@ -25,7 +25,7 @@ func TestResumePointRoundTrips(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
+	t.Cleanup(func() { _ = st.Close() }) // after the service's shutdown (cleanups run last first)
 	points := 0
 	var sawJournal bool
 	agent := AgentFunc(func(ctx context.Context, turn *Turn, emit Emit) error {
@@ -87,7 +87,7 @@ func TestResumePointRoundTrips(t *testing.T) {
 // since is logged.
 func TestFencedResumePointStopsTheAttempt(t *testing.T) {
 	st := memstore.New(memstore.Options{})
-	defer st.Close()
+	t.Cleanup(func() { _ = st.Close() }) // after the service's shutdown (cleanups run last first)
 	recorded := make(chan error, 1)
 	claimed := make(chan struct{})
 	agent := AgentFunc(func(ctx context.Context, turn *Turn, emit Emit) error {

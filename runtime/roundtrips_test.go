@@ -43,7 +43,7 @@ func TestRoundTripsPerTurn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
+	t.Cleanup(func() { _ = st.Close() }) // after the service's shutdown (cleanups run last first)
 	deltas := 0
 	agent := AgentFunc(func(ctx context.Context, turn *Turn, emit Emit) error {
 		for i := 0; i < deltas; i++ {
@@ -112,7 +112,7 @@ func TestSlowTurnFlushesInBatches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
+	t.Cleanup(func() { _ = st.Close() }) // after the service's shutdown (cleanups run last first)
 	agent := AgentFunc(func(ctx context.Context, turn *Turn, emit Emit) error {
 		for i := 0; i < 100; i++ { // 100 deltas over about 500 ms
 			if err := emit(Event{Type: EventTextDelta, Delta: "x"}); err != nil {
@@ -160,7 +160,7 @@ func TestRoundTripsOfASteerableTurn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
+	t.Cleanup(func() { _ = st.Close() }) // after the service's shutdown (cleanups run last first)
 	agent := steerableAgent{AgentFunc(func(ctx context.Context, turn *Turn, emit Emit) error {
 		return emit(Event{Type: EventTextDelta, Delta: "x"})
 	})}

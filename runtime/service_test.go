@@ -227,7 +227,7 @@ func TestServiceShutdownCancelsBlockedRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
+	t.Cleanup(func() { _ = st.Close() }) // after the service's shutdown (cleanups run last first)
 	s := New(Options{Store: st, Agent: agent})
 	r, err := s.StartResponse(context.Background(), testUser, ResponseRequest{Input: "x", Stream: true})
 	if err != nil {

@@ -17,7 +17,7 @@ import (
 // stored output at once, in the calls' order.
 func TestAnsweredClientToolBatchOfALostReplica(t *testing.T) {
 	st := memstore.New(memstore.Options{})
-	defer st.Close()
+	t.Cleanup(func() { _ = st.Close() }) // after the service's shutdown (cleanups run last first)
 	ctx := context.Background()
 	expires := time.Now().Add(time.Hour)
 	id := waitIDFor("client_tool_", "resp_lost", store.WaitClientTool, "call_a", 1)
@@ -78,7 +78,7 @@ func TestAnsweredClientToolBatchOfALostReplica(t *testing.T) {
 // output per call fails the calls (ErrClientToolFailed).
 func TestClientToolBatchEvents(t *testing.T) {
 	st := memstore.New(memstore.Options{})
-	defer st.Close()
+	t.Cleanup(func() { _ = st.Close() }) // after the service's shutdown (cleanups run last first)
 	var failed atomic.Bool
 	agent := AgentFunc(func(ctx context.Context, turn *Turn, emit Emit) error {
 		_, err := turn.RequestClientTools(ctx, []ClientToolRequest{{CallID: "c1", Name: "a"}, {CallID: "c2", Name: "b"}})

@@ -85,7 +85,7 @@ func parked(t *testing.T, st store.Store) {
 // answered instead of asking again; the caller gets the completed receipt.
 func TestAnsweredWaitOfALostReplica(t *testing.T) {
 	st := memstore.New(memstore.Options{})
-	defer st.Close()
+	t.Cleanup(func() { _ = st.Close() }) // after the service's shutdown (cleanups run last first)
 	id := suspendedLostRun(t, st, time.Now().Add(time.Hour))
 	var runs atomic.Int64
 	s := claimingService(t, st, approvingAgent(&runs), true, 0)
@@ -134,7 +134,7 @@ func TestAnsweredWaitOfALostReplica(t *testing.T) {
 // expires it and the turn ends as an expired approval does (denied).
 func TestParkedWaitExpires(t *testing.T) {
 	st := memstore.New(memstore.Options{})
-	defer st.Close()
+	t.Cleanup(func() { _ = st.Close() }) // after the service's shutdown (cleanups run last first)
 	id := suspendedLostRun(t, st, time.Now().Add(time.Second))
 	var runs atomic.Int64
 	claimingService(t, st, approvingAgent(&runs), true, 0)
@@ -154,7 +154,7 @@ func TestParkedWaitExpires(t *testing.T) {
 // before, and its answer is refused with execution_unavailable.
 func TestSuspendedRunOfALostReplicaFailsWithoutRerun(t *testing.T) {
 	st := memstore.New(memstore.Options{})
-	defer st.Close()
+	t.Cleanup(func() { _ = st.Close() }) // after the service's shutdown (cleanups run last first)
 	id := suspendedLostRun(t, st, time.Now().Add(time.Hour))
 	var runs atomic.Int64
 	s := claimingService(t, st, approvingAgent(&runs), false, 0)
@@ -182,7 +182,7 @@ func TestWaitIDsAreDeterministic(t *testing.T) {
 // for the same call gets the stored output at once.
 func TestSubmittedClientToolOfALostReplica(t *testing.T) {
 	st := memstore.New(memstore.Options{})
-	defer st.Close()
+	t.Cleanup(func() { _ = st.Close() }) // after the service's shutdown (cleanups run last first)
 	expires := time.Now().Add(time.Hour)
 	id := waitIDFor("client_tool_", "resp_lost", store.WaitClientTool, "call_7", 1)
 	lostWaitingRun(t, st, &RequiredAction{Type: "client_tool", ID: id, CallID: "call_7", Name: "weather", ExpiresAt: timestamp(expires)},
