@@ -2,6 +2,8 @@ package runtime
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"sync/atomic"
 	"time"
 )
@@ -44,10 +46,20 @@ func (s *Service) slotForQueued(ctx context.Context, user, session string) (queu
 	if err != nil || len(ids) == 0 {
 		return slot, false
 	}
-	// The slot is held under the head's ID; a head that StartQueued drops
-	// (final meanwhile) never runs, so the one that starts holds it under
-	// that ID without meeting it again.
-	_, ok, err := s.store.TakeUserSlot(ctx, user, ids[0], limit, s.lease, s.now())
+	// A session still held cannot start its head: no slot is taken for it
+	// (the holder's end starts the head, or a sweep), so that a starter
+	// does not hold a slot a new turn of the user needs for nothing.
+	if active, err := s.store.ActiveResponse(ctx, user, session); err != nil || active != "" {
+		return slot, false
+	}
+	// The slot is held under a holder of this attempt's own: two starters
+	// of one head (this replica at the end of the turn before it, and a
+	// sweep) may both take one; the one whose StartQueued finds nothing
+	// gives back its own, never the slot the winner runs with. (Under the
+	// head's ID alone a holder that holds already keeps its slot, so the
+	// loser's release freed the winner's.)
+	holder := queuedSlotHolder(ids[0])
+	_, ok, err := s.store.TakeUserSlot(ctx, user, holder, limit, s.lease, s.now())
 	if err != nil {
 		s.log.Warn("cannot take a slot for a queued response; a sweep tries again", "responseId", ids[0], "err", err)
 		return slot, false
@@ -57,7 +69,7 @@ func (s *Service) slotForQueued(ctx context.Context, user, session string) (queu
 		return slot, false
 	}
 	owner := slot.owner
-	h := &userHold{svc: s, user: user, holder: ids[0], slot: true, lost: func() {
+	h := &userHold{svc: s, user: user, holder: holder, slot: true, lost: func() {
 		if r := owner.Load(); r != nil {
 			r.slotLost()
 		}
@@ -67,4 +79,12 @@ func (s *Service) slotForQueued(ctx context.Context, user, session string) (queu
 	h.mu.Unlock()
 	slot.hold = h
 	return slot, true
+}
+
+// queuedSlotHolder names the slot one attempt to start a queued response
+// takes: the response's ID and a random suffix.
+func queuedSlotHolder(responseID string) string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return responseID + "~" + hex.EncodeToString(b[:])
 }
