@@ -1,34 +1,16 @@
 package a2a_test
 
 import (
-	"context"
-	"encoding/json"
 	"testing"
 
-	"github.com/harnest/harnest/runtime"
 	"github.com/harnest/harnest/server/servertest"
 )
-
-// answerAgent asks for an approval that takes every answer (its arguments
-// must match a schema) and answers with the answer it got, as JSON.
-func answerAgent() runtime.Agent {
-	return runtime.AgentFunc(func(ctx context.Context, turn *runtime.Turn, emit runtime.Emit) error {
-		a, err := turn.Approval(ctx, runtime.ApprovalRequest{Action: "send", Message: "Send it?", Arguments: json.RawMessage(`{"to":"alice"}`),
-			Answers: []string{runtime.DecisionEdit, runtime.DecisionRespond},
-			Schema:  json.RawMessage(`{"type":"object","properties":{"to":{"type":"string"}},"required":["to"]}`)})
-		if err != nil {
-			return err
-		}
-		b, _ := json.Marshal(a)
-		return emit(runtime.Event{Type: runtime.EventTextDelta, Delta: string(b)})
-	})
-}
 
 // An input-required approval answered on another replica with a data
 // part: a bad edit is invalid params and the task still waits; an edit, a
 // respond and a denial with a message reach the agent.
 func TestRicherApprovalAnswers(t *testing.T) {
-	servertest.EachStoreReplicas(t, 2, setup{agent: answerAgent()}.serverSetup(), func(t *testing.T, replicas []*servertest.Server) {
+	servertest.EachStoreReplicas(t, 2, setup{agent: servertest.AnswerAgent()}.serverSetup(), func(t *testing.T, replicas []*servertest.Server) {
 		first, second := harnessOf(replicas[0]), harnessOf(replicas[1])
 		ask := func() (string, string) {
 			r := first.rpc("1.0", "SendMessage", map[string]any{"message": msg10("go")}).JSON(t)

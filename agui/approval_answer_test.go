@@ -1,30 +1,13 @@
 package agui_test
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/harnest/harnest/internal/testutil"
-	"github.com/harnest/harnest/runtime"
 	"github.com/harnest/harnest/server/servertest"
 )
-
-// answerAgent asks for an approval that takes every answer (its arguments
-// must match a schema) and answers with the answer it got, as JSON.
-func answerAgent() runtime.Agent {
-	return runtime.AgentFunc(func(ctx context.Context, turn *runtime.Turn, emit runtime.Emit) error {
-		a, err := turn.Approval(ctx, runtime.ApprovalRequest{Action: "send", Message: "Send it?", Arguments: json.RawMessage(`{"to":"alice"}`),
-			Answers: []string{runtime.DecisionEdit, runtime.DecisionRespond},
-			Schema:  json.RawMessage(`{"type":"object","properties":{"to":{"type":"string"}},"required":["to"]}`)})
-		if err != nil {
-			return err
-		}
-		b, _ := json.Marshal(a)
-		return emit(runtime.Event{Type: runtime.EventTextDelta, Delta: string(b)})
-	})
-}
 
 // An approval interrupt that takes every answer, on two replicas: its
 // responseSchema offers them (with the arguments' schema); a bad edit is
@@ -34,7 +17,7 @@ func answerAgent() runtime.Agent {
 func TestInterruptTakesRicherAnswers(t *testing.T) {
 	for _, c := range testutil.Stores(t) {
 		t.Run(c.Name, func(t *testing.T) {
-			shared := servertest.Shared(t, c.URL, setup{agent: answerAgent()}.serverSetup())
+			shared := servertest.Shared(t, c.URL, setup{agent: servertest.AnswerAgent()}.serverSetup())
 			first, second := &testServer{servertest.Start(t, c.URL, shared)}, &testServer{servertest.Start(t, c.URL, shared)}
 			for i, answer := range []struct{ payload, want string }{
 				{`{"decision":"edit","arguments":{"to":"bob"}}`, `{"decision":"edit","arguments":{"to":"bob"}}`},

@@ -1,30 +1,13 @@
 package live_test
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/harnest/harnest/internal/testutil"
-	"github.com/harnest/harnest/runtime"
 	"github.com/harnest/harnest/server/servertest"
 )
-
-// answerAgent asks for an approval that takes every answer (its arguments
-// must match a schema) and answers with the answer it got, as JSON.
-func answerAgent() runtime.Agent {
-	return runtime.AgentFunc(func(ctx context.Context, turn *runtime.Turn, emit runtime.Emit) error {
-		a, err := turn.Approval(ctx, runtime.ApprovalRequest{Action: "send", Message: "Send it?", Arguments: json.RawMessage(`{"to":"alice"}`),
-			Answers: []string{runtime.DecisionEdit, runtime.DecisionRespond},
-			Schema:  json.RawMessage(`{"type":"object","properties":{"to":{"type":"string"}},"required":["to"]}`)})
-		if err != nil {
-			return err
-		}
-		b, _ := json.Marshal(a)
-		return emit(runtime.Event{Type: runtime.EventTextDelta, Delta: string(b)})
-	})
-}
 
 // On two replicas: an edit on the socket (a bad one refused first, with
 // the approval still waiting), and a respond posted to the other replica,
@@ -32,7 +15,7 @@ func answerAgent() runtime.Agent {
 func TestRicherAnswersOnTheSocket(t *testing.T) {
 	for _, store := range testutil.Stores(t) {
 		t.Run(store.Name, func(t *testing.T) {
-			shared := servertest.Shared(t, store.URL, setup{Agent: answerAgent()})
+			shared := servertest.Shared(t, store.URL, setup{Agent: servertest.AnswerAgent()})
 			a := newLiveServer(t, store.URL, shared)
 			b := newLiveServer(t, store.URL, shared)
 			c, _ := a.connect("")

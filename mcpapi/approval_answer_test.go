@@ -8,24 +8,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/harnest/harnest/runtime"
 	"github.com/harnest/harnest/server/servertest"
 )
-
-// answerAgent asks for an approval that takes every answer (its arguments
-// must match a schema) and answers with the answer it got, as JSON.
-func answerAgent() runtime.Agent {
-	return runtime.AgentFunc(func(ctx context.Context, turn *runtime.Turn, emit runtime.Emit) error {
-		a, err := turn.Approval(ctx, runtime.ApprovalRequest{Action: "send", Message: "Send it?", Arguments: json.RawMessage(`{"to":"alice"}`),
-			Answers: []string{runtime.DecisionEdit, runtime.DecisionRespond},
-			Schema:  json.RawMessage(`{"type":"object","properties":{"to":{"type":"string"}},"required":["to"]}`)})
-		if err != nil {
-			return err
-		}
-		b, _ := json.Marshal(a)
-		return emit(runtime.Event{Type: runtime.EventTextDelta, Delta: string(b)})
-	})
-}
 
 // answerForms answers the elicitations with the forms in turn, and records
 // the questions.
@@ -45,7 +29,7 @@ func answerForms(asked chan<- *mcp.ElicitParams, forms ...map[string]any) func(c
 // message reach the agent.
 func TestRicherAnswersByElicitation(t *testing.T) {
 	s := setup{}.serverSetup()
-	s.Agent = answerAgent()
+	s.Agent = servertest.AnswerAgent()
 	servertest.EachStore(t, s, func(t *testing.T, ts *servertest.Server) {
 		cases := []struct {
 			forms []map[string]any

@@ -1,35 +1,17 @@
 package playground_test
 
 import (
-	"context"
-	"encoding/json"
 	"strings"
 	"testing"
 
-	"github.com/harnest/harnest/runtime"
 	"github.com/harnest/harnest/server/servertest"
 )
-
-// answerAgent asks for an approval that takes every answer (its arguments
-// must match a schema) and answers with the answer it got, as JSON.
-func answerAgent() runtime.Agent {
-	return runtime.AgentFunc(func(ctx context.Context, turn *runtime.Turn, emit runtime.Emit) error {
-		a, err := turn.Approval(ctx, runtime.ApprovalRequest{Action: "send", Message: "Send it?", Arguments: json.RawMessage(`{"to":"alice"}`),
-			Answers: []string{runtime.DecisionEdit, runtime.DecisionRespond},
-			Schema:  json.RawMessage(`{"type":"object","properties":{"to":{"type":"string"}},"required":["to"]}`)})
-		if err != nil {
-			return err
-		}
-		b, _ := json.Marshal(a)
-		return emit(runtime.Event{Type: runtime.EventTextDelta, Delta: string(b)})
-	})
-}
 
 // The approval card offers what the approval takes: edited arguments (a
 // bad edit's refusal shows on the card, which still waits), a result in
 // the action's place, and a denial's message, on each transport.
 func TestApprovalCardAnswers(t *testing.T) {
-	srv := servertest.Start(t, "", servertest.Setup{Folder: testFolder(), Agent: answerAgent()})
+	srv := servertest.Start(t, "", servertest.Setup{Folder: testFolder(), Agent: servertest.AnswerAgent()})
 	tb := openTab(t, srv, "/")
 	card := `[...document.querySelectorAll('.card.approval')].at(-1)`
 
