@@ -160,22 +160,16 @@ func (b *builder) addResponses(doc *openapi3.T) {
 	}).headers(idHeaders())
 	sse := openapi3.NewStringSchema()
 	sse.Description = streamDescription
-	ok.value.Content[mediaSSE] = &openapi3.MediaType{
-		Schema:  inline(sse),
-		Example: streamExample,
-	}
+	ok.value.Content[mediaSSE] = sseMedia(streamDescription, streamExample)
 
-	doc.AddOperation("/responses", http.MethodPost, &openapi3.Operation{
-		Tags:        []string{tagResponses},
-		OperationID: "createAgentResponse",
-		Summary:     "Send a message to the agent",
-		Description: "Runs the agent on `input` and returns its reply. Without `sessionId` a new session is created. " +
-			"A session runs one response at a time. `input` is a string or a list of content parts that may name " +
-			"the session's assets. With `background` (a harnest extension) the run goes on without the request, and a " +
-			"`webhook` then receives its final receipt (the `completionWebhook` callback).",
-		RequestBody: body,
-		Callbacks:   b.webhookCallbacks(),
-		Responses: replies(
+	doc.AddOperation("/responses", http.MethodPost, b.op(tagResponses, "createAgentResponse", "Send a message to the agent",
+		"Runs the agent on `input` and returns its reply. Without `sessionId` a new session is created. "+
+			"A session runs one response at a time. `input` is a string or a list of content parts that may name "+
+			"the session's assets. With `background` (a harnest extension) the run goes on without the request, and a "+
+			"`webhook` then receives its final receipt (the `completionWebhook` callback).").
+		takesJSON(body).
+		callbacks(b.webhookCallbacks()).
+		answers(
 			ok,
 			b.failure(400, "The body does not match the request schema (`Invalid response request`), or its content is invalid, "+
 				"for example a media part naming an asset the session does not have, or a `webhook` that cannot be delivered "+
@@ -183,8 +177,6 @@ func (b *builder) addResponses(doc *openapi3.T) {
 			b.failure(404, "Session not found: `sessionId` does not name one of the caller's sessions."),
 			b.failure(408, "The request body did not arrive within `server.http.bodyTimeoutSeconds` (`request_timeout`)."),
 			b.failure(409, "The session is busy with another response (`session_busy`; see `onBusy`)."),
-			b.tooLarge(),
-			b.notJSON(),
 			b.failure(429, "Too many responses: the caller's share of running and waiting turns "+
 				"(`server.limits.maxTurnsPerUser`) or the server's queue (`server.http.maxQueuedRequests`) is full "+
 				"(`too_many_requests`), or the session's queue holds its bound of 20 responses (`queue_full`, `onBusy` "+
@@ -193,25 +185,17 @@ func (b *builder) addResponses(doc *openapi3.T) {
 			b.failure(502, "Agent completed without customer-facing output"),
 			b.failure(503, "The server cannot accept more responses right now."),
 			b.failure(504, "Response timed out"),
-		),
-	})
+		).done())
 
-	doc.AddOperation("/responses/{responseId}", http.MethodGet, &openapi3.Operation{
-		Tags:        []string{tagResponses},
-		OperationID: "getAgentResponse",
-		Summary:     "Read or recover a response",
-		Description: "Returns the latest state of a response. While it runs the status is `in_progress`; " +
-			"once finished this is exactly the JSON the original call returned.",
-		Parameters: openapi3.Parameters{
-			responsePathParam(),
-			responseSessionParam(),
-		},
-		Responses: replies(
+	doc.AddOperation("/responses/{responseId}", http.MethodGet, b.responseOp("getAgentResponse",
+		"Read or recover a response",
+		"Returns the latest state of a response. While it runs the status is `in_progress`; "+
+			"once finished this is exactly the JSON the original call returned.").
+		answers(
 			jsonReply(200, "The response envelope.", b.ref("ResponseEnvelope")),
 			b.failure(400, "sessionId must be non-empty"),
 			b.failure(404, "Response not found"),
-		),
-	})
+		).done())
 
 	b.addResponseControl(doc)
 	b.addSteer(doc)         // steer.go
