@@ -30,11 +30,10 @@ func (b *builder) addDiscovery(doc *openapi3.T, o Options) {
 		).done())
 }
 
-func agentExample(o Options) map[string]any {
-	endpoints := map[string]any{
-		"openapi":          "/openapi.json",
-		"openapiYaml":      "/openapi.yaml",
-		"docs":             "/docs",
+// Endpoints are the /agent entries of the neutral API's routes (package
+// neutral serves them), by name.
+func Endpoints() map[string]string {
+	return map[string]string{
 		"responses":        "/responses",
 		"responseStatus":   "/responses/{responseId}",
 		"sessions":         "/sessions",
@@ -48,6 +47,17 @@ func agentExample(o Options) map[string]any {
 		"clientTools":      "/client-tools/{requestId}",
 		"assets":           "/sessions/{sessionId}/assets",
 		"asset":            "/sessions/{sessionId}/assets/{assetId}",
+	}
+}
+
+func agentExample(o Options) map[string]any {
+	endpoints := map[string]any{
+		"openapi":     "/openapi.json",
+		"openapiYaml": "/openapi.yaml",
+		"docs":        "/docs",
+	}
+	for name, path := range Endpoints() {
+		endpoints[name] = path
 	}
 	if o.Live {
 		endpoints["live"] = "/live"

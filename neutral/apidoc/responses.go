@@ -50,23 +50,29 @@ data: {"type": "response.completed", "sequence": 3, "responseId": "resp_4f1c2a9b
 
 `
 
-func completedExample() map[string]any {
+// envelopeExample is an example receipt with this status and outputText,
+// whose output is one assistant message saying said.
+func envelopeExample(status, outputText, said string) map[string]any {
 	return map[string]any{
 		"id":         "resp_4f1c2a9b8e7d4c3fa1b2c3d4e5f60718",
 		"sessionId":  "8d3e5c1a2b4f4e6a9c0d1e2f3a4b5c6d",
-		"status":     "completed",
-		"outputText": "Hello! How can I help?",
+		"status":     status,
+		"outputText": outputText,
 		"output": []any{
 			map[string]any{
 				"type": "message",
 				"role": "assistant",
 				"content": []any{
-					map[string]any{"type": "output_text", "text": "Hello! How can I help?"},
+					map[string]any{"type": "output_text", "text": said},
 				},
 			},
 		},
 		"metadata": map[string]any{},
 	}
+}
+
+func completedExample() map[string]any {
+	return envelopeExample("completed", "Hello! How can I help?", "Hello! How can I help?")
 }
 
 // inputSchema is the `input` of POST /responses: a non-blank string, or a
@@ -95,30 +101,16 @@ func (b *builder) inputSchema() *openapi3.SchemaRef {
 const maxInputParts = 64
 
 func requiresActionExample() map[string]any {
-	return map[string]any{
-		"id":         "resp_4f1c2a9b8e7d4c3fa1b2c3d4e5f60718",
-		"sessionId":  "8d3e5c1a2b4f4e6a9c0d1e2f3a4b5c6d",
-		"status":     "requires_action",
-		"outputText": "",
-		"output": []any{
-			map[string]any{
-				"type": "message",
-				"role": "assistant",
-				"content": []any{
-					map[string]any{"type": "output_text", "text": "I drafted the reply."},
-				},
-			},
-		},
-		"metadata": map[string]any{},
-		"requiredAction": map[string]any{
-			"type":      "human_approval",
-			"id":        "approval_9a8b7c6d5e4f40312a1b2c3d4e5f6071",
-			"callId":    "resp_4f1c2a9b8e7d4c3fa1b2c3d4e5f60718",
-			"action":    "send_email",
-			"message":   "Send the reply to bob@example.com?",
-			"expiresAt": "2025-01-01T12:15:00.000000+00:00",
-		},
+	e := envelopeExample("requires_action", "", "I drafted the reply.")
+	e["requiredAction"] = map[string]any{
+		"type":      "human_approval",
+		"id":        "approval_9a8b7c6d5e4f40312a1b2c3d4e5f6071",
+		"callId":    "resp_4f1c2a9b8e7d4c3fa1b2c3d4e5f60718",
+		"action":    "send_email",
+		"message":   "Send the reply to bob@example.com?",
+		"expiresAt": "2025-01-01T12:15:00.000000+00:00",
 	}
+	return e
 }
 
 func (b *builder) addResponses(doc *openapi3.T) {

@@ -10,14 +10,18 @@ import (
 
 func (b *builder) sessionNotFound() reply { return b.failure(404, "Session not found") }
 
-// pageParams are the query parameters of a paged list of the neutral API.
-func pageParams() []*openapi3.ParameterRef {
-	return []*openapi3.ParameterRef{limitParam(), cursorParam()}
-}
-
-// badPage is the 400 of a paged list; example is the detail of a bad cursor.
-func (b *builder) badPage(example string) reply {
-	return b.failure(400, "The cursor or limit is invalid, for example `"+example+"`.")
+// listOp is a paged list of the sessions API: its own parameters (own)
+// come before limit and cursor, and it answers a page (pageDesc, the
+// schema named page) or the 400 of a bad cursor or limit, whose detail is
+// like badCursor.
+func (b *builder) listOp(id, summary, desc string, own []*openapi3.ParameterRef, pageDesc, page, badCursor string) *operation {
+	return b.op(tagSessions, id, summary, desc).
+		params(own...).
+		params(limitParam(), cursorParam()).
+		answers(
+			jsonReply(200, pageDesc, b.ref(page)),
+			b.failure(400, "The cursor or limit is invalid, for example `"+badCursor+"`."),
+		)
 }
 
 func (b *builder) addSessions(doc *openapi3.T) {
@@ -34,13 +38,9 @@ func (b *builder) addSessions(doc *openapi3.T) {
 			b.failure(409, "Session already exists"),
 		).done())
 
-	doc.AddOperation("/sessions", http.MethodGet, b.op(tagSessions, "listSessions", "List sessions",
-		"Lists the caller's sessions in session ID order, one page at a time.").
-		params(pageParams()...).
-		answers(
-			jsonReply(200, "A page of sessions.", b.ref("SessionPage")),
-			b.badPage("Invalid session cursor"),
-		).done())
+	doc.AddOperation("/sessions", http.MethodGet, b.listOp("listSessions", "List sessions",
+		"Lists the caller's sessions in session ID order, one page at a time.", nil,
+		"A page of sessions.", "SessionPage", "Invalid session cursor").done())
 
 	doc.AddOperation("/sessions/{sessionId}", http.MethodGet, b.op(tagSessions, "getSession", "Read a session and its status",
 		"Returns the session with what it is doing now: `status` (`idle`, `running`, `waiting` or `queued`), "+
@@ -72,25 +72,19 @@ func (b *builder) addSessions(doc *openapi3.T) {
 			b.failure(409, "A response is running in this session."),
 		).done())
 
-	doc.AddOperation("/sessions/{sessionId}/messages", http.MethodGet, b.op(tagSessions, "listSessionMessages",
+	inSession := []*openapi3.ParameterRef{sessionPathParam()}
+	doc.AddOperation("/sessions/{sessionId}/messages", http.MethodGet, b.listOp("listSessionMessages",
 		"Read a session transcript",
-		"Returns the conversation oldest first, one page at a time. New messages may be appended between pages.").
-		params(sessionPathParam()).params(pageParams()...).
-		answers(
-			jsonReply(200, "A page of the transcript.", b.ref("MessagePage")),
-			b.badPage("Invalid transcript cursor"),
-			b.sessionNotFound(),
-		).done())
+		"Returns the conversation oldest first, one page at a time. New messages may be appended between pages.", inSession,
+		"A page of the transcript.", "MessagePage", "Invalid transcript cursor").
+		answers(b.sessionNotFound()).done())
 
-	doc.AddOperation("/sessions/{sessionId}/responses", http.MethodGet, b.op(tagSessions, "listSessionResponses",
+	doc.AddOperation("/sessions/{sessionId}/responses", http.MethodGet, b.listOp("listSessionResponses",
 		"List a session's responses",
 		"Returns the session's responses newest first, one page at a time, each with its receipt's status "+
 			"and error code. A response is listed from the moment it begins until the session is deleted; its status "+
-			"is null once its receipt expired.").
-		params(sessionPathParam()).params(pageParams()...).
-		answers(
-			jsonReply(200, "A page of the session's responses.", b.ref("SessionResponsePage")),
-			b.badPage("Invalid cursor: it is not a cursor of this session's responses"),
-			b.sessionNotFound(),
-		).done())
+			"is null once its receipt expired.", inSession,
+		"A page of the session's responses.", "SessionResponsePage",
+		"Invalid cursor: it is not a cursor of this session's responses").
+		answers(b.sessionNotFound()).done())
 }
