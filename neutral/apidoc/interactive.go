@@ -42,9 +42,13 @@ func resumeParams(afterDesc, lastEventIDEnd string, cursor func() *openapi3.Sche
 	}
 }
 
-// responseOp is an operation on one response, named by its ID and session.
+// responseOp is an operation on one response, named by its ID and session:
+// without the session it answers 400 (an operation whose 400 has more
+// reasons replaces it), and 404 for a response not found.
 func (b *builder) responseOp(id, summary, desc string) *operation {
-	return b.op(tagResponses, id, summary, desc).params(responsePathParam(), responseSessionParam())
+	return b.op(tagResponses, id, summary, desc).
+		params(responsePathParam(), responseSessionParam()).
+		answers(b.failure(400, "sessionId must be non-empty"), b.failure(404, "Response not found"))
 }
 
 func (b *builder) addResponseControl(doc *openapi3.T) {
@@ -58,7 +62,6 @@ func (b *builder) addResponseControl(doc *openapi3.T) {
 				"Server-Sent Events, as in the stream of `POST /responses`.", eventsExample),
 			b.failure(400, "`sessionId` is missing, `after` (or `Last-Event-ID`) is not an integer from -1, "+
 				"or the events after it are no longer held (`events_not_held`: read the receipt instead)."),
-			b.failure(404, "Response not found"),
 		).done())
 
 	doc.AddOperation("/responses/{responseId}/cancel", http.MethodPost, b.responseOp("cancelAgentResponse",
@@ -68,8 +71,6 @@ func (b *builder) addResponseControl(doc *openapi3.T) {
 			"Harnest extension: it works from any replica, whichever one runs the response.").
 		answers(
 			jsonReply(200, "The final receipt.", b.ref("ResponseEnvelope")),
-			b.failure(400, "sessionId must be non-empty"),
-			b.failure(404, "Response not found"),
 		).done())
 }
 

@@ -147,7 +147,7 @@ func (b *builder) addRelayTools(doc *openapi3.T) {
 
 func (b *builder) addRelayToolCall(doc *openapi3.T) {
 	receipt := b.ref("RelayToolReceipt")
-	doc.AddOperation(relayAPI+"tools/call", http.MethodPost, b.relayOp(tagRelay, "callRelayTool",
+	doc.AddOperation(relayAPI+"tools/call", http.MethodPost, b.relayAPIOp(relayCallbackSecurity, "callRelayTool",
 		"Call a granted tool of the agent",
 		"Tools at home: runs one server tool the owner granted this participant, once per `call_id`, and "+
 			"answers with the call's receipt. Authenticate with the `callback_token` of the exchange (not the session "+
@@ -155,7 +155,6 @@ func (b *builder) addRelayToolCall(doc *openapi3.T) {
 			"at most 20 calls; at most 60 requests a minute per participant. A tool with `approval: true` waits for the "+
 			"owner for up to about 25 seconds: still waiting is a 202; repeat the same `call_id` (and arguments) to "+
 			"wait again.").
-		security(relayCallbackSecurity).
 		takesRelayJSON(jsonBody("The run note, the tool, its arguments and the call ID.", b.ref("RelayToolCallRequest")),
 			"invalid_tool_call").
 		answers(
@@ -174,6 +173,5 @@ func (b *builder) addRelayToolCall(doc *openapi3.T) {
 			b.failure(413, "The body is larger than 64 KiB (`request_too_large`), or the arguments exceed 16 KB (`arguments_too_large`)."),
 			b.relayLimited("More than 60 tool call requests this minute for this participant (`rate_limited`, with "+
 				"`Retry-After`), or the run has made its 20 calls (`run_call_limit`: no more are run for it)."),
-			b.relayUnavailable(),
 		).done())
 }

@@ -185,8 +185,6 @@ func (b *builder) addResponses(doc *openapi3.T) {
 			"once finished this is exactly the JSON the original call returned.").
 		answers(
 			jsonReply(200, "The response envelope.", b.ref("ResponseEnvelope")),
-			b.failure(400, "sessionId must be non-empty"),
-			b.failure(404, "Response not found"),
 		).done())
 
 	b.addResponseControl(doc)

@@ -58,7 +58,6 @@ func (b *builder) addSteer(doc *openapi3.T) {
 		answers(
 			jsonReply(202, "Accepted: the turn takes it at its next step.", accepted),
 			b.failure(400, "`sessionId` is missing, or the body is not `{\"input\": ...}` with a non-blank input."),
-			b.failure(404, "Response not found"),
 			b.failure(409, "Refused, nothing kept: `steer_unsupported` (the agent's backend cannot take a message during a "+
 				"turn), `response_final` (the response is over), `response_queued` (it waits for its turn), or "+
 				"`response_waiting` (it waits for an approval or a client tool)."),
