@@ -59,7 +59,7 @@ func fastRequest(body []byte, typed bool) (runtime.ResponseRequest, bool) {
 			return req, false
 		}
 	}
-	if !s.AtEnd() || !seen.input {
+	if !s.AtEnd() || seen&memberBit("input") == 0 {
 		return req, false
 	}
 	if bytes.ContainsAny(req.Metadata, " \t\n\r") {
@@ -69,54 +69,65 @@ func fastRequest(body []byte, typed bool) (runtime.ResponseRequest, bool) {
 	return req, true
 }
 
-// requestSeen records the envelope's members read so far: a repeated
-// member takes the general path (where the last one counts).
-type requestSeen struct{ input, sessionID, stream, background, metadata, webhook, onBusy bool }
+// requestMembers are the envelope's members the fast path reads.
+var requestMembers = [...]string{"input", "sessionId", "stream", "background", "metadata", "webhook", "onBusy"}
+
+// requestSeen records the envelope's members read so far, bit i for
+// requestMembers[i]: a repeated member takes the general path (where the
+// last one counts).
+type requestSeen uint8
+
+// memberBit is key's bit in requestSeen; 0 when the fast path does not
+// read key.
+func memberBit(key string) requestSeen {
+	for i, name := range requestMembers {
+		if name == key {
+			return 1 << i
+		}
+	}
+	return 0
+}
+
+// first marks key as read and reports whether it is one of requestMembers,
+// read for the first time (false: an unknown or a repeated member, which
+// the general path handles).
+func (seen *requestSeen) first(key string) bool {
+	bit := memberBit(key)
+	if bit == 0 || *seen&bit != 0 {
+		return false
+	}
+	*seen |= bit
+	return true
+}
 
 // requestMember reads the value of the envelope's member key into req.
 func (s *scanner) requestMember(key string, req *runtime.ResponseRequest, seen *requestSeen) bool {
+	if !seen.first(key) {
+		return false
+	}
 	var ok bool
 	switch key {
 	case "input":
-		return once(&seen.input) && s.input(req)
+		return s.input(req)
 	case "sessionId":
-		if !once(&seen.sessionID) {
-			return false
-		}
 		req.SessionID, ok = s.StringValue()
 		return ok && req.SessionID != ""
 	case "stream":
-		if !once(&seen.stream) {
-			return false
-		}
 		req.Stream, ok = s.Bool()
-		return ok
 	case "background":
-		if !once(&seen.background) {
-			return false
-		}
 		req.Background, ok = s.Bool()
-		return ok
 	case "metadata":
-		if !once(&seen.metadata) || s.Peek() != '{' {
+		if s.Peek() != '{' {
 			return false
 		}
 		req.Metadata, ok = s.Value()
-		return ok
 	case "webhook":
-		if !once(&seen.webhook) {
-			return false
-		}
 		req.Webhook, ok = s.webhook()
-		return ok
 	case "onBusy":
-		if !once(&seen.onBusy) {
-			return false
-		}
 		req.OnBusy, ok = s.StringValue()
 		return ok && req.OnBusy != "" && runtime.ValidOnBusy(req.OnBusy) // a wrong one: the general path names it
 	}
-	return false // unknown: the general path names it
+	return ok
 }
 
 // once marks a member as seen and reports whether it was new.

@@ -2,6 +2,7 @@ package apidoc
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
 )
@@ -16,15 +17,8 @@ const eventsDescription = "Harnest extension: replays the response's events afte
 	"including `approval.requested` and `client_tool.requested`. A finished response replays at once and the " +
 	"stream ends; a stream with nothing after `after` ends empty."
 
-const eventsExample = `event: response.text.delta
-id: 2
-data: {"type": "response.text.delta", "sequence": 2, "responseId": "resp_4f1c2a9b8e7d4c3fa1b2c3d4e5f60718", "sessionId": "8d3e5c1a2b4f4e6a9c0d1e2f3a4b5c6d", "delta": "How can I help?"}
-
-event: response.completed
-id: 3
-data: {"type": "response.completed", "sequence": 3, "responseId": "resp_4f1c2a9b8e7d4c3fa1b2c3d4e5f60718", "sessionId": "8d3e5c1a2b4f4e6a9c0d1e2f3a4b5c6d", "status": "completed", "outputText": "Hello! How can I help?", "output": [{"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Hello! How can I help?"}]}], "metadata": {}}
-
-`
+// eventsExample replays the end of the stream of POST /responses.
+var eventsExample = strings.Join(streamExampleFrames[2:], "")
 
 func afterSchema(desc string) *openapi3.SchemaRef {
 	return describe(openapi3.NewIntegerSchema().WithMin(-1).WithDefault(-1), desc)

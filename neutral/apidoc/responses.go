@@ -2,6 +2,7 @@ package apidoc
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
 )
@@ -32,23 +33,24 @@ const streamDescription = "Sent when the request has `\"stream\": true`. Each fr
 	"When the agent needs approval or a client-side tool, `approval.requested` or `client_tool.requested` " +
 	"is followed by `response.completed` with `status` `requires_action`."
 
-const streamExample = `event: response.created
-id: 0
-data: {"type": "response.created", "sequence": 0, "responseId": "resp_4f1c2a9b8e7d4c3fa1b2c3d4e5f60718", "sessionId": "8d3e5c1a2b4f4e6a9c0d1e2f3a4b5c6d", "metadata": {}}
+// sseFrame is one frame of an example event stream.
+func sseFrame(event, id, data string) string {
+	return "event: " + event + "\nid: " + id + "\ndata: " + data + "\n\n"
+}
 
-event: response.text.delta
-id: 1
-data: {"type": "response.text.delta", "sequence": 1, "responseId": "resp_4f1c2a9b8e7d4c3fa1b2c3d4e5f60718", "sessionId": "8d3e5c1a2b4f4e6a9c0d1e2f3a4b5c6d", "delta": "Hello! "}
+// createdExampleData is the data of an example response.created event.
+const createdExampleData = `{"type": "response.created", "sequence": 0, "responseId": "resp_4f1c2a9b8e7d4c3fa1b2c3d4e5f60718", "sessionId": "8d3e5c1a2b4f4e6a9c0d1e2f3a4b5c6d", "metadata": {}}`
 
-event: response.text.delta
-id: 2
-data: {"type": "response.text.delta", "sequence": 2, "responseId": "resp_4f1c2a9b8e7d4c3fa1b2c3d4e5f60718", "sessionId": "8d3e5c1a2b4f4e6a9c0d1e2f3a4b5c6d", "delta": "How can I help?"}
+// streamExampleFrames are the frames of an example stream of POST
+// /responses.
+var streamExampleFrames = []string{
+	sseFrame("response.created", "0", createdExampleData),
+	sseFrame("response.text.delta", "1", `{"type": "response.text.delta", "sequence": 1, "responseId": "resp_4f1c2a9b8e7d4c3fa1b2c3d4e5f60718", "sessionId": "8d3e5c1a2b4f4e6a9c0d1e2f3a4b5c6d", "delta": "Hello! "}`),
+	sseFrame("response.text.delta", "2", `{"type": "response.text.delta", "sequence": 2, "responseId": "resp_4f1c2a9b8e7d4c3fa1b2c3d4e5f60718", "sessionId": "8d3e5c1a2b4f4e6a9c0d1e2f3a4b5c6d", "delta": "How can I help?"}`),
+	sseFrame("response.completed", "3", `{"type": "response.completed", "sequence": 3, "responseId": "resp_4f1c2a9b8e7d4c3fa1b2c3d4e5f60718", "sessionId": "8d3e5c1a2b4f4e6a9c0d1e2f3a4b5c6d", "status": "completed", "outputText": "Hello! How can I help?", "output": [{"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Hello! How can I help?"}]}], "metadata": {}}`),
+}
 
-event: response.completed
-id: 3
-data: {"type": "response.completed", "sequence": 3, "responseId": "resp_4f1c2a9b8e7d4c3fa1b2c3d4e5f60718", "sessionId": "8d3e5c1a2b4f4e6a9c0d1e2f3a4b5c6d", "status": "completed", "outputText": "Hello! How can I help?", "output": [{"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Hello! How can I help?"}]}], "metadata": {}}
-
-`
+var streamExample = strings.Join(streamExampleFrames, "")
 
 // envelopeExample is an example receipt with this status and outputText,
 // whose output is one assistant message saying said.

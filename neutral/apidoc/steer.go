@@ -22,15 +22,9 @@ const sessionEventsDescription = "Harnest extension: follows every response of t
 	"responses. Without either the stream starts at the first event of the response that runs now (or waits for the " +
 	"next one to begin). Leaving never cancels a response."
 
-const sessionEventsExample = `event: response.created
-id: 3.0
-data: {"type": "response.created", "sequence": 0, "responseId": "resp_4f1c2a9b8e7d4c3fa1b2c3d4e5f60718", "sessionId": "8d3e5c1a2b4f4e6a9c0d1e2f3a4b5c6d", "metadata": {}}
-
-event: response.text.delta
-id: 3.1
-data: {"type": "response.text.delta", "sequence": 1, "responseId": "resp_4f1c2a9b8e7d4c3fa1b2c3d4e5f60718", "sessionId": "8d3e5c1a2b4f4e6a9c0d1e2f3a4b5c6d", "delta": "Hello!"}
-
-`
+// sessionEventsExample opens a session stream: its frame ids are cursors.
+var sessionEventsExample = sseFrame("response.created", "3.0", createdExampleData) +
+	sseFrame("response.text.delta", "3.1", `{"type": "response.text.delta", "sequence": 1, "responseId": "resp_4f1c2a9b8e7d4c3fa1b2c3d4e5f60718", "sessionId": "8d3e5c1a2b4f4e6a9c0d1e2f3a4b5c6d", "delta": "Hello!"}`)
 
 func sessionCursorSchema() *openapi3.SchemaRef {
 	return describe(openapi3.NewStringSchema().WithPattern(`^[1-9][0-9]*\.(-1|[0-9]+)$`),
