@@ -38,28 +38,9 @@ func fastRequest(body []byte, typed bool) (runtime.ResponseRequest, bool) {
 	var req runtime.ResponseRequest
 	s := scanner{typed: typed}
 	s.Reset(body)
-	if !s.Next('{') {
-		return req, false
-	}
 	var seen requestSeen
-	for {
-		s.Space()
-		key, escaped, ok := s.Str()
-		if !ok || escaped || !s.Next(':') {
-			return req, false
-		}
-		s.Space()
-		if !s.requestMember(string(key), &req, &seen) {
-			return req, false
-		}
-		if s.Next('}') {
-			break
-		}
-		if !s.Next(',') {
-			return req, false
-		}
-	}
-	if !s.AtEnd() || seen&memberBit("input") == 0 {
+	members := s.object(func(key []byte) bool { return s.requestMember(string(key), &req, &seen) })
+	if !members || !s.AtEnd() || seen&memberBit("input") == 0 {
 		return req, false
 	}
 	if bytes.ContainsAny(req.Metadata, " \t\n\r") {
@@ -67,6 +48,35 @@ func fastRequest(body []byte, typed bool) (runtime.ResponseRequest, bool) {
 	}
 	req.Transport = runtime.NeutralTransport(req.Stream)
 	return req, true
+}
+
+// object reads a JSON object whose keys are plain (unescaped) strings:
+// member reads the value of each key, false to end the fast path. False
+// too for anything but such an object.
+func (s *scanner) object(member func(key []byte) bool) bool {
+	if !s.Next('{') {
+		return false
+	}
+	if s.Next('}') {
+		return true
+	}
+	for {
+		s.Space()
+		key, escaped, ok := s.Str()
+		if !ok || escaped || !s.Next(':') {
+			return false
+		}
+		s.Space()
+		if !member(key) {
+			return false
+		}
+		if s.Next('}') {
+			return true
+		}
+		if !s.Next(',') {
+			return false
+		}
+	}
 }
 
 // requestMembers are the envelope's members the fast path reads.
@@ -228,7 +238,7 @@ type partMembers struct {
 // part reads one input part, valid by the rules of inputPart.
 func (s *scanner) part() (runtime.InputPart, bool) {
 	var m partMembers
-	if !s.Next('{') || !s.partMembers(&m) || !m.hasType {
+	if !s.object(func(key []byte) bool { return s.partMember(key, &m) }) || !m.hasType {
 		return runtime.InputPart{}, false
 	}
 	switch {
@@ -245,74 +255,48 @@ func (s *scanner) part() (runtime.InputPart, bool) {
 	return runtime.InputPart{}, false
 }
 
-// partMembers reads the members of a part object after its '{'. A member
-// that is repeated, unknown or of the wrong kind ends the fast path.
-func (s *scanner) partMembers(m *partMembers) bool {
-	if s.Next('}') {
-		return true
+// partMember reads the value of a part's member key into m. A member that
+// is repeated, unknown or of the wrong kind ends the fast path.
+func (s *scanner) partMember(key []byte, m *partMembers) bool {
+	var has *bool
+	var dst *string
+	switch string(key) {
+	case "type":
+		has, dst = &m.hasType, &m.typ
+	case "text":
+		has, dst = &m.hasText, &m.text
+	case "assetId":
+		has, dst = &m.hasAsset, &m.assetID
+	case "url":
+		has, dst = &m.hasURL, &m.url
+	case "mediaType":
+		has, dst = &m.hasMediaType, &m.mediaType
+	case "name":
+		has, dst = &m.hasName, &m.name
+	case "data":
+		has = &m.hasData
+	default:
+		return false
 	}
-	for {
-		s.Space()
-		key, escaped, ok := s.Str()
-		if !ok || escaped || !s.Next(':') {
-			return false
-		}
-		s.Space()
-		var has *bool
-		var dst *string
-		switch string(key) {
-		case "type":
-			has, dst = &m.hasType, &m.typ
-		case "text":
-			has, dst = &m.hasText, &m.text
-		case "assetId":
-			has, dst = &m.hasAsset, &m.assetID
-		case "url":
-			has, dst = &m.hasURL, &m.url
-		case "mediaType":
-			has, dst = &m.hasMediaType, &m.mediaType
-		case "name":
-			has, dst = &m.hasName, &m.name
-		case "data":
-			has = &m.hasData
-		default:
-			return false
-		}
-		if !once(has) {
-			return false
-		}
-		if dst != nil {
-			*dst, ok = s.StringValue()
-		} else {
-			m.data, ok = s.Value()
-		}
-		m.n++
-		if !ok {
-			return false
-		}
-		if s.Next('}') {
-			return true
-		}
-		if !s.Next(',') {
-			return false
-		}
+	if !once(has) {
+		return false
 	}
+	m.n++
+	var ok bool
+	if dst != nil {
+		*dst, ok = s.StringValue()
+	} else {
+		m.data, ok = s.Value()
+	}
+	return ok
 }
 
 // webhook reads "webhook": {"url": non-empty string, "events"?: bool}.
 func (s *scanner) webhook() (*runtime.Webhook, bool) {
-	if !s.Next('{') {
-		return nil, false
-	}
 	var hook runtime.Webhook
 	var hasURL, hasEvents bool
-	for {
-		s.Space()
-		key, escaped, ok := s.Str()
-		if !ok || escaped || !s.Next(':') {
-			return nil, false
-		}
-		s.Space()
+	members := s.object(func(key []byte) bool {
+		var ok bool
 		switch string(key) {
 		case "url":
 			if ok = once(&hasURL); ok {
@@ -322,18 +306,11 @@ func (s *scanner) webhook() (*runtime.Webhook, bool) {
 			if ok = once(&hasEvents); ok {
 				hook.Events, ok = s.Bool()
 			}
-		default:
-			ok = false
 		}
-		if !ok {
-			return nil, false
-		}
-		if s.Next('}') {
-			break
-		}
-		if !s.Next(',') {
-			return nil, false
-		}
+		return ok
+	})
+	if !members {
+		return nil, false
 	}
 	return &hook, hasURL && hook.URL != ""
 }
