@@ -77,3 +77,13 @@ func (o *operation) done() *openapi3.Operation {
 	o.value.Responses = replies(o.replies...)
 	return o.value
 }
+
+// extensionOps returns what adds the operations of a harnest extension's
+// tag in one call each: desc follows "Harnest extension: ", body may be nil.
+func (b *builder) extensionOps(doc *openapi3.T, tag string) func(path, method, id, summary, desc string,
+	params openapi3.Parameters, body *openapi3.RequestBodyRef, rs ...reply) {
+	return func(path, method, id, summary, desc string, params openapi3.Parameters, body *openapi3.RequestBodyRef, rs ...reply) {
+		doc.AddOperation(path, method, b.op(tag, id, summary, "Harnest extension: "+desc).
+			params(params...).body(body).answers(rs...).done())
+	}
+}
