@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/harnest/harnest/neutral/apidoc"
 	"github.com/harnest/harnest/runtime"
 )
 
@@ -86,24 +87,9 @@ func New(o Options) (*API, error) {
 	return a, err
 }
 
-// Endpoints are the /agent entries of the routes this package serves.
-func Endpoints() map[string]string {
-	return map[string]string{
-		"responses":        "/responses",
-		"responseStatus":   "/responses/{responseId}",
-		"sessions":         "/sessions",
-		"sessionMessages":  "/sessions/{sessionId}/messages",
-		"sessionResponses": "/sessions/{sessionId}/responses",
-		"responseEvents":   "/responses/{responseId}/events",
-		"responseCancel":   "/responses/{responseId}/cancel",
-		"responseSteer":    "/responses/{responseId}/steer",
-		"sessionEvents":    "/sessions/{sessionId}/events",
-		"approvals":        "/approvals/{approvalId}",
-		"clientTools":      "/client-tools/{requestId}",
-		"assets":           "/sessions/{sessionId}/assets",
-		"asset":            "/sessions/{sessionId}/assets/{assetId}",
-	}
-}
+// Endpoints are the /agent entries of the routes this package serves, as
+// the OpenAPI document lists them (apidoc.Endpoints).
+func Endpoints() map[string]string { return apidoc.Endpoints() }
 
 // Register mounts the routes on mux.
 func (a *API) Register(mux *http.ServeMux) {

@@ -27,11 +27,7 @@ func (a *API) uploadAsset(w http.ResponseWriter, r *http.Request) {
 	limit := min(runtime.MaxAssetBytes, int64(a.maxBody))
 	info, err := a.svc.UploadAsset(r.Context(), auth.From(r.Context()), r.PathValue("sessionId"),
 		r.Header.Get("Content-Type"), r.Body, limit)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	writeJSON(w, http.StatusCreated, info)
+	writeResult(w, http.StatusCreated, info, err)
 }
 
 // readAsset answers GET (the content, or one byte range of it) and HEAD

@@ -36,9 +36,5 @@ func (a *API) compactSession(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	out, err := a.svc.CompactSession(r.Context(), auth.From(r.Context()), r.PathValue("sessionId"), keepRecent)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, out)
+	writeResult(w, http.StatusOK, out, err)
 }

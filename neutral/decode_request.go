@@ -38,28 +38,9 @@ func fastRequest(body []byte, typed bool) (runtime.ResponseRequest, bool) {
 	var req runtime.ResponseRequest
 	s := scanner{typed: typed}
 	s.Reset(body)
-	if !s.Next('{') {
-		return req, false
-	}
 	var seen requestSeen
-	for {
-		s.Space()
-		key, escaped, ok := s.Str()
-		if !ok || escaped || !s.Next(':') {
-			return req, false
-		}
-		s.Space()
-		if !s.requestMember(string(key), &req, &seen) {
-			return req, false
-		}
-		if s.Next('}') {
-			break
-		}
-		if !s.Next(',') {
-			return req, false
-		}
-	}
-	if !s.AtEnd() || !seen.input {
+	members := s.object(func(key []byte) bool { return s.requestMember(string(key), &req, &seen) })
+	if !members || !s.AtEnd() || seen&memberBit("input") == 0 {
 		return req, false
 	}
 	if bytes.ContainsAny(req.Metadata, " \t\n\r") {
@@ -69,54 +50,94 @@ func fastRequest(body []byte, typed bool) (runtime.ResponseRequest, bool) {
 	return req, true
 }
 
-// requestSeen records the envelope's members read so far: a repeated
-// member takes the general path (where the last one counts).
-type requestSeen struct{ input, sessionID, stream, background, metadata, webhook, onBusy bool }
+// object reads a JSON object whose keys are plain (unescaped) strings:
+// member reads the value of each key, false to end the fast path. False
+// too for anything but such an object.
+func (s *scanner) object(member func(key []byte) bool) bool {
+	if !s.Next('{') {
+		return false
+	}
+	if s.Next('}') {
+		return true
+	}
+	for {
+		s.Space()
+		key, escaped, ok := s.Str()
+		if !ok || escaped || !s.Next(':') {
+			return false
+		}
+		s.Space()
+		if !member(key) {
+			return false
+		}
+		if s.Next('}') {
+			return true
+		}
+		if !s.Next(',') {
+			return false
+		}
+	}
+}
+
+// requestMembers are the envelope's members the fast path reads.
+var requestMembers = [...]string{"input", "sessionId", "stream", "background", "metadata", "webhook", "onBusy"}
+
+// requestSeen records the envelope's members read so far, bit i for
+// requestMembers[i]: a repeated member takes the general path (where the
+// last one counts).
+type requestSeen uint8
+
+// memberBit is key's bit in requestSeen; 0 when the fast path does not
+// read key.
+func memberBit(key string) requestSeen {
+	for i, name := range requestMembers {
+		if name == key {
+			return 1 << i
+		}
+	}
+	return 0
+}
+
+// first marks key as read and reports whether it is one of requestMembers,
+// read for the first time (false: an unknown or a repeated member, which
+// the general path handles).
+func (seen *requestSeen) first(key string) bool {
+	bit := memberBit(key)
+	if bit == 0 || *seen&bit != 0 {
+		return false
+	}
+	*seen |= bit
+	return true
+}
 
 // requestMember reads the value of the envelope's member key into req.
 func (s *scanner) requestMember(key string, req *runtime.ResponseRequest, seen *requestSeen) bool {
+	if !seen.first(key) {
+		return false
+	}
 	var ok bool
 	switch key {
 	case "input":
-		return once(&seen.input) && s.input(req)
+		return s.input(req)
 	case "sessionId":
-		if !once(&seen.sessionID) {
-			return false
-		}
 		req.SessionID, ok = s.StringValue()
 		return ok && req.SessionID != ""
 	case "stream":
-		if !once(&seen.stream) {
-			return false
-		}
 		req.Stream, ok = s.Bool()
-		return ok
 	case "background":
-		if !once(&seen.background) {
-			return false
-		}
 		req.Background, ok = s.Bool()
-		return ok
 	case "metadata":
-		if !once(&seen.metadata) || s.Peek() != '{' {
+		if s.Peek() != '{' {
 			return false
 		}
 		req.Metadata, ok = s.Value()
-		return ok
 	case "webhook":
-		if !once(&seen.webhook) {
-			return false
-		}
 		req.Webhook, ok = s.webhook()
-		return ok
 	case "onBusy":
-		if !once(&seen.onBusy) {
-			return false
-		}
 		req.OnBusy, ok = s.StringValue()
 		return ok && req.OnBusy != "" && runtime.ValidOnBusy(req.OnBusy) // a wrong one: the general path names it
 	}
-	return false // unknown: the general path names it
+	return ok
 }
 
 // once marks a member as seen and reports whether it was new.
@@ -217,7 +238,7 @@ type partMembers struct {
 // part reads one input part, valid by the rules of inputPart.
 func (s *scanner) part() (runtime.InputPart, bool) {
 	var m partMembers
-	if !s.Next('{') || !s.partMembers(&m) || !m.hasType {
+	if !s.object(func(key []byte) bool { return s.partMember(key, &m) }) || !m.hasType {
 		return runtime.InputPart{}, false
 	}
 	switch {
@@ -234,74 +255,48 @@ func (s *scanner) part() (runtime.InputPart, bool) {
 	return runtime.InputPart{}, false
 }
 
-// partMembers reads the members of a part object after its '{'. A member
-// that is repeated, unknown or of the wrong kind ends the fast path.
-func (s *scanner) partMembers(m *partMembers) bool {
-	if s.Next('}') {
-		return true
+// partMember reads the value of a part's member key into m. A member that
+// is repeated, unknown or of the wrong kind ends the fast path.
+func (s *scanner) partMember(key []byte, m *partMembers) bool {
+	var has *bool
+	var dst *string
+	switch string(key) {
+	case "type":
+		has, dst = &m.hasType, &m.typ
+	case "text":
+		has, dst = &m.hasText, &m.text
+	case "assetId":
+		has, dst = &m.hasAsset, &m.assetID
+	case "url":
+		has, dst = &m.hasURL, &m.url
+	case "mediaType":
+		has, dst = &m.hasMediaType, &m.mediaType
+	case "name":
+		has, dst = &m.hasName, &m.name
+	case "data":
+		has = &m.hasData
+	default:
+		return false
 	}
-	for {
-		s.Space()
-		key, escaped, ok := s.Str()
-		if !ok || escaped || !s.Next(':') {
-			return false
-		}
-		s.Space()
-		var has *bool
-		var dst *string
-		switch string(key) {
-		case "type":
-			has, dst = &m.hasType, &m.typ
-		case "text":
-			has, dst = &m.hasText, &m.text
-		case "assetId":
-			has, dst = &m.hasAsset, &m.assetID
-		case "url":
-			has, dst = &m.hasURL, &m.url
-		case "mediaType":
-			has, dst = &m.hasMediaType, &m.mediaType
-		case "name":
-			has, dst = &m.hasName, &m.name
-		case "data":
-			has = &m.hasData
-		default:
-			return false
-		}
-		if !once(has) {
-			return false
-		}
-		if dst != nil {
-			*dst, ok = s.StringValue()
-		} else {
-			m.data, ok = s.Value()
-		}
-		m.n++
-		if !ok {
-			return false
-		}
-		if s.Next('}') {
-			return true
-		}
-		if !s.Next(',') {
-			return false
-		}
+	if !once(has) {
+		return false
 	}
+	m.n++
+	var ok bool
+	if dst != nil {
+		*dst, ok = s.StringValue()
+	} else {
+		m.data, ok = s.Value()
+	}
+	return ok
 }
 
 // webhook reads "webhook": {"url": non-empty string, "events"?: bool}.
 func (s *scanner) webhook() (*runtime.Webhook, bool) {
-	if !s.Next('{') {
-		return nil, false
-	}
 	var hook runtime.Webhook
 	var hasURL, hasEvents bool
-	for {
-		s.Space()
-		key, escaped, ok := s.Str()
-		if !ok || escaped || !s.Next(':') {
-			return nil, false
-		}
-		s.Space()
+	members := s.object(func(key []byte) bool {
+		var ok bool
 		switch string(key) {
 		case "url":
 			if ok = once(&hasURL); ok {
@@ -311,18 +306,11 @@ func (s *scanner) webhook() (*runtime.Webhook, bool) {
 			if ok = once(&hasEvents); ok {
 				hook.Events, ok = s.Bool()
 			}
-		default:
-			ok = false
 		}
-		if !ok {
-			return nil, false
-		}
-		if s.Next('}') {
-			break
-		}
-		if !s.Next(',') {
-			return nil, false
-		}
+		return ok
+	})
+	if !members {
+		return nil, false
 	}
 	return &hook, hasURL && hook.URL != ""
 }

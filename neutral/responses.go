@@ -186,11 +186,7 @@ func (a *API) createResponse(w http.ResponseWriter, r *http.Request) {
 		// The run goes on without this request: answer with the receipt
 		// as it is now (in_progress, unless it already reached a boundary).
 		body, err := a.svc.GetResponse(r.Context(), auth.From(r.Context()), resp.SessionID, resp.ID)
-		if err != nil {
-			writeError(w, err)
-			return
-		}
-		writeRaw(w, http.StatusOK, body)
+		writeReceipt(w, body, err)
 		return
 	}
 	out := resp.Outcome()
@@ -217,16 +213,7 @@ func (a *API) stream(w http.ResponseWriter, resp *runtime.Response) {
 }
 
 func (a *API) getResponse(w http.ResponseWriter, r *http.Request) {
-	sessionID, ok := requireSessionID(w, r)
-	if !ok {
-		return
-	}
-	body, err := a.svc.GetResponse(r.Context(), auth.From(r.Context()), sessionID, r.PathValue("responseId"))
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	writeRaw(w, http.StatusOK, body)
+	writeResponseCall(w, r, a.svc.GetResponse)
 }
 
 // getEvents replays a response's events after a position and follows it live
@@ -298,16 +285,7 @@ func writeStreamError(sw *sse.Writer, err error) {
 // cancelResponse cancels a response wherever it runs and returns its final
 // receipt: POST /responses/{id}/cancel?sessionId=. Idempotent.
 func (a *API) cancelResponse(w http.ResponseWriter, r *http.Request) {
-	sessionID, ok := requireSessionID(w, r)
-	if !ok {
-		return
-	}
-	body, err := a.svc.CancelResponse(r.Context(), auth.From(r.Context()), sessionID, r.PathValue("responseId"))
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	writeRaw(w, http.StatusOK, body)
+	writeResponseCall(w, r, a.svc.CancelResponse)
 }
 
 func requireSessionID(w http.ResponseWriter, r *http.Request) (string, bool) {

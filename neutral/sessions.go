@@ -27,33 +27,18 @@ func (a *API) createSession(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sess, err := a.svc.CreateSession(r.Context(), auth.From(r.Context()), id, state)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	writeJSON(w, http.StatusCreated, sess)
+	writeResult(w, http.StatusCreated, sess, err)
 }
 
 func (a *API) listSessions(w http.ResponseWriter, r *http.Request) {
-	cursor, limit, ok := pageParams(w, r)
-	if !ok {
-		return
-	}
-	page, err := a.svc.ListSessions(r.Context(), auth.From(r.Context()), cursor, limit)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, page)
+	writePage(w, r, func(cursor string, limit int) (any, error) {
+		return a.svc.ListSessions(r.Context(), auth.From(r.Context()), cursor, limit)
+	})
 }
 
 func (a *API) getSession(w http.ResponseWriter, r *http.Request) {
 	sess, err := a.svc.SessionStatus(r.Context(), auth.From(r.Context()), r.PathValue("sessionId"))
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, sess)
+	writeResult(w, http.StatusOK, sess, err)
 }
 
 func (a *API) patchSession(w http.ResponseWriter, r *http.Request) {
@@ -67,11 +52,7 @@ func (a *API) patchSession(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sess, err := a.svc.PatchSession(r.Context(), auth.From(r.Context()), r.PathValue("sessionId"), delta)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, sess)
+	writeResult(w, http.StatusOK, sess, err)
 }
 
 func (a *API) deleteSession(w http.ResponseWriter, r *http.Request) {
@@ -83,14 +64,7 @@ func (a *API) deleteSession(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *API) messages(w http.ResponseWriter, r *http.Request) {
-	cursor, limit, ok := pageParams(w, r)
-	if !ok {
-		return
-	}
-	page, err := a.svc.Messages(r.Context(), auth.From(r.Context()), r.PathValue("sessionId"), cursor, limit)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, page)
+	writePage(w, r, func(cursor string, limit int) (any, error) {
+		return a.svc.Messages(r.Context(), auth.From(r.Context()), r.PathValue("sessionId"), cursor, limit)
+	})
 }

@@ -34,11 +34,7 @@ func (a *API) steerResponse(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	accepted, err := a.svc.SteerResponse(r.Context(), auth.From(r.Context()), sessionID, r.PathValue("responseId"), req)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	writeJSON(w, http.StatusAccepted, accepted)
+	writeResult(w, http.StatusAccepted, accepted, err)
 }
 
 // parseSteerRequest checks a steer's body: {"input": string or content

@@ -61,13 +61,8 @@ func (a *API) onlyMember(w http.ResponseWriter, r *http.Request, name, code, det
 // writeAnswer writes the next boundary: its envelope, or the error that
 // ended it (504 for a timeout, 500 for a failure, 502 for no output).
 func writeAnswer(w http.ResponseWriter, answer runtime.Answer, err error) {
-	if err != nil {
-		writeError(w, err)
-		return
+	if err == nil && answer.Err != nil { // answer.Err is a *runtime.Error: nil stays nil
+		err = answer.Err
 	}
-	if answer.Err != nil {
-		writeError(w, answer.Err)
-		return
-	}
-	writeRaw(w, http.StatusOK, answer.Body)
+	writeReceipt(w, answer.Body, err)
 }

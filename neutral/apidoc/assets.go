@@ -56,84 +56,61 @@ func (b *builder) addAssets(doc *openapi3.T) {
 		"assetId": "asset_Q2hhbmdlTWVQbGVhc2UxMjM0", "mediaType": media.PNG, "sizeBytes": 48213, "width": 640, "height": 480,
 	})
 
-	doc.AddOperation("/sessions/{sessionId}/assets", http.MethodPost, &openapi3.Operation{
-		Tags:        []string{tagSessions},
-		OperationID: "uploadSessionAsset",
-		Summary:     "Upload an asset",
-		Description: uploadDescription,
-		Parameters:  openapi3.Parameters{sessionPathParam()},
-		RequestBody: uploadBody,
-		Responses: replies(
+	doc.AddOperation("/sessions/{sessionId}/assets", http.MethodPost, b.op(tagSessions, "uploadSessionAsset",
+		"Upload an asset", uploadDescription).
+		params(sessionPathParam()).
+		body(uploadBody).
+		answers(
 			created,
 			b.failure(400, "The body is empty (`asset_empty`) or could not be read."),
-			b.failure(404, "Session not found"),
+			b.sessionNotFound(),
 			b.failure(413, "The asset is too large, has too many pixels or seconds, or would exceed the session's or user's quota."),
 			b.failure(415, "`Content-Type` is missing or unsupported, does not match the content, or the content is malformed."),
-		),
-	})
+		).done())
 
-	readParams := openapi3.Parameters{
-		sessionPathParam(),
-		assetPathParam(),
-		headerParam("Range", "One byte range, `bytes=<first>-<last>` or `bytes=<first>-`; a last byte past the end is cut to it. "+
-			"Suffix ranges (`bytes=-N`), several ranges and other units are refused with 416.", str("")),
-	}
 	notSatisfiable := b.failure(416, "Invalid asset range: the range is malformed, refused, or starts past the end.").
 		headers(openapi3.Headers{
 			"Content-Range": header("`bytes */<size>`: the asset's size.", str("")),
 		})
-
-	doc.AddOperation("/sessions/{sessionId}/assets/{assetId}", http.MethodGet, &openapi3.Operation{
-		Tags:        []string{tagSessions},
-		OperationID: "getSessionAsset",
-		Summary:     "Download an asset",
-		Description: "Returns the asset's content with its media type as `Content-Type`, or one byte range of it.",
-		Parameters:  readParams,
-		Responses: replies(
-			reply{status: 200, value: &openapi3.Response{
-				Description: ptr("The whole content."),
-				Headers:     assetHeaders(false),
-				Content:     binaryContent(),
-			}},
-			reply{status: 206, value: &openapi3.Response{
-				Description: ptr("The requested range of the content."),
-				Headers:     assetHeaders(true),
-				Content:     binaryContent(),
-			}},
+	// readOp is GET or HEAD of an asset: the whole of it or one byte range.
+	readOp := func(id, summary, desc string) *operation {
+		return b.op(tagSessions, id, summary, desc).params(
+			sessionPathParam(),
+			assetPathParam(),
+			headerParam("Range", "One byte range, `bytes=<first>-<last>` or `bytes=<first>-`; a last byte past the end is cut to it. "+
+				"Suffix ranges (`bytes=-N`), several ranges and other units are refused with 416.", str("")),
+		).answers(notSatisfiable)
+	}
+	doc.AddOperation("/sessions/{sessionId}/assets/{assetId}", http.MethodGet, readOp("getSessionAsset", "Download an asset",
+		"Returns the asset's content with its media type as `Content-Type`, or one byte range of it.").
+		answers(
+			assetReply(200, "The whole content.", binaryContent()),
+			assetReply(206, "The requested range of the content.", binaryContent()),
 			b.failure(404, "Asset not found (or the session is not the caller's)."),
-			notSatisfiable,
-		),
-	})
-
-	doc.AddOperation("/sessions/{sessionId}/assets/{assetId}", http.MethodHead, &openapi3.Operation{
-		Tags:        []string{tagSessions},
-		OperationID: "headSessionAsset",
-		Summary:     "Check an asset",
-		Description: "The headers `GET` would send, without a body: the size, media type and range support.",
-		Parameters:  readParams,
-		Responses: replies(
-			reply{status: 200, value: &openapi3.Response{
-				Description: ptr("The asset exists; `Content-Length` is its size."),
-				Headers:     assetHeaders(false),
-			}},
-			reply{status: 206, value: &openapi3.Response{
-				Description: ptr("The range is satisfiable; `Content-Length` is its length."),
-				Headers:     assetHeaders(true),
-			}},
+		).done())
+	doc.AddOperation("/sessions/{sessionId}/assets/{assetId}", http.MethodHead, readOp("headSessionAsset", "Check an asset",
+		"The headers `GET` would send, without a body: the size, media type and range support.").
+		answers(
+			assetReply(200, "The asset exists; `Content-Length` is its size.", nil),
+			assetReply(206, "The range is satisfiable; `Content-Length` is its length.", nil),
 			b.failure(404, "Asset not found (no body is sent for HEAD)."),
-			notSatisfiable,
-		),
-	})
+		).done())
 
-	doc.AddOperation("/sessions/{sessionId}/assets/{assetId}", http.MethodDelete, &openapi3.Operation{
-		Tags:        []string{tagSessions},
-		OperationID: "deleteSessionAsset",
-		Summary:     "Delete an asset",
-		Description: "Deletes the asset and frees its bytes from the quotas. Deleting the session deletes its assets.",
-		Parameters:  openapi3.Parameters{sessionPathParam(), assetPathParam()},
-		Responses: replies(
+	doc.AddOperation("/sessions/{sessionId}/assets/{assetId}", http.MethodDelete, b.op(tagSessions, "deleteSessionAsset",
+		"Delete an asset", "Deletes the asset and frees its bytes from the quotas. Deleting the session deletes its assets.").
+		params(sessionPathParam(), assetPathParam()).
+		answers(
 			emptyReply(204, "The asset was deleted."),
 			b.failure(404, "Asset not found"),
-		),
-	})
+		).done())
+}
+
+// assetReply is a successful read of an asset: the whole of it (200) or a
+// byte range (206), with its content (nil for HEAD).
+func assetReply(status int, desc string, content openapi3.Content) reply {
+	return reply{status: status, value: &openapi3.Response{
+		Description: &desc,
+		Headers:     assetHeaders(status == 206),
+		Content:     content,
+	}}
 }

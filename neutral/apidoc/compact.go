@@ -53,17 +53,15 @@ func (b *builder) addCompaction(doc *openapi3.T) {
 			"How many of the newest messages stay as they are (default: the agent's `context.keepRecent`, or 10).")),
 	))
 	body.Value.Required = false
-	doc.AddOperation("/sessions/{sessionId}/compact", http.MethodPost, &openapi3.Operation{
-		Tags:        []string{tagSessions},
-		OperationID: "compactSession",
-		Summary:     "Compact a session now",
-		Description: "Harnest extension: the agent's model summarises the session's messages but the newest ones into a " +
-			"compaction item, appended to the transcript (`GET /sessions/{sessionId}/messages` shows it with the range " +
-			"it replaces); later turns send the summary and the messages after its range instead of the older ones. " +
-			"The model backend also compacts on its own when a prompt outgrows `spec.backend.model.context.maxTokens`.",
-		Parameters:  openapi3.Parameters{sessionPathParam()},
-		RequestBody: body,
-		Responses: replies(
+	doc.AddOperation("/sessions/{sessionId}/compact", http.MethodPost, b.op(tagSessions, "compactSession",
+		"Compact a session now",
+		"Harnest extension: the agent's model summarises the session's messages but the newest ones into a "+
+			"compaction item, appended to the transcript (`GET /sessions/{sessionId}/messages` shows it with the range "+
+			"it replaces); later turns send the summary and the messages after its range instead of the older ones. "+
+			"The model backend also compacts on its own when a prompt outgrows `spec.backend.model.context.maxTokens`.").
+		params(sessionPathParam()).
+		takesJSON(body).
+		answers(
 			jsonReply(200, "The session's newest compaction item.", object("The outcome of a compaction.",
 				req("object", enumStr("", "session.compaction")),
 				req("sessionId", str("The session.")),
@@ -72,12 +70,9 @@ func (b *builder) addCompaction(doc *openapi3.T) {
 					"The session's newest compaction item; null when it has none.")),
 			)),
 			b.failure(400, "The body is not valid JSON, has unknown fields, or `keepRecent` is not an integer from 0 to 1000."),
-			b.failure(404, "Session not found"),
+			b.sessionNotFound(),
 			b.failure(409, "A response holds the session (`session_busy`), the agent does not compact sessions "+
 				"(`compaction_unsupported`), or another compaction was saved meanwhile (`compaction_changed`)."),
 			b.failure(503, "The model or the store is unavailable; retry shortly."),
-			b.tooLarge(),
-			b.notJSON(),
-		),
-	})
+		).done())
 }

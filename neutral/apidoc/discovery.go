@@ -9,40 +9,31 @@ import (
 // The discovery operations: the agent card and the readiness check.
 
 func (b *builder) addDiscovery(doc *openapi3.T, o Options) {
-	doc.AddOperation("/agent", http.MethodGet, &openapi3.Operation{
-		Tags:        []string{tagDiscovery},
-		OperationID: "getAgent",
-		Summary:     "Describe the agent and its endpoints",
-		Description: "Public: needs no credentials. Use `endpoints` to see which routes are enabled and `resources` to find this document.",
-		Security:    &openapi3.SecurityRequirements{},
-		Responses: replies(
-			jsonReply(200, "The agent description.", b.ref("Agent")).example(agentExample(o)),
-		),
-	})
-	doc.AddOperation("/readyz", http.MethodGet, &openapi3.Operation{
-		Tags:        []string{tagDiscovery},
-		OperationID: "getReadiness",
-		Summary:     "Check that this server can take requests",
-		Description: "Public: needs no credentials. Readiness, for load balancers and orchestrators: 200 while the state " +
-			"store answers within its timeout and the server is not shutting down, 503 otherwise. " +
-			"(`GET /healthz` is liveness: it answers 200 whenever the process runs.)",
-		Security: &openapi3.SecurityRequirements{},
-		Responses: replies(
+	// public is an operation that needs no credentials.
+	public := func(id, summary, desc string) *operation {
+		return b.op(tagDiscovery, id, summary, "Public: needs no credentials. "+desc).security(&openapi3.SecurityRequirements{})
+	}
+	doc.AddOperation("/agent", http.MethodGet, public("getAgent", "Describe the agent and its endpoints",
+		"Use `endpoints` to see which routes are enabled and `resources` to find this document.").
+		answers(jsonReply(200, "The agent description.", b.ref("Agent")).example(agentExample(o))).done())
+	doc.AddOperation("/readyz", http.MethodGet, public("getReadiness", "Check that this server can take requests",
+		"Readiness, for load balancers and orchestrators: 200 while the state "+
+			"store answers within its timeout and the server is not shutting down, 503 otherwise. "+
+			"(`GET /healthz` is liveness: it answers 200 whenever the process runs.)").
+		answers(
 			jsonReply(200, "The server is ready.", object("Readiness.",
 				req("status", enumStr("Always `ready`.", "ready")),
 			)).example(map[string]any{"status": "ready"}),
 			b.failure(503, "Not ready: `code` is `store_unavailable` when the state store does not answer and "+
 				"`server_shutdown` when the server is shutting down; the body also has `\"status\": \"unavailable\"`.").
 				example(map[string]any{"status": "unavailable", "detail": "The state store does not answer", "code": "store_unavailable"}),
-		),
-	})
+		).done())
 }
 
-func agentExample(o Options) map[string]any {
-	endpoints := map[string]any{
-		"openapi":          "/openapi.json",
-		"openapiYaml":      "/openapi.yaml",
-		"docs":             "/docs",
+// Endpoints are the /agent entries of the neutral API's routes (package
+// neutral serves them), by name.
+func Endpoints() map[string]string {
+	return map[string]string{
 		"responses":        "/responses",
 		"responseStatus":   "/responses/{responseId}",
 		"sessions":         "/sessions",
@@ -56,6 +47,17 @@ func agentExample(o Options) map[string]any {
 		"clientTools":      "/client-tools/{requestId}",
 		"assets":           "/sessions/{sessionId}/assets",
 		"asset":            "/sessions/{sessionId}/assets/{assetId}",
+	}
+}
+
+func agentExample(o Options) map[string]any {
+	endpoints := map[string]any{
+		"openapi":     "/openapi.json",
+		"openapiYaml": "/openapi.yaml",
+		"docs":        "/docs",
+	}
+	for name, path := range Endpoints() {
+		endpoints[name] = path
 	}
 	if o.Live {
 		endpoints["live"] = "/live"

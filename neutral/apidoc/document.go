@@ -183,23 +183,21 @@ func description(o Options) string {
 		parts = append(parts, d)
 	}
 	parts = append(parts, workflowText)
-	if o.Live {
-		parts = append(parts, liveText)
-	}
-	if o.AGUI {
-		parts = append(parts, aguiText)
-	}
-	if o.MCP {
-		parts = append(parts, mcpText)
-	}
-	if o.OpenAICompat {
-		parts = append(parts, openAIText)
-	}
-	if o.OpenResponses {
-		parts = append(parts, openResponsesText)
-	}
-	if o.UseChat {
-		parts = append(parts, useChatText)
+	// The paragraphs of the enabled endpoints, in this order.
+	for _, p := range []struct {
+		on   bool
+		text string
+	}{
+		{o.Live, liveText},
+		{o.AGUI, aguiText},
+		{o.MCP, mcpText},
+		{o.OpenAICompat, openAIText},
+		{o.OpenResponses, openResponsesText},
+		{o.UseChat, useChatText},
+	} {
+		if p.on {
+			parts = append(parts, p.text)
+		}
 	}
 	parts = append(parts, authText)
 	return strings.Join(parts, "\n\n")

@@ -2,7 +2,6 @@ package apidoc
 
 import (
 	"net/http"
-	"net/http/httptest"
 	"reflect"
 	"sort"
 	"strconv"
@@ -11,13 +10,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
-	"github.com/harnest/harnest/eval"
 	"github.com/harnest/harnest/internal/media"
-	"github.com/harnest/harnest/memoryapi"
-	"github.com/harnest/harnest/neutral"
-	"github.com/harnest/harnest/schedule"
-	"github.com/harnest/harnest/trigger"
-	"github.com/harnest/harnest/usageapi"
 )
 
 // newOperations are the routes added for long runs, waits and assets, with
@@ -313,56 +306,6 @@ func TestEnvelopeInteractiveFields(t *testing.T) {
 	for _, h := range []string{"Harnest-Response-Id", "Harnest-Session-Id"} {
 		if ok.Headers[h] == nil {
 			t.Errorf("200 lacks header %s", h)
-		}
-	}
-}
-
-// TestDocumentMatchesRoutes checks the document against the routes the
-// neutral API registers and the endpoints /agent advertises.
-func TestDocumentMatchesRoutes(t *testing.T) {
-	doc := mustDocument(t, Options{})
-	api, err := neutral.New(neutral.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mux := http.NewServeMux()
-	api.Register(mux)
-	schedule.New(schedule.Options{}).Register(mux)
-	triggers, err := trigger.New(trigger.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	triggers.Register(mux)
-	mux.Handle("GET "+eval.LastRunPath, eval.LastRunHandler(nil, ""))
-	memoryapi.Register(mux, memoryapi.Options{})
-	usageapi.Register(mux, usageapi.Options{})
-	for path, item := range doc.Paths.Map() {
-		if isRelayPath(path) {
-			continue // relay.TestDocumentMatchesRoutes (relay/routes_test.go)
-		}
-		concrete := strings.NewReplacer("{responseId}", "resp_x", "{sessionId}", "s", "{assetId}", "asset_x",
-			"{approvalId}", "approval_x", "{requestId}", "client_tool_x", "{scheduleId}", "sch_x", "{name}", "hooks", "{namespace}", "prefs", "{key}", "color").Replace(path)
-		for method := range item.Operations() {
-			_, pattern := mux.Handler(httptest.NewRequest(method, concrete, nil))
-			routeMethod := method
-			if method == http.MethodHead {
-				routeMethod = http.MethodGet // GET patterns answer HEAD
-			}
-			if pattern != routeMethod+" "+path {
-				t.Errorf("%s %s is documented but routed to %q", method, path, pattern)
-			}
-		}
-	}
-	for name, path := range neutral.Endpoints() {
-		if doc.Paths.Value(path) == nil {
-			t.Errorf("endpoint %s (%s) is not documented", name, path)
-		}
-	}
-	example := mustOperation(t, doc, "/agent", http.MethodGet).Responses.Status(200).Value.Content.Get("application/json").Example
-	endpoints := example.(map[string]any)["endpoints"].(map[string]any)
-	for name, path := range neutral.Endpoints() {
-		if endpoints[name] != path {
-			t.Errorf("agent example endpoint %s = %v, want %s", name, endpoints[name], path)
 		}
 	}
 }

@@ -49,10 +49,7 @@ func memoryHitSchema() *openapi3.SchemaRef {
 
 func (b *builder) addMemory(doc *openapi3.T) {
 	doc.Tags = append(doc.Tags, &openapi3.Tag{Name: tagMemory, Description: memoryTagDescription})
-	op := func(path, method, id, summary, desc string, params openapi3.Parameters, body *openapi3.RequestBodyRef, rs ...reply) {
-		doc.AddOperation(path, method, &openapi3.Operation{Tags: []string{tagMemory}, OperationID: id, Summary: summary,
-			Description: "Harnest extension: " + desc, Parameters: params, RequestBody: body, Responses: replies(rs...)})
-	}
+	op := b.extensionOps(doc, tagMemory)
 	bad := b.failure(400, "A field is refused: the code names it (`invalid_namespace`, `invalid_key`, `invalid_value`, "+
 		"`invalid_text`, `invalid_ttl_seconds`, `invalid_body` for an unknown member); nothing is stored.")
 	notFound := b.failure(404, "No such item in this user's memory (or `?user=` from someone not an owner).")
@@ -72,8 +69,7 @@ func (b *builder) addMemory(doc *openapi3.T) {
 	op("/memory/{namespace}", http.MethodGet, "listMemoryItems", "List a namespace",
 		"the items of a namespace in key order, a page at a time.",
 		openapi3.Parameters{pathParam("namespace", "The namespace."), memoryUserParam(), cursorParam(), limitParam()}, nil,
-		jsonReply(200, "A page of items.", object("", req("items", arrayOf("", memoryItemSchema())),
-			req("nextCursor", nullableStr("Where the next page starts; null on the last.")))),
+		jsonReply(200, "A page of items.", pageOf("items", memoryItemSchema())),
 		b.failure(400, "`limit` is not 1 to 100, or the namespace is refused."))
 	op("/memory/search", http.MethodPost, "searchMemory", "Search memory",
 		"the user's items that best match a query, the best first (keyword or semantic, as `search` says).",

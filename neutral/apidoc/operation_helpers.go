@@ -112,3 +112,17 @@ func replies(rs ...reply) *openapi3.Responses {
 	}
 	return out
 }
+
+// sseMedia is a body of Server-Sent Events: a string described by desc,
+// with an example stream.
+func sseMedia(desc, example string) *openapi3.MediaType {
+	return &openapi3.MediaType{Schema: describe(openapi3.NewStringSchema(), desc), Example: example}
+}
+
+// sseReply is a 200 whose body is Server-Sent Events.
+func sseReply(desc, streamDesc, example string) reply {
+	return reply{status: 200, value: &openapi3.Response{
+		Description: &desc,
+		Content:     openapi3.Content{mediaSSE: sseMedia(streamDesc, example)},
+	}}
+}

@@ -235,15 +235,6 @@ func (b *builder) defineRelayOwnerSchemas() {
 		req("items", arrayOf("", b.ref("RelayFeedEntry")))))
 }
 
-// relayOp marks an operation as part of relay-poll-v1.
-func relayOp(op *openapi3.Operation) *openapi3.Operation {
-	if op.Extensions == nil {
-		op.Extensions = map[string]any{}
-	}
-	op.Extensions["x-protocol"] = relayProtocol
-	return op
-}
-
 func (b *builder) relayLimited(desc string) reply {
 	return b.failure(429, desc).headers(openapi3.Headers{
 		"Retry-After": header("Seconds to wait before trying again (at least 1).",
@@ -289,59 +280,49 @@ func (b *builder) addRelay(doc *openapi3.T) {
 	b.addRelayRecipes(doc) // relay_tools.go
 }
 
+// relayAPIOp is an operation of the relay's API for outside agents, called
+// with sec; its store may be unavailable.
+func (b *builder) relayAPIOp(sec *openapi3.SecurityRequirements, id, summary, desc string) *operation {
+	return b.relayOp(tagRelay, id, summary, desc).security(sec).answers(b.relayUnavailable())
+}
+
 func (b *builder) addRelayAPI(doc *openapi3.T) {
 	pollLimited := b.relayLimited("More than 60 inbox and reply requests this minute for this participant (`rate_limited`).")
 
-	doc.AddOperation(relayAPI+"pairings/exchange", http.MethodPost, relayOp(&openapi3.Operation{
-		Tags:        []string{tagRelay},
-		OperationID: "exchangeRelayPairing",
-		Summary:     "Pair: exchange a pairing code for a session token",
-		Description: "Consumes the owner's single-use code; the card's `name` and `kind` must match the owner's choice " +
-			"(for a code made from a recipe, `kind` is the recipe's id). No bearer token is needed. At most 20 a minute per " +
-			"client address. The card may carry the alive extension (`capabilities.extensions[]` with uri " +
-			"`" + aliveExtensionURI + "`): a valid one becomes the participant's `look`, an invalid one is ignored " +
-			"whole and the pairing goes on. With tools at home on, the answer also holds a `callback_token`.",
-		Security:    relayNoSecurity,
-		RequestBody: jsonBody("The code and the outside agent's card.", b.ref("RelayExchangeRequest")),
-		Responses: replies(append(b.relayBodyErrors("invalid_request, or card_mismatch when name or kind differ from the owner's choice"),
+	doc.AddOperation(relayAPI+"pairings/exchange", http.MethodPost, b.relayAPIOp(relayNoSecurity, "exchangeRelayPairing",
+		"Pair: exchange a pairing code for a session token",
+		"Consumes the owner's single-use code; the card's `name` and `kind` must match the owner's choice "+
+			"(for a code made from a recipe, `kind` is the recipe's id). No bearer token is needed. At most 20 a minute per "+
+			"client address. The card may carry the alive extension (`capabilities.extensions[]` with uri "+
+			"`"+aliveExtensionURI+"`): a valid one becomes the participant's `look`, an invalid one is ignored "+
+			"whole and the pairing goes on. With tools at home on, the answer also holds a `callback_token`.").
+		takesRelayJSON(jsonBody("The code and the outside agent's card.", b.ref("RelayExchangeRequest")),
+			"invalid_request, or card_mismatch when name or kind differ from the owner's choice").
+		answers(
 			jsonReply(201, "Paired.", b.ref("RelayExchangeResult")),
 			b.failure(401, "The code is unknown, already used or expired (`invalid_code`)."),
 			b.relayLimited("More than 20 exchanges this minute from this address (`rate_limited`)."),
-			b.relayUnavailable(),
-		)...),
-	}))
+		).done())
 
 	waitSchema := openapi3.NewFloat64Schema().WithMin(0).WithMax(20).WithDefault(0)
-	doc.AddOperation(relayAPI+"inbox", http.MethodGet, relayOp(&openapi3.Operation{
-		Tags:        []string{tagRelay},
-		OperationID: "pollRelayInbox",
-		Summary:     "Long-poll the inbox",
-		Description: "Returns the pending items at once, or waits up to `wait` seconds for one. Items repeat until " +
-			"answered or expired; at most five are pending. A paused participant gets an empty inbox. " +
-			"With tools at home on, each item carries `callback.run_note`. " +
-			"Counts towards the 60 inbox-plus-reply requests a minute.",
-		Security: relaySessionSecurity,
-		Parameters: openapi3.Parameters{
-			queryParam("wait", "Seconds to wait for an item, clamped to 0–20; missing, invalid or negative means 0.",
-				false, inline(waitSchema)),
-		},
-		Responses: replies(
+	doc.AddOperation(relayAPI+"inbox", http.MethodGet, b.relayAPIOp(relaySessionSecurity, "pollRelayInbox", "Long-poll the inbox",
+		"Returns the pending items at once, or waits up to `wait` seconds for one. Items repeat until "+
+			"answered or expired; at most five are pending. A paused participant gets an empty inbox. "+
+			"With tools at home on, each item carries `callback.run_note`. "+
+			"Counts towards the 60 inbox-plus-reply requests a minute.").
+		params(queryParam("wait", "Seconds to wait for an item, clamped to 0–20; missing, invalid or negative means 0.",
+			false, inline(waitSchema))).
+		answers(
 			jsonReply(200, "The pending items (possibly none).", b.ref("RelayInbox")),
 			b.relayUnauthorized(),
 			pollLimited,
-			b.relayUnavailable(),
-		),
-	}))
+		).done())
 
-	doc.AddOperation(relayAPI+"replies", http.MethodPost, relayOp(&openapi3.Operation{
-		Tags:        []string{tagRelay},
-		OperationID: "postRelayReply",
-		Summary:     "Answer an inbox item",
-		Description: "The reply becomes the turn's answer. It must arrive before the item's `deadline_at`. " +
-			"Counts towards the 60 inbox-plus-reply requests a minute.",
-		Security:    relaySessionSecurity,
-		RequestBody: jsonBody("The item and its answer.", b.ref("RelayReplyRequest")),
-		Responses: replies(append(b.relayBodyErrors("invalid_reply"),
+	doc.AddOperation(relayAPI+"replies", http.MethodPost, b.relayAPIOp(relaySessionSecurity, "postRelayReply", "Answer an inbox item",
+		"The reply becomes the turn's answer. It must arrive before the item's `deadline_at`. "+
+			"Counts towards the 60 inbox-plus-reply requests a minute.").
+		takesRelayJSON(jsonBody("The item and its answer.", b.ref("RelayReplyRequest")), "invalid_reply").
+		answers(
 			jsonReply(200, "Accepted.", b.ref("RelayAccepted")),
 			b.relayUnauthorized(),
 			b.failure(404, "No inbox item of this participant has that `relay_id` (`item_not_found`)."),
@@ -349,39 +330,27 @@ func (b *builder) addRelayAPI(doc *openapi3.T) {
 				"(`already_answered`)."),
 			jsonReply(410, "The item's deadline passed (`item_expired`); the reply was not accepted.", b.ref("RelayExpired")),
 			pollLimited,
-			b.relayUnavailable(),
-		)...),
-	}))
+		).done())
 
-	doc.AddOperation(relayAPI+"session/status", http.MethodGet, relayOp(&openapi3.Operation{
-		Tags:        []string{tagRelay},
-		OperationID: "getRelaySessionStatus",
-		Summary:     "Read the session's status",
-		Description: "At most 30 a minute per participant.",
-		Security:    relaySessionSecurity,
-		Responses: replies(
+	doc.AddOperation(relayAPI+"session/status", http.MethodGet, b.relayAPIOp(relaySessionSecurity, "getRelaySessionStatus",
+		"Read the session's status", "At most 30 a minute per participant.").
+		answers(
 			jsonReply(200, "The session.", b.ref("RelaySessionStatus")),
 			b.relayUnauthorized(),
 			b.relayLimited("More than 30 status requests this minute for this participant (`rate_limited`)."),
-			b.relayUnavailable(),
-		),
-	}))
+		).done())
 
-	doc.AddOperation(relayAPI+"notices", http.MethodPost, relayOp(&openapi3.Operation{
-		Tags:        []string{tagRelay},
-		OperationID: "postRelayNoticeOrStageItem",
-		Summary:     "Send a notice or a stage item to the owner",
-		Description: "Notices and stage items share this path: `{\"text\": ...}` is a notice (plain text, at most 600 " +
-			"characters, three an hour); `{\"item\": {...}}` is a stage item (`say`, `progress`, `card`, `gesture` " +
-			"or `ask`; 12 a minute and one `say` every five seconds). Both reach the owner's feed.",
-		Security:    relaySessionSecurity,
-		RequestBody: jsonBody("A notice or a stage item.", b.ref("RelayNoticeRequest")),
-		Responses: replies(append(b.relayBodyErrors("invalid_notice for a notice, invalid_item for a stage item"),
+	doc.AddOperation(relayAPI+"notices", http.MethodPost, b.relayAPIOp(relaySessionSecurity, "postRelayNoticeOrStageItem",
+		"Send a notice or a stage item to the owner",
+		"Notices and stage items share this path: `{\"text\": ...}` is a notice (plain text, at most 600 "+
+			"characters, three an hour); `{\"item\": {...}}` is a stage item (`say`, `progress`, `card`, `gesture` "+
+			"or `ask`; 12 a minute and one `say` every five seconds). Both reach the owner's feed.").
+		takesRelayJSON(jsonBody("A notice or a stage item.", b.ref("RelayNoticeRequest")),
+			"invalid_notice for a notice, invalid_item for a stage item").
+		answers(
 			jsonReply(202, "Accepted: stored in the owner's feed.", b.ref("RelayAccepted")),
 			b.relayUnauthorized(),
 			b.relayLimited("A fourth notice within the hour (`notice_limit`), or a 13th stage item within the minute "+
 				"or a `say` within five seconds of the last (`stage_limit`); it was not stored."),
-			b.relayUnavailable(),
-		)...),
-	}))
+		).done())
 }

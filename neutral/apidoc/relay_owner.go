@@ -11,6 +11,12 @@ import (
 // participants and the feed). Tools at home and recipes are in
 // relay_tools.go and relay_recipes.go.
 
+// ownerOp is an operation of the relay's owner endpoints: the auth
+// middleware may answer it 401.
+func (b *builder) ownerOp(id, summary, desc string) *operation {
+	return b.relayOp(tagRelayOwner, id, summary, desc).answers(b.ownerUnauthorized())
+}
+
 func (b *builder) addRelayOwner(doc *openapi3.T) {
 	notOwner := b.failure(404, "The caller is not the owner (`not_found`).")
 	noParticipant := b.failure(404, "The caller is not the owner (`not_found`), or no participant has that ID "+
@@ -18,62 +24,42 @@ func (b *builder) addRelayOwner(doc *openapi3.T) {
 	idParam := pathParam("participantId", "The participant's `participant_id`.")
 	participant := jsonReply(200, "The participant after the change.", b.ref("RelayParticipant"))
 
-	doc.AddOperation(relayOwner+"pairings", http.MethodPost, relayOp(&openapi3.Operation{
-		Tags:        []string{tagRelayOwner},
-		OperationID: "createRelayPairing",
-		Summary:     "Create a pairing code",
-		Description: "A single-use code, valid five minutes, for a participant of this `name` and `kind`, or of a " +
-			"recipe (`{\"name\", \"recipe\"}`: the kind is the recipe's id). " +
-			"`harnest pair --server URL --name N --kind K` calls this with the owner's token (`HARNEST_TOKEN`).",
-		RequestBody: jsonBody("The name and kind (or recipe) the outside agent must present.", b.ref("RelayPairingRequest")),
-		Responses: replies(append(b.relayBodyErrors("invalid_request"),
+	doc.AddOperation(relayOwner+"pairings", http.MethodPost, b.ownerOp("createRelayPairing", "Create a pairing code",
+		"A single-use code, valid five minutes, for a participant of this `name` and `kind`, or of a "+
+			"recipe (`{\"name\", \"recipe\"}`: the kind is the recipe's id). "+
+			"`harnest pair --server URL --name N --kind K` calls this with the owner's token (`HARNEST_TOKEN`).").
+		takesRelayJSON(jsonBody("The name and kind (or recipe) the outside agent must present.", b.ref("RelayPairingRequest")),
+			"invalid_request").
+		answers(
 			// Replaces relayBodyErrors' 400: a recipe adds three reasons.
 			b.failure(400, "The body is not a UTF-8 JSON object (`invalid_json`) or could not be read (`invalid_body`); "+
 				"or no recipe has that id (`unknown_recipe`), the recipe has no supported door (`recipe_no_door`), or "+
 				"`kind` is given and is not the recipe's id (`recipe_kind_mismatch`)."),
 			jsonReply(201, "The code.", b.ref("RelayPairing")),
-			b.ownerUnauthorized(),
 			notOwner,
 			b.relayUnavailable(),
-		)...),
-	}))
+		).done())
 
-	doc.AddOperation(relayOwner+"participants", http.MethodGet, relayOp(&openapi3.Operation{
-		Tags:        []string{tagRelayOwner},
-		OperationID: "listRelayParticipants",
-		Summary:     "List participants",
-		Responses: replies(
+	doc.AddOperation(relayOwner+"participants", http.MethodGet, b.ownerOp("listRelayParticipants", "List participants", "").
+		answers(
 			jsonReply(200, "Every participant with its state.", b.ref("RelayParticipants")),
-			b.ownerUnauthorized(),
 			notOwner,
 			b.relayUnavailable(),
-		),
-	}))
+		).done())
 
 	for _, c := range []struct{ action, id, summary, desc string }{
 		{"pause", "pauseRelayParticipant", "Pause a participant",
 			"While paused its inbox is empty, its replies get 409 and turns for it fail at once."},
 		{"resume", "resumeRelayParticipant", "Resume a participant", "It answers turns again."},
 	} {
-		doc.AddOperation(relayOwner+"participants/{participantId}/"+c.action, http.MethodPost, relayOp(&openapi3.Operation{
-			Tags:        []string{tagRelayOwner},
-			OperationID: c.id,
-			Summary:     c.summary,
-			Description: c.desc + " No body is needed.",
-			Parameters:  openapi3.Parameters{idParam},
-			Responses:   replies(participant, b.ownerUnauthorized(), noParticipant, b.relayUnavailable()),
-		}))
+		doc.AddOperation(relayOwner+"participants/{participantId}/"+c.action, http.MethodPost,
+			b.ownerOp(c.id, c.summary, c.desc+" No body is needed.").
+				params(idParam).answers(participant, noParticipant, b.relayUnavailable()).done())
 	}
 
 	disconnect := func(id, summary string) *openapi3.Operation {
-		return relayOp(&openapi3.Operation{
-			Tags:        []string{tagRelayOwner},
-			OperationID: id,
-			Summary:     summary,
-			Description: "Removes the participant and ends its session token: its next request gets 401.",
-			Parameters:  openapi3.Parameters{idParam},
-			Responses:   replies(emptyReply(204, "Disconnected."), b.ownerUnauthorized(), noParticipant, b.relayUnavailable()),
-		})
+		return b.ownerOp(id, summary, "Removes the participant and ends its session token: its next request gets 401.").
+			params(idParam).answers(emptyReply(204, "Disconnected."), noParticipant, b.relayUnavailable()).done()
 	}
 	doc.AddOperation(relayOwner+"participants/{participantId}/disconnect", http.MethodPost,
 		disconnect("disconnectRelayParticipant", "Disconnect a participant"))
@@ -81,48 +67,33 @@ func (b *builder) addRelayOwner(doc *openapi3.T) {
 		disconnect("deleteRelayParticipant", "Disconnect a participant (DELETE)"))
 
 	feedLimit := openapi3.NewIntegerSchema().WithMin(1).WithMax(100).WithDefault(5)
-	doc.AddOperation(relayOwner+"feed", http.MethodGet, relayOp(&openapi3.Operation{
-		Tags:        []string{tagRelayOwner},
-		OperationID: "getRelayFeed",
-		Summary:     "Read the newest notices, stage items and tool calls",
-		Parameters: openapi3.Parameters{
-			queryParam("limit", "How many entries, from 1 to 100.", false, inline(feedLimit)),
-		},
-		Responses: replies(
+	doc.AddOperation(relayOwner+"feed", http.MethodGet, b.ownerOp("getRelayFeed",
+		"Read the newest notices, stage items and tool calls", "").
+		params(queryParam("limit", "How many entries, from 1 to 100.", false, inline(feedLimit))).
+		answers(
 			jsonReply(200, "The newest entries, newest first.", b.ref("RelayFeed")),
 			b.failure(400, "`limit` is not a whole number from 1 to 100 (`invalid_limit`)."),
-			b.ownerUnauthorized(),
 			notOwner,
 			b.relayUnavailable(),
-		),
-	}))
+		).done())
 
-	stream := openapi3.NewStringSchema()
-	stream.Description = "Server-Sent Events: `event: notice`, `event: stage` or `event: tool_call`, `id: <entry id>`, " +
+	stream := "Server-Sent Events: `event: notice`, `event: stage` or `event: tool_call`, `id: <entry id>`, " +
 		"`data: <RelayFeedEntry JSON>`; comments keep the connection alive every 15 seconds."
-	doc.AddOperation(relayOwner+"feed/stream", http.MethodGet, relayOp(&openapi3.Operation{
-		Tags:        []string{tagRelayOwner},
-		OperationID: "followRelayFeed",
-		Summary:     "Follow notices, stage items and tool calls live",
-		Description: "Sends the entries after `Last-Event-ID` or `after` (the later of the two when both are sent, as a " +
-			"reconnecting EventSource does), or only new ones when neither is given, " +
-			"then follows the feed live from any replica.",
-		Parameters: openapi3.Parameters{
+	doc.AddOperation(relayOwner+"feed/stream", http.MethodGet, b.ownerOp("followRelayFeed",
+		"Follow notices, stage items and tool calls live",
+		"Sends the entries after `Last-Event-ID` or `after` (the later of the two when both are sent, as a "+
+			"reconnecting EventSource does), or only new ones when neither is given, "+
+			"then follows the feed live from any replica.").
+		params(
 			queryParam("after", "Resume after this entry `id`; with `Last-Event-ID` too, after the later of the two.", false, str("")),
 			headerParam("Last-Event-ID", "The `id` of the last frame received, as EventSource clients send it.", str("")),
-		},
-		Responses: replies(
-			reply{status: 200, value: &openapi3.Response{
-				Description: ptr("The feed, live."),
-				Content: openapi3.Content{mediaSSE: &openapi3.MediaType{Schema: inline(stream),
-					Example: "event: notice\nid: 1764494100000-0\ndata: {\"id\": \"1764494100000-0\", \"participant_id\": " +
-						"\"5b0c…\", \"name\": \"My CLI\", \"kind\": \"cli\", \"type\": \"notice\", \"text\": \"Back in ten minutes.\", " +
-						"\"at\": \"2026-11-30T09:15:00.000Z\"}\n\n"}},
-			}},
+		).
+		answers(
+			sseReply("The feed, live.", stream, "event: notice\nid: 1764494100000-0\ndata: {\"id\": \"1764494100000-0\", \"participant_id\": "+
+				"\"5b0c…\", \"name\": \"My CLI\", \"kind\": \"cli\", \"type\": \"notice\", \"text\": \"Back in ten minutes.\", "+
+				"\"at\": \"2026-11-30T09:15:00.000Z\"}\n\n"),
 			b.failure(400, "`Last-Event-ID` (or `after`) is not an ID from this stream (`invalid_cursor`)."),
-			b.ownerUnauthorized(),
 			notOwner,
 			b.relayUnavailable(),
-		),
-	}))
+		).done())
 }

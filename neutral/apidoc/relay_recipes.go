@@ -85,17 +85,12 @@ func (b *builder) defineRelayRecipeSchemas() {
 }
 
 func (b *builder) addRelayRecipes(doc *openapi3.T) {
-	doc.AddOperation(relayOwner+"recipes", http.MethodGet, relayOp(&openapi3.Operation{
-		Tags:        []string{tagRelayOwner},
-		OperationID: "listRelayRecipes",
-		Summary:     "List the recipes",
-		Description: "The recipes pairing codes may be created for (`POST /owner/outside-agents/pairings` with " +
-			"`{\"name\", \"recipe\"}`): the built-in ones (`cli`, `claude-code`, `codex`, `gemini-cli`, `openai-agents`, " +
-			"`google-adk`, `langgraph`) and the agent folder's, which replace a built-in one of the same id.",
-		Responses: replies(
+	doc.AddOperation(relayOwner+"recipes", http.MethodGet, b.ownerOp("listRelayRecipes", "List the recipes",
+		"The recipes pairing codes may be created for (`POST /owner/outside-agents/pairings` with "+
+			"`{\"name\", \"recipe\"}`): the built-in ones (`cli`, `claude-code`, `codex`, `gemini-cli`, `openai-agents`, "+
+			"`google-adk`, `langgraph`) and the agent folder's, which replace a built-in one of the same id.").
+		answers(
 			jsonReply(200, "Every recipe, by id.", b.ref("RelayRecipes")),
-			b.ownerUnauthorized(),
 			b.failure(404, "The caller is not the owner (`not_found`)."),
-		),
-	}))
+		).done())
 }

@@ -102,74 +102,62 @@ func (b *builder) addRelayTools(doc *openapi3.T) {
 	idParam := pathParam("participantId", "The participant's `participant_id`.")
 	noParticipant := b.failure(404, "The caller is not the owner (`not_found`), "+toolsOffText+
 		", or no participant has that ID (`participant_not_found`).")
-	ownerOp := func(id, summary, desc string, body *openapi3.RequestBodyRef, rs ...reply) *openapi3.Operation {
-		return relayOp(&openapi3.Operation{
-			Tags:        []string{tagRelayOwner},
-			OperationID: id,
-			Summary:     summary,
-			Description: desc,
-			Parameters:  openapi3.Parameters{idParam},
-			RequestBody: body,
-			Responses:   replies(append(rs, b.ownerUnauthorized(), noParticipant, b.relayUnavailable())...),
-		})
+	participantOp := func(id, summary, desc string) *operation {
+		return b.ownerOp(id, summary, desc).params(idParam).answers(noParticipant, b.relayUnavailable())
 	}
 	grantsPath := relayOwner + "participants/{participantId}/grants"
-	doc.AddOperation(grantsPath, http.MethodGet, ownerOp("getRelayGrants", "Read a participant's tool grants",
-		"The exact tool names the participant may call with `POST /api/outside-agents/v1/tools/call`.", nil,
-		jsonReply(200, "The grants.", b.ref("RelayGrants"))))
-	doc.AddOperation(grantsPath, http.MethodPost, ownerOp("setRelayGrants", "Replace a participant's tool grants",
+	doc.AddOperation(grantsPath, http.MethodGet, participantOp("getRelayGrants", "Read a participant's tool grants",
+		"The exact tool names the participant may call with `POST /api/outside-agents/v1/tools/call`.").
+		answers(jsonReply(200, "The grants.", b.ref("RelayGrants"))).done())
+	doc.AddOperation(grantsPath, http.MethodPost, participantOp("setRelayGrants", "Replace a participant's tool grants",
 		"Only these exact names may be called, each a server tool this server offers (never a client tool). A skill on "+
-			"the participant's card is not a grant. The grants last as long as the participant's session.",
-		jsonBody("The new grants.", b.ref("RelayGrantsRequest")),
-		append(b.relayBodyErrors("invalid_grants; unknown_tool when the server offers no tool of a name"),
-			jsonReply(200, "The grants after the change.", b.ref("RelayGrants")))...))
-	doc.AddOperation(grantsPath, http.MethodDelete, ownerOp("revokeRelayGrants", "Revoke all of a participant's tool grants",
-		"Its next tool call gets 403 `tool_not_granted`.", nil, emptyReply(204, "Revoked.")))
+			"the participant's card is not a grant. The grants last as long as the participant's session.").
+		takesRelayJSON(jsonBody("The new grants.", b.ref("RelayGrantsRequest")),
+			"invalid_grants; unknown_tool when the server offers no tool of a name").
+		answers(jsonReply(200, "The grants after the change.", b.ref("RelayGrants"))).done())
+	doc.AddOperation(grantsPath, http.MethodDelete, participantOp("revokeRelayGrants", "Revoke all of a participant's tool grants",
+		"Its next tool call gets 403 `tool_not_granted`.").answers(emptyReply(204, "Revoked.")).done())
 
 	limit := openapi3.NewIntegerSchema().WithMin(1).WithMax(100).WithDefault(20)
-	callsOp := ownerOp("listRelayToolCalls", "Read a participant's tool call receipts",
+	doc.AddOperation(relayOwner+"participants/{participantId}/tool-calls", http.MethodGet, participantOp("listRelayToolCalls",
+		"Read a participant's tool call receipts",
 		"Each call's tool, `call_id` and outcome, newest first (the newest 200 are kept at least, each for a day); "+
-			"never its arguments or output.", nil,
-		jsonReply(200, "The calls, newest first.", b.ref("RelayToolCalls")),
-		b.failure(400, "`limit` is not a whole number from 1 to 100 (`invalid_limit`)."))
-	callsOp.Parameters = append(callsOp.Parameters, queryParam("limit", "How many calls, from 1 to 100.", false, inline(limit)))
-	doc.AddOperation(relayOwner+"participants/{participantId}/tool-calls", http.MethodGet, callsOp)
+			"never its arguments or output.").
+		params(queryParam("limit", "How many calls, from 1 to 100.", false, inline(limit))).
+		answers(
+			jsonReply(200, "The calls, newest first.", b.ref("RelayToolCalls")),
+			b.failure(400, "`limit` is not a whole number from 1 to 100 (`invalid_limit`)."),
+		).done())
 
-	doc.AddOperation(relayOwner+"tool-approvals/{approvalId}", http.MethodPost, relayOp(&openapi3.Operation{
-		Tags:        []string{tagRelayOwner},
-		OperationID: "decideRelayToolApproval",
-		Summary:     "Approve or deny a tool call",
-		Description: "Answers, once, a call of a tool with `approval: true`, named by the `approval_id` of a `tool_call` " +
-			"feed entry (`POST /approvals/{approvalId}` does the same). The outside agent's request waiting for it (or " +
-			"its next repeat of the `call_id`) then runs the call or gets `denied`.",
-		Parameters:  openapi3.Parameters{pathParam("approvalId", "The call's `approval_id` (`tool_approval_...`).")},
-		RequestBody: jsonBody("The decision.", b.ref("RelayToolDecision")),
-		Responses: replies(append(b.relayBodyErrors("invalid_decision"),
+	doc.AddOperation(relayOwner+"tool-approvals/{approvalId}", http.MethodPost, b.ownerOp("decideRelayToolApproval",
+		"Approve or deny a tool call",
+		"Answers, once, a call of a tool with `approval: true`, named by the `approval_id` of a `tool_call` "+
+			"feed entry (`POST /approvals/{approvalId}` does the same). The outside agent's request waiting for it (or "+
+			"its next repeat of the `call_id`) then runs the call or gets `denied`.").
+		params(pathParam("approvalId", "The call's `approval_id` (`tool_approval_...`).")).
+		takesRelayJSON(jsonBody("The decision.", b.ref("RelayToolDecision")), "invalid_decision").
+		answers(
 			jsonReply(200, "The call after the decision.", b.ref("RelayToolCall")),
-			b.ownerUnauthorized(),
 			b.failure(404, "The caller is not the owner (`not_found`), "+toolsOffText+", or the owner has no tool call "+
 				"approval with that ID (`approval_not_found`)."),
 			b.failure(409, "The call was already decided (`already_resolved`)."),
 			b.failure(503, "The store is unavailable (`store_unavailable`); try again."),
-		)...),
-	}))
+		).done())
 }
 
 func (b *builder) addRelayToolCall(doc *openapi3.T) {
 	receipt := b.ref("RelayToolReceipt")
-	doc.AddOperation(relayAPI+"tools/call", http.MethodPost, relayOp(&openapi3.Operation{
-		Tags:        []string{tagRelay},
-		OperationID: "callRelayTool",
-		Summary:     "Call a granted tool of the agent",
-		Description: "Tools at home: runs one server tool the owner granted this participant, once per `call_id`, and " +
-			"answers with the call's receipt. Authenticate with the `callback_token` of the exchange (not the session " +
-			"token) and send the `callback.run_note` of the inbox item being worked on (valid ten minutes). A run makes " +
-			"at most 20 calls; at most 60 requests a minute per participant. A tool with `approval: true` waits for the " +
-			"owner for up to about 25 seconds: still waiting is a 202; repeat the same `call_id` (and arguments) to " +
-			"wait again.",
-		Security:    relayCallbackSecurity,
-		RequestBody: jsonBody("The run note, the tool, its arguments and the call ID.", b.ref("RelayToolCallRequest")),
-		Responses: replies(append(b.relayBodyErrors("invalid_tool_call"),
+	doc.AddOperation(relayAPI+"tools/call", http.MethodPost, b.relayAPIOp(relayCallbackSecurity, "callRelayTool",
+		"Call a granted tool of the agent",
+		"Tools at home: runs one server tool the owner granted this participant, once per `call_id`, and "+
+			"answers with the call's receipt. Authenticate with the `callback_token` of the exchange (not the session "+
+			"token) and send the `callback.run_note` of the inbox item being worked on (valid ten minutes). A run makes "+
+			"at most 20 calls; at most 60 requests a minute per participant. A tool with `approval: true` waits for the "+
+			"owner for up to about 25 seconds: still waiting is a 202; repeat the same `call_id` (and arguments) to "+
+			"wait again.").
+		takesRelayJSON(jsonBody("The run note, the tool, its arguments and the call ID.", b.ref("RelayToolCallRequest")),
+			"invalid_tool_call").
+		answers(
 			jsonReply(200, "The call's final receipt: `completed`, `failed` or `denied`.", receipt),
 			jsonReply(202, "The call waits for the owner's approval (or runs on another request): repeat the `call_id`.", receipt),
 			b.failure(401, "The callback token is missing, invalid or has ended (`invalid_callback_token`): pausing, "+
@@ -185,7 +173,5 @@ func (b *builder) addRelayToolCall(doc *openapi3.T) {
 			b.failure(413, "The body is larger than 64 KiB (`request_too_large`), or the arguments exceed 16 KB (`arguments_too_large`)."),
 			b.relayLimited("More than 60 tool call requests this minute for this participant (`rate_limited`, with "+
 				"`Retry-After`), or the run has made its 20 calls (`run_call_limit`: no more are run for it)."),
-			b.relayUnavailable(),
-		)...),
-	}))
+		).done())
 }

@@ -2,6 +2,7 @@ package apidoc
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
 )
@@ -32,41 +33,48 @@ const streamDescription = "Sent when the request has `\"stream\": true`. Each fr
 	"When the agent needs approval or a client-side tool, `approval.requested` or `client_tool.requested` " +
 	"is followed by `response.completed` with `status` `requires_action`."
 
-const streamExample = `event: response.created
-id: 0
-data: {"type": "response.created", "sequence": 0, "responseId": "resp_4f1c2a9b8e7d4c3fa1b2c3d4e5f60718", "sessionId": "8d3e5c1a2b4f4e6a9c0d1e2f3a4b5c6d", "metadata": {}}
+// sseFrame is one frame of an example event stream.
+func sseFrame(event, id, data string) string {
+	return "event: " + event + "\nid: " + id + "\ndata: " + data + "\n\n"
+}
 
-event: response.text.delta
-id: 1
-data: {"type": "response.text.delta", "sequence": 1, "responseId": "resp_4f1c2a9b8e7d4c3fa1b2c3d4e5f60718", "sessionId": "8d3e5c1a2b4f4e6a9c0d1e2f3a4b5c6d", "delta": "Hello! "}
+// createdExampleData is the data of an example response.created event.
+const createdExampleData = `{"type": "response.created", "sequence": 0, "responseId": "resp_4f1c2a9b8e7d4c3fa1b2c3d4e5f60718", "sessionId": "8d3e5c1a2b4f4e6a9c0d1e2f3a4b5c6d", "metadata": {}}`
 
-event: response.text.delta
-id: 2
-data: {"type": "response.text.delta", "sequence": 2, "responseId": "resp_4f1c2a9b8e7d4c3fa1b2c3d4e5f60718", "sessionId": "8d3e5c1a2b4f4e6a9c0d1e2f3a4b5c6d", "delta": "How can I help?"}
+// streamExampleFrames are the frames of an example stream of POST
+// /responses.
+var streamExampleFrames = []string{
+	sseFrame("response.created", "0", createdExampleData),
+	sseFrame("response.text.delta", "1", `{"type": "response.text.delta", "sequence": 1, "responseId": "resp_4f1c2a9b8e7d4c3fa1b2c3d4e5f60718", "sessionId": "8d3e5c1a2b4f4e6a9c0d1e2f3a4b5c6d", "delta": "Hello! "}`),
+	sseFrame("response.text.delta", "2", `{"type": "response.text.delta", "sequence": 2, "responseId": "resp_4f1c2a9b8e7d4c3fa1b2c3d4e5f60718", "sessionId": "8d3e5c1a2b4f4e6a9c0d1e2f3a4b5c6d", "delta": "How can I help?"}`),
+	sseFrame("response.completed", "3", `{"type": "response.completed", "sequence": 3, "responseId": "resp_4f1c2a9b8e7d4c3fa1b2c3d4e5f60718", "sessionId": "8d3e5c1a2b4f4e6a9c0d1e2f3a4b5c6d", "status": "completed", "outputText": "Hello! How can I help?", "output": [{"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Hello! How can I help?"}]}], "metadata": {}}`),
+}
 
-event: response.completed
-id: 3
-data: {"type": "response.completed", "sequence": 3, "responseId": "resp_4f1c2a9b8e7d4c3fa1b2c3d4e5f60718", "sessionId": "8d3e5c1a2b4f4e6a9c0d1e2f3a4b5c6d", "status": "completed", "outputText": "Hello! How can I help?", "output": [{"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Hello! How can I help?"}]}], "metadata": {}}
+var streamExample = strings.Join(streamExampleFrames, "")
 
-`
-
-func completedExample() map[string]any {
+// envelopeExample is an example receipt with this status and outputText,
+// whose output is one assistant message saying said.
+func envelopeExample(status, outputText, said string) map[string]any {
 	return map[string]any{
 		"id":         "resp_4f1c2a9b8e7d4c3fa1b2c3d4e5f60718",
 		"sessionId":  "8d3e5c1a2b4f4e6a9c0d1e2f3a4b5c6d",
-		"status":     "completed",
-		"outputText": "Hello! How can I help?",
+		"status":     status,
+		"outputText": outputText,
 		"output": []any{
 			map[string]any{
 				"type": "message",
 				"role": "assistant",
 				"content": []any{
-					map[string]any{"type": "output_text", "text": "Hello! How can I help?"},
+					map[string]any{"type": "output_text", "text": said},
 				},
 			},
 		},
 		"metadata": map[string]any{},
 	}
+}
+
+func completedExample() map[string]any {
+	return envelopeExample("completed", "Hello! How can I help?", "Hello! How can I help?")
 }
 
 // inputSchema is the `input` of POST /responses: a non-blank string, or a
@@ -95,30 +103,16 @@ func (b *builder) inputSchema() *openapi3.SchemaRef {
 const maxInputParts = 64
 
 func requiresActionExample() map[string]any {
-	return map[string]any{
-		"id":         "resp_4f1c2a9b8e7d4c3fa1b2c3d4e5f60718",
-		"sessionId":  "8d3e5c1a2b4f4e6a9c0d1e2f3a4b5c6d",
-		"status":     "requires_action",
-		"outputText": "",
-		"output": []any{
-			map[string]any{
-				"type": "message",
-				"role": "assistant",
-				"content": []any{
-					map[string]any{"type": "output_text", "text": "I drafted the reply."},
-				},
-			},
-		},
-		"metadata": map[string]any{},
-		"requiredAction": map[string]any{
-			"type":      "human_approval",
-			"id":        "approval_9a8b7c6d5e4f40312a1b2c3d4e5f6071",
-			"callId":    "resp_4f1c2a9b8e7d4c3fa1b2c3d4e5f60718",
-			"action":    "send_email",
-			"message":   "Send the reply to bob@example.com?",
-			"expiresAt": "2025-01-01T12:15:00.000000+00:00",
-		},
+	e := envelopeExample("requires_action", "", "I drafted the reply.")
+	e["requiredAction"] = map[string]any{
+		"type":      "human_approval",
+		"id":        "approval_9a8b7c6d5e4f40312a1b2c3d4e5f6071",
+		"callId":    "resp_4f1c2a9b8e7d4c3fa1b2c3d4e5f60718",
+		"action":    "send_email",
+		"message":   "Send the reply to bob@example.com?",
+		"expiresAt": "2025-01-01T12:15:00.000000+00:00",
 	}
+	return e
 }
 
 func (b *builder) addResponses(doc *openapi3.T) {
@@ -160,22 +154,16 @@ func (b *builder) addResponses(doc *openapi3.T) {
 	}).headers(idHeaders())
 	sse := openapi3.NewStringSchema()
 	sse.Description = streamDescription
-	ok.value.Content[mediaSSE] = &openapi3.MediaType{
-		Schema:  inline(sse),
-		Example: streamExample,
-	}
+	ok.value.Content[mediaSSE] = sseMedia(streamDescription, streamExample)
 
-	doc.AddOperation("/responses", http.MethodPost, &openapi3.Operation{
-		Tags:        []string{tagResponses},
-		OperationID: "createAgentResponse",
-		Summary:     "Send a message to the agent",
-		Description: "Runs the agent on `input` and returns its reply. Without `sessionId` a new session is created. " +
-			"A session runs one response at a time. `input` is a string or a list of content parts that may name " +
-			"the session's assets. With `background` (a harnest extension) the run goes on without the request, and a " +
-			"`webhook` then receives its final receipt (the `completionWebhook` callback).",
-		RequestBody: body,
-		Callbacks:   b.webhookCallbacks(),
-		Responses: replies(
+	doc.AddOperation("/responses", http.MethodPost, b.op(tagResponses, "createAgentResponse", "Send a message to the agent",
+		"Runs the agent on `input` and returns its reply. Without `sessionId` a new session is created. "+
+			"A session runs one response at a time. `input` is a string or a list of content parts that may name "+
+			"the session's assets. With `background` (a harnest extension) the run goes on without the request, and a "+
+			"`webhook` then receives its final receipt (the `completionWebhook` callback).").
+		takesJSON(body).
+		callbacks(b.webhookCallbacks()).
+		answers(
 			ok,
 			b.failure(400, "The body does not match the request schema (`Invalid response request`), or its content is invalid, "+
 				"for example a media part naming an asset the session does not have, or a `webhook` that cannot be delivered "+
@@ -183,8 +171,6 @@ func (b *builder) addResponses(doc *openapi3.T) {
 			b.failure(404, "Session not found: `sessionId` does not name one of the caller's sessions."),
 			b.failure(408, "The request body did not arrive within `server.http.bodyTimeoutSeconds` (`request_timeout`)."),
 			b.failure(409, "The session is busy with another response (`session_busy`; see `onBusy`)."),
-			b.tooLarge(),
-			b.notJSON(),
 			b.failure(429, "Too many responses: the caller's share of running and waiting turns "+
 				"(`server.limits.maxTurnsPerUser`) or the server's queue (`server.http.maxQueuedRequests`) is full "+
 				"(`too_many_requests`), or the session's queue holds its bound of 20 responses (`queue_full`, `onBusy` "+
@@ -193,25 +179,15 @@ func (b *builder) addResponses(doc *openapi3.T) {
 			b.failure(502, "Agent completed without customer-facing output"),
 			b.failure(503, "The server cannot accept more responses right now."),
 			b.failure(504, "Response timed out"),
-		),
-	})
+		).done())
 
-	doc.AddOperation("/responses/{responseId}", http.MethodGet, &openapi3.Operation{
-		Tags:        []string{tagResponses},
-		OperationID: "getAgentResponse",
-		Summary:     "Read or recover a response",
-		Description: "Returns the latest state of a response. While it runs the status is `in_progress`; " +
-			"once finished this is exactly the JSON the original call returned.",
-		Parameters: openapi3.Parameters{
-			responsePathParam(),
-			responseSessionParam(),
-		},
-		Responses: replies(
+	doc.AddOperation("/responses/{responseId}", http.MethodGet, b.responseOp("getAgentResponse",
+		"Read or recover a response",
+		"Returns the latest state of a response. While it runs the status is `in_progress`; "+
+			"once finished this is exactly the JSON the original call returned.").
+		answers(
 			jsonReply(200, "The response envelope.", b.ref("ResponseEnvelope")),
-			b.failure(400, "sessionId must be non-empty"),
-			b.failure(404, "Response not found"),
-		),
-	})
+		).done())
 
 	b.addResponseControl(doc)
 	b.addSteer(doc)         // steer.go

@@ -75,10 +75,7 @@ func (b *builder) addSchedules(doc *openapi3.T) {
 		"`webhook.url`, or an unknown member); nothing is stored or changed.")
 	notFound := b.failure(404, "No such schedule of this user (or `?user=` from someone not an owner).")
 	one := jsonReply(200, "The schedule.", scheduleSchema())
-	op := func(path, method, id, summary, desc string, params openapi3.Parameters, body *openapi3.RequestBodyRef, rs ...reply) {
-		doc.AddOperation(path, method, &openapi3.Operation{Tags: []string{tagSchedules}, OperationID: id, Summary: summary,
-			Description: "Harnest extension: " + desc, Parameters: params, RequestBody: body, Responses: replies(rs...)})
-	}
+	op := b.extensionOps(doc, tagSchedules)
 	byID := openapi3.Parameters{scheduleIDParam(), scheduleUserParam()}
 	op("/schedules", http.MethodPost, "createSchedule", "Create a schedule",
 		"a schedule of the caller (or, for an owner, of `?user=`), within `server.schedules.maxPerUser`.",
@@ -87,8 +84,7 @@ func (b *builder) addSchedules(doc *openapi3.T) {
 			"(`too_many_schedules`); nothing is stored."), b.tooLarge())
 	op("/schedules", http.MethodGet, "listSchedules", "List schedules", "the user's schedules in ID order, a page at a time.",
 		openapi3.Parameters{scheduleUserParam(), cursorParam(), limitParam()}, nil,
-		jsonReply(200, "A page of schedules.", object("", req("schedules", arrayOf("", scheduleSchema())),
-			req("nextCursor", nullableStr("Where the next page starts; null on the last.")))),
+		jsonReply(200, "A page of schedules.", pageOf("schedules", scheduleSchema())),
 		b.failure(400, "`limit` is not 1 to 100."))
 	op("/schedules/{scheduleId}", http.MethodGet, "getSchedule", "Read a schedule", "one schedule.", byID, nil, one, notFound)
 	op("/schedules/{scheduleId}", http.MethodPatch, "updateSchedule", "Change a schedule",
@@ -107,7 +103,6 @@ func (b *builder) addSchedules(doc *openapi3.T) {
 	op("/schedules/{scheduleId}/fires", http.MethodGet, "listScheduleFires", "List a schedule's fires",
 		"its fires, newest first, with their responses (the newest 1000 are kept).",
 		openapi3.Parameters{scheduleIDParam(), scheduleUserParam(), cursorParam(), limitParam()}, nil,
-		jsonReply(200, "A page of fires.", object("", req("fires", arrayOf("", fireSchema())),
-			req("nextCursor", nullableStr("Where the next page starts; null on the last.")))),
+		jsonReply(200, "A page of fires.", pageOf("fires", fireSchema())),
 		b.failure(400, "`limit` or `cursor` is refused."), notFound)
 }

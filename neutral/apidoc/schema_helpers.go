@@ -93,3 +93,10 @@ func strictObject(desc string, fields ...field) *openapi3.SchemaRef {
 	s.Value.WithoutAdditionalProperties()
 	return s
 }
+
+// pageOf is a page of a paged list: its items under name, and the cursor of
+// the next page.
+func pageOf(name string, item *openapi3.SchemaRef) *openapi3.SchemaRef {
+	return object("", req(name, arrayOf("", item)),
+		req("nextCursor", nullableStr("Where the next page starts; null on the last.")))
+}

@@ -22,15 +22,9 @@ const sessionEventsDescription = "Harnest extension: follows every response of t
 	"responses. Without either the stream starts at the first event of the response that runs now (or waits for the " +
 	"next one to begin). Leaving never cancels a response."
 
-const sessionEventsExample = `event: response.created
-id: 3.0
-data: {"type": "response.created", "sequence": 0, "responseId": "resp_4f1c2a9b8e7d4c3fa1b2c3d4e5f60718", "sessionId": "8d3e5c1a2b4f4e6a9c0d1e2f3a4b5c6d", "metadata": {}}
-
-event: response.text.delta
-id: 3.1
-data: {"type": "response.text.delta", "sequence": 1, "responseId": "resp_4f1c2a9b8e7d4c3fa1b2c3d4e5f60718", "sessionId": "8d3e5c1a2b4f4e6a9c0d1e2f3a4b5c6d", "delta": "Hello!"}
-
-`
+// sessionEventsExample opens a session stream: its frame ids are cursors.
+var sessionEventsExample = sseFrame("response.created", "3.0", createdExampleData) +
+	sseFrame("response.text.delta", "3.1", `{"type": "response.text.delta", "sequence": 1, "responseId": "resp_4f1c2a9b8e7d4c3fa1b2c3d4e5f60718", "sessionId": "8d3e5c1a2b4f4e6a9c0d1e2f3a4b5c6d", "delta": "Hello!"}`)
 
 func sessionCursorSchema() *openapi3.SchemaRef {
 	return describe(openapi3.NewStringSchema().WithPattern(`^[1-9][0-9]*\.(-1|[0-9]+)$`),
@@ -48,51 +42,32 @@ func (b *builder) addSteer(doc *openapi3.T) {
 		req("sessionId", str("Its session.")),
 		req("status", enumStr("Accepted: the turn takes it at its next step.", "accepted")),
 	)
-	doc.AddOperation("/responses/{responseId}/steer", http.MethodPost, &openapi3.Operation{
-		Tags:        []string{tagResponses},
-		OperationID: "steerAgentResponse",
-		Summary:     "Hand a message to a running response",
-		Description: "Harnest extension: hands a message to the running turn, from any replica, without a new " +
-			"response. The turn takes it at its next step (the model backend before its next model call; a worker gets a " +
-			"`steer` line), its stream then says `response.steered`, and the transcript keeps the message where it was " +
-			"taken. A message the turn ends before taking is dropped (no `response.steered` names it).",
-		Parameters:  openapi3.Parameters{responsePathParam(), responseSessionParam()},
-		RequestBody: body,
-		Responses: replies(
+	doc.AddOperation("/responses/{responseId}/steer", http.MethodPost, b.responseOp("steerAgentResponse",
+		"Hand a message to a running response",
+		"Harnest extension: hands a message to the running turn, from any replica, without a new "+
+			"response. The turn takes it at its next step (the model backend before its next model call; a worker gets a "+
+			"`steer` line), its stream then says `response.steered`, and the transcript keeps the message where it was "+
+			"taken. A message the turn ends before taking is dropped (no `response.steered` names it).").
+		takesJSON(body).
+		answers(
 			jsonReply(202, "Accepted: the turn takes it at its next step.", accepted),
 			b.failure(400, "`sessionId` is missing, or the body is not `{\"input\": ...}` with a non-blank input."),
-			b.failure(404, "Response not found"),
 			b.failure(409, "Refused, nothing kept: `steer_unsupported` (the agent's backend cannot take a message during a "+
 				"turn), `response_final` (the response is over), `response_queued` (it waits for its turn), or "+
 				"`response_waiting` (it waits for an approval or a client tool)."),
-			b.tooLarge(),
-			b.notJSON(),
-		),
-	})
+		).done())
 }
 
 func (b *builder) addSessionEvents(doc *openapi3.T) {
-	events := openapi3.NewStringSchema()
-	events.Description = "Server-Sent Events, as in the stream of `GET /responses/{responseId}/events`, with cursors as ids."
-	doc.AddOperation("/sessions/{sessionId}/events", http.MethodGet, &openapi3.Operation{
-		Tags:        []string{tagSessions},
-		OperationID: "followSessionEvents",
-		Summary:     "Follow a session's responses",
-		Description: sessionEventsDescription,
-		Parameters: openapi3.Parameters{
-			sessionPathParam(),
-			queryParam("after", "Send the frames after this cursor. With `Last-Event-ID` too (a reconnecting EventSource "+
-				"repeats its URL), the later of the two is used.", false, sessionCursorSchema()),
-			headerParam("Last-Event-ID", "The `id` of the last frame received, as EventSource clients send it on reconnect.",
-				sessionCursorSchema()),
-		},
-		Responses: replies(
-			reply{status: 200, value: &openapi3.Response{
-				Description: ptr("The session's events, live, until the client leaves."),
-				Content:     openapi3.Content{mediaSSE: &openapi3.MediaType{Schema: inline(events), Example: sessionEventsExample}},
-			}},
+	doc.AddOperation("/sessions/{sessionId}/events", http.MethodGet, b.op(tagSessions, "followSessionEvents",
+		"Follow a session's responses", sessionEventsDescription).
+		params(sessionPathParam()).
+		params(resumeParams("Send the frames after this cursor.", ".", sessionCursorSchema)...).
+		answers(
+			sseReply("The session's events, live, until the client leaves.",
+				"Server-Sent Events, as in the stream of `GET /responses/{responseId}/events`, with cursors as ids.",
+				sessionEventsExample),
 			b.failure(400, "`after` (or `Last-Event-ID`) is not a cursor `<response>.<sequence>` (`invalid_after`)."),
-			b.failure(404, "Session not found"),
-		),
-	})
+			b.sessionNotFound(),
+		).done())
 }

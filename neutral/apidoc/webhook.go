@@ -66,14 +66,11 @@ func (b *builder) webhookCallbacks() openapi3.Callbacks {
 }
 
 func (b *builder) addWebhookKey(doc *openapi3.T) {
-	doc.AddOperation("/webhook-key", http.MethodGet, &openapi3.Operation{
-		Tags:        []string{tagResponses},
-		OperationID: "getWebhookKey",
-		Summary:     "Read the key that signs your webhooks",
-		Description: "Harnest extension: the HMAC-SHA256 key (hex) that signs the completion webhooks of the caller's " +
-			"background responses; each user has a key of their own. Verify `Harnest-Signature: t=<t>,v1=<v1>` by " +
-			"computing the hex HMAC-SHA256 of `<t>.<body>` under the hex-decoded key and comparing it with `v1`.",
-		Responses: replies(
+	doc.AddOperation("/webhook-key", http.MethodGet, b.op(tagResponses, "getWebhookKey", "Read the key that signs your webhooks",
+		"Harnest extension: the HMAC-SHA256 key (hex) that signs the completion webhooks of the caller's "+
+			"background responses; each user has a key of their own. Verify `Harnest-Signature: t=<t>,v1=<v1>` by "+
+			"computing the hex HMAC-SHA256 of `<t>.<body>` under the hex-decoded key and comparing it with `v1`.").
+		answers(
 			jsonReply(200, "The key and how it signs.", strictObject("A webhook signing key.",
 				req("key", describe(openapi3.NewStringSchema().WithPattern(`^[0-9a-f]{64}$`), "The key: 32 bytes, hex.")),
 				req("algorithm", enumStr("Always `HMAC-SHA256`.", "HMAC-SHA256")),
@@ -82,6 +79,5 @@ func (b *builder) addWebhookKey(doc *openapi3.T) {
 			)).example(map[string]any{"key": "9f2c4e7a1b3d5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8",
 				"algorithm": "HMAC-SHA256", "header": "Harnest-Signature", "signs": "<t>.<body>"}),
 			b.failure(503, "The state store is unavailable (`store_unavailable`); retry shortly."),
-		),
-	})
+		).done())
 }
