@@ -35,11 +35,7 @@ func hubListenSessionResponses(t *testing.T, s store.Store) {
 		}
 		finish(t, s, "u", "s", rid)
 	})
-	select {
-	case <-other:
-		t.Fatal("a listener of another session's responses was signalled")
-	case <-time.After(50 * time.Millisecond):
-	}
+	noSignal(t, other, 50*time.Millisecond, "responses of another session began (its listener)")
 	// Events and the end of a response are not a new response.
 	drain(sig1)
 	mustBegin(t, s, "u", "s", "resp_last", false, shortLease)
@@ -48,9 +44,5 @@ func hubListenSessionResponses(t *testing.T, s store.Store) {
 		t.Fatal(err)
 	}
 	finish(t, s, "u", "s", "resp_last")
-	select {
-	case <-sig1:
-		t.Fatal("a response's events or its end signalled the session's listener of new responses")
-	case <-time.After(100 * time.Millisecond):
-	}
+	noSignal(t, sig1, 100*time.Millisecond, "a response's events and its end (the session's listener of new responses)")
 }
