@@ -276,24 +276,10 @@ func assetConcurrency(t *testing.T, s store.Store) {
 		t.Fatal(err)
 	}
 	q := store.AssetQuota{Session: 1000, User: 1 << 20}
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	stored := 0
-	for i := 0; i < 20; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			err := s.PutAsset(ctx, "u", "s", store.Asset{ID: fmt.Sprint(i)}, make([]byte, 100), q)
-			if err == nil {
-				mu.Lock()
-				stored++
-				mu.Unlock()
-			} else if !errors.Is(err, store.ErrSessionQuota) {
-				t.Error(err)
-			}
-		}()
-	}
-	wg.Wait()
+	stored := raceWins(t, 20, func(i int) (bool, error) {
+		err := s.PutAsset(ctx, "u", "s", store.Asset{ID: fmt.Sprint(i)}, make([]byte, 100), q)
+		return wonUnless(err, store.ErrSessionQuota)
+	})
 	if stored != 10 {
 		t.Fatalf("%d uploads of 100 bytes fit a 1000-byte quota", stored)
 	}

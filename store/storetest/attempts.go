@@ -15,14 +15,15 @@ import (
 // holder's epoch, goes to the next claim only; a deleted session takes its
 // runs' attempts with it.
 func testAttempts(t *testing.T, h Harness) {
-	t.Run("ClaimsSpendNoAttempt", func(t *testing.T) { attemptsClaimsSpendNone(t, h) })
-	t.Run("SpendIsFencedAndNotOnFinalRuns", func(t *testing.T) { attemptsSpendIsFenced(t, h) })
-	t.Run("GoWithTheSession", func(t *testing.T) { attemptsGoWithTheSession(t, h) })
-	t.Run("HandOffMarkGoesToTheNextClaim", func(t *testing.T) { attemptsHandOffMark(t, h) })
+	subtests(t, h, map[string]func(t *testing.T, s store.Store){
+		"ClaimsSpendNoAttempt":           attemptsClaimsSpendNone,
+		"SpendIsFencedAndNotOnFinalRuns": attemptsSpendIsFenced,
+		"GoWithTheSession":               attemptsGoWithTheSession,
+		"HandOffMarkGoesToTheNextClaim":  attemptsHandOffMark,
+	})
 }
 
-func attemptsHandOffMark(t *testing.T, h Harness) {
-	s := open(t, h)
+func attemptsHandOffMark(t *testing.T, s store.Store) {
 	fencingBegun(t, s)
 	if c := attemptsClaim(t, s, "r1", 1, "r2"); c.HandedOff {
 		t.Fatal("a claim of a run nobody marked says it was handed off")
@@ -62,8 +63,7 @@ func attemptsClaim(t *testing.T, s store.Store, from string, epoch int, claimer 
 	return c
 }
 
-func attemptsClaimsSpendNone(t *testing.T, h Harness) {
-	s := open(t, h)
+func attemptsClaimsSpendNone(t *testing.T, s store.Store) {
 	fencingBegun(t, s)
 	// Hand-offs and parking: the epoch moves on, the attempt stays 1.
 	c := attemptsClaim(t, s, "r1", 1, "r2")
@@ -89,8 +89,7 @@ func attemptsClaimsSpendNone(t *testing.T, h Harness) {
 	}
 }
 
-func attemptsSpendIsFenced(t *testing.T, h Harness) {
-	s := open(t, h)
+func attemptsSpendIsFenced(t *testing.T, s store.Store) {
 	fencingBegun(t, s)
 	attemptsClaim(t, s, "r1", 1, "r2")
 	// The first attempt's replica (epoch 1) cannot spend one.
@@ -114,8 +113,7 @@ func attemptsSpendIsFenced(t *testing.T, h Harness) {
 	}
 }
 
-func attemptsGoWithTheSession(t *testing.T, h Harness) {
-	s := open(t, h)
+func attemptsGoWithTheSession(t *testing.T, s store.Store) {
 	fencingBegun(t, s)
 	c := attemptsClaim(t, s, "r1", 1, "r2")
 	if n, err := s.SpendAttempt(ctx, "u", "s", "resp_1", c.Epoch); err != nil || n != 2 {

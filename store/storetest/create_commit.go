@@ -13,18 +13,19 @@ import (
 // first write of a response whose new session skipped BeginResponse makes
 // the session as the begin would have.
 func testCreatingCommits(t *testing.T, h Harness) {
-	t.Run("MakesTheSession", func(t *testing.T) { creatingCommitMakesTheSession(t, h) })
-	t.Run("ItsLogReadsFromAnyPosition", func(t *testing.T) { creatingCommitItsLogReadsFromAnyPosition(t, h) })
-	t.Run("MustRelease", func(t *testing.T) { creatingCommitMustRelease(t, h) })
-	t.Run("WrittenAgainChangesNothing", func(t *testing.T) { creatingCommitWrittenAgainChangesNothing(t, h) })
-	t.Run("ItsReceiptIsFinal", func(t *testing.T) { creatingCommitItsReceiptIsFinal(t, h) })
+	subtests(t, h, map[string]func(t *testing.T, s store.Store){
+		"MakesTheSession":            creatingCommitMakesTheSession,
+		"ItsLogReadsFromAnyPosition": creatingCommitItsLogReadsFromAnyPosition,
+		"MustRelease":                creatingCommitMustRelease,
+		"WrittenAgainChangesNothing": creatingCommitWrittenAgainChangesNothing,
+		"ItsReceiptIsFinal":          creatingCommitItsReceiptIsFinal,
+		"OtherSessionsUntouched":     creatingCommitOtherSessionsUntouched,
+	})
 	t.Run("ExpiresAsAnyOther", func(t *testing.T) { creatingCommitExpiresAsAnyOther(t, h) })
-	t.Run("OtherSessionsUntouched", func(t *testing.T) { creatingCommitOtherSessionsUntouched(t, h) })
 }
 
-func creatingCommitMakesTheSession(t *testing.T, h Harness) {
+func creatingCommitMakesTheSession(t *testing.T, s store.Store) {
 	failed := func(store.Lapsed, []byte) []byte { return []byte(`{"status":"failed"}`) }
-	s := open(t, h)
 	err := s.CommitResponse(ctx, creatingCommit("u", "s", "resp_1"))
 	if err != nil {
 		t.Fatal(err)
@@ -68,8 +69,7 @@ func creatingCommitMakesTheSession(t *testing.T, h Harness) {
 
 // The step's events are the response's whole log: read from the
 // start, from inside, in pages, and past its end.
-func creatingCommitItsLogReadsFromAnyPosition(t *testing.T, h Harness) {
-	s := open(t, h)
+func creatingCommitItsLogReadsFromAnyPosition(t *testing.T, s store.Store) {
 	c := creatingCommit("u", "s", "resp_1")
 	c.Events = []store.Event{ev(0), ev(1), ev(2), ev(3), ev(4)}
 	if err := s.CommitResponse(ctx, c); err != nil {
@@ -92,8 +92,7 @@ func creatingCommitItsLogReadsFromAnyPosition(t *testing.T, h Harness) {
 
 // A step that would make its session and keep it is refused, and
 // nothing of it is kept: such a response begins first.
-func creatingCommitMustRelease(t *testing.T, h Harness) {
-	s := open(t, h)
+func creatingCommitMustRelease(t *testing.T, s store.Store) {
 	c := creatingCommit("u", "s", "resp_1")
 	c.Release, c.Receipt = false, inProgress
 	if err := s.CommitResponse(ctx, c); !errors.Is(err, store.ErrCreateWithoutRelease) {
@@ -110,8 +109,7 @@ func creatingCommitMustRelease(t *testing.T, h Harness) {
 // The same final step sent again (its first answer lost: the
 // runtime sends a final step until the store takes it) is refused
 // as final or written again the same: nothing is there twice.
-func creatingCommitWrittenAgainChangesNothing(t *testing.T, h Harness) {
-	s := open(t, h)
+func creatingCommitWrittenAgainChangesNothing(t *testing.T, s store.Store) {
 	for _, session := range []string{"s1", "s2"} {
 		c := creatingCommit("u", session, "resp_1")
 		if err := s.CommitResponse(ctx, c); err != nil {
@@ -140,8 +138,7 @@ func creatingCommitWrittenAgainChangesNothing(t *testing.T, h Harness) {
 
 // The step was the response's last: its receipt is final as any
 // other, whatever way the store keeps it.
-func creatingCommitItsReceiptIsFinal(t *testing.T, h Harness) {
-	s := open(t, h)
+func creatingCommitItsReceiptIsFinal(t *testing.T, s store.Store) {
 	if err := s.CommitResponse(ctx, creatingCommit("u", "s", "resp_1")); err != nil {
 		t.Fatal(err)
 	}
@@ -188,15 +185,12 @@ func creatingCommitExpiresAsAnyOther(t *testing.T, h Harness) {
 	}
 }
 
-func creatingCommitOtherSessionsUntouched(t *testing.T, h Harness) {
-	s := open(t, h)
+func creatingCommitOtherSessionsUntouched(t *testing.T, s store.Store) {
 	mustBegin(t, s, "u", "old", "resp_0", true, time.Minute)
 	if err := s.CommitResponse(ctx, creatingCommit("u", "s", "resp_1")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.BeginResponse(ctx, beginArgs("u", "old", "resp_2", false, time.Minute)); !errors.Is(err, store.ErrSessionBusy) {
-		t.Fatalf("the other session's lease: %v, want ErrSessionBusy", err)
-	}
+	mustBeBusy(t, s, "old", "resp_2", "the other session's lease")
 	if list, _ := s.ListSessions(ctx, "u", "", 10); len(list) != 2 {
 		t.Fatalf("listed %+v", list)
 	}

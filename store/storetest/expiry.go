@@ -3,8 +3,6 @@ package storetest
 import (
 	"testing"
 	"time"
-
-	"github.com/harnest/harnest/store"
 )
 
 // testExpiry is the contract of retention: receipts and event logs last
@@ -14,15 +12,7 @@ func testExpiry(t *testing.T, h Harness) {
 	// Redis keeps event logs at least a second (EXPIRE counts seconds).
 	const ttl = time.Second
 	s := h.Open(t, ttl)
-	mustBegin(t, s, "u", "s", "resp_1", true, time.Minute)
-	err := s.CommitResponse(ctx, store.Commit{User: "u", Session: "s", ResponseID: "resp_1", Receipt: completed,
-		Events: evs(0, 2), Messages: [][]byte{[]byte(`{"id":"m1"}`)}, Release: true, Replica: "r1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.PutAsset(ctx, "u", "s", store.Asset{ID: "a"}, []byte("abc"), store.AssetQuota{}); err != nil {
-		t.Fatal(err)
-	}
+	mustFillSession(t, s)
 	// Another response's receipt is rewritten half-way: it lasts from then.
 	if err := s.ReplaceReceipt(ctx, "u", "s", "resp_2", 1, inProgress); err != nil {
 		t.Fatal(err)

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,9 +14,11 @@ import (
 // replica with the next epoch, exactly once, and every write of the older
 // epoch is refused with ErrFenced and changes nothing.
 func testFencing(t *testing.T, h Harness) {
-	t.Run("ClaimHandsOverWhatTheClaimerNeeds", func(t *testing.T) { fencingClaimHandsOverWhatTheClaimerNeeds(t, h) })
-	t.Run("StaleEpochWritesAreRefusedAndChangeNothing", func(t *testing.T) { fencingStaleEpochWritesAreRefusedAndChangeNothing(t, h) })
-	t.Run("ConcurrentClaimsOneWins", func(t *testing.T) { fencingConcurrentClaimsOneWins(t, h) })
+	subtests(t, h, map[string]func(t *testing.T, s store.Store){
+		"ClaimHandsOverWhatTheClaimerNeeds":          fencingClaimHandsOverWhatTheClaimerNeeds,
+		"StaleEpochWritesAreRefusedAndChangeNothing": fencingStaleEpochWritesAreRefusedAndChangeNothing,
+		"ConcurrentClaimsOneWins":                    fencingConcurrentClaimsOneWins,
+	})
 	t.Run("FinalOrBusyRunsAreNotClaimed", func(t *testing.T) { fencingFinalOrBusyRunsAreNotClaimed(t, h) })
 }
 
@@ -38,8 +39,7 @@ func fencingBegun(t *testing.T, s store.Store) {
 	}
 }
 
-func fencingClaimHandsOverWhatTheClaimerNeeds(t *testing.T, h Harness) {
-	s := open(t, h)
+func fencingClaimHandsOverWhatTheClaimerNeeds(t *testing.T, s store.Store) {
 	fencingBegun(t, s)
 	got, err := s.ClaimRun(ctx, fencingClaim("resp_1", "r2"))
 	if err != nil {
@@ -84,8 +84,7 @@ func fencingClaimHandsOverWhatTheClaimerNeeds(t *testing.T, h Harness) {
 	}
 }
 
-func fencingStaleEpochWritesAreRefusedAndChangeNothing(t *testing.T, h Harness) {
-	s := open(t, h)
+func fencingStaleEpochWritesAreRefusedAndChangeNothing(t *testing.T, s store.Store) {
 	fencingBegun(t, s)
 	if _, err := s.ClaimRun(ctx, fencingClaim("resp_1", "r2")); err != nil {
 		t.Fatal(err)
@@ -133,31 +132,14 @@ func fencingStaleEpochWritesAreRefusedAndChangeNothing(t *testing.T, h Harness) 
 	}
 }
 
-func fencingConcurrentClaimsOneWins(t *testing.T, h Harness) {
-	s := open(t, h)
+func fencingConcurrentClaimsOneWins(t *testing.T, s store.Store) {
 	fencingBegun(t, s)
-	const claimers = 8
-	var wg sync.WaitGroup
-	errs := make([]error, claimers)
-	for i := range claimers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			_, errs[i] = s.ClaimRun(ctx, fencingClaim("resp_1", "claimer"+string(rune('a'+i))))
-		}()
-	}
-	wg.Wait()
-	won := 0
-	for _, err := range errs {
-		switch {
-		case err == nil:
-			won++
-		case !errors.Is(err, store.ErrFenced):
-			t.Fatalf("a losing claim: %v", err)
-		}
-	}
+	won := raceWins(t, 8, func(i int) (bool, error) {
+		_, err := s.ClaimRun(ctx, fencingClaim("resp_1", "claimer"+string(rune('a'+i))))
+		return wonUnless(err, store.ErrFenced)
+	})
 	if won != 1 {
-		t.Fatalf("%d claims won: %v", won, errs)
+		t.Fatalf("%d of 8 concurrent claims won, want 1", won)
 	}
 }
 

@@ -11,10 +11,12 @@ import (
 // or to one (gone when it no longer listens), and follower signals when a
 // response's events are logged or a sweeper fails it.
 func testHub(t *testing.T, h Harness) {
-	t.Run("Control", func(t *testing.T) { hubControl(t, open(t, h)) })
-	t.Run("GoneReplica", func(t *testing.T) { hubGoneReplica(t, open(t, h)) })
+	subtests(t, h, map[string]func(t *testing.T, s store.Store){
+		"Control":                hubControl,
+		"GoneReplica":            hubGoneReplica,
+		"ListenSessionResponses": hubListenSessionResponses,
+	})
 	t.Run("ListenEvents", func(t *testing.T) { hubListenEvents(t, h, open(t, h)) })
-	t.Run("ListenSessionResponses", func(t *testing.T) { hubListenSessionResponses(t, open(t, h)) })
 }
 
 // startHub starts replica's hub; its control messages arrive on the
@@ -99,56 +101,26 @@ func hubListenEvents(t *testing.T, h Harness, s store.Store) {
 	hub1, _ := startHub(t, s, "r1")
 	hub2, _ := startHub(t, s, "r2")
 	mustBegin(t, s, "u", "s", "resp_1", true, shortLease)
-	sig1, stop1, err := hub1.ListenEvents(ctx, "u", "s", "resp_1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stop1()
-	sig2, stop2, err := hub2.ListenEvents(ctx, "u", "s", "resp_1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	other, stopOther, err := hub1.ListenEvents(ctx, "u", "s", "resp_other")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stopOther()
-	// AppendEvents signals both followers. (A Redis subscription is
-	// confirmed asynchronously, so appends are repeated, a bounded number
-	// of times, until each follower has had its signal.)
-	got1, got2 := false, false
-	for seq := 0; !got1 || !got2; seq++ {
-		if seq == 50 {
-			t.Fatalf("after 50 appends, follower 1 signalled: %v, follower 2 (another replica's hub): %v", got1, got2)
-		}
+	sig1, _ := mustListen(t, hub1, "u", "s", "resp_1")
+	sig2, stop2 := mustListen(t, hub2, "u", "s", "resp_1")
+	other, _ := mustListen(t, hub1, "u", "s", "resp_other")
+	// AppendEvents signals both followers.
+	untilBothSignalled(t, sig1, sig2, "appends", func(seq int) {
 		if err := s.AppendEvents(ctx, "u", "s", "resp_1", 1, evs(seq, seq)); err != nil {
 			t.Fatal(err)
 		}
-		timeout := time.After(100 * time.Millisecond)
-		for waiting := true; waiting && (!got1 || !got2); {
-			select {
-			case <-sig1:
-				got1 = true
-			case <-sig2:
-				got2 = true
-			case <-timeout:
-				waiting = false
-			}
-		}
-	}
+	})
 	drain(sig1)
 	drain(sig2)
 	// A commit with events signals.
 	last, _ := s.EventsAfter(ctx, "u", "s", "resp_1", -1, 100)
 	next := len(last)
-	err = s.CommitResponse(ctx, store.Commit{User: "u", Session: "s", ResponseID: "resp_1",
+	err := s.CommitResponse(ctx, store.Commit{User: "u", Session: "s", ResponseID: "resp_1",
 		Receipt: []byte(`{"status":"requires_action"}`), Events: evs(next, next), Replica: "r1"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !signalled(sig1) {
-		t.Fatal("a commit with events signalled no follower")
-	}
+	waitSignal(t, sig1, "a commit with events")
 	// A follower that stopped is signalled no more; the other still is.
 	stop2()
 	stop2() // stopping twice is harmless
@@ -160,14 +132,50 @@ func hubListenEvents(t *testing.T, h Harness, s store.Store) {
 	if err != nil || len(swept) != 1 {
 		t.Fatalf("sweep: %v %v", swept, err)
 	}
-	if !signalled(sig1) {
-		t.Fatal("a swept run signalled no follower")
-	}
+	waitSignal(t, sig1, "a sweeper failed the run")
 	select {
 	case <-sig2:
 		t.Fatal("a stopped follower was signalled")
 	case <-other:
 		t.Fatal("a follower of another response was signalled")
 	default:
+	}
+}
+
+// mustListen starts a follower of the response's events on hub (of the
+// session's new responses when rid is ""); it stops when the test ends.
+func mustListen(t *testing.T, hub store.Hub, user, session, rid string) (<-chan struct{}, func()) {
+	t.Helper()
+	sig, stop, err := hub.ListenEvents(ctx, user, session, rid)
+	if err != nil {
+		t.Fatalf("listen to %s/%s/%q: %v", user, session, rid, err)
+	}
+	t.Cleanup(stop)
+	return sig, stop
+}
+
+// untilBothSignalled calls nudge(0), nudge(1), ... until both listeners,
+// on two replicas' hubs, have had a signal: a Redis subscription is
+// confirmed asynchronously, so nudges are repeated, a bounded number of
+// times.
+func untilBothSignalled(t *testing.T, sig1, sig2 <-chan struct{}, nudges string, nudge func(i int)) {
+	t.Helper()
+	got1, got2 := false, false
+	for i := 0; !got1 || !got2; i++ {
+		if i == 50 {
+			t.Fatalf("after 50 %s, listener 1 signalled: %v, listener 2 (another replica's hub): %v", nudges, got1, got2)
+		}
+		nudge(i)
+		timeout := time.After(100 * time.Millisecond)
+		for waiting := true; waiting && (!got1 || !got2); {
+			select {
+			case <-sig1:
+				got1 = true
+			case <-sig2:
+				got2 = true
+			case <-timeout:
+				waiting = false
+			}
+		}
 	}
 }

@@ -24,51 +24,18 @@ func hubListenSessionResponses(t *testing.T, s store.Store) {
 	if err := s.CreateSession(ctx, "u", "other", nil, "t0"); err != nil {
 		t.Fatal(err)
 	}
-	sig1, stop1, err := hub1.ListenEvents(ctx, "u", "s", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stop1()
-	sig2, stop2, err := hub2.ListenEvents(ctx, "u", "s", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stop2()
-	other, stopOther, err := hub1.ListenEvents(ctx, "u", "other", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stopOther()
-	// A Redis subscription is confirmed asynchronously: responses begin,
-	// a bounded number of times, until each listener has had its signal.
-	got1, got2 := false, false
-	for i := 1; !got1 || !got2; i++ {
-		if i == 50 {
-			t.Fatalf("after 50 responses began, listener 1 signalled: %v, listener 2 (another replica's hub): %v", got1, got2)
-		}
-		rid := "resp_" + strconv.Itoa(i)
+	sig1, _ := mustListen(t, hub1, "u", "s", "")
+	sig2, _ := mustListen(t, hub2, "u", "s", "")
+	other, _ := mustListen(t, hub1, "u", "other", "")
+	untilBothSignalled(t, sig1, sig2, "responses began", func(i int) {
+		rid := "resp_" + strconv.Itoa(i+1)
 		mustBegin(t, s, "u", "s", rid, false, shortLease)
-		timeout := time.After(100 * time.Millisecond)
-		for waiting := true; waiting && (!got1 || !got2); {
-			select {
-			case <-sig1:
-				got1 = true
-			case <-sig2:
-				got2 = true
-			case <-timeout:
-				waiting = false
-			}
-		}
 		if err := s.AppendEvents(ctx, "u", "s", rid, 1, evs(0, 0)); err != nil {
 			t.Fatal(err)
 		}
 		finish(t, s, "u", "s", rid)
-	}
-	select {
-	case <-other:
-		t.Fatal("a listener of another session's responses was signalled")
-	case <-time.After(50 * time.Millisecond):
-	}
+	})
+	noSignal(t, other, 50*time.Millisecond, "responses of another session began (its listener)")
 	// Events and the end of a response are not a new response.
 	drain(sig1)
 	mustBegin(t, s, "u", "s", "resp_last", false, shortLease)
@@ -77,19 +44,5 @@ func hubListenSessionResponses(t *testing.T, s store.Store) {
 		t.Fatal(err)
 	}
 	finish(t, s, "u", "s", "resp_last")
-	select {
-	case <-sig1:
-		t.Fatal("a response's events or its end signalled the session's listener of new responses")
-	case <-time.After(100 * time.Millisecond):
-	}
-}
-
-// waitSignal waits, bounded, for a signal.
-func waitSignal(t *testing.T, sig <-chan struct{}, what string) {
-	t.Helper()
-	select {
-	case <-sig:
-	case <-time.After(5 * time.Second):
-		t.Fatalf("no signal within 5 s after %s", what)
-	}
+	noSignal(t, sig1, 100*time.Millisecond, "a response's events and its end (the session's listener of new responses)")
 }

@@ -13,10 +13,12 @@ import (
 // replica that claims the run reads back what was recorded; the points
 // expire with the receipt and go with their session.
 func testJournals(t *testing.T, h Harness) {
-	t.Run("RecallAfterClaimReturnsWhatWasRecorded", func(t *testing.T) { journalRecallAfterClaimReturnsWhatWasRecorded(t, h) })
-	t.Run("AStaleEpochsPointIsRefusedAndChangesNothing", func(t *testing.T) { journalAStaleEpochsPointIsRefusedAndChangesNothing(t, h) })
+	subtests(t, h, map[string]func(t *testing.T, s store.Store){
+		"RecallAfterClaimReturnsWhatWasRecorded":      journalRecallAfterClaimReturnsWhatWasRecorded,
+		"AStaleEpochsPointIsRefusedAndChangesNothing": journalAStaleEpochsPointIsRefusedAndChangesNothing,
+		"DeletingTheSessionRemovesThem":               journalDeletingTheSessionRemovesThem,
+	})
 	t.Run("PointsExpireWithTheReceipt", func(t *testing.T) { journalPointsExpireWithTheReceipt(t, h) })
-	t.Run("DeletingTheSessionRemovesThem", func(t *testing.T) { journalDeletingTheSessionRemovesThem(t, h) })
 }
 
 func journalPoint(epoch int, key, data string, seq int, events []store.Event) store.ResumePoint {
@@ -33,8 +35,28 @@ func journalBegun(t *testing.T, s store.Store) {
 	}
 }
 
-func journalRecallAfterClaimReturnsWhatWasRecorded(t *testing.T, h Harness) {
-	s := open(t, h)
+// mustRecord records the resume point, failing the test on an error.
+func mustRecord(t *testing.T, s store.Store, p store.ResumePoint) {
+	t.Helper()
+	if err := s.RecordPoint(ctx, p); err != nil {
+		t.Fatalf("record point %s of epoch %d: %v", p.Key, p.Epoch, err)
+	}
+}
+
+// journalFinished begins resp_1, records its point model/0 with event 0,
+// and commits it at epoch 1 with event 1, released.
+func journalFinished(t *testing.T, s store.Store) {
+	t.Helper()
+	journalBegun(t, s)
+	mustRecord(t, s, journalPoint(1, "model/0", `"a"`, 0, evs(0, 0)))
+	err := s.CommitResponse(ctx, store.Commit{User: "u", Session: "s", ResponseID: "resp_1", Receipt: completed,
+		Events: evs(1, 1), Release: true, Replica: "r1", Epoch: 1, Now: "t1"})
+	if err != nil {
+		t.Fatalf("commit resp_1: %v", err)
+	}
+}
+
+func journalRecallAfterClaimReturnsWhatWasRecorded(t *testing.T, s store.Store) {
 	journalBegun(t, s)
 	if j, err := s.Journal(ctx, "u", "s", "resp_1"); err != nil || len(j.Points) != 0 || j.Sequence != -1 {
 		t.Fatalf("a run that recorded nothing: %+v %v", j, err)
@@ -43,12 +65,8 @@ func journalRecallAfterClaimReturnsWhatWasRecorded(t *testing.T, h Harness) {
 		t.Fatal(err)
 	}
 	// The point's events are logged with it.
-	if err := s.RecordPoint(ctx, journalPoint(1, "model/0", `{"text":"a"}`, 3, evs(2, 3))); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.RecordPoint(ctx, journalPoint(1, "tool/c1", `{"output":1}`, 5, evs(4, 5))); err != nil {
-		t.Fatal(err)
-	}
+	mustRecord(t, s, journalPoint(1, "model/0", `{"text":"a"}`, 3, evs(2, 3)))
+	mustRecord(t, s, journalPoint(1, "tool/c1", `{"output":1}`, 5, evs(4, 5)))
 	if got, err := s.EventsAfter(ctx, "u", "s", "resp_1", -1, 0); err != nil || len(got) != 6 || got[5].Sequence != 5 {
 		t.Fatalf("the log after two points: %v %v", sequences(got), err)
 	}
@@ -56,7 +74,7 @@ func journalRecallAfterClaimReturnsWhatWasRecorded(t *testing.T, h Harness) {
 	if err := s.AppendEvents(ctx, "u", "s", "resp_1", 1, evs(6, 8)); err != nil {
 		t.Fatal(err)
 	}
-	claimed, err := s.ClaimRun(ctx, store.Claim{User: "u", Session: "s", ResponseID: "resp_1", Replica: "r1", Epoch: 1, Claimer: "r2", Lease: time.Minute})
+	claimed, err := s.ClaimRun(ctx, fencingClaim("resp_1", "r2"))
 	if err != nil || claimed.LastSequence != 8 {
 		t.Fatalf("claim: %+v %v", claimed, err)
 	}
@@ -67,12 +85,8 @@ func journalRecallAfterClaimReturnsWhatWasRecorded(t *testing.T, h Harness) {
 	}
 	// The claimer records on: a point under a known key replaces it,
 	// and the sequence is the latest point's.
-	if err := s.RecordPoint(ctx, journalPoint(2, "model/0", `{"text":"b"}`, 10, nil)); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.RecordPoint(ctx, journalPoint(2, "model/1", `{}`, 12, evs(9, 12))); err != nil {
-		t.Fatal(err)
-	}
+	mustRecord(t, s, journalPoint(2, "model/0", `{"text":"b"}`, 10, nil))
+	mustRecord(t, s, journalPoint(2, "model/1", `{}`, 12, evs(9, 12)))
 	j, err = s.Journal(ctx, "u", "s", "resp_1")
 	if err != nil || j.Sequence != 12 || len(j.Points) != 3 || string(j.Points["model/0"]) != `{"text":"b"}` {
 		t.Fatalf("journal after the claimer's points: %+v %v", j, err)
@@ -83,13 +97,10 @@ func journalRecallAfterClaimReturnsWhatWasRecorded(t *testing.T, h Harness) {
 	}
 }
 
-func journalAStaleEpochsPointIsRefusedAndChangesNothing(t *testing.T, h Harness) {
-	s := open(t, h)
+func journalAStaleEpochsPointIsRefusedAndChangesNothing(t *testing.T, s store.Store) {
 	journalBegun(t, s)
-	if err := s.RecordPoint(ctx, journalPoint(1, "model/0", `"kept"`, 1, evs(0, 1))); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.ClaimRun(ctx, store.Claim{User: "u", Session: "s", ResponseID: "resp_1", Replica: "r1", Epoch: 1, Claimer: "r2", Lease: time.Minute}); err != nil {
+	mustRecord(t, s, journalPoint(1, "model/0", `"kept"`, 1, evs(0, 1)))
+	if _, err := s.ClaimRun(ctx, fencingClaim("resp_1", "r2")); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range []store.ResumePoint{
@@ -123,15 +134,7 @@ func journalAStaleEpochsPointIsRefusedAndChangesNothing(t *testing.T, h Harness)
 func journalPointsExpireWithTheReceipt(t *testing.T, h Harness) {
 	const ttl = time.Second // Redis keeps keys at least a millisecond; the logs' seconds
 	s := h.Open(t, ttl)
-	journalBegun(t, s)
-	if err := s.RecordPoint(ctx, journalPoint(1, "model/0", `"a"`, 0, evs(0, 0))); err != nil {
-		t.Fatal(err)
-	}
-	err := s.CommitResponse(ctx, store.Commit{User: "u", Session: "s", ResponseID: "resp_1", Receipt: completed,
-		Events: evs(1, 1), Release: true, Replica: "r1", Epoch: 1, Now: "t1"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	journalFinished(t, s)
 	h.Elapse(ttl / 2)
 	if j, _ := s.Journal(ctx, "u", "s", "resp_1"); len(j.Points) != 1 {
 		t.Fatalf("points expired before the receipt: %+v", j)
@@ -145,17 +148,8 @@ func journalPointsExpireWithTheReceipt(t *testing.T, h Harness) {
 	}
 }
 
-func journalDeletingTheSessionRemovesThem(t *testing.T, h Harness) {
-	s := open(t, h)
-	journalBegun(t, s)
-	if err := s.RecordPoint(ctx, journalPoint(1, "model/0", `"a"`, 0, evs(0, 0))); err != nil {
-		t.Fatal(err)
-	}
-	err := s.CommitResponse(ctx, store.Commit{User: "u", Session: "s", ResponseID: "resp_1", Receipt: completed,
-		Events: evs(1, 1), Release: true, Replica: "r1", Epoch: 1, Now: "t1"})
-	if err != nil {
-		t.Fatal(err)
-	}
+func journalDeletingTheSessionRemovesThem(t *testing.T, s store.Store) {
+	journalFinished(t, s)
 	if found, err := s.DeleteSession(ctx, "u", "s"); !found || err != nil {
 		t.Fatalf("delete: %v %v", found, err)
 	}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,22 +21,23 @@ const (
 // renewed by its holder, lapsing when not renewed, taken again by its
 // holder when nobody else took it.
 func testLeases(t *testing.T, h Harness) {
-	t.Run("OneResponseAtATime", func(t *testing.T) { leasesOneResponseAtATime(t, h) })
-	t.Run("ConcurrentBeginsOneWins", func(t *testing.T) { leasesConcurrentBeginsOneWins(t, h) })
-	t.Run("Lapses", func(t *testing.T) { leasesLapses(t, h) })
-	t.Run("RenewalExtends", func(t *testing.T) { leasesRenewalExtends(t, h) })
-	t.Run("HolderRetakesALapsedLease", func(t *testing.T) { leasesHolderRetakesALapsedLease(t, h) })
-	t.Run("CommitAfterALapseNobodyTook", func(t *testing.T) { leasesCommitAfterALapseNobodyTook(t, h) })
-	t.Run("NoRetakeOverAFinalReceipt", func(t *testing.T) { leasesNoRetakeOverAFinalReceipt(t, h) })
-	t.Run("CommitIntoADeletedSession", func(t *testing.T) { commitIntoADeletedSession(t, h) })
+	subtests(t, h, map[string]func(t *testing.T, s store.Store){
+		"OneResponseAtATime":      leasesOneResponseAtATime,
+		"ConcurrentBeginsOneWins": leasesConcurrentBeginsOneWins,
+	})
+	harnessSubtests(t, h, map[string]func(t *testing.T, h Harness){
+		"Lapses":                      leasesLapses,
+		"RenewalExtends":              leasesRenewalExtends,
+		"HolderRetakesALapsedLease":   leasesHolderRetakesALapsedLease,
+		"CommitAfterALapseNobodyTook": leasesCommitAfterALapseNobodyTook,
+		"NoRetakeOverAFinalReceipt":   leasesNoRetakeOverAFinalReceipt,
+		"CommitIntoADeletedSession":   commitIntoADeletedSession,
+	})
 }
 
-func leasesOneResponseAtATime(t *testing.T, h Harness) {
-	s := open(t, h)
+func leasesOneResponseAtATime(t *testing.T, s store.Store) {
 	mustBegin(t, s, "u", "s", "resp_1", true, time.Minute)
-	if _, err := s.BeginResponse(ctx, beginArgs("u", "s", "resp_2", false, time.Minute)); !errors.Is(err, store.ErrSessionBusy) {
-		t.Fatalf("second begin: %v, want ErrSessionBusy", err)
-	}
+	mustBeBusy(t, s, "s", "resp_2", "second begin")
 	// Other sessions of the user, and other users, are not held.
 	mustBegin(t, s, "u", "s2", "resp_3", true, time.Minute)
 	mustBegin(t, s, "v", "s", "resp_4", true, time.Minute)
@@ -51,42 +51,32 @@ func leasesOneResponseAtATime(t *testing.T, h Harness) {
 	mustBegin(t, s, "u", "s", "resp_2", false, time.Minute)
 }
 
-func leasesConcurrentBeginsOneWins(t *testing.T, h Harness) {
-	s := open(t, h)
+func leasesConcurrentBeginsOneWins(t *testing.T, s store.Store) {
 	if err := s.CreateSession(ctx, "u", "s", nil, "t"); err != nil {
 		t.Fatal(err)
 	}
 	const racers = 8
-	errs := make(chan error, racers)
-	var wg sync.WaitGroup
-	for i := range racers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			_, err := s.BeginResponse(ctx, beginArgs("u", "s", fmt.Sprintf("resp_%d", i), false, time.Minute))
-			errs <- err
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	won := 0
-	for err := range errs {
-		switch {
-		case err == nil:
-			won++
-		case !errors.Is(err, store.ErrSessionBusy):
-			t.Fatal(err)
-		}
-	}
+	won := raceWins(t, racers, func(i int) (bool, error) {
+		_, err := s.BeginResponse(ctx, beginArgs("u", "s", fmt.Sprintf("resp_%d", i), false, time.Minute))
+		return wonUnless(err, store.ErrSessionBusy)
+	})
 	if won != 1 {
 		t.Fatalf("%d of %d concurrent begins took the session, want 1", won, racers)
 	}
 }
 
-func leasesLapses(t *testing.T, h Harness) {
+// lapsedLease opens a store in which response resp_1 created session u/s
+// and its lease has lapsed.
+func lapsedLease(t *testing.T, h Harness) store.Store {
+	t.Helper()
 	s := open(t, h)
 	mustBegin(t, s, "u", "s", "resp_1", true, shortLease)
 	h.Elapse(lapse)
+	return s
+}
+
+func leasesLapses(t *testing.T, h Harness) {
+	s := lapsedLease(t, h)
 	// Lapsed: another response takes the session, and the first one's
 	// steps and renewals are refused.
 	mustBegin(t, s, "u", "s", "resp_2", false, time.Minute)
@@ -109,29 +99,21 @@ func leasesRenewalExtends(t *testing.T, h Harness) {
 		t.Fatalf("renew: %v %v", ok, err)
 	}
 	h.Elapse(lapse)
-	if _, err := s.BeginResponse(ctx, beginArgs("u", "s", "resp_2", false, time.Minute)); !errors.Is(err, store.ErrSessionBusy) {
-		t.Fatalf("begin after a renewal past the first lease: %v, want ErrSessionBusy", err)
-	}
+	mustBeBusy(t, s, "s", "resp_2", "begin after a renewal past the first lease")
 }
 
 func leasesHolderRetakesALapsedLease(t *testing.T, h Harness) {
-	s := open(t, h)
-	mustBegin(t, s, "u", "s", "resp_1", true, shortLease)
-	h.Elapse(lapse)
+	s := lapsedLease(t, h)
 	// Nobody took it: the holder's renewal takes it again (a replica
 	// that lived through a store outage).
 	if ok, err := s.RenewLease(ctx, "u", "s", "resp_1", "r1", 1, time.Minute); !ok || err != nil {
 		t.Fatalf("renew of a lapsed, free lease: %v %v", ok, err)
 	}
-	if _, err := s.BeginResponse(ctx, beginArgs("u", "s", "resp_2", false, time.Minute)); !errors.Is(err, store.ErrSessionBusy) {
-		t.Fatalf("second response on a held session: %v, want ErrSessionBusy", err)
-	}
+	mustBeBusy(t, s, "s", "resp_2", "second response on a held session")
 }
 
 func leasesCommitAfterALapseNobodyTook(t *testing.T, h Harness) {
-	s := open(t, h)
-	mustBegin(t, s, "u", "s", "resp_1", true, shortLease)
-	h.Elapse(lapse)
+	s := lapsedLease(t, h)
 	err := s.CommitResponse(ctx, store.Commit{User: "u", Session: "s", ResponseID: "resp_1", Receipt: completed,
 		Messages: [][]byte{[]byte(`{"id":"m"}`)}, Release: true, Replica: "r1"})
 	if err != nil {
@@ -144,9 +126,7 @@ func leasesCommitAfterALapseNobodyTook(t *testing.T, h Harness) {
 }
 
 func leasesNoRetakeOverAFinalReceipt(t *testing.T, h Harness) {
-	s := open(t, h)
-	mustBegin(t, s, "u", "s", "resp_1", true, shortLease)
-	h.Elapse(lapse)
+	s := lapsedLease(t, h)
 	// A sweeper records the lapsed run as failed.
 	if err := s.ReplaceReceipt(ctx, "u", "s", "resp_1", 1, []byte(`{"status":"failed","error":{"code":"replica_lost"}}`)); err != nil {
 		t.Fatal(err)
@@ -166,9 +146,7 @@ func leasesNoRetakeOverAFinalReceipt(t *testing.T, h Harness) {
 // (no session record, state, transcript, events, receipt or wait), and
 // its renewal cannot take the lease of the gone session.
 func commitIntoADeletedSession(t *testing.T, h Harness) {
-	s := open(t, h)
-	mustBegin(t, s, "u", "s", "resp_1", true, shortLease)
-	h.Elapse(lapse)
+	s := lapsedLease(t, h)
 	if found, err := s.DeleteSession(ctx, "u", "s"); !found || err != nil {
 		t.Fatalf("delete once the lease lapsed: %v %v", found, err)
 	}

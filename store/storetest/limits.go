@@ -1,7 +1,6 @@
 package storetest
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -15,26 +14,22 @@ import (
 const limitsUser = "bob:{l}%"
 
 func testLimits(t *testing.T, h Harness) {
-	t.Run("Windows", func(t *testing.T) { testUserWindows(t, h) })
-	t.Run("Days", func(t *testing.T) { testUserDays(t, h) })
-	t.Run("Slots", func(t *testing.T) { testUserSlots(t, h) })
+	subtests(t, h, map[string]func(t *testing.T, s store.Store){
+		"Windows": testUserWindows,
+		"Days":    testUserDays,
+		"Slots":   testUserSlots,
+	})
 }
 
-func testUserWindows(t *testing.T, h Harness) {
-	st, ctx := h.Open(t, 0), context.Background()
+func testUserWindows(t *testing.T, st store.Store) {
 	// 15 s into a minute, so the window ends in 45 s.
 	now := time.UnixMilli(time.Now().UnixMilli()/60_000*60_000 + 15_000)
 	w := store.UserWindow{User: limitsUser, Name: "requests", Limit: 2, Window: time.Minute}
-	for i := 0; i < 2; i++ {
-		if ok, _, err := st.TakeUserWindow(ctx, w, now); err != nil || !ok {
-			t.Fatalf("request %d: %v %v", i+1, ok, err)
-		}
-	}
-	for i := 0; i < 2; i++ { // refused requests are not counted, and stay refused
-		ok, wait, err := st.TakeUserWindow(ctx, w, now.Add(5*time.Second))
-		if err != nil || ok || wait != 40*time.Second {
-			t.Fatalf("a request past the limit: %v, wait %v, %v; want refused for 40s", ok, wait, err)
-		}
+	mustTakeN(t, 2, func() (bool, time.Duration, error) { return st.TakeUserWindow(ctx, w, now) })
+	for range 2 { // refused requests are not counted, and stay refused
+		mustWait(t, "a request past the limit", 40*time.Second, func() (bool, time.Duration, error) {
+			return st.TakeUserWindow(ctx, w, now.Add(5*time.Second))
+		})
 	}
 	other := w
 	other.User = "bob"
@@ -54,8 +49,27 @@ func testUserWindows(t *testing.T, h Harness) {
 	}
 }
 
-func testUserDays(t *testing.T, h Harness) {
-	st, ctx := h.Open(t, 0), context.Background()
+// mustTakeN takes n times from a window, failing the test unless each
+// take is allowed.
+func mustTakeN(t *testing.T, n int, take func() (ok bool, wait time.Duration, err error)) {
+	t.Helper()
+	for i := range n {
+		if ok, _, err := take(); err != nil || !ok {
+			t.Fatalf("request %d: %v %v", i+1, ok, err)
+		}
+	}
+}
+
+// mustWait takes from a spent window, failing the test unless the take
+// is refused with want to wait (until the window ends).
+func mustWait(t *testing.T, what string, want time.Duration, take func() (ok bool, wait time.Duration, err error)) {
+	t.Helper()
+	if ok, wait, err := take(); err != nil || ok || wait != want {
+		t.Fatalf("%s: %v, wait %v, %v; want refused for %v", what, ok, wait, err, want)
+	}
+}
+
+func testUserDays(t *testing.T, st store.Store) {
 	now := time.Date(2026, 3, 1, 23, 0, 0, 0, time.UTC)
 	for i := int64(1); i <= 2; i++ {
 		if n, ok, err := st.AddUserDayCount(ctx, limitsUser, "turns", 1, 2, now); err != nil || !ok || n != i {
@@ -76,8 +90,7 @@ func testUserDays(t *testing.T, h Harness) {
 	}
 }
 
-func testUserSlots(t *testing.T, h Harness) {
-	st, ctx := h.Open(t, 0), context.Background()
+func testUserSlots(t *testing.T, st store.Store) {
 	now, lease := time.Now(), 10*time.Second
 	take := func(holder string, at time.Time) (int, bool) {
 		t.Helper()

@@ -10,7 +10,7 @@ import (
 
 // testMCPSessions is the contract of the MCP door's live sessions.
 func testMCPSessions(t *testing.T, h Harness) {
-	t.Run("Lifecycle", func(t *testing.T) { testMCPSessionLifecycle(t, h) })
+	t.Run("Lifecycle", func(t *testing.T) { testMCPSessionLifecycle(t, open(t, h)) })
 	t.Run("IdleExpiry", func(t *testing.T) { testMCPSessionIdle(t, h) })
 }
 
@@ -25,9 +25,7 @@ func touchMCP(t *testing.T, st store.Store, user, id string, idle time.Duration)
 
 // testMCPSessionLifecycle: put makes a session live for its user only;
 // delete ends it once; a touch never brings one back.
-func testMCPSessionLifecycle(t *testing.T, h Harness) {
-	ctx := context.Background()
-	st := h.Open(t, 0)
+func testMCPSessionLifecycle(t *testing.T, st store.Store) {
 	if touchMCP(t, st, "u", "s1", time.Minute) {
 		t.Fatal("a session never put is live")
 	}

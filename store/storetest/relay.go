@@ -13,15 +13,17 @@ import (
 // relay_participants.go, relay_items.go, relay_limits.go, relay_feed.go
 // and relay_wake.go; owner isolation, which spans them, is here.
 func testRelay(t *testing.T, h Harness) {
-	t.Run("PairingOnce", func(t *testing.T) { testRelayPairingOnce(t, h) })
+	subtests(t, h, map[string]func(t *testing.T, s store.Store){
+		"PairingOnce":        testRelayPairingOnce,
+		"OwnerIsolation":     testRelayOwnerIsolation,
+		"InboxOrder":         testRelayInboxOrder,
+		"ReplyAndCancel":     testRelayReplyAndCancel,
+		"StateAndDisconnect": testRelayStateAndDisconnect,
+		"Buckets":            testRelayBuckets,
+		"Feed":               testRelayFeed,
+		"WakeUps":            testRelayWakeUps,
+	})
 	t.Run("Expiry", func(t *testing.T) { testRelayExpiry(t, h) })
-	t.Run("OwnerIsolation", func(t *testing.T) { testRelayOwnerIsolation(t, h) })
-	t.Run("InboxOrder", func(t *testing.T) { testRelayInboxOrder(t, h) })
-	t.Run("ReplyAndCancel", func(t *testing.T) { testRelayReplyAndCancel(t, h) })
-	t.Run("StateAndDisconnect", func(t *testing.T) { testRelayStateAndDisconnect(t, h) })
-	t.Run("Buckets", func(t *testing.T) { testRelayBuckets(t, h) })
-	t.Run("Feed", func(t *testing.T) { testRelayFeed(t, h) })
-	t.Run("WakeUps", func(t *testing.T) { testRelayWakeUps(t, h) })
 }
 
 // Owners and IDs with the characters that separate key parts, so that no
@@ -80,8 +82,7 @@ func relayMust[T any](v T, err error) T {
 
 // Owners see and change only their own participants, items, feed and
 // buckets, whatever IDs they pass.
-func testRelayOwnerIsolation(t *testing.T, h Harness) {
-	st, ctx := h.Open(t, 0), context.Background()
+func testRelayOwnerIsolation(t *testing.T, st store.Store) {
 	now := time.Now()
 	relayPair(t, st, relayOwnerA, "pa", now, time.Hour)
 	relayPair(t, st, relayOwnerB, "pb", now, time.Hour)

@@ -1,7 +1,6 @@
 package storetest
 
 import (
-	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -12,8 +11,7 @@ import (
 
 // The contract of an owner's feed.
 
-func testRelayFeed(t *testing.T, h Harness) {
-	st, ctx := h.Open(t, 0), context.Background()
+func testRelayFeed(t *testing.T, st store.Store) {
 	if id, err := st.LastRelayFeedID(ctx, relayOwnerA); err != nil || id != "0-0" {
 		t.Fatalf("empty feed's last ID %q %v", id, err)
 	}

@@ -1,7 +1,6 @@
 package storetest
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
@@ -12,8 +11,7 @@ import (
 // The contract of relay items: a participant's inbox, replies and
 // cancellations.
 
-func testRelayInboxOrder(t *testing.T, h Harness) {
-	st, ctx := h.Open(t, 0), context.Background()
+func testRelayInboxOrder(t *testing.T, st store.Store) {
 	now := time.Now()
 	relayPair(t, st, relayOwnerA, "p", now, time.Hour)
 	relayPair(t, st, relayOwnerA, "other", now, time.Hour)
@@ -55,8 +53,7 @@ func relayItemIDs(items []store.RelayItem) string {
 	return strings.Join(ids, " ")
 }
 
-func testRelayReplyAndCancel(t *testing.T, h Harness) {
-	st, ctx := h.Open(t, 0), context.Background()
+func testRelayReplyAndCancel(t *testing.T, st store.Store) {
 	now := time.Now()
 	relayPair(t, st, relayOwnerA, "p", now, time.Hour)
 	relayPair(t, st, relayOwnerA, "q", now, time.Hour)

@@ -11,8 +11,7 @@ import (
 
 // The contract of pairing codes, participants and their session tokens.
 
-func testRelayPairingOnce(t *testing.T, h Harness) {
-	st, ctx := h.Open(t, 0), context.Background()
+func testRelayPairingOnce(t *testing.T, st store.Store) {
 	now := time.Now()
 	code := store.PairingCode{Hash: "c1", Owner: relayOwnerA, Name: "My CLI", Kind: "cli", ExpiresAt: now.Add(5 * time.Minute)}
 	relayOK(t, "CreatePairingCode", st.CreatePairingCode(ctx, code, now))
@@ -117,8 +116,7 @@ func testRelayExpiry(t *testing.T, h Harness) {
 	}
 }
 
-func testRelayStateAndDisconnect(t *testing.T, h Harness) {
-	st, ctx := h.Open(t, 0), context.Background()
+func testRelayStateAndDisconnect(t *testing.T, st store.Store) {
 	now := time.Now()
 	first := relayPair(t, st, relayOwnerA, "b", now, time.Hour)
 	relayPair(t, st, relayOwnerA, "a", now, time.Hour)                        // paired at the same time: by ID

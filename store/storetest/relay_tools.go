@@ -1,9 +1,7 @@
 package storetest
 
 import (
-	"context"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -13,16 +11,17 @@ import (
 // The contract of tools at home: callback tokens, grants and tool calls.
 
 func testRelayTools(t *testing.T, h Harness) {
-	t.Run("CallbackTokens", func(t *testing.T) { testRelayCallbacks(t, h) })
-	t.Run("Grants", func(t *testing.T) { testRelayGrants(t, h) })
-	t.Run("CallsOncePerCallID", func(t *testing.T) { testRelayCallsOnce(t, h) })
-	t.Run("CallsPerRun", func(t *testing.T) { testRelayCallsPerRun(t, h) })
-	t.Run("CallRace", func(t *testing.T) { testRelayCallRace(t, h) })
-	t.Run("Approvals", func(t *testing.T) { testRelayCallApprovals(t, h) })
+	subtests(t, h, map[string]func(t *testing.T, s store.Store){
+		"CallbackTokens":     testRelayCallbacks,
+		"Grants":             testRelayGrants,
+		"CallsOncePerCallID": testRelayCallsOnce,
+		"CallsPerRun":        testRelayCallsPerRun,
+		"CallRace":           testRelayCallRace,
+		"Approvals":          testRelayCallApprovals,
+	})
 }
 
-func testRelayCallbacks(t *testing.T, h Harness) {
-	st, ctx := h.Open(t, 0), context.Background()
+func testRelayCallbacks(t *testing.T, st store.Store) {
 	now := time.Now()
 	cb := store.RelayCallback{TokenHash: "h1", Owner: relayOwnerA, Participant: "p:1", ExpiresAt: now.Add(time.Hour)}
 	relayOK(t, "PutRelayCallback", st.PutRelayCallback(ctx, cb, now))
@@ -57,8 +56,7 @@ func testRelayCallbacks(t *testing.T, h Harness) {
 	relayOK(t, "EndRelayCallback without a token", st.EndRelayCallback(ctx, relayOwnerA, "nobody"))
 }
 
-func testRelayGrants(t *testing.T, h Harness) {
-	st, ctx := h.Open(t, 0), context.Background()
+func testRelayGrants(t *testing.T, st store.Store) {
 	if g := relayMust(st.RelayGrants(ctx, relayOwnerA, "p")); len(g) != 0 {
 		t.Fatalf("grants before any: %v", g)
 	}
@@ -85,8 +83,7 @@ func relayCall(run, callID string, at time.Time) store.RelayToolCall {
 		Status: store.RelayCallRunning, StartedAt: at}
 }
 
-func testRelayCallsOnce(t *testing.T, h Harness) {
-	st, ctx := h.Open(t, 0), context.Background()
+func testRelayCallsOnce(t *testing.T, st store.Store) {
 	now := time.Now()
 	c := relayCall("run:1", "c{1}", now)
 	got, existing, err := st.BeginRelayToolCall(ctx, relayOwnerA, c, 20, time.Hour)
@@ -121,8 +118,7 @@ func testRelayCallsOnce(t *testing.T, h Harness) {
 	}
 }
 
-func testRelayCallsPerRun(t *testing.T, h Harness) {
-	st, ctx := h.Open(t, 0), context.Background()
+func testRelayCallsPerRun(t *testing.T, st store.Store) {
 	now := time.Now()
 	for i := range 3 {
 		_, _, err := st.BeginRelayToolCall(ctx, relayOwnerA, relayCall("r1", fmt.Sprint("c", i), now.Add(time.Duration(i)*time.Millisecond)), 3, time.Hour)
@@ -151,37 +147,18 @@ func testRelayCallsPerRun(t *testing.T, h Harness) {
 	}
 }
 
-func testRelayCallRace(t *testing.T, h Harness) {
-	st := h.Open(t, 0)
+func testRelayCallRace(t *testing.T, st store.Store) {
 	now := time.Now()
-	const racers = 8
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	began := 0
-	for range racers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			_, existing, err := st.BeginRelayToolCall(context.Background(), relayOwnerA, relayCall("race", "one", now), 20, time.Hour)
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			if !existing {
-				mu.Lock()
-				began++
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
+	began := raceWins(t, 8, func(int) (bool, error) {
+		_, existing, err := st.BeginRelayToolCall(ctx, relayOwnerA, relayCall("race", "one", now), 20, time.Hour)
+		return !existing, err
+	})
 	if began != 1 {
 		t.Fatalf("%d racers began the call, want exactly one", began)
 	}
 }
 
-func testRelayCallApprovals(t *testing.T, h Harness) {
-	st, ctx := h.Open(t, 0), context.Background()
+func testRelayCallApprovals(t *testing.T, st store.Store) {
 	now := time.Now()
 	waiting := relayCall("r", "gated", now)
 	waiting.Status, waiting.ApprovalID = store.RelayCallAwaiting, "appr:1"

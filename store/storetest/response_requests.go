@@ -11,8 +11,10 @@ import (
 // testResponseRequests is the contract of the Open Responses door's
 // request records.
 func testResponseRequests(t *testing.T, h Harness) {
-	t.Run("PutGet", func(t *testing.T) { testResponseRequestPutGet(t, h) })
-	t.Run("Isolation", func(t *testing.T) { testResponseRequestIsolation(t, h) })
+	subtests(t, h, map[string]func(t *testing.T, s store.Store){
+		"PutGet":    testResponseRequestPutGet,
+		"Isolation": testResponseRequestIsolation,
+	})
 	t.Run("Expiry", func(t *testing.T) { testResponseRequestExpiry(t, h) })
 }
 
@@ -32,8 +34,7 @@ func mustGetResponseRequest(t *testing.T, st store.Store, user, session, id stri
 	return string(rec), found
 }
 
-func testResponseRequestPutGet(t *testing.T, h Harness) {
-	st := h.Open(t, 0)
+func testResponseRequestPutGet(t *testing.T, st store.Store) {
 	if _, found := mustGetResponseRequest(t, st, "u", "s", "r1"); found {
 		t.Fatal("a record that was never put is found")
 	}
@@ -54,8 +55,7 @@ func testResponseRequestPutGet(t *testing.T, h Harness) {
 // testResponseRequestIsolation checks that users, sessions and responses
 // are apart, also when their IDs contain the characters that separate or
 // tag keys.
-func testResponseRequestIsolation(t *testing.T, h Harness) {
-	st := h.Open(t, 0)
+func testResponseRequestIsolation(t *testing.T, st store.Store) {
 	triples := [][3]string{{"a:b", "c", "d"}, {"a", "b:c", "d"}, {"a", "b", "c:d"}, {"{a}", "b", "c"}, {"a", "b}:{c", "d"}, {"a", "b", "%3Ac"}}
 	for _, p := range triples {
 		mustPutResponseRequest(t, st, p[0], p[1], p[2], `"`+p[0]+"|"+p[1]+"|"+p[2]+`"`)

@@ -2,7 +2,6 @@ package storetest
 
 import (
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -52,23 +51,10 @@ func testRouterCounts(t *testing.T, s store.Store) {
 }
 
 func testRouterCountsConcurrently(t *testing.T, s store.Store) {
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	taken := 0
-	for range 20 {
-		wg.Go(func() {
-			_, ok, err := s.TakeRouterCount(ctx, "owner", 1, 7, routerNoon)
-			if err != nil {
-				t.Error(err)
-			}
-			if ok {
-				mu.Lock()
-				taken++
-				mu.Unlock()
-			}
-		})
-	}
-	wg.Wait()
+	taken := raceWins(t, 20, func(int) (bool, error) {
+		_, ok, err := s.TakeRouterCount(ctx, "owner", 1, 7, routerNoon)
+		return ok, err
+	})
 	if taken != 7 {
 		t.Fatalf("%d of 20 concurrent takes within a limit of 7 succeeded", taken)
 	}

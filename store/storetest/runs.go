@@ -27,13 +27,15 @@ func always(store.Lapsed) bool { return true }
 // whose lease lapsed, asks whether each is due, and records the failure of
 // those that are.
 func testRuns(t *testing.T, h Harness) {
-	t.Run("AsksWhetherDue", func(t *testing.T) { runsAsksWhetherDue(t, h) })
-	t.Run("HeldRunsAreLeftAlone", func(t *testing.T) { runsHeldRunsAreLeftAlone(t, h) })
-	t.Run("ReleasedRunsAreForgotten", func(t *testing.T) { runsReleasedRunsAreForgotten(t, h) })
-	t.Run("FinalReceiptsAreKept", func(t *testing.T) { runsFinalReceiptsAreKept(t, h) })
-	t.Run("FailedIsNotAskedAboutFinalReceipts", func(t *testing.T) { runsFailedIsNotAskedAboutFinalReceipts(t, h) })
-	t.Run("WebhookComesBackWithTheRun", func(t *testing.T) { runsWebhookComesBackWithTheRun(t, h) })
-	t.Run("Limit", func(t *testing.T) { runsLimit(t, h) })
+	t.Run("HeldRunsAreLeftAlone", func(t *testing.T) { runsHeldRunsAreLeftAlone(t, open(t, h)) })
+	harnessSubtests(t, h, map[string]func(t *testing.T, h Harness){
+		"AsksWhetherDue":                     runsAsksWhetherDue,
+		"ReleasedRunsAreForgotten":           runsReleasedRunsAreForgotten,
+		"FinalReceiptsAreKept":               runsFinalReceiptsAreKept,
+		"FailedIsNotAskedAboutFinalReceipts": runsFailedIsNotAskedAboutFinalReceipts,
+		"WebhookComesBackWithTheRun":         runsWebhookComesBackWithTheRun,
+		"Limit":                              runsLimit,
+	})
 }
 
 func runsAsksWhetherDue(t *testing.T, h Harness) {
@@ -67,8 +69,7 @@ func runsAsksWhetherDue(t *testing.T, h Harness) {
 	}
 }
 
-func runsHeldRunsAreLeftAlone(t *testing.T, h Harness) {
-	s := open(t, h)
+func runsHeldRunsAreLeftAlone(t *testing.T, s store.Store) {
 	mustBegin(t, s, "u", "s", "resp_1", true, time.Minute)
 	// Past its registered time, but the lease is still held.
 	swept, err := s.SweepLapsed(ctx, time.Now().Add(2*time.Minute), 10, always, runtimeFailed)
@@ -99,9 +100,7 @@ func runsReleasedRunsAreForgotten(t *testing.T, h Harness) {
 }
 
 func runsFinalReceiptsAreKept(t *testing.T, h Harness) {
-	s := open(t, h)
-	mustBegin(t, s, "u", "s", "resp_1", true, shortLease)
-	h.Elapse(lapse)
+	s := lapsedLease(t, h)
 	if err := s.ReplaceReceipt(ctx, "u", "s", "resp_1", 1, completed); err != nil {
 		t.Fatal(err)
 	}

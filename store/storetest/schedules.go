@@ -3,8 +3,6 @@ package storetest
 import (
 	"errors"
 	"fmt"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -194,25 +192,13 @@ func schedulesDueAndPaused(t *testing.T, s store.Store) {
 
 func schedulesConcurrentClaimsOneWins(t *testing.T, s store.Store) {
 	mustCreateSchedule(t, s, schedRec("u", "a", schedT0))
-	var wins atomic.Int32
-	var wg sync.WaitGroup
-	for i := range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			_, ok, err := s.ClaimFire(ctx, store.ScheduleClaim{User: "u", ID: "a", Due: schedT0, Next: schedT0.Add(time.Second),
-				Now: schedT0, Lease: time.Second, Fire: fireAt(schedT0, fmt.Sprint("r", i))})
-			if err != nil {
-				t.Error(err)
-			}
-			if ok {
-				wins.Add(1)
-			}
-		}()
-	}
-	wg.Wait()
-	if wins.Load() != 1 {
-		t.Fatalf("%d claims won, want 1", wins.Load())
+	wins := raceWins(t, 8, func(i int) (bool, error) {
+		_, ok, err := s.ClaimFire(ctx, store.ScheduleClaim{User: "u", ID: "a", Due: schedT0, Next: schedT0.Add(time.Second),
+			Now: schedT0, Lease: time.Second, Fire: fireAt(schedT0, fmt.Sprint("r", i))})
+		return ok, err
+	})
+	if wins != 1 {
+		t.Fatalf("%d claims won, want 1", wins)
 	}
 	rec, _, _ := s.GetSchedule(ctx, "u", "a")
 	if rec.Fires != 1 || !rec.NextFire.Equal(schedT0.Add(time.Second)) {
@@ -271,27 +257,15 @@ func schedulesPendingFiresAreTakenOnce(t *testing.T, s store.Store) {
 	if err != nil || len(p) != 1 || p[0] != want {
 		t.Fatalf("PendingFires = %+v, %v", p, err)
 	}
-	var taken atomic.Int32
-	var wg sync.WaitGroup
-	for range 6 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			f, ok, err := s.TakeFire(ctx, want, later, 10*time.Second)
-			if err != nil {
-				t.Error(err)
-			}
-			if ok {
-				taken.Add(1)
-				if f.ResponseID != "r1" || f.SessionID != "sess_r1" || f.Seq != 1 {
-					t.Errorf("taken fire = %+v", f)
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	if taken.Load() != 1 {
-		t.Fatalf("taken %d times, want 1", taken.Load())
+	taken := raceWins(t, 6, func(int) (bool, error) {
+		f, ok, err := s.TakeFire(ctx, want, later, 10*time.Second)
+		if ok && (f.ResponseID != "r1" || f.SessionID != "sess_r1" || f.Seq != 1) {
+			t.Errorf("taken fire = %+v", f)
+		}
+		return ok, err
+	})
+	if taken != 1 {
+		t.Fatalf("taken %d times, want 1", taken)
 	}
 	if found, err := s.FireStarted(ctx, want, "", ""); !found || err != nil {
 		t.Fatalf("FireStarted = %v, %v", found, err)

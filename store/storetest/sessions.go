@@ -169,15 +169,7 @@ func listIsAKeysetPage(t *testing.T, s store.Store) {
 // Deleting a session removes its transcript, responses, receipts, event
 // logs and assets; a new session of the same ID starts empty.
 func deleteRemovesEverything(t *testing.T, s store.Store) {
-	mustBegin(t, s, "u", "s", "resp_1", true, time.Minute)
-	err := s.CommitResponse(ctx, store.Commit{User: "u", Session: "s", ResponseID: "resp_1", Receipt: completed,
-		Events: evs(0, 2), Messages: [][]byte{[]byte(`{"id":"m1"}`)}, Release: true, Replica: "r1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.PutAsset(ctx, "u", "s", store.Asset{ID: "a1"}, []byte("abc"), store.AssetQuota{}); err != nil {
-		t.Fatal(err)
-	}
+	mustFillSession(t, s)
 	if found, err := s.DeleteSession(ctx, "u", "s"); !found || err != nil {
 		t.Fatal(found, err)
 	}
@@ -196,7 +188,7 @@ func deleteRemovesEverything(t *testing.T, s store.Store) {
 	if msgs, _ := s.Messages(ctx, "u", "s", 0, 10); len(msgs) != 0 {
 		t.Fatalf("transcript survived its session: %d messages", len(msgs))
 	}
-	if _, found, _ := s.GetAsset(ctx, "u", "s", "a1"); found {
+	if _, found, _ := s.GetAsset(ctx, "u", "s", "a"); found {
 		t.Fatal("asset survived its session")
 	}
 	if sb, ub, _ := s.AssetUsage(ctx, "u", "s"); sb != 0 || ub != 0 {

@@ -133,9 +133,7 @@ func steersLeftoverQueuedOnAnIdleSession(t *testing.T, s store.Store) {
 		t.Fatalf("even idle: %v", err)
 	}
 	// It goes first: nothing else begins before it.
-	if _, err := s.BeginResponse(ctx, beginArgs("u", "s", "b", false, time.Minute)); !errors.Is(err, store.ErrSessionBusy) {
-		t.Fatalf("begin past the queue: %v", err)
-	}
+	mustBeBusy(t, s, "s", "b", "begin past the queue")
 	if run, found, err := s.StartQueued(ctx, "u", "s", "r2", time.Minute); err != nil || !found || run.ResponseID != "q1" {
 		t.Fatalf("start %+v %v %v", run, found, err)
 	}

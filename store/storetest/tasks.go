@@ -15,15 +15,19 @@ import (
 
 // testTasks is the contract of the store's task operations.
 func testTasks(t *testing.T, h Harness) {
-	t.Run("PutGet", func(t *testing.T) { testTaskPutGet(t, h) })
-	t.Run("Versions", func(t *testing.T) { testTaskVersions(t, h) })
-	t.Run("ConcurrentVersions", func(t *testing.T) { testTaskConcurrentVersions(t, h) })
-	t.Run("Isolation", func(t *testing.T) { testTaskIsolation(t, h) })
-	t.Run("ListOrderAndPages", func(t *testing.T) { testTaskListPages(t, h) })
-	t.Run("ListFilters", func(t *testing.T) { testTaskListFilters(t, h) })
-	t.Run("ListManyPages", func(t *testing.T) { testTaskListMany(t, h) })
-	t.Run("ListWindow", func(t *testing.T) { testTaskListWindow(t, h) })
-	t.Run("Expiry", func(t *testing.T) { testTaskExpiry(t, h) })
+	subtests(t, h, map[string]func(t *testing.T, s store.Store){
+		"PutGet":             testTaskPutGet,
+		"Versions":           testTaskVersions,
+		"ConcurrentVersions": testTaskConcurrentVersions,
+		"Isolation":          testTaskIsolation,
+		"ListOrderAndPages":  testTaskListPages,
+		"ListFilters":        testTaskListFilters,
+		"ListManyPages":      testTaskListMany,
+	})
+	harnessSubtests(t, h, map[string]func(t *testing.T, h Harness){
+		"ListWindow": testTaskListWindow,
+		"Expiry":     testTaskExpiry,
+	})
 }
 
 // taskRec is a task record whose JSON names it and its version.
@@ -68,8 +72,7 @@ func taskIDs(page store.TaskPage) string {
 	return fmt.Sprint(ids)
 }
 
-func testTaskPutGet(t *testing.T, h Harness) {
-	st := h.Open(t, 0)
+func testTaskPutGet(t *testing.T, st store.Store) {
 	if _, found := mustGetTask(t, st, "u", "t1"); found {
 		t.Fatal("a task that was never put is found")
 	}
@@ -93,8 +96,7 @@ func testTaskPutGet(t *testing.T, h Harness) {
 	}
 }
 
-func testTaskVersions(t *testing.T, h Harness) {
-	st := h.Open(t, 0)
+func testTaskVersions(t *testing.T, st store.Store) {
 	now := time.Now()
 	mustPutTask(t, st, "u", taskRec("t1", "c1", "working", now, 5))
 	if mustPutTask(t, st, "u", taskRec("t1", "c1", "submitted", now.Add(-time.Second), 4)) {
@@ -139,8 +141,7 @@ func testTaskVersions(t *testing.T, h Harness) {
 // testTaskConcurrentVersions puts the versions of one task from many
 // goroutines in a random order: the highest wins, and the task is indexed
 // under its state only.
-func testTaskConcurrentVersions(t *testing.T, h Harness) {
-	st := h.Open(t, 0)
+func testTaskConcurrentVersions(t *testing.T, st store.Store) {
 	states := []string{"submitted", "working", "input-required", "completed"}
 	const versions = 40
 	order := rand.Perm(versions)
@@ -182,8 +183,7 @@ func testTaskConcurrentVersions(t *testing.T, h Harness) {
 
 // testTaskIsolation checks that users are apart, also when their IDs
 // contain the characters that separate or tag keys.
-func testTaskIsolation(t *testing.T, h Harness) {
-	st := h.Open(t, 0)
+func testTaskIsolation(t *testing.T, st store.Store) {
 	now := time.Now()
 	owners := []struct{ user, id, contextID string }{
 		{"a:b", "c", "x"}, {"a", "b:c", "x"}, {"{a}", "b", "x:{y}"}, {"a%3Ab", "c", "x"}, {"a}:{b", "c%", "%7Bx"},
@@ -266,8 +266,7 @@ func pageAll(t *testing.T, st store.Store, user string, q store.TaskQuery, wantT
 	}
 }
 
-func testTaskListPages(t *testing.T, h Harness) {
-	st := h.Open(t, 0)
+func testTaskListPages(t *testing.T, st store.Store) {
 	putSeven(t, st)
 	for _, limit := range []int{1, 3, 7, 50} {
 		if got := pageAll(t, st, "u", store.TaskQuery{Limit: limit}, 7); got != "t6 t5 t4 t3 t2 t1 t0" {
@@ -291,8 +290,7 @@ func testTaskListPages(t *testing.T, h Harness) {
 	}
 }
 
-func testTaskListFilters(t *testing.T, h Harness) {
-	st := h.Open(t, 0)
+func testTaskListFilters(t *testing.T, st store.Store) {
 	base := putSeven(t, st)
 	for _, c := range []struct {
 		q     store.TaskQuery
@@ -322,8 +320,7 @@ func testTaskListFilters(t *testing.T, h Harness) {
 
 // testTaskListMany pages through more tasks than one read of an index
 // takes, with a filter that skips most of them.
-func testTaskListMany(t *testing.T, h Harness) {
-	st := h.Open(t, 0)
+func testTaskListMany(t *testing.T, st store.Store) {
 	base := time.Now().Add(-time.Hour)
 	var want []string
 	for i := range 250 {

@@ -10,8 +10,10 @@ import (
 
 // testThreads is the contract of the store's thread operations.
 func testThreads(t *testing.T, h Harness) {
-	t.Run("PutGet", func(t *testing.T) { testThreadPutGet(t, h) })
-	t.Run("Isolation", func(t *testing.T) { testThreadIsolation(t, h) })
+	subtests(t, h, map[string]func(t *testing.T, s store.Store){
+		"PutGet":    testThreadPutGet,
+		"Isolation": testThreadIsolation,
+	})
 	t.Run("Expiry", func(t *testing.T) { testThreadExpiry(t, h) })
 }
 
@@ -31,8 +33,7 @@ func mustGetThread(t *testing.T, st store.Store, user, thread string) (store.Thr
 	return rec, found
 }
 
-func testThreadPutGet(t *testing.T, h Harness) {
-	st := h.Open(t, 0)
+func testThreadPutGet(t *testing.T, st store.Store) {
 	if _, found := mustGetThread(t, st, "u", "th"); found {
 		t.Fatal("a thread that was never put is found")
 	}
@@ -52,8 +53,7 @@ func testThreadPutGet(t *testing.T, h Harness) {
 
 // testThreadIsolation checks that users and threads are apart, also when
 // their IDs contain the characters that separate or tag keys.
-func testThreadIsolation(t *testing.T, h Harness) {
-	st := h.Open(t, 0)
+func testThreadIsolation(t *testing.T, st store.Store) {
 	pairs := [][2]string{{"a:b", "c"}, {"a", "b:c"}, {"{a}", "b"}, {"a%3Ab", "c"}, {"a}:{b", "%c"}, {"a", "b%3Ac"}}
 	for _, p := range pairs {
 		mustPutThread(t, st, p[0], p[1], store.ThreadRecord{ResponseID: p[0] + "|" + p[1]})

@@ -1,8 +1,6 @@
 package storetest
 
 import (
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -41,20 +39,11 @@ func testTriggerDeliveries(t *testing.T, h Harness) {
 	}
 
 	// Replicas remembering one delivery at once: exactly one wins.
-	var wins atomic.Int32
-	var wg sync.WaitGroup
-	for range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if fresh, err := s.RememberDelivery(ctx, "github", "race", time.Hour); err == nil && fresh {
-				wins.Add(1)
-			}
-		}()
-	}
-	wg.Wait()
-	if wins.Load() != 1 {
-		t.Fatalf("%d of 8 concurrent deliveries won, want 1", wins.Load())
+	wins := raceWins(t, 8, func(int) (bool, error) {
+		return s.RememberDelivery(ctx, "github", "race", time.Hour)
+	})
+	if wins != 1 {
+		t.Fatalf("%d of 8 concurrent deliveries won, want 1", wins)
 	}
 
 	// Past its TTL a delivery is forgotten by itself.

@@ -1,7 +1,6 @@
 package storetest
 
 import (
-	"context"
 	"errors"
 	"reflect"
 	"testing"
@@ -17,12 +16,13 @@ import (
 const usageUser = "ann:{g}%"
 
 func testUsage(t *testing.T, h Harness) {
-	t.Run("Counters", func(t *testing.T) { testUsageCounters(t, h) })
-	t.Run("WithTheFinalStep", func(t *testing.T) { testUsageWithTheFinalStep(t, h) })
+	subtests(t, h, map[string]func(t *testing.T, s store.Store){
+		"Counters":         testUsageCounters,
+		"WithTheFinalStep": testUsageWithTheFinalStep,
+	})
 }
 
-func testUsageCounters(t *testing.T, h Harness) {
-	st, ctx := h.Open(t, 0), context.Background()
+func testUsageCounters(t *testing.T, st store.Store) {
 	late := time.Date(2026, 3, 1, 23, 59, 0, 0, time.UTC)
 	next := late.Add(2 * time.Minute) // the next UTC day
 	model := func(turns, in, out, cost int64) store.UsageLine {
@@ -80,8 +80,7 @@ func testUsageCounters(t *testing.T, h Harness) {
 // testUsageWithTheFinalStep: a final step's usage is counted when the
 // step is written, once, and not when it is refused; a new session's
 // one-step turn sent again counts once.
-func testUsageWithTheFinalStep(t *testing.T, h Harness) {
-	st := h.Open(t, 0)
+func testUsageWithTheFinalStep(t *testing.T, st store.Store) {
 	const day = "2026-04-05"
 	noon := time.Date(2026, 4, 5, 12, 0, 0, 0, time.UTC)
 	line := store.UsageLine{Backend: "model", Model: "m", Turns: 1, InputTokens: 10, OutputTokens: 2, CostMicros: 5}

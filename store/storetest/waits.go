@@ -2,7 +2,6 @@ package storetest
 
 import (
 	"errors"
-	"sync"
 	"testing"
 	"time"
 
@@ -100,33 +99,18 @@ func waitResolvedOnce(t *testing.T, s store.Store) {
 func waitConcurrentAnswers(t *testing.T, s store.Store) {
 	suspend(t, s, "u", "s", "resp_1", approval("apr_1"))
 	const answers = 8
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	won, refused := 0, 0
-	for i := range answers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			status := store.WaitApproved
-			if i%2 == 1 {
-				status = store.WaitDenied
-			}
-			_, _, err := s.ResolveWait(ctx, "u", "apr_1", store.WaitApproval, status, nil, time.Now())
-			mu.Lock()
-			defer mu.Unlock()
-			switch {
-			case err == nil:
-				won++
-			case errors.Is(err, store.ErrWaitResolved):
-				refused++
-			default:
-				t.Error(err)
-			}
-		}()
-	}
-	wg.Wait()
-	if won != 1 || refused != answers-1 {
-		t.Fatalf("%d answers won and %d were refused, want 1 and %d", won, refused, answers-1)
+	// Every answer but the winner is refused with ErrWaitResolved: any
+	// other error fails the test.
+	won := raceWins(t, answers, func(i int) (bool, error) {
+		status := store.WaitApproved
+		if i%2 == 1 {
+			status = store.WaitDenied
+		}
+		_, _, err := s.ResolveWait(ctx, "u", "apr_1", store.WaitApproval, status, nil, time.Now())
+		return wonUnless(err, store.ErrWaitResolved)
+	})
+	if won != 1 {
+		t.Fatalf("%d of %d answers won, want 1 (the others refused)", won, answers)
 	}
 }
 
