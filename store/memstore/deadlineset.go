@@ -71,11 +71,13 @@ func (d *deadlineSet[K]) clear() {
 	d.until = map[K]time.Time{}
 }
 
+// liveLocked reports whether k is live at now; the caller holds d.mu.
 func (d *deadlineSet[K]) liveLocked(k K, now time.Time) bool {
 	until, ok := d.until[k]
 	return ok && until.After(now)
 }
 
+// putLocked is put; the caller holds d.mu.
 func (d *deadlineSet[K]) putLocked(k K, until, now time.Time) {
 	if len(d.until) >= 2*max(d.swept, d.least) {
 		for k, t := range d.until {

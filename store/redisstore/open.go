@@ -216,6 +216,8 @@ type boundFields struct {
 	contextTimeout          *bool
 }
 
+// nodeBounds, failoverBounds and clusterBounds are the boundFields of the
+// single-node, Sentinel and Cluster options.
 func nodeBounds(o *redis.Options) boundFields {
 	return boundFields{dial: &o.DialTimeout, read: &o.ReadTimeout, write: &o.WriteTimeout, pool: &o.PoolTimeout,
 		retries: &o.MaxRetries, dialerRetries: &o.DialerRetries, contextTimeout: &o.ContextTimeoutEnabled}
