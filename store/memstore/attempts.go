@@ -2,6 +2,7 @@ package memstore
 
 import (
 	"context"
+	"time"
 
 	"github.com/harnest/harnest/store"
 )
@@ -12,20 +13,10 @@ func (s *Store) MarkHandOff(ctx context.Context, user, session, responseID strin
 	if err := s.closed.check(); err != nil {
 		return err
 	}
-	sh, sp := s.lockSpace(user, session)
+	sh, _, r := s.lockResponse(user, session, responseID)
 	defer sh.mu.Unlock()
-	var r *response
-	if sp != nil {
-		r = sp.responses.get(responseID)
-	}
-	switch {
-	case r == nil:
-		return store.ErrReceiptFinal
-	case r.fenced(epoch):
-		return store.ErrFenced
-	}
-	if _, ok := r.liveReceipt(s.now()); !ok || r.final {
-		return store.ErrReceiptFinal
+	if err := r.refusesAttempt(epoch, s.now()); err != nil {
+		return err
 	}
 	r.handedOff = true
 	return nil
@@ -37,21 +28,27 @@ func (s *Store) SpendAttempt(ctx context.Context, user, session, responseID stri
 	if err := s.closed.check(); err != nil {
 		return 0, err
 	}
-	sh, sp := s.lockSpace(user, session)
+	sh, _, r := s.lockResponse(user, session, responseID)
 	defer sh.mu.Unlock()
-	var r *response
-	if sp != nil {
-		r = sp.responses.get(responseID)
-	}
-	if r == nil {
-		return 0, store.ErrReceiptFinal
-	}
-	if r.fenced(epoch) {
-		return 0, store.ErrFenced
-	}
-	if _, ok := r.liveReceipt(s.now()); !ok || r.final {
-		return 0, store.ErrReceiptFinal
+	if err := r.refusesAttempt(epoch, s.now()); err != nil {
+		return 0, err
 	}
 	r.attempts = max(r.attempts, 1) + 1
 	return r.attempts, nil
+}
+
+// refusesAttempt says why the attempt epoch may not mark or count the run
+// of r (nil: there is none) at now: store.ErrReceiptFinal when its receipt
+// is gone or final, store.ErrFenced when the run's epoch is another.
+func (r *response) refusesAttempt(epoch int, now time.Time) error {
+	switch {
+	case r == nil:
+		return store.ErrReceiptFinal
+	case r.fenced(epoch):
+		return store.ErrFenced
+	}
+	if _, ok := r.liveReceipt(now); !ok || r.final {
+		return store.ErrReceiptFinal
+	}
+	return nil
 }

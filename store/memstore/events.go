@@ -17,14 +17,9 @@ func (s *Store) AppendEvents(ctx context.Context, user, session, responseID stri
 	if len(events) == 0 {
 		return nil
 	}
-	sh, sp := s.lockSpaceForWrite(user, session)
-	now := s.now()
-	if sp.responses.get(responseID).fenced(epoch) {
-		if sp.empty(now) { // made by this call: nothing would drop it
-			s.dropSpace(sh, spaceKey{user, session})
-		}
-		sh.mu.Unlock()
-		return store.ErrFenced
+	sh, sp, now, err := s.lockRunForWrite(user, session, responseID, epoch)
+	if err != nil {
+		return err
 	}
 	s.addEvents(sp.response(responseID), events, now)
 	sh.expireAt(sp, now.Add(s.receiptTTL))
@@ -51,12 +46,8 @@ func (s *Store) EventsAfter(ctx context.Context, user, session, responseID strin
 	if err := s.closed.check(); err != nil {
 		return nil, err
 	}
-	sh, sp := s.lockSpace(user, session)
+	sh, _, r := s.lockResponse(user, session, responseID)
 	defer sh.mu.Unlock()
-	if sp == nil {
-		return nil, nil
-	}
-	r := sp.responses.get(responseID)
 	if r == nil {
 		return nil, nil
 	}

@@ -22,14 +22,9 @@ func (s *Store) RecordPoint(ctx context.Context, p store.ResumePoint) error {
 	if err := s.closed.check(); err != nil {
 		return err
 	}
-	sh, sp := s.lockSpaceForWrite(p.User, p.Session)
-	now := s.now()
-	if sp.responses.get(p.ResponseID).fenced(p.Epoch) {
-		if sp.empty(now) { // made by this call: nothing would drop it
-			s.dropSpace(sh, spaceKey{p.User, p.Session})
-		}
-		sh.mu.Unlock()
-		return store.ErrFenced
+	sh, sp, now, err := s.lockRunForWrite(p.User, p.Session, p.ResponseID, p.Epoch)
+	if err != nil {
+		return err
 	}
 	r := sp.response(p.ResponseID)
 	if len(p.Events) > 0 {
@@ -54,13 +49,9 @@ func (s *Store) Journal(ctx context.Context, user, session, responseID string) (
 	if err := s.closed.check(); err != nil {
 		return store.Journal{}, err
 	}
-	sh, sp := s.lockSpace(user, session)
+	sh, _, r := s.lockResponse(user, session, responseID)
 	defer sh.mu.Unlock()
 	out := store.Journal{Sequence: -1}
-	if sp == nil {
-		return out, nil
-	}
-	r := sp.responses.get(responseID)
 	if r == nil || r.journal == nil || !s.now().Before(r.journal.expires) {
 		return out, nil
 	}

@@ -43,13 +43,20 @@ func newMemorySpace(closed *closedFlag) *memorySpace {
 	return &memorySpace{closed: closed, scopes: map[store.MemoryScope]*memScope{}}
 }
 
-func (s *memorySpace) scope(sc store.MemoryScope, create bool) *memScope {
+// lockScope locks the space and returns the scope sc, made when create
+// (nil when there is none); the caller unlocks the space. Once the store
+// is closed it returns ErrClosed and locks nothing.
+func (s *memorySpace) lockScope(sc store.MemoryScope, create bool) (*memScope, error) {
+	if err := s.closed.check(); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
 	m := s.scopes[sc]
 	if m == nil && create {
 		m = &memScope{items: map[memField]*memItem{}, keys: map[string][]string{}, postings: map[string][]int32{}}
 		s.scopes[sc] = m
 	}
-	return m
+	return m, nil
 }
 
 // copyItem is what a read returns: no embedding, a value of its own.
@@ -62,12 +69,11 @@ func copyItem(sc store.MemoryScope, it store.MemoryItem) store.MemoryItem {
 
 // PutMemory stores an item.
 func (s *memorySpace) PutMemory(ctx context.Context, item store.MemoryItem, now time.Time) (store.MemoryItem, error) {
-	if err := s.closed.check(); err != nil {
+	m, err := s.lockScope(item.Scope, true)
+	if err != nil {
 		return store.MemoryItem{}, err
 	}
-	s.mu.Lock()
 	defer s.mu.Unlock()
-	m := s.scope(item.Scope, true)
 	m.sweep(now)
 	f := memField{item.Namespace, item.Key}
 	now = now.UTC().Truncate(time.Millisecond) // as the Redis store keeps times
@@ -103,12 +109,11 @@ func (s *memorySpace) PutMemory(ctx context.Context, item store.MemoryItem, now 
 
 // GetMemory reads one live item.
 func (s *memorySpace) GetMemory(ctx context.Context, sc store.MemoryScope, namespace, key string, now time.Time) (store.MemoryItem, bool, error) {
-	if err := s.closed.check(); err != nil {
+	m, err := s.lockScope(sc, false)
+	if err != nil {
 		return store.MemoryItem{}, false, err
 	}
-	s.mu.Lock()
 	defer s.mu.Unlock()
-	m := s.scope(sc, false)
 	if m == nil {
 		return store.MemoryItem{}, false, nil
 	}
@@ -121,12 +126,11 @@ func (s *memorySpace) GetMemory(ctx context.Context, sc store.MemoryScope, names
 
 // ListMemory returns a page of a namespace's live items in key order.
 func (s *memorySpace) ListMemory(ctx context.Context, sc store.MemoryScope, namespace, after string, limit int, now time.Time) ([]store.MemoryItem, error) {
-	if err := s.closed.check(); err != nil {
+	m, err := s.lockScope(sc, false)
+	if err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
 	defer s.mu.Unlock()
-	m := s.scope(sc, false)
 	if m == nil {
 		return nil, nil
 	}
@@ -144,12 +148,11 @@ func (s *memorySpace) ListMemory(ctx context.Context, sc store.MemoryScope, name
 
 // DeleteMemory removes an item.
 func (s *memorySpace) DeleteMemory(ctx context.Context, sc store.MemoryScope, namespace, key string, now time.Time) (bool, error) {
-	if err := s.closed.check(); err != nil {
+	m, err := s.lockScope(sc, false)
+	if err != nil {
 		return false, err
 	}
-	s.mu.Lock()
 	defer s.mu.Unlock()
-	m := s.scope(sc, false)
 	if m == nil {
 		return false, nil
 	}

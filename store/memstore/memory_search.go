@@ -11,12 +11,11 @@ import (
 // scores are summed in a dense array by item number, and the best
 // q.Limit kept as they come.
 func (s *memorySpace) SearchMemory(ctx context.Context, sc store.MemoryScope, q store.MemoryQuery, now time.Time) ([]store.MemoryHit, error) {
-	if err := s.closed.check(); err != nil {
+	m, err := s.lockScope(sc, false)
+	if err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
 	defer s.mu.Unlock()
-	m := s.scope(sc, false)
 	if m == nil || q.Limit < 1 {
 		return nil, nil
 	}

@@ -171,21 +171,13 @@ func (p *outboxSpace) claimed(d store.Delivery) (outboxQueueKey, *outboxQueue, b
 
 // CompleteDelivery removes a claimed delivery.
 func (p *outboxSpace) CompleteDelivery(ctx context.Context, d store.Delivery) (bool, error) {
-	if err := p.closed.check(); err != nil {
-		return false, err
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	k, q, ok := p.claimed(d)
-	if !ok {
-		return false, nil
-	}
-	q.items = q.items[1:]
-	p.forgetOne(k.user)
-	if len(q.items) == 0 {
-		delete(p.queues, k)
-	}
-	return true, nil
+	return p.onClaimed(d, func(k outboxQueueKey, q *outboxQueue) {
+		q.items = q.items[1:]
+		p.forgetOne(k.user)
+		if len(q.items) == 0 {
+			delete(p.queues, k)
+		}
+	})
 }
 
 // RetryDelivery gives a claimed delivery back, due at at.
@@ -207,19 +199,27 @@ func (p *outboxSpace) ReleaseDelivery(ctx context.Context, d store.Delivery, at 
 // giveBack ends the claim on d, still the head of its queue, after change
 // has set when it is due again; false when d is no longer claimed as it was.
 func (p *outboxSpace) giveBack(d store.Delivery, change func(head *store.Delivery)) (bool, error) {
+	return p.onClaimed(d, func(_ outboxQueueKey, q *outboxQueue) {
+		head := q.items[0]
+		change(&head.d)
+		head.d.Claim = ""
+		head.leaseUntil = time.Time{}
+	})
+}
+
+// onClaimed does act to d's queue, under the lock, while d is its head and
+// still holds its claim; false when d is no longer claimed as it was.
+func (p *outboxSpace) onClaimed(d store.Delivery, act func(k outboxQueueKey, q *outboxQueue)) (bool, error) {
 	if err := p.closed.check(); err != nil {
 		return false, err
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	_, q, ok := p.claimed(d)
+	k, q, ok := p.claimed(d)
 	if !ok {
 		return false, nil
 	}
-	head := q.items[0]
-	change(&head.d)
-	head.d.Claim = ""
-	head.leaseUntil = time.Time{}
+	act(k, q)
 	return true, nil
 }
 

@@ -34,26 +34,30 @@ func newPushSpace(now func() time.Time, ttl time.Duration, closed *closedFlag) *
 	return &pushSpace{now: now, ttl: ttl, closed: closed, tasks: map[pushTaskKey]*pushTask{}}
 }
 
-// task returns a task's live configs (nil when none). The caller holds
-// p.mu.
-func (p *pushSpace) task(user, taskID string) *pushTask {
+// lockTask locks the space and returns a task's live configs (nil when
+// none); the caller unlocks the space. Once the store is closed it
+// returns ErrClosed and locks nothing.
+func (p *pushSpace) lockTask(user, taskID string) (*pushTask, error) {
+	if err := p.closed.check(); err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
 	k := pushTaskKey{user, taskID}
 	t := p.tasks[k]
 	if t != nil && !t.expires.After(p.now()) {
 		delete(p.tasks, k)
-		return nil
+		return nil, nil
 	}
-	return t
+	return t, nil
 }
 
 // PutPushConfig creates or replaces a config.
 func (p *pushSpace) PutPushConfig(ctx context.Context, user, taskID string, c store.PushConfig, maxPerTask int) (store.PushConfig, error) {
-	if err := p.closed.check(); err != nil {
+	t, err := p.lockTask(user, taskID)
+	if err != nil {
 		return c, err
 	}
-	p.mu.Lock()
 	defer p.mu.Unlock()
-	t := p.task(user, taskID)
 	if t == nil {
 		t = &pushTask{configs: map[string]store.PushConfig{}}
 		p.tasks[pushTaskKey{user, taskID}] = t
@@ -71,12 +75,12 @@ func (p *pushSpace) PutPushConfig(ctx context.Context, user, taskID string, c st
 
 // GetPushConfig reads one config.
 func (p *pushSpace) GetPushConfig(ctx context.Context, user, taskID, id string) (store.PushConfig, bool, error) {
-	if err := p.closed.check(); err != nil {
+	t, err := p.lockTask(user, taskID)
+	if err != nil {
 		return store.PushConfig{}, false, err
 	}
-	p.mu.Lock()
 	defer p.mu.Unlock()
-	if t := p.task(user, taskID); t != nil {
+	if t != nil {
 		c, ok := t.configs[id]
 		return c, ok, nil
 	}
@@ -85,13 +89,12 @@ func (p *pushSpace) GetPushConfig(ctx context.Context, user, taskID, id string) 
 
 // ListPushConfigs returns a page of a task's configs in ID order.
 func (p *pushSpace) ListPushConfigs(ctx context.Context, user, taskID, after string, limit int) ([]store.PushConfig, bool, error) {
-	if err := p.closed.check(); err != nil {
+	t, err := p.lockTask(user, taskID)
+	if err != nil {
 		return nil, false, err
 	}
-	p.mu.Lock()
 	defer p.mu.Unlock()
 	out := []store.PushConfig{}
-	t := p.task(user, taskID)
 	if t == nil {
 		return out, false, nil
 	}
@@ -113,12 +116,11 @@ func (p *pushSpace) ListPushConfigs(ctx context.Context, user, taskID, after str
 
 // DeletePushConfig removes a config.
 func (p *pushSpace) DeletePushConfig(ctx context.Context, user, taskID, id string) (bool, error) {
-	if err := p.closed.check(); err != nil {
+	t, err := p.lockTask(user, taskID)
+	if err != nil {
 		return false, err
 	}
-	p.mu.Lock()
 	defer p.mu.Unlock()
-	t := p.task(user, taskID)
 	if t == nil {
 		return false, nil
 	}

@@ -30,19 +30,7 @@ func (s *Store) LapsedReplicas(ctx context.Context, now time.Time, limit int) ([
 	if err := s.closed.check(); err != nil {
 		return nil, err
 	}
-	s.alive.mu.Lock()
-	var out []string
-	for id, until := range s.alive.until {
-		if !until.After(now) {
-			out = append(out, id)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return s.alive.until[out[i]].Before(s.alive.until[out[j]]) })
-	s.alive.mu.Unlock()
-	if limit > 0 && len(out) > limit {
-		out = out[:limit]
-	}
-	return out, nil
+	return s.alive.replicas(now, true, limit), nil
 }
 
 // ForgetReplica drops replica's record when it lapsed at or before now.
@@ -63,17 +51,28 @@ func (s *Store) LiveReplicas(ctx context.Context, now time.Time, limit int) ([]s
 	if err := s.closed.check(); err != nil {
 		return nil, err
 	}
-	s.alive.mu.Lock()
+	return s.alive.replicas(now, false, limit), nil
+}
+
+// replicas returns up to limit (limit <= 0: all) replicas: when lapsed,
+// those whose record lapsed at or before now, the earliest first;
+// otherwise those whose record lapses after now, in ID order.
+func (t *livenessTable) replicas(now time.Time, lapsed bool, limit int) []string {
+	t.mu.Lock()
 	var out []string
-	for id, until := range s.alive.until {
-		if until.After(now) {
+	for id, until := range t.until {
+		if until.After(now) != lapsed {
 			out = append(out, id)
 		}
 	}
-	s.alive.mu.Unlock()
-	sort.Strings(out)
+	if lapsed {
+		sort.Slice(out, func(i, j int) bool { return t.until[out[i]].Before(t.until[out[j]]) })
+	} else {
+		sort.Strings(out)
+	}
+	t.mu.Unlock()
 	if limit > 0 && len(out) > limit {
 		out = out[:limit]
 	}
-	return out, nil
+	return out
 }

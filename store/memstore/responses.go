@@ -167,15 +167,11 @@ func (s *Store) ReplaceReceipt(ctx context.Context, user, session, responseID st
 	if err := s.closed.check(); err != nil {
 		return err
 	}
-	sh, sp := s.lockSpaceForWrite(user, session)
-	defer sh.mu.Unlock()
-	now := s.now()
-	if sp.responses.get(responseID).fenced(epoch) {
-		if sp.empty(now) { // made by this call: nothing would drop it
-			s.dropSpace(sh, spaceKey{user, session})
-		}
-		return store.ErrFenced
+	sh, sp, now, err := s.lockRunForWrite(user, session, responseID, epoch)
+	if err != nil {
+		return err
 	}
+	defer sh.mu.Unlock()
 	r := sp.response(responseID)
 	if _, ok := r.liveReceipt(now); ok && r.final {
 		return store.ErrReceiptFinal
@@ -196,15 +192,11 @@ func (s *Store) RenewLease(ctx context.Context, user, session, responseID, repli
 	if err := s.closed.check(); err != nil {
 		return false, err
 	}
-	sh, sp := s.lockSpaceForWrite(user, session)
-	defer sh.mu.Unlock()
-	now := s.now()
-	if sp.responses.get(responseID).fenced(epoch) {
-		if sp.empty(now) { // made by this call: nothing would drop it
-			s.dropSpace(sh, spaceKey{user, session})
-		}
-		return false, store.ErrFenced
+	sh, sp, now, err := s.lockRunForWrite(user, session, responseID, epoch)
+	if err != nil {
+		return false, err
 	}
+	defer sh.mu.Unlock()
 	s.runs.register(runKey{user, session, responseID, replica}, now.Add(leaseFor), epoch)
 	switch holder := sp.lease.heldBy(now); holder {
 	case responseID:

@@ -28,15 +28,7 @@ func (s *Store) CreateSession(ctx context.Context, user, id string, state map[st
 // GetSession reads a session; found is false when the user has none with
 // that ID. The state map is the caller's; its values are the stored ones.
 func (s *Store) GetSession(ctx context.Context, user, id string) (store.Session, bool, error) {
-	if err := s.closed.check(); err != nil {
-		return store.Session{}, false, err
-	}
-	sh, sp := s.lockSpace(user, id)
-	defer sh.mu.Unlock()
-	if sp == nil || !sp.hasSession {
-		return store.Session{}, false, nil
-	}
-	return sessionOf(user, id, &sp.session), true, nil
+	return s.session(user, id, nil)
 }
 
 // SessionExists reports whether the user has the session.
@@ -72,6 +64,16 @@ func (s *Store) ListSessions(ctx context.Context, user, after string, limit int)
 // PatchState merges delta into the session state, key by key (a shallow
 // merge: each key replaces the whole value), and returns the session.
 func (s *Store) PatchState(ctx context.Context, user, id string, delta map[string]json.RawMessage, now string) (store.Session, bool, error) {
+	return s.session(user, id, func(d *sessionData) {
+		d.state = copyState(delta, d.state)
+		d.updatedAt = now
+	})
+}
+
+// session reads the user's session after change (when not nil) has
+// changed it, under its shard's lock; found is false when the user has
+// none with that ID.
+func (s *Store) session(user, id string, change func(*sessionData)) (store.Session, bool, error) {
 	if err := s.closed.check(); err != nil {
 		return store.Session{}, false, err
 	}
@@ -80,8 +82,9 @@ func (s *Store) PatchState(ctx context.Context, user, id string, delta map[strin
 	if sp == nil || !sp.hasSession {
 		return store.Session{}, false, nil
 	}
-	sp.session.state = copyState(delta, sp.session.state)
-	sp.session.updatedAt = now
+	if change != nil {
+		change(&sp.session)
+	}
 	return sessionOf(user, id, &sp.session), true, nil
 }
 

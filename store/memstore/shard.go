@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"sync"
 	"time"
+
+	"github.com/harnest/harnest/store"
 )
 
 // shardCount is the number of session shards (a power of two).
@@ -154,23 +156,27 @@ func hashIDs(a, b string) uint64 {
 // session's space (nil when there is none). The caller unlocks the shard.
 func (s *Store) lockSpace(user, session string) (*shard, *space) {
 	k := spaceKey{user, session}
-	h := spaceHash(k)
-	sh := s.shardOf(h)
-	sh.mu.Lock()
-	i, found, _ := s.locate(sh, k, h)
+	sh, _, i, found, _ := s.lockAndLocate(k)
 	if !found {
 		return sh, nil
 	}
 	return sh, s.spaces.at(i)
 }
 
+// lockResponse is lockSpace, with the space's response of that ID (nil
+// when there is none).
+func (s *Store) lockResponse(user, session, responseID string) (*shard, *space, *response) {
+	sh, sp := s.lockSpace(user, session)
+	if sp == nil {
+		return sh, nil, nil
+	}
+	return sh, sp, sp.responses.get(responseID)
+}
+
 // lockSpaceForWrite is lockSpace, making the space when there is none.
 func (s *Store) lockSpaceForWrite(user, session string) (*shard, *space) {
 	k := spaceKey{user, session}
-	h := spaceHash(k)
-	sh := s.shardOf(h)
-	sh.mu.Lock()
-	i, found, inClash := s.locate(sh, k, h)
+	sh, h, i, found, inClash := s.lockAndLocate(k)
 	if found {
 		return sh, s.spaces.at(i)
 	}
@@ -185,6 +191,33 @@ func (s *Store) lockSpaceForWrite(user, session string) (*shard, *space) {
 	}
 	sh.clash[k] = i
 	return sh, sp
+}
+
+// lockAndLocate locks the shard of k and locates k's space in it (see
+// locate); h is k's hash. The caller unlocks the shard.
+func (s *Store) lockAndLocate(k spaceKey) (sh *shard, h uint64, i int32, found, inClash bool) {
+	h = spaceHash(k)
+	sh = s.shardOf(h)
+	sh.mu.Lock()
+	i, found, inClash = s.locate(sh, k, h)
+	return sh, h, i, found, inClash
+}
+
+// lockRunForWrite is lockSpaceForWrite for a write of attempt epoch of
+// the response's run, with the time of the write: store.ErrFenced, with
+// the shard unlocked and no space left made by the call, when the run's
+// epoch is another. Otherwise the caller unlocks the shard.
+func (s *Store) lockRunForWrite(user, session, responseID string, epoch int) (*shard, *space, time.Time, error) {
+	sh, sp := s.lockSpaceForWrite(user, session)
+	now := s.now()
+	if sp.responses.get(responseID).fenced(epoch) {
+		if sp.empty(now) { // made by this call: nothing would drop it
+			s.dropSpace(sh, spaceKey{user, session})
+		}
+		sh.mu.Unlock()
+		return nil, nil, now, store.ErrFenced
+	}
+	return sh, sp, now, nil
 }
 
 // locate finds k's space in sh (h is k's hash): its index, and whether it

@@ -1,6 +1,7 @@
 package memstore
 
 import (
+	"cmp"
 	"context"
 	"sync"
 	"time"
@@ -69,13 +70,7 @@ type taskExpiry struct {
 }
 
 func taskExpiresFirst(a, b taskExpiry) bool {
-	if a.at != b.at {
-		return a.at < b.at
-	}
-	if a.user != b.user {
-		return a.user < b.user
-	}
-	return a.id < b.id
+	return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.user, b.user), cmp.Compare(a.id, b.id)) < 0
 }
 
 // taskTreeDegree is the degree of the task B-trees.

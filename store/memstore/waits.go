@@ -140,12 +140,8 @@ func (s *Store) FinishWait(ctx context.Context, user, session, responseID, id, s
 	if err := s.closed.check(); err != nil {
 		return err
 	}
-	sh, sp := s.lockSpace(user, session)
+	sh, sp, r := s.lockResponse(user, session, responseID)
 	defer sh.mu.Unlock()
-	var r *response
-	if sp != nil {
-		r = sp.responses.get(responseID)
-	}
 	if r.fenced(epoch) {
 		return store.ErrFenced
 	}

@@ -2,7 +2,6 @@ package redisstore
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/redis/go-redis/v9"
 
@@ -35,34 +34,27 @@ return 1
 // MarkHandOff marks a run handed off in one script: see store.Attempts.
 func (s *Store) MarkHandOff(ctx context.Context, user, session, responseID string, epoch int) error {
 	k := s.sessionKeys(user, session)
-	n, err := markHandOffScript.Run(ctx, s.rdb,
-		[]string{k.epoch(responseID), k.handedOff(responseID), k.receipt(responseID), k.events(responseID)},
-		epochArg(epoch), millis(s.receiptTTL)).Int()
-	switch {
-	case err != nil:
-		return fmt.Errorf("store: mark a run handed off: %w", err)
-	case n == -2:
-		return store.ErrFenced
-	case n == -1:
-		return store.ErrReceiptFinal
-	}
-	return nil
+	_, err := s.runAttemptScript(ctx, markHandOffScript, k, responseID, k.handedOff(responseID), epoch, "mark a run handed off")
+	return err
 }
 
 // SpendAttempt counts one more attempt of a run in one script: see
 // store.Attempts.
 func (s *Store) SpendAttempt(ctx context.Context, user, session, responseID string, epoch int) (int, error) {
 	k := s.sessionKeys(user, session)
-	n, err := spendAttemptScript.Run(ctx, s.rdb,
-		[]string{k.epoch(responseID), k.attempts(responseID), k.receipt(responseID), k.events(responseID)},
-		epochArg(epoch), millis(s.receiptTTL)).Int()
-	switch {
-	case err != nil:
-		return 0, fmt.Errorf("store: spend an attempt: %w", err)
-	case n == -2:
-		return 0, store.ErrFenced
-	case n == -1:
-		return 0, store.ErrReceiptFinal
-	}
-	return n, nil
+	return s.runAttemptScript(ctx, spendAttemptScript, k, responseID, k.attempts(responseID), epoch, "spend an attempt")
 }
+
+// runAttemptScript runs markHandOffScript or spendAttemptScript on the
+// run's key mark (KEYS[2]) and returns the script's count, or
+// store.ErrFenced or store.ErrReceiptFinal for its refusals; what names
+// the operation in any other error.
+func (s *Store) runAttemptScript(ctx context.Context, script *redis.Script, k sessionKeys, responseID, mark string, epoch int, what string) (int, error) {
+	n, err := s.runCountingScript(ctx, script, []string{k.epoch(responseID), mark, k.receipt(responseID), k.events(responseID)},
+		what, attemptRefusals, epochArg(epoch), millis(s.receiptTTL))
+	return int(n), err
+}
+
+// attemptRefusals are the refusals of markHandOffScript and
+// spendAttemptScript.
+var attemptRefusals = map[int64]error{-2: store.ErrFenced, -1: store.ErrReceiptFinal}

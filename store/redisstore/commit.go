@@ -126,6 +126,9 @@ if steers and redis.call('EXISTS', steers) == 1 then return 2 end
 return 1
 `)
 
+// commitRefusals are commitScript's refusals.
+var commitRefusals = map[int64]error{0: store.ErrLeaseLost, -1: store.ErrReceiptFinal, -2: store.ErrFenced}
+
 // CommitResponse writes the receipt, its events, the transcript messages,
 // the state delta, the wait and the lease's release of one step atomically,
 // in one script: one round trip. A step with c.CreateSession (which must
@@ -163,21 +166,12 @@ func (s *Store) CommitResponse(ctx context.Context, c store.Commit) error {
 	if err := s.sendBookkeeping(ctx, indexWait); err != nil {
 		return fmt.Errorf("store: commit response: index the wait: %w", err)
 	}
-	written, err := s.runScript(ctx, s.commitCall(c)).Int64()
+	written, err := s.runCounting(ctx, s.commitCall(c), "commit response", commitRefusals)
 	if err != nil {
-		return fmt.Errorf("store: commit response: %w", err)
+		return err
 	}
-	switch written {
-	case 0:
-		return store.ErrLeaseLost
-	case -1:
-		return store.ErrReceiptFinal
-	case -2:
-		return store.ErrFenced
-	case 2:
-		if c.SteersLeft != nil {
-			*c.SteersLeft = true
-		}
+	if written == 2 && c.SteersLeft != nil {
+		*c.SteersLeft = true
 	}
 	// The commit is done whatever this answers: a run left registered has
 	// a final receipt, which a sweep only forgets.

@@ -2,11 +2,9 @@ package redisstore
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/harnest/harnest/store"
-	"github.com/redis/go-redis/v9"
 )
 
 // An agent's last eval run is one STRING, kept until the next run
@@ -31,12 +29,9 @@ func (s *Store) PutEvalRun(ctx context.Context, agent string, summary []byte) er
 
 // LastEvalRun reads the agent's last run.
 func (s *Store) LastEvalRun(ctx context.Context, agent string) ([]byte, bool, error) {
-	b, err := s.rdb.Get(ctx, s.evalRunKey(agent)).Bytes()
-	if errors.Is(err, redis.Nil) {
-		return nil, false, nil
+	b, found, err := s.getString(ctx, s.evalRunKey(agent), "read eval run")
+	if err != nil || !found {
+		return nil, false, err
 	}
-	if err != nil {
-		return nil, false, fmt.Errorf("store: read eval run: %w", err)
-	}
-	return b, true, nil
+	return []byte(b), true, nil
 }

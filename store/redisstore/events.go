@@ -181,14 +181,8 @@ func (s *Store) AppendEvents(ctx context.Context, user, session, responseID stri
 	c.str(trimBelow(last))
 	c.num(millis(s.receiptTTL))
 	c.str(k.channel(responseID))
-	n, err := s.runScript(ctx, c).Int64()
-	if err != nil {
-		return fmt.Errorf("store: append events: %w", err)
-	}
-	if n == -2 {
-		return store.ErrFenced
-	}
-	return nil
+	_, err := s.runCounting(ctx, c, "append events", fencedRefusal)
+	return err
 }
 
 // EventsAfter reads up to limit logged events (limit < 1: all it holds)

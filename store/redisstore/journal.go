@@ -53,14 +53,8 @@ func (s *Store) RecordPoint(ctx context.Context, p store.ResumePoint) error {
 		c.str(trimBelow(last))
 		c.str(k.channel(p.ResponseID))
 	}
-	n, err := s.runScript(ctx, c).Int64()
-	if err != nil {
-		return fmt.Errorf("store: record a resume point: %w", err)
-	}
-	if n == -2 {
-		return store.ErrFenced
-	}
-	return nil
+	_, err := s.runCounting(ctx, c, "record a resume point", fencedRefusal)
+	return err
 }
 
 // journalField is the hash field of a point's key.

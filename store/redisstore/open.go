@@ -170,24 +170,16 @@ func newClient(raw string, timeout time.Duration) (redis.UniversalClient, error)
 	q := u.Query()
 	switch {
 	case q.Has("master_name"):
-		o, err := redis.ParseFailoverURL(raw)
+		o, err := parseBounded(raw, "Sentinel", redis.ParseFailoverURL, failoverBounds, q, timeout)
 		if err != nil {
-			return nil, fmt.Errorf("store: invalid Sentinel URL: %w", err)
+			return nil, err
 		}
-		setBounds(q, timeout, boundFields{
-			dial: &o.DialTimeout, read: &o.ReadTimeout, write: &o.WriteTimeout, pool: &o.PoolTimeout,
-			retries: &o.MaxRetries, dialerRetries: &o.DialerRetries, contextTimeout: &o.ContextTimeoutEnabled,
-		})
 		return redis.NewFailoverClient(o), nil
 	case q.Has("addr"):
-		o, err := redis.ParseClusterURL(raw)
+		o, err := parseBounded(raw, "Cluster", redis.ParseClusterURL, clusterBounds, q, timeout)
 		if err != nil {
-			return nil, fmt.Errorf("store: invalid Cluster URL: %w", err)
+			return nil, err
 		}
-		setBounds(q, timeout, boundFields{
-			dial: &o.DialTimeout, read: &o.ReadTimeout, write: &o.WriteTimeout, pool: &o.PoolTimeout,
-			retries: &o.MaxRetries, dialerRetries: &o.DialerRetries, contextTimeout: &o.ContextTimeoutEnabled,
-		})
 		if !q.Has("max_redirects") {
 			o.MaxRedirects = -1
 		}
@@ -195,16 +187,24 @@ func newClient(raw string, timeout time.Duration) (redis.UniversalClient, error)
 		followFailovers(cluster)
 		return cluster, nil
 	default:
-		o, err := redis.ParseURL(raw)
+		o, err := parseBounded(raw, "Redis", redis.ParseURL, nodeBounds, q, timeout)
 		if err != nil {
-			return nil, fmt.Errorf("store: invalid Redis URL: %w", err)
+			return nil, err
 		}
-		setBounds(q, timeout, boundFields{
-			dial: &o.DialTimeout, read: &o.ReadTimeout, write: &o.WriteTimeout, pool: &o.PoolTimeout,
-			retries: &o.MaxRetries, dialerRetries: &o.DialerRetries, contextTimeout: &o.ContextTimeoutEnabled,
-		})
 		return redis.NewClient(o), nil
 	}
+}
+
+// parseBounded parses raw into one kind of go-redis options (kind names
+// it in the error) and sets the bounds newClient describes on them, which
+// bounds points at.
+func parseBounded[O any](raw, kind string, parse func(string) (*O, error), bounds func(*O) boundFields, q url.Values, timeout time.Duration) (*O, error) {
+	o, err := parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("store: invalid %s URL: %w", kind, err)
+	}
+	setBounds(q, timeout, bounds(o))
+	return o, nil
 }
 
 // boundFields point at the time and retry bounds of one kind of go-redis
@@ -214,6 +214,23 @@ type boundFields struct {
 	dial, read, write, pool *time.Duration
 	retries, dialerRetries  *int
 	contextTimeout          *bool
+}
+
+// nodeBounds, failoverBounds and clusterBounds are the boundFields of the
+// single-node, Sentinel and Cluster options.
+func nodeBounds(o *redis.Options) boundFields {
+	return boundFields{dial: &o.DialTimeout, read: &o.ReadTimeout, write: &o.WriteTimeout, pool: &o.PoolTimeout,
+		retries: &o.MaxRetries, dialerRetries: &o.DialerRetries, contextTimeout: &o.ContextTimeoutEnabled}
+}
+
+func failoverBounds(o *redis.FailoverOptions) boundFields {
+	return boundFields{dial: &o.DialTimeout, read: &o.ReadTimeout, write: &o.WriteTimeout, pool: &o.PoolTimeout,
+		retries: &o.MaxRetries, dialerRetries: &o.DialerRetries, contextTimeout: &o.ContextTimeoutEnabled}
+}
+
+func clusterBounds(o *redis.ClusterOptions) boundFields {
+	return boundFields{dial: &o.DialTimeout, read: &o.ReadTimeout, write: &o.WriteTimeout, pool: &o.PoolTimeout,
+		retries: &o.MaxRetries, dialerRetries: &o.DialerRetries, contextTimeout: &o.ContextTimeoutEnabled}
 }
 
 // setBounds sets the bounds newClient describes, except those that the URL

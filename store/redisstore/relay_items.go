@@ -32,6 +32,11 @@ redis.call('PUBLISH', ARGV[8], ARGV[9])
 return 'ok'
 `)
 
+// enqueueRefusals are enqueueScript's refusals ("ok" is none).
+var enqueueRefusals = map[string]error{
+	"gone": store.ErrParticipantGone, "paused": store.ErrParticipantPaused, "full": store.ErrInboxFull,
+}
+
 // EnqueueRelayItem puts a pending item into the inbox of one of owner's
 // participants and wakes the inbox's listeners.
 func (s *Store) EnqueueRelayItem(ctx context.Context, owner string, it store.RelayItem, maxPending int) error {
@@ -43,15 +48,7 @@ func (s *Store) EnqueueRelayItem(ctx context.Context, owner string, it store.Rel
 	if err != nil {
 		return err
 	}
-	switch res {
-	case "gone":
-		return store.ErrParticipantGone
-	case "paused":
-		return store.ErrParticipantPaused
-	case "full":
-		return store.ErrInboxFull
-	}
-	return nil
+	return enqueueRefusals[res]
 }
 
 // itemFrom reads an item's hash; false when it is not one.
@@ -132,6 +129,12 @@ redis.call('PUBLISH', ARGV[5], ARGV[6])
 return 'ok'
 `)
 
+// replyRefusals are replyScript's refusals ("ok" is none).
+var replyRefusals = map[string]error{
+	"gone": store.ErrParticipantGone, "paused": store.ErrParticipantPaused, "unknown": store.ErrRelayItemUnknown,
+	"answered": store.ErrRelayItemAnswered, "expired": store.ErrRelayItemExpired,
+}
+
 // ReplyRelayItem answers a pending item of the participant once.
 func (s *Store) ReplyRelayItem(ctx context.Context, owner, participant, id, reply string, now time.Time) error {
 	res, err := replyScript.Run(ctx, s.rdb,
@@ -140,19 +143,7 @@ func (s *Store) ReplyRelayItem(ctx context.Context, owner, participant, id, repl
 	if err != nil {
 		return err
 	}
-	switch res {
-	case "gone":
-		return store.ErrParticipantGone
-	case "paused":
-		return store.ErrParticipantPaused
-	case "unknown":
-		return store.ErrRelayItemUnknown
-	case "answered":
-		return store.ErrRelayItemAnswered
-	case "expired":
-		return store.ErrRelayItemExpired
-	}
-	return nil
+	return replyRefusals[res]
 }
 
 // cancelScript withdraws a pending item of the participant and wakes the

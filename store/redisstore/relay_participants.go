@@ -49,6 +49,9 @@ redis.call('ZADD', KEYS[4], ARGV[6], ARGV[4])
 return 'ok'
 `)
 
+// exchangeRefusals are exchangeScript's refusals ("ok" is none).
+var exchangeRefusals = map[string]error{"invalid": store.ErrPairingInvalid, "mismatch": store.ErrPairingMismatch}
+
 // ExchangePairingCode consumes a live, matching code and creates the
 // participant of the code's owner with its session token.
 func (s *Store) ExchangePairingCode(ctx context.Context, p store.Pairing) (store.RelayParticipant, error) {
@@ -70,14 +73,11 @@ func (s *Store) ExchangePairingCode(ctx context.Context, p store.Pairing) (store
 		[]string{codeKey, s.relaySessionKey(p.TokenHash), s.relayPartKey(owner, p.ParticipantID), s.relayPartsKey(owner)},
 		p.Name, p.Kind, relayMS(p.Now), p.ParticipantID, p.TokenHash, relayMS(expires), p.Description,
 		p.TTL.Milliseconds(), owner, p.Look.Look, p.Look.Line, p.Look.Background, p.Look.DisplayName).Text()
+	if err == nil {
+		err = exchangeRefusals[res]
+	}
 	if err != nil {
 		return store.RelayParticipant{}, err
-	}
-	switch res {
-	case "invalid":
-		return store.RelayParticipant{}, store.ErrPairingInvalid
-	case "mismatch":
-		return store.RelayParticipant{}, store.ErrPairingMismatch
 	}
 	return store.RelayParticipant{ID: p.ParticipantID, Owner: owner, Name: p.Name, Kind: p.Kind,
 		Description: p.Description, State: store.RelayActive, PairedAt: time.UnixMilli(relayMS(p.Now)).UTC(),

@@ -3,7 +3,6 @@ package redisstore
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -27,17 +26,7 @@ func (s *Store) Heartbeat(ctx context.Context, replica string, ttl time.Duration
 // LapsedReplicas returns up to limit replicas whose record lapsed at or
 // before now, the earliest first.
 func (s *Store) LapsedReplicas(ctx context.Context, now time.Time, limit int) ([]string, error) {
-	count := int64(limit)
-	if limit <= 0 {
-		count = -1
-	}
-	ids, err := s.rdb.ZRangeArgs(ctx, redis.ZRangeArgs{
-		Key: s.replicasKey(), Start: "-inf", Stop: strconv.FormatInt(now.UnixMilli(), 10), ByScore: true, Count: count,
-	}).Result()
-	if err != nil {
-		return nil, fmt.Errorf("store: lapsed replicas: %w", err)
-	}
-	return ids, nil
+	return s.rangeByScore(ctx, "lapsed replicas", s.replicasKey(), "-inf", msScore(now), limit)
 }
 
 // forgetReplicaScript removes a replica's record when it lapsed at or
@@ -60,15 +49,5 @@ func (s *Store) ForgetReplica(ctx context.Context, replica string, now time.Time
 // LiveReplicas returns up to limit replicas whose record lapses after now:
 // one ZRANGE BYSCORE.
 func (s *Store) LiveReplicas(ctx context.Context, now time.Time, limit int) ([]string, error) {
-	count := int64(limit)
-	if limit <= 0 {
-		count = -1
-	}
-	ids, err := s.rdb.ZRangeArgs(ctx, redis.ZRangeArgs{
-		Key: s.replicasKey(), Start: "(" + strconv.FormatInt(now.UnixMilli(), 10), Stop: "+inf", ByScore: true, Count: count,
-	}).Result()
-	if err != nil {
-		return nil, fmt.Errorf("store: live replicas: %w", err)
-	}
-	return ids, nil
+	return s.rangeByScore(ctx, "live replicas", s.replicasKey(), "("+msScore(now), "+inf", limit)
 }

@@ -2,10 +2,7 @@ package redisstore
 
 import (
 	"context"
-	"errors"
 	"fmt"
-
-	"github.com/redis/go-redis/v9"
 )
 
 // An Open Responses request record is one STRING under the session's tag,
@@ -19,14 +16,11 @@ func (s *Store) responseRequestKey(user, session, id string) string {
 
 // GetResponseRequest reads the record of a response.
 func (s *Store) GetResponseRequest(ctx context.Context, user, session, id string) ([]byte, bool, error) {
-	b, err := s.rdb.Get(ctx, s.responseRequestKey(user, session, id)).Bytes()
-	if errors.Is(err, redis.Nil) {
-		return nil, false, nil
+	b, found, err := s.getString(ctx, s.responseRequestKey(user, session, id), "get response request")
+	if err != nil || !found {
+		return nil, false, err
 	}
-	if err != nil {
-		return nil, false, fmt.Errorf("store: get response request: %w", err)
-	}
-	return b, true, nil
+	return []byte(b), true, nil
 }
 
 // PutResponseRequest keeps (or replaces) the record of a response.

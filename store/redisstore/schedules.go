@@ -41,6 +41,15 @@ func (s *Store) userSchedKey(u string) string { return s.schedTag() + ":u:" + es
 func (s *Store) dueKey() string               { return s.schedTag() + ":due" }
 func (s *Store) pendingKey() string           { return s.schedTag() + ":pending" }
 
+// parseScheduleMember reads a schedule's member of the due set.
+func parseScheduleMember(m string) (store.ScheduleKey, bool) {
+	var ids [2]string
+	if json.Unmarshal([]byte(m), &ids) != nil {
+		return store.ScheduleKey{}, false
+	}
+	return store.ScheduleKey{User: ids[0], ID: ids[1]}, true
+}
+
 func pendingMember(key store.FireKey) string {
 	return scheduleMember(key.User, key.Schedule) + "\n" + strconv.FormatInt(key.Seq, 10)
 }
@@ -88,20 +97,15 @@ if ARGV[4] == '0' and ARGV[5] ~= '0' then redis.call('ZADD', KEYS[3], ARGV[5], A
 return 1
 `)
 
+// createScheduleRefusals are createScheduleScript's refusals.
+var createScheduleRefusals = map[int64]error{-1: store.ErrScheduleExists, -2: store.ErrScheduleLimit}
+
 // CreateSchedule stores a new schedule within the user's bound: one script.
 func (s *Store) CreateSchedule(ctx context.Context, rec store.ScheduleRecord, max int) error {
 	m := scheduleMember(rec.User, rec.ID)
-	n, err := createScheduleScript.Run(ctx, s.rdb, []string{s.schedKey(m), s.userSchedKey(rec.User), s.dueKey()},
-		rec.ID, max, m, flag(rec.Paused), unixMillis(rec.NextFire), rec.JSON).Int()
-	switch {
-	case err != nil:
-		return fmt.Errorf("store: create schedule: %w", err)
-	case n == -1:
-		return store.ErrScheduleExists
-	case n == -2:
-		return store.ErrScheduleLimit
-	}
-	return nil
+	_, err := s.runCountingScript(ctx, createScheduleScript, []string{s.schedKey(m), s.userSchedKey(rec.User), s.dueKey()},
+		"create schedule", createScheduleRefusals, rec.ID, max, m, flag(rec.Paused), unixMillis(rec.NextFire), rec.JSON)
+	return err
 }
 
 // GetSchedule reads one schedule: one HGETALL.
@@ -168,21 +172,16 @@ if ARGV[2] == '0' and ARGV[3] ~= '0' then redis.call('ZADD', KEYS[2], ARGV[3], A
 return 1
 `)
 
+// updateScheduleRefusals are updateScheduleScript's refusals.
+var updateScheduleRefusals = map[int64]error{-1: store.ErrScheduleNotFound, -2: store.ErrScheduleChanged}
+
 // UpdateSchedule replaces a schedule that did not change since it was
 // read: one script.
 func (s *Store) UpdateSchedule(ctx context.Context, rec store.ScheduleRecord) error {
 	m := scheduleMember(rec.User, rec.ID)
-	n, err := updateScheduleScript.Run(ctx, s.rdb, []string{s.schedKey(m), s.dueKey()},
-		rec.Version, flag(rec.Paused), unixMillis(rec.NextFire), rec.JSON, m).Int()
-	switch {
-	case err != nil:
-		return fmt.Errorf("store: update schedule: %w", err)
-	case n == -1:
-		return store.ErrScheduleNotFound
-	case n == -2:
-		return store.ErrScheduleChanged
-	}
-	return nil
+	_, err := s.runCountingScript(ctx, updateScheduleScript, []string{s.schedKey(m), s.dueKey()},
+		"update schedule", updateScheduleRefusals, rec.Version, flag(rec.Paused), unixMillis(rec.NextFire), rec.JSON, m)
+	return err
 }
 
 // deleteScheduleScript. KEYS: schedule, fires, user index, due, pending.
@@ -211,23 +210,7 @@ func (s *Store) DeleteSchedule(ctx context.Context, user, id string) (bool, erro
 
 // DueSchedules returns the schedules due at now: one ZRANGE BYSCORE.
 func (s *Store) DueSchedules(ctx context.Context, now time.Time, limit int) ([]store.ScheduleKey, error) {
-	count := int64(limit)
-	if limit <= 0 {
-		count = -1
-	}
-	ms, err := s.rdb.ZRangeArgs(ctx, redis.ZRangeArgs{Key: s.dueKey(), Start: "-inf",
-		Stop: strconv.FormatInt(now.UnixMilli(), 10), ByScore: true, Count: count}).Result()
-	if err != nil {
-		return nil, fmt.Errorf("store: due schedules: %w", err)
-	}
-	out := make([]store.ScheduleKey, 0, len(ms))
-	for _, m := range ms {
-		var ids [2]string
-		if json.Unmarshal([]byte(m), &ids) == nil {
-			out = append(out, store.ScheduleKey{User: ids[0], ID: ids[1]})
-		}
-	}
-	return out, nil
+	return membersDue(ctx, s, "due schedules", s.dueKey(), now, limit, parseScheduleMember)
 }
 
 // claimFireScript. KEYS: schedule, due, fires, pending. ARGV: member, due
@@ -283,22 +266,7 @@ func (s *Store) ClaimFire(ctx context.Context, c store.ScheduleClaim) (store.Fir
 
 // PendingFires returns the unstarted fires whose hold lapsed: one ZRANGE.
 func (s *Store) PendingFires(ctx context.Context, now time.Time, limit int) ([]store.FireKey, error) {
-	count := int64(limit)
-	if limit <= 0 {
-		count = -1
-	}
-	ms, err := s.rdb.ZRangeArgs(ctx, redis.ZRangeArgs{Key: s.pendingKey(), Start: "-inf",
-		Stop: strconv.FormatInt(now.UnixMilli(), 10), ByScore: true, Count: count}).Result()
-	if err != nil {
-		return nil, fmt.Errorf("store: pending fires: %w", err)
-	}
-	out := make([]store.FireKey, 0, len(ms))
-	for _, m := range ms {
-		if k, ok := parsePendingMember(m); ok {
-			out = append(out, k)
-		}
-	}
-	return out, nil
+	return membersDue(ctx, s, "pending fires", s.pendingKey(), now, limit, parsePendingMember)
 }
 
 // takeFireScript. KEYS: pending, fires. ARGV: pending member, now ms,

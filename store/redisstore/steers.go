@@ -28,6 +28,9 @@ redis.call('PEXPIRE', KEYS[3], ARGV[2])
 return 1
 `)
 
+// appendSteerRefusals are appendSteerScript's refusals.
+var appendSteerRefusals = map[int64]error{0: store.ErrReceiptFinal, -1: store.ErrResponseQueued}
+
 // AppendSteer keeps a steer for a running response in one script: see
 // store.Steers.
 func (s *Store) AppendSteer(ctx context.Context, user, session, responseID string, steer []byte) error {
@@ -38,17 +41,8 @@ func (s *Store) AppendSteer(ctx context.Context, user, session, responseID strin
 	c.key(k.steers(responseID))
 	c.bytes(steer)
 	c.num(millis(s.receiptTTL))
-	n, err := s.runScript(ctx, c).Int64()
-	if err != nil {
-		return fmt.Errorf("store: keep a steer: %w", err)
-	}
-	switch n {
-	case 0:
-		return store.ErrReceiptFinal
-	case -1:
-		return store.ErrResponseQueued
-	}
-	return nil
+	_, err := s.runCounting(ctx, c, "keep a steer", appendSteerRefusals)
+	return err
 }
 
 // takeSteersScript takes a response's kept steers (TakeSteers).

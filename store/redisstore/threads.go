@@ -3,10 +3,7 @@ package redisstore
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-
-	"github.com/redis/go-redis/v9"
 
 	"github.com/harnest/harnest/store"
 )
@@ -29,15 +26,12 @@ type threadJSON struct {
 
 // GetThread reads the user's record of a thread.
 func (s *Store) GetThread(ctx context.Context, user, thread string) (store.ThreadRecord, bool, error) {
-	b, err := s.rdb.Get(ctx, s.threadKey(user, thread)).Bytes()
-	if errors.Is(err, redis.Nil) {
-		return store.ThreadRecord{}, false, nil
-	}
-	if err != nil {
-		return store.ThreadRecord{}, false, fmt.Errorf("store: get thread: %w", err)
+	b, found, err := s.getString(ctx, s.threadKey(user, thread), "get thread")
+	if err != nil || !found {
+		return store.ThreadRecord{}, false, err
 	}
 	var rec threadJSON
-	if err := json.Unmarshal(b, &rec); err != nil {
+	if err := json.Unmarshal([]byte(b), &rec); err != nil {
 		return store.ThreadRecord{}, false, fmt.Errorf("store: decode thread %q: %w", thread, err)
 	}
 	return store.ThreadRecord{ResponseID: rec.ResponseID, UserKey: rec.UserKey}, true, nil

@@ -52,12 +52,9 @@ func (s *Store) indexWait(ctx context.Context, user, session string, w *store.Wa
 // GetWait reads one of the user's waits by ID; found is false when the user
 // has none with that ID (or it is long gone).
 func (s *Store) GetWait(ctx context.Context, user, id string) (store.Wait, bool, error) {
-	session, err := s.rdb.Get(ctx, s.waitIndexKey(user, id)).Result()
-	if errors.Is(err, redis.Nil) {
-		return store.Wait{}, false, nil
-	}
-	if err != nil {
-		return store.Wait{}, false, fmt.Errorf("store: read wait: %w", err)
+	session, found, err := s.getString(ctx, s.waitIndexKey(user, id), "read wait")
+	if err != nil || !found {
+		return store.Wait{}, false, err
 	}
 	return s.readWait(ctx, user, session, id)
 }
