@@ -54,15 +54,12 @@ func checkUsage(lines []store.UsageLine) error {
 	return nil
 }
 
-// addDay adds lines to user's and everyone's counters of day, and drops
-// their days older than store.UsageRetention before it.
+// addDay adds lines to user's and everyone's counters of day. A scope's
+// days older than store.UsageRetention before day are dropped when it
+// first adds to day: later adds to the same day would drop nothing more.
 func (p *usageSpace) addDay(user, day string, lines []store.UsageLine) {
 	if len(lines) == 0 {
 		return
-	}
-	oldest := ""
-	if t, err := time.Parse(time.DateOnly, day); err == nil {
-		oldest = store.UsageDate(t.Add(-store.UsageRetention))
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -72,13 +69,9 @@ func (p *usageSpace) addDay(user, day string, lines []store.UsageLine) {
 			days = map[string]map[usageLineKey]*store.UsageLine{}
 			p.days[scope] = days
 		}
-		for d := range days {
-			if d < oldest {
-				delete(days, d)
-			}
-		}
 		counts := days[day]
 		if counts == nil {
+			dropDaysBefore(days, oldestKept(day))
 			counts = map[usageLineKey]*store.UsageLine{}
 			days[day] = counts
 		}
@@ -90,6 +83,25 @@ func (p *usageSpace) addDay(user, day string, lines []store.UsageLine) {
 				counts[k] = c
 			}
 			c.Add(l)
+		}
+	}
+}
+
+// oldestKept is the oldest day kept beside day ("" for a day that is not
+// a date: nothing is dropped).
+func oldestKept(day string) string {
+	t, err := time.Parse(time.DateOnly, day)
+	if err != nil {
+		return ""
+	}
+	return store.UsageDate(t.Add(-store.UsageRetention))
+}
+
+// dropDaysBefore deletes the days before oldest.
+func dropDaysBefore[V any](days map[string]V, oldest string) {
+	for d := range days {
+		if d < oldest {
+			delete(days, d)
 		}
 	}
 }
