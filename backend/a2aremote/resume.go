@@ -2,7 +2,6 @@ package a2aremote
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
@@ -39,12 +38,8 @@ type recordedTask struct {
 // recallTask is the remote task an earlier attempt of the turn sent its
 // message to, if any.
 func recallTask(turn *runtime.Turn) (recordedTask, bool) {
-	data, ok := turn.Journal.Recall(taskKey)
-	if !ok {
-		return recordedTask{}, false
-	}
-	var t recordedTask
-	if json.Unmarshal(data, &t) != nil || t.TaskID == "" {
+	t, ok := runtime.RecallJSON[recordedTask](turn.Journal, taskKey)
+	if !ok || t.TaskID == "" {
 		return recordedTask{}, false
 	}
 	return t, true
@@ -61,11 +56,7 @@ func (x *exchange) recordTask(ctx context.Context) error {
 	if x.continuing != "" && x.continuing == x.taskID {
 		rec.Continuing, rec.StaleNote = true, x.staleNote
 	}
-	data, err := json.Marshal(rec)
-	if err != nil {
-		return err
-	}
-	return x.journal.Record(ctx, taskKey, data)
+	return x.journal.RecordJSON(ctx, taskKey, rec)
 }
 
 // attached is the exchange of a turn re-attached to a recorded task.
