@@ -45,6 +45,15 @@ func recallTask(turn *runtime.Turn) (recordedTask, bool) {
 	return t, true
 }
 
+// take applies an answer of the remote to the message and records the
+// task it names (recordTask).
+func (x *exchange) take(ctx context.Context, ev a2a.Event) error {
+	if err := x.apply(ev); err != nil {
+		return err
+	}
+	return x.recordTask(ctx)
+}
+
 // recordTask records the remote task once it is named and not final: from
 // then on the message is never sent again for this turn.
 func (x *exchange) recordTask(ctx context.Context) error {
