@@ -33,6 +33,111 @@ func (codec10) event(e StreamEvent) any  { return e }
 func (codec10) result(e StreamEvent) any { return e }
 func (codec10) list(l listResult) any    { return l }
 
+// ---- 0.3, both bindings ----
+
+// The objects both 0.3 bindings write alike but for their part (P) and
+// message (M): JSON-RPC's say their kind, HTTP+JSON's (ProtoJSON of the
+// 0.3 proto) leave Kind empty, so it is left out.
+
+type status03Of[M any] struct {
+	State     string `json:"state"`
+	Message   *M     `json:"message,omitempty"`
+	Timestamp string `json:"timestamp,omitempty"`
+}
+
+type artifact03Of[P any] struct {
+	ArtifactID  string          `json:"artifactId"`
+	Name        string          `json:"name,omitempty"`
+	Description string          `json:"description,omitempty"`
+	Parts       []P             `json:"parts"`
+	Metadata    json.RawMessage `json:"metadata,omitempty"`
+	Extensions  []string        `json:"extensions,omitempty"`
+}
+
+type task03Of[P, M any] struct {
+	Kind      string            `json:"kind,omitempty"`
+	ID        string            `json:"id"`
+	ContextID string            `json:"contextId"`
+	Status    status03Of[M]     `json:"status"`
+	Artifacts []artifact03Of[P] `json:"artifacts,omitempty"`
+	History   []M               `json:"history,omitempty"`
+	Metadata  json.RawMessage   `json:"metadata,omitempty"`
+}
+
+type statusUpdate03Of[M any] struct {
+	Kind      string          `json:"kind,omitempty"`
+	TaskID    string          `json:"taskId"`
+	ContextID string          `json:"contextId"`
+	Status    status03Of[M]   `json:"status"`
+	Final     bool            `json:"final"`
+	Metadata  json.RawMessage `json:"metadata,omitempty"`
+}
+
+type artifactUpdate03Of[P any] struct {
+	Kind      string          `json:"kind,omitempty"`
+	TaskID    string          `json:"taskId"`
+	ContextID string          `json:"contextId"`
+	Artifact  artifact03Of[P] `json:"artifact"`
+	Append    bool            `json:"append,omitempty"`
+	LastChunk bool            `json:"lastChunk,omitempty"`
+	Metadata  json.RawMessage `json:"metadata,omitempty"`
+}
+
+// shapes03 writes tasks, statuses, artifacts and updates in one 0.3
+// binding's shapes, with that binding's spelling of a state and its parts
+// and messages.
+type shapes03[P, M any] struct {
+	kinds   bool // every object says its kind (JSON-RPC)
+	state   func(string) string
+	parts   func([]Part) []P
+	message func(Message) M
+}
+
+// kind is k where objects say their kind, else empty (left out).
+func (s shapes03[P, M]) kind(k string) string {
+	if s.kinds {
+		return k
+	}
+	return ""
+}
+
+func (s shapes03[P, M]) status(st TaskStatus) status03Of[M] {
+	out := status03Of[M]{State: s.state(st.State), Timestamp: st.Timestamp}
+	if st.Message != nil {
+		m := s.message(*st.Message)
+		out.Message = &m
+	}
+	return out
+}
+
+func (s shapes03[P, M]) artifact(a Artifact) artifact03Of[P] {
+	return artifact03Of[P]{ArtifactID: a.ArtifactID, Name: a.Name, Description: a.Description,
+		Parts: s.parts(a.Parts), Metadata: a.Metadata, Extensions: a.Extensions}
+}
+
+func (s shapes03[P, M]) task(t Task) task03Of[P, M] {
+	out := task03Of[P, M]{Kind: s.kind("task"), ID: t.ID, ContextID: t.ContextID, Status: s.status(t.Status), Metadata: t.Metadata}
+	for _, a := range t.Artifacts {
+		out.Artifacts = append(out.Artifacts, s.artifact(a))
+	}
+	for _, m := range t.History {
+		out.History = append(out.History, s.message(m))
+	}
+	return out
+}
+
+// statusUpdate is e's status update; final also where e ends the stream.
+func (s shapes03[P, M]) statusUpdate(e StreamEvent) statusUpdate03Of[M] {
+	u := e.StatusUpdate
+	return statusUpdate03Of[M]{Kind: s.kind("status-update"), TaskID: u.TaskID, ContextID: u.ContextID,
+		Status: s.status(u.Status), Final: u.Final || e.final(), Metadata: u.Metadata}
+}
+
+func (s shapes03[P, M]) artifactUpdate(u *ArtifactUpdate) artifactUpdate03Of[P] {
+	return artifactUpdate03Of[P]{Kind: s.kind("artifact-update"), TaskID: u.TaskID, ContextID: u.ContextID,
+		Artifact: s.artifact(u.Artifact), Append: u.Append, LastChunk: u.LastChunk, Metadata: u.Metadata}
+}
+
 // ---- 0.3 JSON-RPC ----
 
 type codec03 struct{}
@@ -62,50 +167,6 @@ type message03 struct {
 	Metadata         json.RawMessage `json:"metadata,omitempty"`
 	Extensions       []string        `json:"extensions,omitempty"`
 	ReferenceTaskIDs []string        `json:"referenceTaskIds,omitempty"`
-}
-
-type status03 struct {
-	State     string     `json:"state"`
-	Message   *message03 `json:"message,omitempty"`
-	Timestamp string     `json:"timestamp,omitempty"`
-}
-
-type artifact03 struct {
-	ArtifactID  string          `json:"artifactId"`
-	Name        string          `json:"name,omitempty"`
-	Description string          `json:"description,omitempty"`
-	Parts       []part03        `json:"parts"`
-	Metadata    json.RawMessage `json:"metadata,omitempty"`
-	Extensions  []string        `json:"extensions,omitempty"`
-}
-
-type task03 struct {
-	Kind      string          `json:"kind"`
-	ID        string          `json:"id"`
-	ContextID string          `json:"contextId"`
-	Status    status03        `json:"status"`
-	Artifacts []artifact03    `json:"artifacts,omitempty"`
-	History   []message03     `json:"history,omitempty"`
-	Metadata  json.RawMessage `json:"metadata,omitempty"`
-}
-
-type statusUpdate03 struct {
-	Kind      string          `json:"kind"`
-	TaskID    string          `json:"taskId"`
-	ContextID string          `json:"contextId"`
-	Status    status03        `json:"status"`
-	Final     bool            `json:"final"`
-	Metadata  json.RawMessage `json:"metadata,omitempty"`
-}
-
-type artifactUpdate03 struct {
-	Kind      string          `json:"kind"`
-	TaskID    string          `json:"taskId"`
-	ContextID string          `json:"contextId"`
-	Artifact  artifact03      `json:"artifact"`
-	Append    bool            `json:"append,omitempty"`
-	LastChunk bool            `json:"lastChunk,omitempty"`
-	Metadata  json.RawMessage `json:"metadata,omitempty"`
 }
 
 // state03 spells a state as 0.3 JSON-RPC does: "input-required".
@@ -158,55 +219,31 @@ func message03Of(m Message) message03 {
 		ReferenceTaskIDs: m.ReferenceTaskIDs}
 }
 
-func status03Of(s TaskStatus) status03 {
-	out := status03{State: state03(s.State), Timestamp: s.Timestamp}
-	if s.Message != nil {
-		m := message03Of(*s.Message)
-		out.Message = &m
-	}
-	return out
-}
+// jsonrpc03 is the 0.3 JSON-RPC shapes: every object says its kind.
+var jsonrpc03 = shapes03[part03, message03]{kinds: true, state: state03, parts: parts03, message: message03Of}
 
-func artifact03Of(a Artifact) artifact03 {
-	return artifact03{ArtifactID: a.ArtifactID, Name: a.Name, Description: a.Description,
-		Parts: parts03(a.Parts), Metadata: a.Metadata, Extensions: a.Extensions}
-}
-
-func (codec03) task(t Task) any {
-	out := task03{Kind: "task", ID: t.ID, ContextID: t.ContextID, Status: status03Of(t.Status), Metadata: t.Metadata}
-	for _, a := range t.Artifacts {
-		out.Artifacts = append(out.Artifacts, artifact03Of(a))
-	}
-	for _, m := range t.History {
-		out.History = append(out.History, message03Of(m))
-	}
-	return out
-}
+func (codec03) task(t Task) any { return jsonrpc03.task(t) }
 
 func (c codec03) event(e StreamEvent) any {
 	switch {
 	case e.Task != nil:
-		return c.task(*e.Task)
+		return jsonrpc03.task(*e.Task)
 	case e.Message != nil:
 		return message03Of(*e.Message)
 	case e.StatusUpdate != nil:
-		u := e.StatusUpdate
-		return statusUpdate03{Kind: "status-update", TaskID: u.TaskID, ContextID: u.ContextID,
-			Status: status03Of(u.Status), Final: u.Final || e.final(), Metadata: u.Metadata}
+		return jsonrpc03.statusUpdate(e)
 	case e.ArtifactUpdate != nil:
-		u := e.ArtifactUpdate
-		return artifactUpdate03{Kind: "artifact-update", TaskID: u.TaskID, ContextID: u.ContextID,
-			Artifact: artifact03Of(u.Artifact), Append: u.Append, LastChunk: u.LastChunk, Metadata: u.Metadata}
+		return jsonrpc03.artifactUpdate(e.ArtifactUpdate)
 	}
 	return nil
 }
 
 func (c codec03) result(e StreamEvent) any { return c.event(e) }
 
-func (c codec03) list(l listResult) any {
+func (codec03) list(l listResult) any {
 	tasks := make([]any, len(l.Tasks))
 	for i, t := range l.Tasks {
-		tasks[i] = c.task(t)
+		tasks[i] = jsonrpc03.task(t)
 	}
 	// tasks/list is not in the 0.3 spec; its one client (a2a-go 0.3) reads
 	// snake_case, others camelCase: both are written.
@@ -246,53 +283,14 @@ type messageP struct {
 	Extensions []string        `json:"extensions,omitempty"`
 }
 
-type statusP struct {
-	State     string    `json:"state"`
-	Message   *messageP `json:"message,omitempty"`
-	Timestamp string    `json:"timestamp,omitempty"`
-}
-
-type artifactP struct {
-	ArtifactID  string          `json:"artifactId"`
-	Name        string          `json:"name,omitempty"`
-	Description string          `json:"description,omitempty"`
-	Parts       []partP         `json:"parts"`
-	Metadata    json.RawMessage `json:"metadata,omitempty"`
-	Extensions  []string        `json:"extensions,omitempty"`
-}
-
-type taskP struct {
-	ID        string          `json:"id"`
-	ContextID string          `json:"contextId"`
-	Status    statusP         `json:"status"`
-	Artifacts []artifactP     `json:"artifacts,omitempty"`
-	History   []messageP      `json:"history,omitempty"`
-	Metadata  json.RawMessage `json:"metadata,omitempty"`
-}
-
-type statusUpdateP struct {
-	TaskID    string          `json:"taskId"`
-	ContextID string          `json:"contextId"`
-	Status    statusP         `json:"status"`
-	Final     bool            `json:"final"`
-	Metadata  json.RawMessage `json:"metadata,omitempty"`
-}
-
-type artifactUpdateP struct {
-	TaskID    string          `json:"taskId"`
-	ContextID string          `json:"contextId"`
-	Artifact  artifactP       `json:"artifact"`
-	Append    bool            `json:"append,omitempty"`
-	LastChunk bool            `json:"lastChunk,omitempty"`
-	Metadata  json.RawMessage `json:"metadata,omitempty"`
-}
-
 type streamP struct {
-	Task           *taskP           `json:"task,omitempty"`
-	Message        *messageP        `json:"message,omitempty"`
-	StatusUpdate   *statusUpdateP   `json:"statusUpdate,omitempty"`
-	ArtifactUpdate *artifactUpdateP `json:"artifactUpdate,omitempty"`
+	Task           *taskP                      `json:"task,omitempty"`
+	Message        *messageP                   `json:"message,omitempty"`
+	StatusUpdate   *statusUpdate03Of[messageP] `json:"statusUpdate,omitempty"`
+	ArtifactUpdate *artifactUpdate03Of[partP]  `json:"artifactUpdate,omitempty"`
 }
+
+type taskP = task03Of[partP, messageP]
 
 // stateP spells a state as the 0.3 proto does (CANCELLED with two Ls).
 func stateP(s string) string {
@@ -326,50 +324,26 @@ func messagePOf(m Message) messageP {
 		Content: partsP(m.Parts), Metadata: m.Metadata, Extensions: m.Extensions}
 }
 
-func statusPOf(s TaskStatus) statusP {
-	out := statusP{State: stateP(s.State), Timestamp: s.Timestamp}
-	if s.Message != nil {
-		m := messagePOf(*s.Message)
-		out.Message = &m
-	}
-	return out
-}
+// rest03 is the 0.3 HTTP+JSON shapes: no kinds.
+var rest03 = shapes03[partP, messageP]{state: stateP, parts: partsP, message: messagePOf}
 
-func artifactPOf(a Artifact) artifactP {
-	return artifactP{ArtifactID: a.ArtifactID, Name: a.Name, Description: a.Description,
-		Parts: partsP(a.Parts), Metadata: a.Metadata, Extensions: a.Extensions}
-}
-
-func taskPOf(t Task) taskP {
-	out := taskP{ID: t.ID, ContextID: t.ContextID, Status: statusPOf(t.Status), Metadata: t.Metadata}
-	for _, a := range t.Artifacts {
-		out.Artifacts = append(out.Artifacts, artifactPOf(a))
-	}
-	for _, m := range t.History {
-		out.History = append(out.History, messagePOf(m))
-	}
-	return out
-}
-
-func (codec03REST) task(t Task) any { return taskPOf(t) }
+func (codec03REST) task(t Task) any { return rest03.task(t) }
 
 func (codec03REST) event(e StreamEvent) any {
 	var out streamP
 	switch {
 	case e.Task != nil:
-		t := taskPOf(*e.Task)
+		t := rest03.task(*e.Task)
 		out.Task = &t
 	case e.Message != nil:
 		m := messagePOf(*e.Message)
 		out.Message = &m
 	case e.StatusUpdate != nil:
-		u := e.StatusUpdate
-		out.StatusUpdate = &statusUpdateP{TaskID: u.TaskID, ContextID: u.ContextID, Status: statusPOf(u.Status),
-			Final: u.Final || e.final(), Metadata: u.Metadata}
+		u := rest03.statusUpdate(e)
+		out.StatusUpdate = &u
 	case e.ArtifactUpdate != nil:
-		u := e.ArtifactUpdate
-		out.ArtifactUpdate = &artifactUpdateP{TaskID: u.TaskID, ContextID: u.ContextID, Artifact: artifactPOf(u.Artifact),
-			Append: u.Append, LastChunk: u.LastChunk, Metadata: u.Metadata}
+		u := rest03.artifactUpdate(e.ArtifactUpdate)
+		out.ArtifactUpdate = &u
 	}
 	return out
 }
@@ -379,7 +353,7 @@ func (c codec03REST) result(e StreamEvent) any { return c.event(e) }
 func (codec03REST) list(l listResult) any {
 	tasks := make([]taskP, len(l.Tasks))
 	for i, t := range l.Tasks {
-		tasks[i] = taskPOf(t)
+		tasks[i] = rest03.task(t)
 	}
 	return map[string]any{"tasks": tasks, "nextPageToken": l.NextPageToken, "pageSize": l.PageSize, "totalSize": l.TotalSize}
 }

@@ -48,12 +48,24 @@ func checkUTF8(raw json.RawMessage) error {
 	return nil
 }
 
+// decodeStrict reads params that are required into v; what names their
+// shape in the errors.
 func decodeStrict(raw json.RawMessage, v any, what string) error {
+	return decodeParams(raw, v, what, true)
+}
+
+// decodeParams reads params into v, with snake_case keys read as
+// camelCase (camelKeys). Null or absent params leave v as it is, or are
+// an error when required; what names their shape in the errors.
+func decodeParams(raw json.RawMessage, v any, what string, required bool) error {
 	if err := checkUTF8(raw); err != nil {
 		return err
 	}
 	if isNull(raw) {
-		return invalidf("params are required: %s", what)
+		if required {
+			return invalidf("params are required: %s", what)
+		}
+		return nil
 	}
 	if err := json.Unmarshal(camelKeys(raw), v); err != nil {
 		return invalidf("params must be %s: %s", what, jsonProblem(err))
@@ -222,13 +234,8 @@ type listParams10 struct {
 // decodeList10 reads ListTasks params.
 func decodeList10(raw json.RawMessage) (listRequest, error) {
 	var p listParams10
-	if err := checkUTF8(raw); err != nil {
+	if err := decodeParams(raw, &p, "a ListTasksRequest", false); err != nil {
 		return listRequest{}, err
-	}
-	if !isNull(raw) {
-		if err := json.Unmarshal(camelKeys(raw), &p); err != nil {
-			return listRequest{}, invalidf("params must be a ListTasksRequest: %s", jsonProblem(err))
-		}
 	}
 	return listFrom(p.ContextID, p.Status, p.PageSize, p.PageToken, p.HistoryLength, p.StatusTimestampAfter, p.IncludeArtifacts)
 }

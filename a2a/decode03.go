@@ -9,20 +9,15 @@ import (
 // Decoders of the 0.3 methods and routes, JSON-RPC and HTTP+JSON
 // (ProtoJSON of the 0.3 proto), with the same rules as decode.go's.
 
-type partIn03 struct {
-	Kind     string          `json:"kind"`
-	Text     *string         `json:"text"`
-	File     *file03         `json:"file"`
-	Data     json.RawMessage `json:"data"`
-	Metadata json.RawMessage `json:"metadata"`
-}
-
+// messageIn03 is a 0.3 JSON-RPC message as read: message03 without its
+// kind, which is not read. Parts are read in their written shape (part03:
+// omitempty plays no part in reading).
 type messageIn03 struct {
 	MessageID        string          `json:"messageId"`
 	ContextID        string          `json:"contextId"`
 	TaskID           string          `json:"taskId"`
 	Role             string          `json:"role"`
-	Parts            []partIn03      `json:"parts"`
+	Parts            []part03        `json:"parts"`
 	Metadata         json.RawMessage `json:"metadata"`
 	Extensions       []string        `json:"extensions"`
 	ReferenceTaskIDs []string        `json:"referenceTaskIds"`
@@ -124,36 +119,12 @@ func decodeSend03(raw json.RawMessage) (sendRequest, error) {
 	return req, checkMessage(&req.Message)
 }
 
-type partInP struct {
-	Text *string `json:"text"`
-	File *struct {
-		FileWithURI   string `json:"fileWithUri"`
-		FileWithBytes string `json:"fileWithBytes"`
-		MimeType      string `json:"mimeType"`
-		Name          string `json:"name"`
-	} `json:"file"`
-	Data *struct {
-		Data json.RawMessage `json:"data"`
-	} `json:"data"`
-	Metadata json.RawMessage `json:"metadata"`
-}
-
-type messageInP struct {
-	MessageID  string          `json:"messageId"`
-	ContextID  string          `json:"contextId"`
-	TaskID     string          `json:"taskId"`
-	Role       string          `json:"role"`
-	Content    []partInP       `json:"content"`
-	Metadata   json.RawMessage `json:"metadata"`
-	Extensions []string        `json:"extensions"`
-}
-
 // decodeSend03REST reads a 0.3 proto SendMessageRequest: {message (or
 // request), configuration?, metadata?}.
 func decodeSend03REST(raw json.RawMessage) (sendRequest, error) {
 	var p struct {
-		Message       *messageInP     `json:"message"`
-		Request       *messageInP     `json:"request"`
+		Message       *messageP       `json:"message"` // read as written
+		Request       *messageP       `json:"request"`
 		Configuration *config03       `json:"configuration"`
 		Metadata      json.RawMessage `json:"metadata"`
 	}

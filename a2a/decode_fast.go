@@ -35,39 +35,24 @@ func readEnvelope(body []byte) (env rawEnvelope, ok bool) {
 		return env, false
 	}
 	r := readerOf(body)
-	if !r.Enter('{') {
-		return env, false
-	}
-	var seen fieldSet
-	for {
-		key, escaped, more := r.NextKey()
-		if !more {
-			return env, !r.failed && r.AtEnd()
-		}
+	ok = r.members(envelopeFields, func(key []byte) (bit uint, known, read bool) {
 		var dst *json.RawMessage
-		var bit uint
-		switch {
-		case escaped:
-			return env, false
-		case string(key) == "jsonrpc":
+		switch string(key) {
+		case "jsonrpc":
 			dst, bit = &env.JSONRPC, 0
-		case string(key) == "id":
+		case "id":
 			dst, bit = &env.ID, 1
-		case string(key) == "method":
+		case "method":
 			dst, bit = &env.Method, 2
-		case string(key) == "params":
+		case "params":
 			dst, bit = &env.Params, 3
-		case otherField(key, envelopeFields):
-			r.value()
-			continue
 		default:
-			return env, false
-		}
-		if !seen.first(bit) {
-			return env, false
+			return 0, false, false
 		}
 		*dst = r.value()
-	}
+		return bit, true, true
+	})
+	return env, ok && !r.failed && r.AtEnd()
 }
 
 // decodeEnvelope reads a JSON-RPC request's members: the common request
@@ -135,76 +120,41 @@ func readSend10(raw []byte, checked bool) (req sendRequest, ok bool) {
 			return req, false
 		}
 	}
-	if !r.Enter('{') {
-		return req, false
-	}
-	var seen fieldSet
 	hasMessage := false
-	for {
-		key, escaped, more := r.NextKey()
-		if !more {
-			return req, hasMessage && !r.failed
-		}
-		switch {
-		case escaped:
-			return req, false
-		case string(key) == "message":
-			if !seen.first(0) || !r.readMessage(&req.Message) {
-				return req, false
-			}
+	ok = r.members(sendFields, func(key []byte) (bit uint, known, read bool) {
+		switch string(key) {
+		case "message":
 			hasMessage = true
-		case string(key) == "metadata":
-			if !seen.first(1) {
-				return req, false
-			}
+			return 0, true, r.readMessage(&req.Message)
+		case "metadata":
 			req.Metadata = r.rawValue()
-		case otherField(key, sendFields):
-			r.value()
-		default: // configuration, or a key in another case
-			return req, false
+			return 1, true, true
 		}
-	}
+		return 0, false, false // configuration goes the generic way
+	})
+	return req, ok && hasMessage && !r.failed
 }
 
 // readMessage reads a message object into m.
 func (r *jsonReader) readMessage(m *Message) bool {
-	if !r.Enter('{') {
-		return false
-	}
-	var seen fieldSet
-	for {
-		key, escaped, more := r.NextKey()
-		if !more {
-			return true
-		}
-		if escaped {
-			return false
-		}
-		ok, bit := true, uint(0)
+	return r.members(messageFields, func(key []byte) (bit uint, known, read bool) {
 		switch string(key) {
 		case "messageId":
-			ok, bit = r.stringValue(&m.MessageID), 0
+			return 0, true, r.stringValue(&m.MessageID)
 		case "contextId":
-			ok, bit = r.stringValue(&m.ContextID), 1
+			return 1, true, r.stringValue(&m.ContextID)
 		case "taskId":
-			ok, bit = r.stringValue(&m.TaskID), 2
+			return 2, true, r.stringValue(&m.TaskID)
 		case "role":
-			ok, bit = r.stringValue(&m.Role), 3
+			return 3, true, r.stringValue(&m.Role)
 		case "parts":
-			ok, bit = r.readParts(&m.Parts), 4
+			return 4, true, r.readParts(&m.Parts)
 		case "metadata":
-			m.Metadata, bit = r.rawValue(), 5
-		default: // extensions and referenceTaskIds go the generic way
-			if !otherField(key, messageFields) {
-				return false
-			}
-			r.value()
-			continue
+			m.Metadata = r.rawValue()
+			return 5, true, true
 		}
-		if !ok || !seen.first(bit) {
-			return false
-		}
-	}
+		return 0, false, false // extensions and referenceTaskIds go the generic way
+	})
 }
 
 // readParts reads an array of parts into parts.
@@ -226,6 +176,34 @@ func (r *jsonReader) readParts(parts *[]Part) bool {
 
 // readPart reads a part object (one without raw bytes) into p.
 func (r *jsonReader) readPart(p *Part) bool {
+	return r.members(partFields, func(key []byte) (bit uint, known, read bool) {
+		switch string(key) {
+		case "text":
+			p.Text, read = r.textValue()
+			return 0, true, read
+		case "url":
+			return 1, true, r.stringValue(&p.URL)
+		case "filename":
+			return 2, true, r.stringValue(&p.Filename)
+		case "mediaType":
+			return 3, true, r.stringValue(&p.MediaType)
+		case "data":
+			p.Data = r.rawValue()
+			return 4, true, true
+		case "metadata":
+			p.Metadata = r.rawValue()
+			return 5, true, true
+		}
+		return 0, false, false // raw (base64) goes the generic way
+	})
+}
+
+// members reads an object's members in turn. member reads the value of a
+// key it knows and says its bit (a second member of one bit gives up) and
+// whether the value was read; a key member does not know that names none
+// of fields, in any case, is skipped, as encoding/json ignores it. An
+// escaped key, or another key, gives up: the generic decoder reads it.
+func (r *jsonReader) members(fields []string, member func(key []byte) (bit uint, known, read bool)) bool {
 	if !r.Enter('{') {
 		return false
 	}
@@ -238,29 +216,14 @@ func (r *jsonReader) readPart(p *Part) bool {
 		if escaped {
 			return false
 		}
-		ok, bit := true, uint(0)
-		switch string(key) {
-		case "text":
-			p.Text, ok = r.textValue()
-		case "url":
-			ok, bit = r.stringValue(&p.URL), 1
-		case "filename":
-			ok, bit = r.stringValue(&p.Filename), 2
-		case "mediaType":
-			ok, bit = r.stringValue(&p.MediaType), 3
-		case "data":
-			p.Data, bit = r.rawValue(), 4
-		case "metadata":
-			p.Metadata, bit = r.rawValue(), 5
-		default: // raw (base64) goes the generic way
-			if !otherField(key, partFields) {
-				return false
-			}
-			r.value()
-			continue
-		}
-		if !ok || !seen.first(bit) {
+		bit, known, read := member(key)
+		switch {
+		case known && (!read || !seen.first(bit)):
 			return false
+		case !known && !otherField(key, fields):
+			return false
+		case !known:
+			r.value()
 		}
 	}
 }

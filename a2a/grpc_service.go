@@ -2,12 +2,14 @@ package a2a
 
 import (
 	"context"
+	"encoding/json"
 
 	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/emptypb"
 )
 
@@ -24,16 +26,9 @@ type grpcService struct {
 
 // SendMessage implements A2AService.SendMessage.
 func (g *grpcService) SendMessage(ctx context.Context, req *a2apb.SendMessageRequest) (*a2apb.SendMessageResponse, error) {
-	sr, err := decodeProto(req, g.s.decodeSend10WithPush)
-	if err != nil {
-		return nil, grpcError(err)
-	}
-	res, err := g.s.sendWithPush(ctx, g.s.principalOf(ctx), sr)
-	if err != nil {
-		return nil, grpcError(err)
-	}
-	out := &a2apb.SendMessageResponse{}
-	return out, encodeProto(res, out)
+	return unary(req, g.s.decodeSend10WithPush, func(sr sendRequest) (StreamEvent, error) {
+		return g.s.sendWithPush(ctx, g.s.principalOf(ctx), sr)
+	}, &a2apb.SendMessageResponse{})
 }
 
 // SendStreamingMessage implements A2AService.SendStreamingMessage: the
@@ -54,44 +49,23 @@ func (g *grpcService) SendStreamingMessage(req *a2apb.SendMessageRequest, stream
 
 // GetTask implements A2AService.GetTask.
 func (g *grpcService) GetTask(ctx context.Context, req *a2apb.GetTaskRequest) (*a2apb.Task, error) {
-	tp, err := decodeProto(req, decodeTaskID)
-	if err != nil {
-		return nil, grpcError(err)
-	}
-	t, err := g.s.getTask(ctx, g.s.principalOf(ctx), tp.ID, tp.HistoryLength)
-	if err != nil {
-		return nil, grpcError(err)
-	}
-	out := &a2apb.Task{}
-	return out, encodeProto(t, out)
+	return unary(req, decodeTaskID, func(tp taskIDParams) (Task, error) {
+		return g.s.getTask(ctx, g.s.principalOf(ctx), tp.ID, tp.HistoryLength)
+	}, &a2apb.Task{})
 }
 
 // ListTasks implements A2AService.ListTasks.
 func (g *grpcService) ListTasks(ctx context.Context, req *a2apb.ListTasksRequest) (*a2apb.ListTasksResponse, error) {
-	q, err := decodeProto(req, decodeList10)
-	if err != nil {
-		return nil, grpcError(err)
-	}
-	l, err := g.s.listTasks(ctx, g.s.principalOf(ctx), q)
-	if err != nil {
-		return nil, grpcError(err)
-	}
-	out := &a2apb.ListTasksResponse{}
-	return out, encodeProto(l, out)
+	return unary(req, decodeList10, func(q listRequest) (listResult, error) {
+		return g.s.listTasks(ctx, g.s.principalOf(ctx), q)
+	}, &a2apb.ListTasksResponse{})
 }
 
 // CancelTask implements A2AService.CancelTask.
 func (g *grpcService) CancelTask(ctx context.Context, req *a2apb.CancelTaskRequest) (*a2apb.Task, error) {
-	tp, err := decodeProto(req, decodeTaskID)
-	if err != nil {
-		return nil, grpcError(err)
-	}
-	t, err := g.s.cancelTask(ctx, g.s.principalOf(ctx), tp.ID)
-	if err != nil {
-		return nil, grpcError(err)
-	}
-	out := &a2apb.Task{}
-	return out, encodeProto(t, out)
+	return unary(req, decodeTaskID, func(tp taskIDParams) (Task, error) {
+		return g.s.cancelTask(ctx, g.s.principalOf(ctx), tp.ID)
+	}, &a2apb.Task{})
 }
 
 // SubscribeToTask implements A2AService.SubscribeToTask: the task, then
@@ -117,49 +91,40 @@ func (g *grpcService) SubscribeToTask(req *a2apb.SubscribeToTaskRequest, stream 
 // CreateTaskPushNotificationConfig implements
 // A2AService.CreateTaskPushNotificationConfig.
 func (g *grpcService) CreateTaskPushNotificationConfig(ctx context.Context, req *a2apb.TaskPushNotificationConfig) (*a2apb.TaskPushNotificationConfig, error) {
-	r, err := decodeProto(req, decodePushProto)
-	if err != nil {
-		return nil, grpcError(err)
-	}
-	if err := g.s.pushEnabled(); err != nil {
-		return nil, grpcError(err)
-	}
-	c, err := g.s.createPushFrom(ctx, g.s.principalOf(ctx), r, v10)
-	if err != nil {
-		return nil, grpcError(err)
-	}
-	out := &a2apb.TaskPushNotificationConfig{}
-	return out, encodeProto(push10Of(r.TaskID, c), out)
+	return unary(req, decodePushProto, func(r pushRequest) (any, error) {
+		if err := g.s.pushEnabled(); err != nil {
+			return nil, err
+		}
+		c, err := g.s.createPushFrom(ctx, g.s.principalOf(ctx), r, v10)
+		if err != nil {
+			return nil, err
+		}
+		return push10Of(r.TaskID, c), nil
+	}, &a2apb.TaskPushNotificationConfig{})
 }
 
 // GetTaskPushNotificationConfig implements
 // A2AService.GetTaskPushNotificationConfig.
 func (g *grpcService) GetTaskPushNotificationConfig(ctx context.Context, req *a2apb.GetTaskPushNotificationConfigRequest) (*a2apb.TaskPushNotificationConfig, error) {
-	r, err := decodeProto(req, decodePushProto)
-	if err != nil {
-		return nil, grpcError(err)
-	}
-	c, err := g.s.getPush(ctx, g.s.principalOf(ctx), r.TaskID, r.Config.ID)
-	if err != nil {
-		return nil, grpcError(err)
-	}
-	out := &a2apb.TaskPushNotificationConfig{}
-	return out, encodeProto(push10Of(r.TaskID, c), out)
+	return unary(req, decodePushProto, func(r pushRequest) (any, error) {
+		c, err := g.s.getPush(ctx, g.s.principalOf(ctx), r.TaskID, r.Config.ID)
+		if err != nil {
+			return nil, err
+		}
+		return push10Of(r.TaskID, c), nil
+	}, &a2apb.TaskPushNotificationConfig{})
 }
 
 // ListTaskPushNotificationConfigs implements
 // A2AService.ListTaskPushNotificationConfigs.
 func (g *grpcService) ListTaskPushNotificationConfigs(ctx context.Context, req *a2apb.ListTaskPushNotificationConfigsRequest) (*a2apb.ListTaskPushNotificationConfigsResponse, error) {
-	r, err := decodeProto(req, decodePushProto)
-	if err != nil {
-		return nil, grpcError(err)
-	}
-	cs, next, err := g.s.listPush(ctx, g.s.principalOf(ctx), r.TaskID, r.PageSize, r.PageToken)
-	if err != nil {
-		return nil, grpcError(err)
-	}
-	out := &a2apb.ListTaskPushNotificationConfigsResponse{}
-	return out, encodeProto(pushListAnswer(v10, false, r.TaskID, cs, next), out)
+	return unary(req, decodePushProto, func(r pushRequest) (any, error) {
+		cs, next, err := g.s.listPush(ctx, g.s.principalOf(ctx), r.TaskID, r.PageSize, r.PageToken)
+		if err != nil {
+			return nil, err
+		}
+		return pushListAnswer(v10, false, r.TaskID, cs, next), nil
+	}, &a2apb.ListTaskPushNotificationConfigsResponse{})
 }
 
 // DeleteTaskPushNotificationConfig implements
@@ -188,6 +153,22 @@ func (g *grpcService) GetExtendedAgentCard(ctx context.Context, _ *a2apb.GetExte
 		return nil, status.Error(codes.Internal, "The extended agent card could not be encoded as lf.a2a.v1 protobuf")
 	}
 	return out, nil
+}
+
+// unary is the shape of the unary methods: the request read as ProtoJSON
+// by decode, the operation run on it, its answer encoded into out. An
+// error of either step is the call's status.
+func unary[P, R any, Out proto.Message](req proto.Message, decode func(json.RawMessage) (P, error), run func(P) (R, error), out Out) (Out, error) {
+	var none Out
+	p, err := decodeProto(req, decode)
+	if err != nil {
+		return none, grpcError(err)
+	}
+	r, err := run(p)
+	if err != nil {
+		return none, grpcError(err)
+	}
+	return out, encodeProto(r, out)
 }
 
 // sendEvent writes one stream item.

@@ -106,13 +106,8 @@ func (p *pushIn) flatten() pushRequest {
 // pushNotificationConfigId}).
 func decodePush(raw json.RawMessage, idIsTask bool) (pushRequest, error) {
 	var p pushIn
-	if err := checkUTF8(raw); err != nil {
+	if err := decodeParams(raw, &p, "a push notification config request", false); err != nil {
 		return pushRequest{}, err
-	}
-	if !isNull(raw) {
-		if err := json.Unmarshal(camelKeys(raw), &p); err != nil {
-			return pushRequest{}, invalidf("params must be a push notification config request: %s", jsonProblem(err))
-		}
 	}
 	if idIsTask && p.TaskID == "" {
 		p.TaskID, p.ID = p.ID, ""

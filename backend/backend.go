@@ -67,20 +67,30 @@ func ForFolder(ctx context.Context, f *config.Folder, logger *slog.Logger, parts
 		}
 		return parts.Relay.AgentWith(*b.Relay), nil
 	case b.Model != nil:
-		model, err := NewModel(ctx, f.Config.Spec, f.Instructions, f.Dir, logger)
-		if err != nil {
-			return nil, err
-		}
-		model.UseMemory(f.Config.Spec.Memory, parts.Memory)
-		return model, nil
+		return newModel(ctx, f, f.Config.Spec, logger, parts)
 	case b.A2A != nil:
-		remote, err := a2aremote.New(a2aremote.Options{Config: *b.A2A, Logger: logger})
-		if err != nil {
-			return nil, err
-		}
-		return remote, nil
+		return newRemote(*b.A2A, logger)
 	}
 	return New(b, f.Dir, logger)
+}
+
+// newModel builds the model backend of spec, with its memory.
+func newModel(ctx context.Context, f *config.Folder, spec config.Spec, logger *slog.Logger, parts Parts) (runtime.Agent, error) {
+	model, err := NewModel(ctx, spec, f.Instructions, f.Dir, logger)
+	if err != nil {
+		return nil, err // a plain nil, not a nil *Model inside the interface
+	}
+	model.UseMemory(spec.Memory, parts.Memory)
+	return model, nil
+}
+
+// newRemote builds the a2a backend of cfg.
+func newRemote(cfg config.A2ABackend, logger *slog.Logger) (runtime.Agent, error) {
+	remote, err := a2aremote.New(a2aremote.Options{Config: cfg, Logger: logger})
+	if err != nil {
+		return nil, err // a plain nil, not a nil *Agent inside the interface
+	}
+	return remote, nil
 }
 
 // newRouter builds the router over its harnesses, each through the
@@ -128,18 +138,9 @@ func buildHarness(ctx context.Context, f *config.Folder, cfg config.RouterBacken
 	case h.Model != nil:
 		spec := f.Config.Spec
 		spec.Backend = config.Backend{Model: h.Model}
-		model, err := NewModel(ctx, spec, f.Instructions, f.Dir, logger)
-		if err != nil {
-			return nil, err // a plain nil, not a nil *Model inside the interface
-		}
-		model.UseMemory(spec.Memory, parts.Memory)
-		return model, nil
+		return newModel(ctx, f, spec, logger, parts)
 	case h.A2A != nil:
-		remote, err := a2aremote.New(a2aremote.Options{Config: *h.A2A, Logger: logger})
-		if err != nil {
-			return nil, err
-		}
-		return remote, nil
+		return newRemote(*h.A2A, logger)
 	}
 	return New(h.Backend(), f.Dir, logger)
 }

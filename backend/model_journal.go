@@ -64,11 +64,7 @@ func (m *Model) reply(ctx context.Context, turn *runtime.Turn, step int, req cha
 			return nil, err
 		}
 	}
-	data, err := json.Marshal(recordedReply{Text: res.Text, ToolCalls: res.ToolCalls})
-	if err != nil {
-		return nil, err
-	}
-	if err := turn.Journal.Record(ctx, key, data); err != nil {
+	if err := turn.Journal.RecordJSON(ctx, key, recordedReply{Text: res.Text, ToolCalls: res.ToolCalls}); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -76,15 +72,7 @@ func (m *Model) reply(ctx context.Context, turn *runtime.Turn, step int, req cha
 
 // recallResult is a call's recorded result, if an earlier attempt had it.
 func recallResult(turn *runtime.Turn, key string) (toolrun.Result, bool) {
-	data, ok := turn.Journal.Recall(key)
-	if !ok {
-		return toolrun.Result{}, false
-	}
-	var res toolrun.Result
-	if json.Unmarshal(data, &res) != nil {
-		return toolrun.Result{}, false
-	}
-	return res, true
+	return runtime.RecallJSON[toolrun.Result](turn.Journal, key)
 }
 
 // finishCall reports a call's result (tool_result) and records it.
@@ -92,9 +80,5 @@ func (m *Model) finishCall(ctx context.Context, turn *runtime.Turn, c *toolCall,
 	if err := emit(runtime.Event{Type: runtime.EventToolResult, CallID: c.ID, Name: c.Function.Name, Output: c.result.Output}); err != nil {
 		return err
 	}
-	data, err := json.Marshal(c.result)
-	if err != nil {
-		return err
-	}
-	return turn.Journal.Record(ctx, c.key, data)
+	return turn.Journal.RecordJSON(ctx, c.key, c.result)
 }

@@ -148,15 +148,14 @@ func (r *lineReader) streamLine(m *workerMessage) bool {
 		}
 		m.Delta = r.str("delta", false) // may be empty
 		m.Agent = r.str("agent", false)
-	case wToolCall:
+	case wToolCall, wToolResult:
 		m.CallID = r.str("callId", true)
 		m.Name = r.str("name", true)
-		m.Arguments = r.obj("arguments", false)
-		m.Agent = r.str("agent", false)
-	case wToolResult:
-		m.CallID = r.str("callId", true)
-		m.Name = r.str("name", true)
-		m.Output = r.val("output")
+		if m.Type == wToolCall {
+			m.Arguments = r.obj("arguments", false)
+		} else {
+			m.Output = r.val("output")
+		}
 		m.Agent = r.str("agent", false)
 	case wActivity:
 		m.Activity = r.str("activity", true)

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"net"
 	"strconv"
 	"time"
@@ -10,33 +11,15 @@ import (
 // that builds a Config by hand can call it too.
 func (c *Config) ApplyDefaults() {
 	h := &c.Server.HTTP
-	if h.Host == "" {
-		h.Host = DefaultHost
-	}
-	if h.Port == 0 {
-		h.Port = DefaultPort
-	}
-	if h.RequestTimeoutSeconds == 0 {
-		h.RequestTimeoutSeconds = DefaultRequestTimeoutSeconds
-	}
-	if h.MaxConcurrentRequests == 0 {
-		h.MaxConcurrentRequests = DefaultMaxConcurrentRequests
-	}
-	if h.MaxQueuedRequests == 0 {
-		h.MaxQueuedRequests = DefaultMaxQueuedRequests
-	}
-	if h.BodyTimeoutSeconds == 0 {
-		h.BodyTimeoutSeconds = DefaultBodyTimeoutSeconds
-	}
-	if c.Server.Limits.MaxTurnsPerUser == 0 {
-		c.Server.Limits.MaxTurnsPerUser = DefaultMaxTurnsPerUser
-	}
-	if c.Store.Redis.TimeoutSeconds == 0 {
-		c.Store.Redis.TimeoutSeconds = DefaultStoreTimeoutSeconds
-	}
-	if c.Server.Limits.MaxRequestBytes == 0 {
-		c.Server.Limits.MaxRequestBytes = DefaultMaxRequestBytes
-	}
+	h.Host = cmp.Or(h.Host, DefaultHost)
+	h.Port = cmp.Or(h.Port, DefaultPort)
+	h.RequestTimeoutSeconds = cmp.Or(h.RequestTimeoutSeconds, DefaultRequestTimeoutSeconds)
+	h.MaxConcurrentRequests = cmp.Or(h.MaxConcurrentRequests, DefaultMaxConcurrentRequests)
+	h.MaxQueuedRequests = cmp.Or(h.MaxQueuedRequests, DefaultMaxQueuedRequests)
+	h.BodyTimeoutSeconds = cmp.Or(h.BodyTimeoutSeconds, DefaultBodyTimeoutSeconds)
+	c.Server.Limits.MaxTurnsPerUser = cmp.Or(c.Server.Limits.MaxTurnsPerUser, DefaultMaxTurnsPerUser)
+	c.Store.Redis.TimeoutSeconds = cmp.Or(c.Store.Redis.TimeoutSeconds, DefaultStoreTimeoutSeconds)
+	c.Server.Limits.MaxRequestBytes = cmp.Or(c.Server.Limits.MaxRequestBytes, DefaultMaxRequestBytes)
 	if m := c.Spec.Backend.Model; m != nil {
 		m.applyDefaults()
 	}
@@ -54,9 +37,7 @@ func (c *Config) ApplyDefaults() {
 		}
 	}
 	c.Spec.Output.ToolActivity = defaultTrue(c.Spec.Output.ToolActivity)
-	if c.Spec.Output.AgentMetadata == "" {
-		c.Spec.Output.AgentMetadata = "normalized"
-	}
+	c.Spec.Output.AgentMetadata = cmp.Or(c.Spec.Output.AgentMetadata, "normalized")
 	if c.Server.AllowedOrigins == nil {
 		c.Server.AllowedOrigins = []string{}
 	}
@@ -66,18 +47,10 @@ func (c *Config) ApplyDefaults() {
 	c.Server.Metrics = defaultTrue(c.Server.Metrics)
 	c.Server.Schedules.defaults()
 	applyTriggerDefaults(c.Server.Triggers)
-	if c.Store.KeyPrefix == "" {
-		c.Store.KeyPrefix = DefaultKeyPrefix
-	}
-	if c.Store.LeaseSeconds == 0 {
-		c.Store.LeaseSeconds = DefaultLeaseSeconds
-	}
-	if c.Store.LivenessSeconds == 0 {
-		c.Store.LivenessSeconds = min(DefaultLivenessSeconds, c.Store.LeaseSeconds)
-	}
-	if c.Store.MaxAttempts == 0 {
-		c.Store.MaxAttempts = DefaultMaxAttempts
-	}
+	c.Store.KeyPrefix = cmp.Or(c.Store.KeyPrefix, DefaultKeyPrefix)
+	c.Store.LeaseSeconds = cmp.Or(c.Store.LeaseSeconds, DefaultLeaseSeconds)
+	c.Store.LivenessSeconds = cmp.Or(c.Store.LivenessSeconds, min(DefaultLivenessSeconds, c.Store.LeaseSeconds))
+	c.Store.MaxAttempts = cmp.Or(c.Store.MaxAttempts, DefaultMaxAttempts)
 	if c.Spec.OnReplicaLoss == "" {
 		c.Spec.OnReplicaLoss = "fail"
 		b := c.Spec.Backend
@@ -95,24 +68,14 @@ func (c *Config) ApplyDefaults() {
 			c.Spec.OnReplicaLoss = "rerun"
 		}
 	}
-	if c.Spec.OnBusy == "" {
-		c.Spec.OnBusy = "reject"
-	}
-	if c.Store.Retention.ReceiptsSeconds == 0 {
-		c.Store.Retention.ReceiptsSeconds = DefaultReceiptTTLSeconds
-	}
+	c.Spec.OnBusy = cmp.Or(c.Spec.OnBusy, "reject")
+	c.Store.Retention.ReceiptsSeconds = cmp.Or(c.Store.Retention.ReceiptsSeconds, DefaultReceiptTTLSeconds)
 }
 
 func (m *ModelBackend) applyDefaults() {
-	if m.TimeoutSeconds == 0 {
-		m.TimeoutSeconds = DefaultModelTimeoutSeconds
-	}
-	if m.MaxSteps == 0 {
-		m.MaxSteps = DefaultModelMaxSteps
-	}
-	if m.HistoryMessages == 0 {
-		m.HistoryMessages = DefaultModelHistoryMessages
-	}
+	m.TimeoutSeconds = cmp.Or(m.TimeoutSeconds, DefaultModelTimeoutSeconds)
+	m.MaxSteps = cmp.Or(m.MaxSteps, DefaultModelMaxSteps)
+	m.HistoryMessages = cmp.Or(m.HistoryMessages, DefaultModelHistoryMessages)
 	m.Context.applyDefaults()
 }
 

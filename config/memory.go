@@ -2,7 +2,6 @@ package config
 
 import (
 	"fmt"
-	"net/url"
 	"strings"
 )
 
@@ -51,16 +50,8 @@ func (v *validator) memory(s Spec) {
 		return
 	}
 	const at = "spec.memory.embeddings"
-	switch u, err := url.Parse(e.URL); {
-	case e.URL == "":
-		v.problem(at+".url", "required; give the endpoint's base URL, such as https://api.openai.com/v1")
-	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
-		v.problem(at+".url", "must be an absolute http or https URL such as https://api.openai.com/v1, got %s", v.show(at+".url", e.URL))
-	case u.User != nil:
-		v.problem(at+".url", "must not hold credentials; name the key's variable in apiKeyEnv")
-	case u.RawQuery != "" || u.Fragment != "":
-		v.problem(at+".url", "must not have a query or fragment; harnest appends /embeddings to it")
-	}
+	v.endpoint(endpointURL{key: at + ".url", value: e.URL, required: "the endpoint's base URL, such as https://api.openai.com/v1",
+		example: "https://api.openai.com/v1", credential: "name the key's variable in apiKeyEnv", appends: "/embeddings"})
 	if strings.TrimSpace(e.Model) == "" {
 		v.problem(at+".model", "required; name the embedding model, such as text-embedding-3-small")
 	}

@@ -194,25 +194,15 @@ func (r RouterBackend) PlanTurns() int {
 
 // WithDefaults returns the breaker with its defaults.
 func (b RouterBreaker) WithDefaults() RouterBreaker {
-	if b.Failures == 0 {
-		b.Failures = DefaultRouterBreakerFailures
-	}
-	if b.WindowSeconds == 0 {
-		b.WindowSeconds = DefaultRouterBreakerWindow
-	}
-	if b.CoolDownSeconds == 0 {
-		b.CoolDownSeconds = DefaultRouterBreakerCoolDown
-	}
+	b.Failures = cmp.Or(b.Failures, DefaultRouterBreakerFailures)
+	b.WindowSeconds = cmp.Or(b.WindowSeconds, DefaultRouterBreakerWindow)
+	b.CoolDownSeconds = cmp.Or(b.CoolDownSeconds, DefaultRouterBreakerCoolDown)
 	return b
 }
 
 // WithDefaults returns the turns map with its defaults.
 func (t RouterTurns) WithDefaults() RouterTurns {
-	if t.Owner == "" {
-		t.Owner = DefaultRouterOwnerTurns
-	}
-	if t.Visitor == "" {
-		t.Visitor = DefaultRouterVisitorTurns
-	}
+	t.Owner = cmp.Or(t.Owner, DefaultRouterOwnerTurns)
+	t.Visitor = cmp.Or(t.Visitor, DefaultRouterVisitorTurns)
 	return t
 }

@@ -1,5 +1,7 @@
 package config
 
+import "cmp"
+
 // Schedules bound and time users' schedules (package schedule).
 type Schedules struct {
 	// MaxPerUser is how many schedules one user may have (1..100000,
@@ -15,15 +17,9 @@ type Schedules struct {
 }
 
 func (s *Schedules) defaults() {
-	if s.MaxPerUser == 0 {
-		s.MaxPerUser = 100
-	}
-	if s.MissedFires == "" {
-		s.MissedFires = "runOnce"
-	}
-	if s.MissedAfterSeconds == 0 {
-		s.MissedAfterSeconds = 60
-	}
+	s.MaxPerUser = cmp.Or(s.MaxPerUser, 100)
+	s.MissedFires = cmp.Or(s.MissedFires, "runOnce")
+	s.MissedAfterSeconds = cmp.Or(s.MissedAfterSeconds, 60)
 }
 
 func (v *validator) schedules(s Schedules) {

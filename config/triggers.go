@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"encoding/base64"
 	"regexp"
 	"strings"
@@ -80,15 +81,9 @@ var triggerNamePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,62}$`)
 
 func applyTriggerDefaults(ts map[string]Trigger) {
 	for name, t := range ts {
-		if t.Scheme == "" {
-			t.Scheme = TriggerStandardWebhooks
-		}
-		if t.ToleranceSeconds == 0 {
-			t.ToleranceSeconds = DefaultTriggerToleranceSeconds
-		}
-		if t.RememberSeconds == 0 {
-			t.RememberSeconds = max(DefaultTriggerRememberSeconds, 2*t.ToleranceSeconds)
-		}
+		t.Scheme = cmp.Or(t.Scheme, TriggerStandardWebhooks)
+		t.ToleranceSeconds = cmp.Or(t.ToleranceSeconds, DefaultTriggerToleranceSeconds)
+		t.RememberSeconds = cmp.Or(t.RememberSeconds, max(DefaultTriggerRememberSeconds, 2*t.ToleranceSeconds))
 		ts[name] = t
 	}
 }

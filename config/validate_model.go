@@ -29,16 +29,9 @@ const (
 // model checks spec.backend.model.
 func (v *validator) model(m *ModelBackend) {
 	const at = "spec.backend.model"
-	switch u, err := url.Parse(m.BaseURL); {
-	case m.BaseURL == "":
-		v.problem(at+".baseUrl", "required; give the endpoint's base URL, such as http://127.0.0.1:11434/v1 (Ollama) or https://api.openai.com/v1")
-	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
-		v.problem(at+".baseUrl", "must be an absolute http or https URL such as http://127.0.0.1:11434/v1, got %s", v.show(at+".baseUrl", m.BaseURL))
-	case u.User != nil:
-		v.problem(at+".baseUrl", "must not hold credentials; put the key in apiKey")
-	case u.RawQuery != "" || u.Fragment != "":
-		v.problem(at+".baseUrl", "must not have a query or fragment; harnest appends /chat/completions to it")
-	}
+	v.endpoint(endpointURL{key: at + ".baseUrl", value: m.BaseURL,
+		required: "the endpoint's base URL, such as http://127.0.0.1:11434/v1 (Ollama) or https://api.openai.com/v1",
+		example:  "http://127.0.0.1:11434/v1", credential: "put the key in apiKey", appends: "/chat/completions"})
 	if strings.TrimSpace(m.Model) == "" {
 		v.problem(at+".model", "required; name the model, such as qwen3:8b or gpt-4.1-mini")
 	}
@@ -228,14 +221,8 @@ func httpHeaderName(s string) bool {
 // a2aBackend checks spec.backend.a2a.
 func (v *validator) a2aBackend(a *A2ABackend) {
 	const at = "spec.backend.a2a"
-	switch u, err := url.Parse(a.URL); {
-	case a.URL == "":
-		v.problem(at+".url", "required; give the remote agent's address, such as https://agents.example.com/")
-	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
-		v.problem(at+".url", "must be an absolute http or https URL such as https://agents.example.com/, got %s", v.show(at+".url", a.URL))
-	case u.User != nil:
-		v.problem(at+".url", "must not hold credentials; put a bearer token in token")
-	}
+	v.endpoint(endpointURL{key: at + ".url", value: a.URL, required: "the remote agent's address, such as https://agents.example.com/",
+		example: "https://agents.example.com/", credential: "put a bearer token in token"})
 	if a.TimeoutSeconds < 0 || a.TimeoutSeconds > maxModelTimeoutSeconds {
 		v.problem(at+".timeoutSeconds", "must be between 1 and %d (0 means %d)", maxModelTimeoutSeconds, DefaultA2ATimeoutSeconds)
 	}

@@ -205,13 +205,7 @@ func (f *fold) delta(kind string, sequence int, text string) error {
 		}
 		f.open = it
 		i := len(f.items) - 1
-		if err := f.emit("response.content_part.added", func(o *jsonwrite.Object) {
-			o.Str("item_id", it.ID)
-			o.Int("output_index", i)
-			o.Int("content_index", 0)
-			o.Key("part")
-			o.B = it.appendPart(o.B)
-		}); err != nil {
+		if err := f.emitPart("response.content_part.added", it, i); err != nil {
 			return err
 		}
 	}
@@ -223,14 +217,9 @@ func (f *fold) delta(kind string, sequence int, text string) error {
 	}
 	i := f.index(it)
 	return f.emit(typ, func(o *jsonwrite.Object) {
-		o.Str("item_id", it.ID)
-		o.Int("output_index", i)
-		o.Int("content_index", 0)
+		appendContentRef(o, it, i)
 		o.Str("delta", text)
-		if kind == "message" {
-			o.Key("logprobs")
-			o.B = append(o.B, "[]"...)
-		}
+		appendLogprobs(o, it)
 	})
 }
 
@@ -249,28 +238,44 @@ func (f *fold) closeOpen(status string) error {
 		typ = "response.reasoning_text.done"
 	}
 	if err := f.emit(typ, func(o *jsonwrite.Object) {
-		o.Str("item_id", it.ID)
-		o.Int("output_index", i)
-		o.Int("content_index", 0)
+		appendContentRef(o, it, i)
 		o.Key("text")
 		o.B = jsonwrite.AppendString(o.B, string(it.text))
-		if it.Type == "message" {
-			o.Key("logprobs")
-			o.B = append(o.B, "[]"...)
-		}
+		appendLogprobs(o, it)
 	}); err != nil {
 		return err
 	}
-	if err := f.emit("response.content_part.done", func(o *jsonwrite.Object) {
-		o.Str("item_id", it.ID)
-		o.Int("output_index", i)
-		o.Int("content_index", 0)
-		o.Key("part")
-		o.B = it.appendPart(o.B)
-	}); err != nil {
+	if err := f.emitPart("response.content_part.done", it, i); err != nil {
 		return err
 	}
 	return f.itemDone(it, i)
+}
+
+// emitPart emits response.content_part.added or .done: the text item it,
+// at output index i, with its one part.
+func (f *fold) emitPart(typ string, it *orItem, i int) error {
+	return f.emit(typ, func(o *jsonwrite.Object) {
+		appendContentRef(o, it, i)
+		o.Key("part")
+		o.B = it.appendPart(o.B)
+	})
+}
+
+// appendContentRef writes which content an event of a text item is about:
+// the item, its output index i and its one content (index 0).
+func appendContentRef(o *jsonwrite.Object, it *orItem, i int) {
+	o.Str("item_id", it.ID)
+	o.Int("output_index", i)
+	o.Int("content_index", 0)
+}
+
+// appendLogprobs writes the empty logprobs of a message's text events
+// (reasoning text has none).
+func appendLogprobs(o *jsonwrite.Object, it *orItem) {
+	if it.Type == "message" {
+		o.Key("logprobs")
+		o.B = append(o.B, "[]"...)
+	}
 }
 
 func (f *fold) itemDone(it *orItem, i int) error {

@@ -75,24 +75,18 @@ func appendArtifactJSON(b []byte, a *ArtifactInfo) ([]byte, error) {
 
 // appendArtifactParts appends parts as a JSON array ([] when none).
 func appendArtifactParts(b []byte, parts []ArtifactPart) ([]byte, error) {
-	b = append(b, '[')
-	var err error
-	for i := range parts {
-		if i > 0 {
-			b = append(b, ',')
-		}
+	return appendArray(b, len(parts), func(b []byte, i int) ([]byte, error) {
 		p := &parts[i]
 		o := jsonwrite.Begin(b)
 		o.Str("type", p.Type)
 		o.StrOmit("text", p.Text)
-		err = firstError(err, o.RawOmit("data", p.Data))
+		err := o.RawOmit("data", p.Data)
 		o.BytesOmit("bytes", p.Bytes)
 		o.StrOmit("url", p.URL)
 		o.StrOmit("mediaType", p.MediaType)
 		o.StrOmit("name", p.Name)
-		b = o.End()
-	}
-	return append(b, ']'), err
+		return o.End(), err
+	})
 }
 
 // addArtifact folds an artifact chunk into output[]: one item per

@@ -89,10 +89,7 @@ func newBusyState(onBusy string, maxQueued int) busyState {
 	if onBusy == "" {
 		onBusy = DefaultOnBusy
 	}
-	if maxQueued <= 0 {
-		maxQueued = DefaultMaxQueuedPerSession
-	}
-	return busyState{onBusy: onBusy, maxQueued: maxQueued, queued: map[sessionRef]time.Time{}}
+	return busyState{onBusy: onBusy, maxQueued: orPositive(maxQueued, DefaultMaxQueuedPerSession), queued: map[sessionRef]time.Time{}}
 }
 
 // strategy is the request's strategy, or the agent's default.

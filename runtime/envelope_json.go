@@ -53,16 +53,7 @@ func (body *EnvelopeBody) appendMembers(o *jsonwrite.Object) error {
 	if body.Output == nil {
 		o.B = append(o.B, "null"...)
 	} else {
-		o.B = append(o.B, '[')
-		for i := range body.Output {
-			if i > 0 {
-				o.B = append(o.B, ',')
-			}
-			var e error
-			o.B, e = body.Output[i].appendJSON(o.B)
-			err = firstError(err, e)
-		}
-		o.B = append(o.B, ']')
+		o.B, err = appendArray(o.B, len(body.Output), func(b []byte, i int) ([]byte, error) { return body.Output[i].appendJSON(b) })
 	}
 	err = firstError(err, o.Raw("metadata", body.Metadata))
 	appendUsage(o, body.Usage)
@@ -90,18 +81,15 @@ func (body *EnvelopeBody) appendMembers(o *jsonwrite.Object) error {
 		err = firstError(err, appendAnswers(&p, ra.Answers, ra.ArgumentsSchema))
 		if len(ra.Calls) > 0 {
 			p.Key("calls")
-			p.B = append(p.B, '[')
-			for i, c := range ra.Calls {
-				if i > 0 {
-					p.B = append(p.B, ',')
-				}
-				q := jsonwrite.Begin(p.B)
-				q.Str("callId", c.CallID)
-				q.Str("name", c.Name)
-				err = firstError(err, q.Raw("arguments", c.Arguments))
-				p.B = q.End()
-			}
-			p.B = append(p.B, ']')
+			var ce error
+			p.B, ce = appendArray(p.B, len(ra.Calls), func(b []byte, i int) ([]byte, error) {
+				q := jsonwrite.Begin(b)
+				q.Str("callId", ra.Calls[i].CallID)
+				q.Str("name", ra.Calls[i].Name)
+				e := q.Raw("arguments", ra.Calls[i].Arguments)
+				return q.End(), e
+			})
+			err = firstError(err, ce)
 		}
 		o.B = p.End()
 	}
@@ -117,36 +105,21 @@ func (it *OutputItem) appendJSON(b []byte) ([]byte, error) {
 	o.StrOmit("role", it.Role)
 	if len(it.Content) > 0 {
 		o.Key("content")
-		o.B = append(o.B, '[')
-		for i, part := range it.Content {
-			if i > 0 {
-				o.B = append(o.B, ',')
-			}
-			p := jsonwrite.Begin(o.B)
-			p.Str("type", part.Type)
-			p.Str("text", part.Text)
-			o.B = p.End()
-		}
-		o.B = append(o.B, ']')
+		o.B, _ = appendArray(o.B, len(it.Content), func(b []byte, i int) ([]byte, error) {
+			p := jsonwrite.Begin(b)
+			p.Str("type", it.Content[i].Type)
+			p.Str("text", it.Content[i].Text)
+			return p.End(), nil
+		})
 	}
-	o.StrOmit("agent", it.Agent)
-	o.StrOmit("activity", it.Activity)
-	o.StrOmit("target", it.Target)
-	o.StrOmit("code", it.Code)
-	o.StrOmit("framework", it.Framework)
+	appendActivityMembers(&o, it.Agent, it.Activity, it.Target, it.Code, it.Framework)
 	appendUsage(&o, it.Usage)
 	o.StrOmit("model", it.Model)
 	o.StrOmit("provider", it.Provider)
 	o.StrOmit("finishReason", it.FinishReason)
-	err := firstError(
-		o.RawOmit("raw", it.Raw),
-		o.RawOmit("value", it.Value),
-	)
-	o.StrOmit("id", it.ID)
-	o.StrOmit("name", it.Name)
-	err = firstError(err, o.RawOmit("arguments", it.Arguments))
-	o.StrOmit("callId", it.CallID)
-	err = firstError(err, o.RawOmit("output", it.Output), appendResolution(&o, it.Resolution))
+	err := appendCallMembers(&o, callMembers{raw: it.Raw, value: it.Value, id: it.ID, name: it.Name,
+		arguments: it.Arguments, callID: it.CallID, output: it.Output})
+	err = firstError(err, appendResolution(&o, it.Resolution))
 	if it.Type == OutputArtifact {
 		o.Str("artifactId", it.ArtifactID)
 		o.StrOmit("description", it.Description)

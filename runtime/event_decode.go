@@ -76,32 +76,41 @@ func leadingType(b []byte) (string, bool) {
 	return "", false
 }
 
+// eventHead is the members every event starts with, as the decoders of
+// the events with a shape of their own read them.
+type eventHead struct {
+	Type       string `json:"type"`
+	Sequence   int    `json:"sequence"`
+	ResponseID string `json:"responseId"`
+	SessionID  string `json:"sessionId"`
+}
+
+// event is an event with the head's members.
+func (h eventHead) event() Event {
+	return Event{Type: h.Type, Sequence: h.Sequence, ResponseID: h.ResponseID, SessionID: h.SessionID}
+}
+
 // decodeCompleted reads response.completed: the envelope's body after its
 // type, sequence and IDs.
 func decodeCompleted(b []byte) (Event, error) {
 	var w struct {
-		Type       string `json:"type"`
-		Sequence   int    `json:"sequence"`
-		ResponseID string `json:"responseId"`
-		SessionID  string `json:"sessionId"`
+		eventHead
 		EnvelopeBody
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
 		return Event{}, err
 	}
-	return Event{Type: w.Type, Sequence: w.Sequence, ResponseID: w.ResponseID, SessionID: w.SessionID,
-		Envelope: &Envelope{ID: w.ResponseID, SessionID: w.SessionID, EnvelopeBody: w.EnvelopeBody}}, nil
+	e := w.event()
+	e.Envelope = &Envelope{ID: w.ResponseID, SessionID: w.SessionID, EnvelopeBody: w.EnvelopeBody}
+	return e, nil
 }
 
 // decodeStateDelta reads response.state_delta, whose delta is an object.
 func decodeStateDelta(b []byte) (Event, error) {
 	var w struct {
-		Type       string                     `json:"type"`
-		Sequence   int                        `json:"sequence"`
-		ResponseID string                     `json:"responseId"`
-		SessionID  string                     `json:"sessionId"`
-		Agent      string                     `json:"agent"`
-		Delta      map[string]json.RawMessage `json:"delta"`
+		eventHead
+		Agent string                     `json:"agent"`
+		Delta map[string]json.RawMessage `json:"delta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
 		return Event{}, err
@@ -109,8 +118,9 @@ func decodeStateDelta(b []byte) (Event, error) {
 	if w.Delta == nil {
 		w.Delta = map[string]json.RawMessage{}
 	}
-	return Event{Type: w.Type, Sequence: w.Sequence, ResponseID: w.ResponseID, SessionID: w.SessionID,
-		Agent: w.Agent, StateDelta: w.Delta}, nil
+	e := w.event()
+	e.Agent, e.StateDelta = w.Agent, w.Delta
+	return e, nil
 }
 
 // ParseReceipt reads a receipt (GET /responses/{id}, CancelResponse,

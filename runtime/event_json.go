@@ -32,25 +32,14 @@ func (e *Event) appendJSON(b []byte) ([]byte, error) {
 	if e.Type != EventStateDelta {
 		o.StrOmit("delta", e.Delta)
 	}
-	o.StrOmit("agent", e.Agent)
-	o.StrOmit("activity", e.Activity)
-	o.StrOmit("target", e.Target)
-	o.StrOmit("code", e.Code)
-	o.StrOmit("framework", e.Framework)
+	appendActivityMembers(&o, e.Agent, e.Activity, e.Target, e.Code, e.Framework)
 	o.StrOmit("model", e.Model)
 	o.StrOmit("provider", e.Provider)
 	o.StrOmit("finishReason", e.FinishReason)
 	appendUsage(&o, e.Usage)
 	err := firstError(
-		o.RawOmit("raw", e.Raw),
-		o.RawOmit("value", e.Value),
-	)
-	o.StrOmit("id", e.ID)
-	o.StrOmit("name", e.Name)
-	err = firstError(err, o.RawOmit("arguments", e.Arguments))
-	o.StrOmit("callId", e.CallID)
-	err = firstError(err,
-		o.RawOmit("output", e.Output),
+		appendCallMembers(&o, callMembers{raw: e.Raw, value: e.Value, id: e.ID, name: e.Name,
+			arguments: e.Arguments, callID: e.CallID, output: e.Output}),
 		o.RawOmit("metadata", e.Metadata),
 	)
 	o.StrOmit("error", e.Error)

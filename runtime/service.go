@@ -168,39 +168,21 @@ func New(o Options) *Service {
 		liveness: o.Liveness, rerun: o.RerunOnReplicaLoss, maxAttempts: o.MaxAttempts,
 		busy: newBusyState(o.OnBusy, o.MaxQueuedPerSession), contract: o.Contract, backend: o.Backend,
 	}
-	if s.liveness <= 0 {
-		s.liveness = DefaultLiveness
-	}
-	if s.maxAttempts <= 0 {
-		s.maxAttempts = DefaultMaxAttempts
-	}
+	s.liveness = orPositive(s.liveness, DefaultLiveness)
+	s.maxAttempts = orPositive(s.maxAttempts, DefaultMaxAttempts)
 	if s.observer == nil {
 		s.observer = noObserver{}
 	}
 	if st := o.Store; st != nil {
 		s.tokens = NewTokenSealer(func(ctx context.Context) ([]byte, error) { return st.SharedSecret(ctx, TokenSecret) })
 	}
-	if s.approvalTTL <= 0 {
-		s.approvalTTL = DefaultApprovalTTL
-	}
-	if s.clientToolTTL <= 0 {
-		s.clientToolTTL = DefaultClientToolTTL
-	}
-	if s.flushDelay <= 0 {
-		s.flushDelay = DefaultFlushDelay
-	}
-	if s.sweepEvery <= 0 {
-		s.sweepEvery = s.liveness / 3
-	}
-	if s.timeout <= 0 {
-		s.timeout = 300 * time.Second
-	}
-	if s.maxIn <= 0 {
-		s.maxIn = 1 << 20
-	}
-	if s.lease <= 0 {
-		s.lease = 30 * time.Second
-	}
+	s.approvalTTL = orPositive(s.approvalTTL, DefaultApprovalTTL)
+	s.clientToolTTL = orPositive(s.clientToolTTL, DefaultClientToolTTL)
+	s.flushDelay = orPositive(s.flushDelay, DefaultFlushDelay)
+	s.sweepEvery = orPositive(s.sweepEvery, s.liveness/3)
+	s.timeout = orPositive(s.timeout, 300*time.Second)
+	s.maxIn = orPositive(s.maxIn, 1<<20)
+	s.lease = orPositive(s.lease, 30*time.Second)
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -319,3 +301,11 @@ func (s *Service) untrack(r *Response) {
 }
 
 func (s *Service) timestamp() string { return timestamp(s.now()) }
+
+// orPositive is v, or d when v is zero or negative: an option left unset.
+func orPositive[T ~int | ~int64](v, d T) T {
+	if v <= 0 {
+		return d
+	}
+	return v
+}

@@ -2,7 +2,6 @@ package a2aremote
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
@@ -39,15 +38,20 @@ type recordedTask struct {
 // recallTask is the remote task an earlier attempt of the turn sent its
 // message to, if any.
 func recallTask(turn *runtime.Turn) (recordedTask, bool) {
-	data, ok := turn.Journal.Recall(taskKey)
-	if !ok {
-		return recordedTask{}, false
-	}
-	var t recordedTask
-	if json.Unmarshal(data, &t) != nil || t.TaskID == "" {
+	t, ok := runtime.RecallJSON[recordedTask](turn.Journal, taskKey)
+	if !ok || t.TaskID == "" {
 		return recordedTask{}, false
 	}
 	return t, true
+}
+
+// take applies an answer of the remote to the message and records the
+// task it names (recordTask).
+func (x *exchange) take(ctx context.Context, ev a2a.Event) error {
+	if err := x.apply(ev); err != nil {
+		return err
+	}
+	return x.recordTask(ctx)
 }
 
 // recordTask records the remote task once it is named and not final: from
@@ -61,11 +65,7 @@ func (x *exchange) recordTask(ctx context.Context) error {
 	if x.continuing != "" && x.continuing == x.taskID {
 		rec.Continuing, rec.StaleNote = true, x.staleNote
 	}
-	data, err := json.Marshal(rec)
-	if err != nil {
-		return err
-	}
-	return x.journal.Record(ctx, taskKey, data)
+	return x.journal.RecordJSON(ctx, taskKey, rec)
 }
 
 // attached is the exchange of a turn re-attached to a recorded task.

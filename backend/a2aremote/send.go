@@ -72,10 +72,7 @@ func (a *Agent) send(ctx context.Context, rem *remote, msg *a2a.Message, x *exch
 			if err != nil {
 				return err
 			}
-			if err := x.apply(ev); err != nil {
-				return err
-			}
-			if err := x.recordTask(ctx); err != nil {
+			if err := x.take(ctx, ev); err != nil {
 				return err
 			}
 			if x.final() {
@@ -88,10 +85,7 @@ func (a *Agent) send(ctx context.Context, rem *remote, msg *a2a.Message, x *exch
 		if err != nil {
 			return err
 		}
-		if err := x.apply(res); err != nil {
-			return err
-		}
-		if err := x.recordTask(ctx); err != nil {
+		if err := x.take(ctx, res); err != nil {
 			return err
 		}
 	}

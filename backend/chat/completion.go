@@ -1,7 +1,6 @@
 package chat
 
 import (
-	"encoding/json"
 	"io"
 )
 
@@ -10,13 +9,11 @@ const maxCompletionBytes = 16 << 20
 
 // wireCompletion is a non-streamed chat.completion object.
 type wireCompletion struct {
-	Model   string `json:"model"`
+	wireAnswer
 	Choices []struct {
 		Message      wireMessage `json:"message"`
 		FinishReason string      `json:"finish_reason"`
 	} `json:"choices"`
-	Usage json.RawMessage `json:"usage"`
-	Error json.RawMessage `json:"error"`
 }
 
 // readCompletion reads a server's plain JSON answer to a streamed
@@ -31,13 +28,8 @@ func (c *Client) readCompletion(body io.Reader, a *assembly) error {
 		return malformedError()
 	}
 	var completion wireCompletion
-	if err := json.Unmarshal(b, &completion); err != nil {
-		c.warn("the model endpoint sent a body that is not valid JSON", "body", c.redactor.bounded(b, false))
-		return malformedError()
-	}
-	if isPresent(completion.Error) {
-		c.warn("the model endpoint reported an error", "error", c.redactor.bounded(completion.Error, false))
-		return reportedError()
+	if err := c.decodeAnswer(b, &completion, "body", "the model endpoint reported an error"); err != nil {
+		return err
 	}
 	if len(completion.Choices) == 0 {
 		c.warn("the model endpoint sent a JSON completion without choices", "body", c.redactor.bounded(b, false))

@@ -22,13 +22,11 @@ type wireMessage struct {
 
 // wireChunk is one chat.completion.chunk event.
 type wireChunk struct {
-	Model   string `json:"model"`
+	wireAnswer
 	Choices []struct {
 		Delta        wireMessage `json:"delta"`
 		FinishReason string      `json:"finish_reason"`
 	} `json:"choices"`
-	Usage json.RawMessage `json:"usage"`
-	Error json.RawMessage `json:"error"`
 }
 
 // ioError is a failure to read the stream, classified by the caller (a
@@ -121,13 +119,8 @@ func (c *Client) readStream(body io.Reader, a *assembly) error {
 // applyChunk decodes one chunk and hands its deltas on.
 func (c *Client) applyChunk(data []byte, a *assembly) error {
 	var chunk wireChunk
-	if err := json.Unmarshal(data, &chunk); err != nil {
-		c.warn("the model endpoint sent a chunk that is not valid JSON", "chunk", c.redactor.bounded(data, false))
-		return malformedError()
-	}
-	if isPresent(chunk.Error) {
-		c.warn("the model endpoint reported an error in its stream", "error", c.redactor.bounded(chunk.Error, false))
-		return reportedError()
+	if err := c.decodeAnswer(data, &chunk, "chunk", "the model endpoint reported an error in its stream"); err != nil {
+		return err
 	}
 	if chunk.Model != "" && a.model == "" {
 		a.model = chunk.Model

@@ -2,7 +2,6 @@ package router
 
 import (
 	"context"
-	"encoding/json"
 	"time"
 
 	"github.com/harnest/harnest/runtime"
@@ -60,21 +59,13 @@ func (t *routed) recordRung(ctx context.Context, rung recordedRung) error {
 		rung.Receipt = &rec
 	}
 	rung.Start, rung.Waited, rung.Failed = t.start, t.waited, t.failed
-	data, err := json.Marshal(rung)
-	if err != nil {
-		return err
-	}
-	return t.turn.Journal.Record(ctx, rungKey, data)
+	return t.turn.Journal.RecordJSON(ctx, rungKey, rung)
 }
 
 // recallRung is the rung an earlier attempt of the turn was asking, if any.
 func recallRung(turn *runtime.Turn) (recordedRung, bool) {
-	data, ok := turn.Journal.Recall(rungKey)
-	if !ok {
-		return recordedRung{}, false
-	}
-	var rung recordedRung
-	if json.Unmarshal(data, &rung) != nil || rung.Name == "" {
+	rung, ok := runtime.RecallJSON[recordedRung](turn.Journal, rungKey)
+	if !ok || rung.Name == "" {
 		return recordedRung{}, false
 	}
 	return rung, true
