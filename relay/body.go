@@ -27,6 +27,25 @@ func invalid(code, format string, args ...any) *bodyError {
 	return &bodyError{status: http.StatusUnprocessableEntity, code: code, detail: fmt.Sprintf(format, args...)}
 }
 
+// readDecoded reads a bounded JSON body (readBody) and decodes it; ok is
+// false when the refusal was written.
+func readDecoded[T any](w http.ResponseWriter, req *http.Request, decode func(body []byte) (T, *bodyError)) (v T, ok bool) {
+	body, berr := readBody(w, req)
+	if berr == nil {
+		if v, berr = decode(body); berr == nil {
+			return v, true
+		}
+	}
+	failBody(w, berr)
+	return v, false
+}
+
+// readObject is readDecoded of a JSON object of these members only
+// (object).
+func readObject(w http.ResponseWriter, req *http.Request, code string, members ...string) (map[string]json.RawMessage, bool) {
+	return readDecoded(w, req, func(body []byte) (map[string]json.RawMessage, *bodyError) { return object(body, code, members...) })
+}
+
 // readBody reads a JSON body: content type (415), size (413), UTF-8 JSON
 // object (400).
 func readBody(w http.ResponseWriter, r *http.Request) ([]byte, *bodyError) {

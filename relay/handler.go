@@ -99,14 +99,8 @@ func (r *Relay) handleExchange(w http.ResponseWriter, req *http.Request) {
 	if !r.allow(w, req, "", "exchange", clientIP(req), ExchangePerMinute) {
 		return
 	}
-	body, berr := readBody(w, req)
-	if berr != nil {
-		failBody(w, berr)
-		return
-	}
-	ex, berr := decodeExchange(body)
-	if berr != nil {
-		failBody(w, berr)
+	ex, ok := readDecoded(w, req, decodeExchange)
+	if !ok {
 		return
 	}
 	token := newToken()
@@ -260,14 +254,8 @@ func (r *Relay) handleReplies(w http.ResponseWriter, req *http.Request) {
 	if !ok || !r.allow(w, req, p.Owner, "poll", p.ID, PollPerMinute) {
 		return
 	}
-	body, berr := readBody(w, req)
-	if berr != nil {
-		failBody(w, berr)
-		return
-	}
-	rep, berr := decodeReply(body)
-	if berr != nil {
-		failBody(w, berr)
+	rep, ok := readDecoded(w, req, decodeReply)
+	if !ok {
 		return
 	}
 	err := r.st.ReplyRelayItem(req.Context(), p.Owner, p.ID, rep.RelayID, rep.Text, r.now())
@@ -298,14 +286,8 @@ func (r *Relay) handleNotices(w http.ResponseWriter, req *http.Request) {
 	if !ok {
 		return
 	}
-	body, berr := readBody(w, req)
-	if berr != nil {
-		failBody(w, berr)
-		return
-	}
-	n, berr := decodeNotice(body)
-	if berr != nil {
-		failBody(w, berr)
+	n, ok := readDecoded(w, req, decodeNotice)
+	if !ok {
 		return
 	}
 	ctx, now := req.Context(), r.now()

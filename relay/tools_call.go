@@ -114,14 +114,8 @@ func (r *Relay) handleToolCall(w http.ResponseWriter, req *http.Request) {
 	if !ok || !r.allow(w, req, p.Owner, "tools", p.ID, ToolCallsPerMinute) {
 		return
 	}
-	body, berr := readBody(w, req)
-	if berr != nil {
-		failBody(w, berr)
-		return
-	}
-	call, berr := decodeToolCall(body)
-	if berr != nil {
-		failBody(w, berr)
+	call, ok := readDecoded(w, req, decodeToolCall)
+	if !ok {
 		return
 	}
 	ctx := req.Context()
