@@ -53,13 +53,26 @@ func limited(w http.ResponseWriter, wait time.Duration, code, detail string) {
 // "", the server's); false when it answered 429.
 func (r *Relay) allow(w http.ResponseWriter, req *http.Request, owner, bucket, subject string, perMinute int) bool {
 	b := store.RelayBucket{Owner: owner, Name: bucket, Subject: subject, Limit: perMinute, Window: time.Minute}
-	ok, wait, err := r.st.TakeRelayBucket(req.Context(), b, r.now())
+	return r.takeBucket(w, req.Context(), b, r.now(), "rate_limited", "Too many requests; wait for Retry-After seconds before trying again.")
+}
+
+// takeBucket takes one from bucket b at now; false when the answer was
+// written (admitted).
+func (r *Relay) takeBucket(w http.ResponseWriter, ctx context.Context, b store.RelayBucket, now time.Time, code, detail string) bool {
+	ok, wait, err := r.st.TakeRelayBucket(ctx, b, now)
+	return r.admitted(w, ok, wait, err, code, detail)
+}
+
+// admitted answers the outcome of a rate check: 503 when it failed (err),
+// 429 with Retry-After (code, detail) when it refused (not ok). It is true
+// when the request goes on.
+func (r *Relay) admitted(w http.ResponseWriter, ok bool, wait time.Duration, err error, code, detail string) bool {
 	if err != nil {
 		r.internal(w, err)
 		return false
 	}
 	if !ok {
-		limited(w, wait, "rate_limited", "Too many requests; wait for Retry-After seconds before trying again.")
+		limited(w, wait, code, detail)
 		return false
 	}
 	return true
@@ -294,35 +307,18 @@ func (r *Relay) handleNotices(w http.ResponseWriter, req *http.Request) {
 	entry := store.RelayFeedEntry{Participant: p.ID, Name: p.Name, Kind: p.Kind, At: stamp(now)}
 	if n.Item == nil {
 		b := store.RelayBucket{Owner: p.Owner, Name: "notice", Subject: p.ID, Limit: NoticesPerHour, Window: time.Hour}
-		ok, wait, err := r.st.TakeRelayBucket(ctx, b, now)
-		if err != nil {
-			r.internal(w, err)
-			return
-		}
-		if !ok {
-			limited(w, wait, "notice_limit", "A participant can send three notices an hour; this one was not stored.")
+		if !r.takeBucket(w, ctx, b, now, "notice_limit", "A participant can send three notices an hour; this one was not stored.") {
 			return
 		}
 		entry.Type, entry.Text = "notice", n.Text
 	} else {
 		b := store.RelayBucket{Owner: p.Owner, Name: "stage", Subject: p.ID, Limit: StagePerMinute, Window: time.Minute}
-		ok, wait, err := r.st.TakeRelayBucket(ctx, b, now)
-		if err != nil {
-			r.internal(w, err)
-			return
-		}
-		if !ok {
-			limited(w, wait, "stage_limit", "A participant can send 12 stage items a minute; this one was dropped.")
+		if !r.takeBucket(w, ctx, b, now, "stage_limit", "A participant can send 12 stage items a minute; this one was dropped.") {
 			return
 		}
 		if n.ItemType == "say" {
 			ok, wait, err := r.st.SpaceRelaySay(ctx, p.Owner, p.ID, SayEvery, now)
-			if err != nil {
-				r.internal(w, err)
-				return
-			}
-			if !ok {
-				limited(w, wait, "stage_limit", "A participant can say one line every five seconds; this one was dropped.")
+			if !r.admitted(w, ok, wait, err, "stage_limit", "A participant can say one line every five seconds; this one was dropped.") {
 				return
 			}
 		}

@@ -55,10 +55,7 @@ func (s *Scheduler) handleCreate(w http.ResponseWriter, r *http.Request, user st
 		return
 	}
 	v, err := s.create(r.Context(), user, f)
-	if answerError(w, err) {
-		return
-	}
-	writeJSON(w, http.StatusCreated, v)
+	answer(w, http.StatusCreated, v, err)
 }
 
 func (s *Scheduler) handleList(w http.ResponseWriter, r *http.Request, user string) {
@@ -92,19 +89,13 @@ func (s *Scheduler) handlePatch(w http.ResponseWriter, r *http.Request, user str
 		return
 	}
 	v, err := s.patch(r.Context(), user, r.PathValue("scheduleId"), f)
-	if answerError(w, err) {
-		return
-	}
-	writeJSON(w, http.StatusOK, v)
+	answer(w, http.StatusOK, v, err)
 }
 
 func (s *Scheduler) handlePause(paused bool) httpapi.UserHandler {
 	return func(w http.ResponseWriter, r *http.Request, user string) {
 		v, err := s.patch(r.Context(), user, r.PathValue("scheduleId"), fields{Paused: &paused})
-		if answerError(w, err) {
-			return
-		}
-		writeJSON(w, http.StatusOK, v)
+		answer(w, http.StatusOK, v, err)
 	}
 }
 
@@ -121,10 +112,7 @@ func (s *Scheduler) handleDelete(w http.ResponseWriter, r *http.Request, user st
 
 func (s *Scheduler) handleRun(w http.ResponseWriter, r *http.Request, user string) {
 	fv, err := s.runNow(r.Context(), user, r.PathValue("scheduleId"))
-	if answerError(w, err) {
-		return
-	}
-	writeJSON(w, http.StatusAccepted, fv)
+	answer(w, http.StatusAccepted, fv, err)
 }
 
 func (s *Scheduler) handleFires(w http.ResponseWriter, r *http.Request, user string) {
@@ -206,6 +194,13 @@ func answerError(w http.ResponseWriter, err error) bool {
 		httpapi.WriteError(httpapi.NoStore(w), re) // runtime errors map once, in the HTTP kit
 	}
 	return true
+}
+
+// answer writes v with status, or err when there is one.
+func answer(w http.ResponseWriter, status int, v any, err error) {
+	if !answerError(w, err) {
+		writeJSON(w, status, v)
+	}
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

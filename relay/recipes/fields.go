@@ -53,68 +53,56 @@ func (f *recipeFields) member(obj map[string]json.RawMessage, prefix, key string
 	return raw, ok
 }
 
-// text decodes the required string obj[key] into dst.
-func (f *recipeFields) text(obj map[string]json.RawMessage, prefix, key string, dst *string) bool {
+// decode reads the required obj[key] with read, which decodes it and
+// says whether it is what the member must be (want: "a string"); when it
+// is not, the problem says so.
+func (f *recipeFields) decode(obj map[string]json.RawMessage, prefix, key, want string, read func(raw json.RawMessage) bool) bool {
 	raw, ok := f.member(obj, prefix, key)
 	if !ok {
 		return false
 	}
-	if err := json.Unmarshal(raw, dst); err != nil || raw[0] != '"' {
-		f.add(join(prefix, key), "must be a string, not %s", describe(raw))
+	if !read(raw) {
+		f.add(join(prefix, key), "must be %s, not %s", want, describe(raw))
 		return false
 	}
 	return true
+}
+
+// text decodes the required string obj[key] into dst.
+func (f *recipeFields) text(obj map[string]json.RawMessage, prefix, key string, dst *string) bool {
+	return f.decode(obj, prefix, key, "a string", func(raw json.RawMessage) bool {
+		return json.Unmarshal(raw, dst) == nil && raw[0] == '"'
+	})
 }
 
 // whole decodes the required whole number obj[key] into dst.
 func (f *recipeFields) whole(obj map[string]json.RawMessage, prefix, key string, dst *int) bool {
-	raw, ok := f.member(obj, prefix, key)
-	if !ok {
-		return false
-	}
-	d := json.NewDecoder(bytes.NewReader(raw))
-	if err := d.Decode(dst); err != nil || string(raw) == "null" {
-		f.add(join(prefix, key), "must be a whole number, not %s", describe(raw))
-		return false
-	}
-	return true
+	return f.decode(obj, prefix, key, "a whole number", func(raw json.RawMessage) bool {
+		return json.NewDecoder(bytes.NewReader(raw)).Decode(dst) == nil && string(raw) != "null"
+	})
 }
 
 // flag decodes the required boolean obj[key] into dst.
 func (f *recipeFields) flag(obj map[string]json.RawMessage, prefix, key string, dst *bool) bool {
-	raw, ok := f.member(obj, prefix, key)
-	if !ok {
-		return false
-	}
-	if err := json.Unmarshal(raw, dst); err != nil || (string(raw) != "true" && string(raw) != "false") {
-		f.add(join(prefix, key), "must be true or false, not %s", describe(raw))
-		return false
-	}
-	return true
+	return f.decode(obj, prefix, key, "true or false", func(raw json.RawMessage) bool {
+		return json.Unmarshal(raw, dst) == nil && (string(raw) == "true" || string(raw) == "false")
+	})
 }
 
 // strings decodes the required list of strings obj[key] into dst.
 func (f *recipeFields) strings(obj map[string]json.RawMessage, prefix, key string, dst *[]string) bool {
-	raw, ok := f.member(obj, prefix, key)
-	if !ok {
-		return false
-	}
-	if err := json.Unmarshal(raw, dst); err != nil || raw[0] != '[' {
-		f.add(join(prefix, key), "must be a list of strings, not %s", describe(raw))
-		return false
-	}
-	return true
+	return f.decode(obj, prefix, key, "a list of strings", func(raw json.RawMessage) bool {
+		return json.Unmarshal(raw, dst) == nil && raw[0] == '['
+	})
 }
 
 // object decodes the required object obj[key].
 func (f *recipeFields) object(obj map[string]json.RawMessage, prefix, key string) (map[string]json.RawMessage, bool) {
-	raw, ok := f.member(obj, prefix, key)
-	if !ok {
-		return nil, false
-	}
 	var sub map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &sub); err != nil || sub == nil {
-		f.add(join(prefix, key), "must be an object, not %s", describe(raw))
+	ok := f.decode(obj, prefix, key, "an object", func(raw json.RawMessage) bool {
+		return json.Unmarshal(raw, &sub) == nil && sub != nil
+	})
+	if !ok {
 		return nil, false
 	}
 	return sub, true
