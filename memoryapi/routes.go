@@ -1,10 +1,8 @@
 package memoryapi
 
 import (
-	"encoding/json"
 	"errors"
 	"net/http"
-	"time"
 
 	"github.com/harnest/harnest/internal/httpapi"
 	"github.com/harnest/harnest/internal/memory"
@@ -43,26 +41,16 @@ func Register(mux *http.ServeMux, o Options) {
 
 type handler struct{ o Options }
 
-// Item is an item as the routes show it.
+// Item is an item as the routes show it: the item's members as
+// store.MemoryItem defines their JSON (namespace, key, value, text,
+// createdAt, updatedAt, expiresAt when it expires; never its scope or
+// embedding), and a search hit's score.
 type Item struct {
-	Namespace string          `json:"namespace"`
-	Key       string          `json:"key"`
-	Value     json.RawMessage `json:"value"`
-	Text      string          `json:"text,omitempty"`
-	CreatedAt time.Time       `json:"createdAt"`
-	UpdatedAt time.Time       `json:"updatedAt"`
-	ExpiresAt *time.Time      `json:"expiresAt,omitempty"`
-	Score     *float64        `json:"score,omitempty"`
+	store.MemoryItem
+	Score *float64 `json:"score,omitempty"`
 }
 
-func itemOf(it store.MemoryItem) Item {
-	v := Item{Namespace: it.Namespace, Key: it.Key, Value: it.Value, Text: it.Text, CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt}
-	if !it.ExpiresAt.IsZero() {
-		at := it.ExpiresAt
-		v.ExpiresAt = &at
-	}
-	return v
-}
+func itemOf(it store.MemoryItem) Item { return Item{MemoryItem: it} }
 
 func (h *handler) put(w http.ResponseWriter, r *http.Request, user string) {
 	p, ok := readBody(w, r, h.o.MaxBodyBytes, decodePut)
