@@ -62,6 +62,16 @@ func queryLimit(w http.ResponseWriter, req *http.Request, def int) (limit int, o
 	return n, true
 }
 
+// views are the records as the owner's routes show them, in order: a
+// list of none is [], not null.
+func views[R, V any](recs []R, view func(R) V) []V {
+	out := make([]V, len(recs))
+	for i, rec := range recs {
+		out[i] = view(rec)
+	}
+	return out
+}
+
 func participantNotFound(w http.ResponseWriter) {
 	fail(w, http.StatusNotFound, "participant_not_found", "You have no participant with that ID; list yours with GET /owner/outside-agents/participants.")
 }
@@ -123,11 +133,7 @@ func (r *Relay) handleParticipants(w http.ResponseWriter, req *http.Request, own
 		r.internal(w, err)
 		return
 	}
-	out := make([]participantJSON, len(ps))
-	for i, p := range ps {
-		out[i] = participantOut(p)
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"participants": out})
+	writeJSON(w, http.StatusOK, map[string]any{"participants": views(ps, participantOut)})
 }
 
 // POST /owner/outside-agents/participants/{id}/pause and /resume
@@ -183,10 +189,7 @@ func (r *Relay) handleFeed(w http.ResponseWriter, req *http.Request, owner strin
 		r.internal(w, err)
 		return
 	}
-	items := make([]feedEntryJSON, len(entries))
-	for i, e := range entries {
-		items[i] = feedOut(e, looks)
-	}
+	items := views(entries, func(e store.RelayFeedEntry) feedEntryJSON { return feedOut(e, looks) })
 	writeJSON(w, http.StatusOK, map[string]any{"items": items})
 }
 

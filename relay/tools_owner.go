@@ -143,11 +143,7 @@ func (r *Relay) handleToolReceipts(w http.ResponseWriter, req *http.Request, own
 		r.internal(w, err)
 		return
 	}
-	out := make([]toolCallJSON, len(calls))
-	for i, c := range calls {
-		out[i] = toolCallOut(c)
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"participant_id": p.ID, "calls": out})
+	writeJSON(w, http.StatusOK, map[string]any{"participant_id": p.ID, "calls": views(calls, toolCallOut)})
 }
 
 // POST /owner/outside-agents/tool-approvals/{id} {"decision":

@@ -108,6 +108,16 @@ func (f *recipeFields) object(obj map[string]json.RawMessage, prefix, key string
 	return sub, true
 }
 
+// section decodes the required object obj[key] and checks that it has
+// only these members.
+func (f *recipeFields) section(obj map[string]json.RawMessage, prefix, key string, members ...string) (map[string]json.RawMessage, bool) {
+	sub, ok := f.object(obj, prefix, key)
+	if ok {
+		f.only(sub, join(prefix, key), members...)
+	}
+	return sub, ok
+}
+
 // prose checks reviewed prose: nonblank plain text of at most max
 // characters.
 func (f *recipeFields) prose(path, s string, max int) {
@@ -124,27 +134,24 @@ func (f *recipeFields) oneOf(path, s string, values []string) {
 }
 
 func (f *recipeFields) pairing(top map[string]json.RawMessage, rc *Recipe) {
-	obj, ok := f.object(top, "", "pairing")
+	obj, ok := f.section(top, "", "pairing", "instruction_id")
 	if !ok {
 		return
 	}
-	f.only(obj, "pairing", "instruction_id")
 	if f.text(obj, "pairing", "instruction_id", &rc.Pairing.InstructionID) {
 		f.oneOf("pairing.instruction_id", rc.Pairing.InstructionID, recipeInstructions)
 	}
 }
 
 func (f *recipeFields) card(top map[string]json.RawMessage, rc *Recipe) {
-	obj, ok := f.object(top, "", "card")
+	obj, ok := f.section(top, "", "card", "mapping")
 	if !ok {
 		return
 	}
-	f.only(obj, "card", "mapping")
-	mapping, ok := f.object(obj, "card", "mapping")
+	mapping, ok := f.section(obj, "card", "mapping", "name", "kind", "skills")
 	if !ok {
 		return
 	}
-	f.only(mapping, "card.mapping", "name", "kind", "skills")
 	rc.Card.Mapping = map[string]string{}
 	for _, key := range []string{"name", "kind", "skills"} {
 		var v string
@@ -158,12 +165,11 @@ func (f *recipeFields) card(top map[string]json.RawMessage, rc *Recipe) {
 }
 
 func (f *recipeFields) stageWords(top map[string]json.RawMessage, rc *Recipe) {
-	obj, ok := f.object(top, "", "stage_words")
+	obj, ok := f.section(top, "", "stage_words", "connected", "unavailable", "hosted")
 	if !ok {
 		return
 	}
 	w := &rc.StageWords
-	f.only(obj, "stage_words", "connected", "unavailable", "hosted")
 	if f.text(obj, "stage_words", "connected", &w.Connected) && w.Connected != stageConnected {
 		f.add("stage_words.connected", "must be %q", stageConnected)
 	}
@@ -176,12 +182,11 @@ func (f *recipeFields) stageWords(top map[string]json.RawMessage, rc *Recipe) {
 }
 
 func (f *recipeFields) evidence(top map[string]json.RawMessage, rc *Recipe) {
-	obj, ok := f.object(top, "", "evidence")
+	obj, ok := f.section(top, "", "evidence", "checked_on", "status", "measured_by")
 	if !ok {
 		return
 	}
 	e := &rc.Evidence
-	f.only(obj, "evidence", "checked_on", "status", "measured_by")
 	if f.text(obj, "evidence", "checked_on", &e.CheckedOn) && !validDate(e.CheckedOn) {
 		f.add("evidence.checked_on", "is %q; it must be a real date as YYYY-MM-DD", clipText(e.CheckedOn, 20))
 	}
@@ -196,12 +201,11 @@ func (f *recipeFields) evidence(top map[string]json.RawMessage, rc *Recipe) {
 }
 
 func (f *recipeFields) contract(top map[string]json.RawMessage, rc *Recipe) {
-	obj, ok := f.object(top, "", "contract")
+	obj, ok := f.section(top, "", "contract", "version", "operations", "cancellation", "resume")
 	if !ok {
 		return
 	}
 	c := &rc.Contract
-	f.only(obj, "contract", "version", "operations", "cancellation", "resume")
 	if f.whole(obj, "contract", "version", &c.Version) && c.Version != 1 {
 		f.add("contract.version", "must be 1")
 	}
@@ -226,12 +230,11 @@ func (f *recipeFields) hosted(top map[string]json.RawMessage, rc *Recipe) {
 	if _, ok := top["hosted"]; !ok {
 		return
 	}
-	obj, ok := f.object(top, "", "hosted")
+	obj, ok := f.section(top, "", "hosted", "adapter", "tools", "environment")
 	if !ok {
 		return
 	}
 	h := &Hosted{}
-	f.only(obj, "hosted", "adapter", "tools", "environment")
 	if f.text(obj, "hosted", "adapter", &h.Adapter) && strings.TrimSpace(h.Adapter) == "" {
 		f.add("hosted.adapter", "must name the adapter")
 	}
