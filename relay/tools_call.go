@@ -29,17 +29,11 @@ func decodeToolCall(body []byte) (toolCallRequest, *bodyError) {
 	if req.RunNote, err = str(obj, "run_note", code, true); err != nil {
 		return req, err
 	}
-	if req.Tool, err = str(obj, "tool", code, true); err != nil {
+	if req.Tool, err = checkedStr(obj, "tool", code, shortName, "The tool must be the exact name of a tool the owner granted you."); err != nil {
 		return req, err
 	}
-	if req.Tool == "" || len(req.Tool) > 64 {
-		return req, invalid(code, "The tool must be the exact name of a tool the owner granted you.")
-	}
-	if req.CallID, err = str(obj, "call_id", code, true); err != nil {
+	if req.CallID, err = checkedStr(obj, "call_id", code, visibleID, "The call_id must be 1 to 128 visible characters, unique within the run."); err != nil {
 		return req, err
-	}
-	if !visibleID(req.CallID) {
-		return req, invalid(code, "The call_id must be 1 to 128 visible characters, unique within the run.")
 	}
 	req.Arguments = obj["arguments"]
 	if len(req.Arguments) == 0 {
