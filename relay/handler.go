@@ -78,6 +78,14 @@ func (r *Relay) admitted(w http.ResponseWriter, ok bool, wait time.Duration, err
 	return true
 }
 
+// sessionWithin is the participant of the request's session (session)
+// when the request is within its rate of bucket (allow); ok is false when
+// the answer was written.
+func (r *Relay) sessionWithin(w http.ResponseWriter, req *http.Request, bucket string, perMinute int) (store.RelayParticipant, bool) {
+	p, ok := r.session(w, req)
+	return p, ok && r.allow(w, req, p.Owner, bucket, p.ID, perMinute)
+}
+
 // session resolves the participant of the request's session token, or
 // answers 401.
 func (r *Relay) session(w http.ResponseWriter, req *http.Request) (store.RelayParticipant, bool) {
@@ -148,8 +156,8 @@ func (r *Relay) handleExchange(w http.ResponseWriter, req *http.Request) {
 
 // GET session/status
 func (r *Relay) handleStatus(w http.ResponseWriter, req *http.Request) {
-	p, ok := r.session(w, req)
-	if !ok || !r.allow(w, req, p.Owner, "status", p.ID, StatusPerMinute) {
+	p, ok := r.sessionWithin(w, req, "status", StatusPerMinute)
+	if !ok {
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]string{
@@ -185,8 +193,8 @@ func parseWait(v string, limit time.Duration) time.Duration {
 // poll of up to wait. While it waits the poll reads nothing from the
 // store: an item, a pause or a disconnect wakes it, on any replica.
 func (r *Relay) handleInbox(w http.ResponseWriter, req *http.Request) {
-	p, ok := r.session(w, req)
-	if !ok || !r.allow(w, req, p.Owner, "poll", p.ID, PollPerMinute) {
+	p, ok := r.sessionWithin(w, req, "poll", PollPerMinute)
+	if !ok {
 		return
 	}
 	wait := parseWait(req.URL.Query().Get("wait"), r.maxWait)
@@ -263,8 +271,8 @@ func (r *Relay) inboxItems(ctx context.Context, p store.RelayParticipant) ([]inb
 
 // POST replies
 func (r *Relay) handleReplies(w http.ResponseWriter, req *http.Request) {
-	p, ok := r.session(w, req)
-	if !ok || !r.allow(w, req, p.Owner, "poll", p.ID, PollPerMinute) {
+	p, ok := r.sessionWithin(w, req, "poll", PollPerMinute)
+	if !ok {
 		return
 	}
 	rep, ok := readDecoded(w, req, decodeReply)
