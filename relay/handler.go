@@ -31,6 +31,30 @@ func fail(w http.ResponseWriter, status int, code, detail string) {
 
 func failBody(w http.ResponseWriter, e *bodyError) { fail(w, e.status, e.code, e.detail) }
 
+// storeRefusal is how a route answers one error of the store (err, as
+// errors.Is finds it): a status, a code and a sentence.
+type storeRefusal struct {
+	err          error
+	status       int
+	code, detail string
+}
+
+// refuse answers a store error, when there is one: the first refusal made
+// for it, else 503 (internal). It reports whether it answered.
+func (r *Relay) refuse(w http.ResponseWriter, err error, refusals ...storeRefusal) bool {
+	if err == nil {
+		return false
+	}
+	for _, f := range refusals {
+		if errors.Is(err, f.err) {
+			fail(w, f.status, f.code, f.detail)
+			return true
+		}
+	}
+	r.internal(w, err)
+	return true
+}
+
 func (r *Relay) internal(w http.ResponseWriter, err error) {
 	if errors.Is(err, context.Canceled) {
 		return
@@ -129,15 +153,9 @@ func (r *Relay) handleExchange(w http.ResponseWriter, req *http.Request) {
 	p, err := r.st.ExchangePairingCode(req.Context(), store.Pairing{CodeHash: codeHash(ex.Code), Name: ex.Name,
 		Kind: ex.Kind, Description: ex.Description, ParticipantID: newUUID(), TokenHash: hashSecret(token),
 		Look: look, Now: r.now(), TTL: SessionTTL})
-	switch {
-	case errors.Is(err, store.ErrPairingInvalid):
-		fail(w, http.StatusUnauthorized, "invalid_code", "The pairing code is unknown, already used or expired; ask the owner for a new one.")
-		return
-	case errors.Is(err, store.ErrPairingMismatch):
-		fail(w, http.StatusUnprocessableEntity, "card_mismatch", "The card's name and kind must exactly match what the owner chose for this code.")
-		return
-	case err != nil:
-		r.internal(w, err)
+	if r.refuse(w, err,
+		storeRefusal{store.ErrPairingInvalid, http.StatusUnauthorized, "invalid_code", "The pairing code is unknown, already used or expired; ask the owner for a new one."},
+		storeRefusal{store.ErrPairingMismatch, http.StatusUnprocessableEntity, "card_mismatch", "The card's name and kind must exactly match what the owner chose for this code."}) {
 		return
 	}
 	r.log.Info("relay participant paired", "participant", p.ID, "kind", p.Kind, "owner", p.Owner)
@@ -283,20 +301,16 @@ func (r *Relay) handleReplies(w http.ResponseWriter, req *http.Request) {
 	switch {
 	case err == nil:
 		writeJSON(w, http.StatusOK, map[string]bool{"accepted": true})
-	case errors.Is(err, store.ErrParticipantPaused):
-		fail(w, http.StatusConflict, "participant_paused", "The owner paused this participant; replies are not accepted until it is resumed.")
-	case errors.Is(err, store.ErrParticipantGone):
-		fail(w, http.StatusUnauthorized, "invalid_session", "The session ended; ask the owner for a new pairing code and pair again.")
-	case errors.Is(err, store.ErrRelayItemUnknown):
-		fail(w, http.StatusNotFound, "item_not_found", "No inbox item of this participant has that relay_id.")
-	case errors.Is(err, store.ErrRelayItemAnswered):
-		fail(w, http.StatusConflict, "already_answered", "This item was already answered.")
 	case errors.Is(err, store.ErrRelayItemExpired):
 		// Not fail: like every answer to a reply, it says accepted (false).
 		writeJSON(w, http.StatusGone, map[string]any{"accepted": false, "code": "item_expired",
 			"detail": "The item's deadline has passed; the reply was not accepted. Do not retry expired work."})
 	default:
-		r.internal(w, err)
+		r.refuse(w, err,
+			storeRefusal{store.ErrParticipantPaused, http.StatusConflict, "participant_paused", "The owner paused this participant; replies are not accepted until it is resumed."},
+			storeRefusal{store.ErrParticipantGone, http.StatusUnauthorized, "invalid_session", "The session ended; ask the owner for a new pairing code and pair again."},
+			storeRefusal{store.ErrRelayItemUnknown, http.StatusNotFound, "item_not_found", "No inbox item of this participant has that relay_id."},
+			storeRefusal{store.ErrRelayItemAnswered, http.StatusConflict, "already_answered", "This item was already answered."})
 	}
 }
 

@@ -147,12 +147,7 @@ func (r *Relay) handleToolCall(w http.ResponseWriter, req *http.Request) {
 		c.Status, c.ApprovalID = store.RelayCallAwaiting, tools.NewApprovalID()
 	}
 	got, existing, err := r.homeSt.BeginRelayToolCall(ctx, p.Owner, c, MaxCallsPerRun, tools.CallKeep)
-	switch {
-	case errors.Is(err, store.ErrRelayRunSpent):
-		fail(w, http.StatusTooManyRequests, "run_call_limit", "This run has made its 20 tool calls; no more calls are run for it.")
-		return
-	case err != nil:
-		r.internal(w, err)
+	if r.refuse(w, err, storeRefusal{store.ErrRelayRunSpent, http.StatusTooManyRequests, "run_call_limit", "This run has made its 20 tool calls; no more calls are run for it."}) {
 		return
 	}
 	if existing && (got.Tool != c.Tool || got.ArgsHash != c.ArgsHash) {
