@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/harnest/harnest/internal/auth"
+	"github.com/harnest/harnest/internal/defaults"
 	"github.com/harnest/harnest/internal/httpapi"
 	"github.com/harnest/harnest/internal/jsonwrite"
 	"github.com/harnest/harnest/internal/sse"
@@ -59,15 +60,9 @@ func New(o Options) http.Handler {
 		panic("agui: Options.Store is required (the thread records live in the store)")
 	}
 	h := &Handler{svc: o.Service, store: o.Store, maxBody: int64(o.MaxBodyBytes), keepAlive: o.KeepAlive, log: o.Logger, newID: newHex}
-	if h.maxBody <= 0 {
-		h.maxBody = 1 << 20
-	}
-	if h.keepAlive <= 0 {
-		h.keepAlive = 15 * time.Second
-	}
-	if h.log == nil {
-		h.log = slog.New(slog.DiscardHandler)
-	}
+	h.maxBody = defaults.Positive(h.maxBody, 1<<20)
+	h.keepAlive = defaults.Positive(h.keepAlive, 15*time.Second)
+	h.log = defaults.Logger(h.log)
 	return h
 }
 

@@ -252,26 +252,48 @@ func (in *runInput) parseMessages(raw json.RawMessage, newID func() string) erro
 	return nil
 }
 
-// contentText reads a user message's content: a string, or an array of
-// {"type":"text","text":...} parts, joined with newlines. Other parts are
-// refused: this endpoint takes text only.
-func contentText(raw json.RawMessage, i int) (string, error) {
+// contentPart is one part of a message's array content.
+type contentPart struct {
+	Type string  `json:"type"`
+	Text *string `json:"text"`
+}
+
+// text is the part's text; "" when it has none.
+func (p contentPart) text() string {
+	if p.Text == nil {
+		return ""
+	}
+	return *p.Text
+}
+
+// contentParts reads a message's content: a string (one text part), or
+// an array of parts. Anything else is refused, naming the parts the array
+// may hold (partsKind).
+func contentParts(raw json.RawMessage, i int, partsKind string) ([]contentPart, error) {
 	if isNull(raw) {
-		return "", invalidf("messages[%d].content is required", i)
+		return nil, invalidf("messages[%d].content is required", i)
 	}
 	if raw[0] == '"' {
 		var s string
 		if json.Unmarshal(raw, &s) != nil {
-			return "", invalidf("messages[%d].content must be a string or an array of text parts", i)
+			return nil, invalidf("messages[%d].content must be a string or an array of %s", i, partsKind)
 		}
-		return s, nil
+		return []contentPart{{Type: "text", Text: &s}}, nil
 	}
-	var parts []struct {
-		Type string  `json:"type"`
-		Text *string `json:"text"`
-	}
+	var parts []contentPart
 	if raw[0] != '[' || json.Unmarshal(raw, &parts) != nil {
-		return "", invalidf("messages[%d].content must be a string or an array of text parts", i)
+		return nil, invalidf("messages[%d].content must be a string or an array of %s", i, partsKind)
+	}
+	return parts, nil
+}
+
+// contentText reads a user message's content: a string, or an array of
+// {"type":"text","text":...} parts, joined with newlines. Other parts are
+// refused: this endpoint takes text only.
+func contentText(raw json.RawMessage, i int) (string, error) {
+	parts, err := contentParts(raw, i, "text parts")
+	if err != nil {
+		return "", err
 	}
 	texts := make([]string, 0, len(parts))
 	for _, p := range parts {
@@ -289,27 +311,14 @@ func contentText(raw json.RawMessage, i int) (string, error) {
 // anyContentText reads a tool message's content: a string, or content parts
 // whose text parts are joined (other parts are skipped).
 func anyContentText(raw json.RawMessage, i int) (string, error) {
-	if isNull(raw) {
-		return "", invalidf("messages[%d].content is required", i)
-	}
-	if raw[0] == '"' {
-		var s string
-		if json.Unmarshal(raw, &s) != nil {
-			return "", invalidf("messages[%d].content must be a string or an array of content parts", i)
-		}
-		return s, nil
-	}
-	var parts []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
-	if raw[0] != '[' || json.Unmarshal(raw, &parts) != nil {
-		return "", invalidf("messages[%d].content must be a string or an array of content parts", i)
+	parts, err := contentParts(raw, i, "content parts")
+	if err != nil {
+		return "", err
 	}
 	var texts []string
 	for _, p := range parts {
 		if p.Type == "text" {
-			texts = append(texts, p.Text)
+			texts = append(texts, p.text())
 		}
 	}
 	return strings.Join(texts, "\n"), nil

@@ -1,16 +1,16 @@
 package eval
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/harnest/harnest/internal/jsonpost"
 )
 
 // Judge scores an answer against a rubric: a number from 0 (fails the
@@ -62,25 +62,19 @@ func (j *ChatJudge) Score(ctx context.Context, q JudgeQuestion) (float64, string
 		return 0, "", err
 	}
 	url := strings.TrimSuffix(j.Endpoint.BaseURL, "/") + "/chat/completions"
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
-	if err != nil {
+	ans, err := jsonpost.Post(ctx, j.client(), url, j.Endpoint.APIKey, body, maxJudgeReplyBytes)
+	switch {
+	case err == nil:
+	case jsonpost.StepOf(err) == jsonpost.Send:
+		return 0, "", fmt.Errorf("judge: the model endpoint did not answer: %v", err)
+	case jsonpost.StepOf(err) == jsonpost.Read:
+		return 0, "", fmt.Errorf("judge: reading the reply: %v", err)
+	default:
 		return 0, "", fmt.Errorf("judge: %v", err)
 	}
-	req.Header.Set("Content-Type", "application/json")
-	if j.Endpoint.APIKey != "" {
-		req.Header.Set("Authorization", "Bearer "+j.Endpoint.APIKey)
-	}
-	resp, err := j.client().Do(req)
-	if err != nil {
-		return 0, "", fmt.Errorf("judge: the model endpoint did not answer: %v", err)
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxJudgeReplyBytes))
-	if err != nil {
-		return 0, "", fmt.Errorf("judge: reading the reply: %v", err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		return 0, "", fmt.Errorf("judge: the model endpoint answered %s: %s", resp.Status, shorten(string(data), 200))
+	data := ans.Body
+	if ans.StatusCode != http.StatusOK {
+		return 0, "", fmt.Errorf("judge: the model endpoint answered %s: %s", ans.Status, shorten(string(data), 200))
 	}
 	var completion struct {
 		Choices []struct {

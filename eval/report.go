@@ -8,17 +8,22 @@ import (
 // Report is the result of one run of a cases file: what `harnest eval
 // --json` writes.
 type Report struct {
-	Agent     string       `json:"agent"`
-	CasesFile string       `json:"casesFile"`
-	StartedAt time.Time    `json:"startedAt"`
-	Duration  Millis       `json:"durationMs"`
-	Total     int          `json:"total"`
-	Passed    int          `json:"passed"`
-	Failed    int          `json:"failed"`
-	PassRate  float64      `json:"passRate"`
-	Threshold float64      `json:"threshold"`
-	OK        bool         `json:"ok"` // the pass rate reached the threshold
-	Cases     []CaseResult `json:"cases"`
+	Totals
+	Cases []CaseResult `json:"cases"`
+}
+
+// Totals are a run's facts and counts, in its report and its summary.
+type Totals struct {
+	Agent     string    `json:"agent"`
+	CasesFile string    `json:"casesFile"`
+	StartedAt time.Time `json:"startedAt"`
+	Duration  Millis    `json:"durationMs"`
+	Total     int       `json:"total"`
+	Passed    int       `json:"passed"`
+	Failed    int       `json:"failed"`
+	PassRate  float64   `json:"passRate"`
+	Threshold float64   `json:"threshold"`
+	OK        bool      `json:"ok"` // the pass rate reached the threshold
 }
 
 // CaseResult is one case: passed when every turn's every check passed.

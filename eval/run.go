@@ -32,7 +32,7 @@ type Runner struct {
 // Run runs every case of f in order and reports, with threshold the least
 // pass rate (0 to 1) for OK.
 func (r *Runner) Run(ctx context.Context, f *File, threshold float64) *Report {
-	rep := &Report{Agent: r.Agent, CasesFile: f.Path, StartedAt: time.Now().UTC(), Cases: []CaseResult{}}
+	rep := &Report{Totals: Totals{Agent: r.Agent, CasesFile: f.Path, StartedAt: time.Now().UTC()}, Cases: []CaseResult{}}
 	for i := range f.Cases {
 		res := r.runCase(ctx, &f.Cases[i])
 		rep.Cases = append(rep.Cases, res)

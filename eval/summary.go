@@ -1,24 +1,12 @@
 package eval
 
-import (
-	"encoding/json"
-	"time"
-)
+import "encoding/json"
 
 // Summary is what is kept of a run for the playground (the store's
 // EvalRuns): the totals and one row per case, without the answers.
 type Summary struct {
-	Agent     string        `json:"agent"`
-	CasesFile string        `json:"casesFile"`
-	StartedAt time.Time     `json:"startedAt"`
-	Duration  Millis        `json:"durationMs"`
-	Total     int           `json:"total"`
-	Passed    int           `json:"passed"`
-	Failed    int           `json:"failed"`
-	PassRate  float64       `json:"passRate"`
-	Threshold float64       `json:"threshold"`
-	OK        bool          `json:"ok"`
-	Cases     []CaseSummary `json:"cases"`
+	Totals
+	Cases []CaseSummary `json:"cases"`
 	// Omitted is how many cases were left out to keep the summary within
 	// the store's bound (the JSON report has them all).
 	Omitted int `json:"omitted,omitempty"`
@@ -38,9 +26,7 @@ const maxFailureRunes = 300
 
 // Summary is the report's summary.
 func (r *Report) Summary() Summary {
-	s := Summary{Agent: r.Agent, CasesFile: r.CasesFile, StartedAt: r.StartedAt, Duration: r.Duration,
-		Total: r.Total, Passed: r.Passed, Failed: r.Failed, PassRate: r.PassRate, Threshold: r.Threshold, OK: r.OK,
-		Cases: make([]CaseSummary, 0, len(r.Cases))}
+	s := Summary{Totals: r.Totals, Cases: make([]CaseSummary, 0, len(r.Cases))}
 	for _, c := range r.Cases {
 		s.Cases = append(s.Cases, CaseSummary{Name: shorten(c.Name, 200), Passed: c.Passed, Turns: len(c.Turns),
 			Duration: c.Duration, Failure: shorten(c.firstFailure(), maxFailureRunes)})

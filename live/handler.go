@@ -10,6 +10,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/harnest/harnest/internal/auth"
+	"github.com/harnest/harnest/internal/defaults"
 	"github.com/harnest/harnest/internal/httpapi"
 	"github.com/harnest/harnest/runtime"
 )
@@ -106,21 +107,11 @@ func New(o Options) *Handler {
 		maxFrame: o.MaxFrameBytes, pingInterval: o.PingInterval, writeTimeout: o.WriteTimeout, sendQueue: o.SendQueue,
 		conns: map[*conn]struct{}{},
 	}
-	if h.log == nil {
-		h.log = slog.New(slog.DiscardHandler)
-	}
-	if h.maxFrame <= 0 {
-		h.maxFrame = DefaultMaxFrameBytes
-	}
-	if h.pingInterval <= 0 {
-		h.pingInterval = DefaultPingInterval
-	}
-	if h.writeTimeout <= 0 {
-		h.writeTimeout = DefaultWriteTimeout
-	}
-	if h.sendQueue <= 0 {
-		h.sendQueue = DefaultSendQueue
-	}
+	h.log = defaults.Logger(h.log)
+	h.maxFrame = defaults.Positive(h.maxFrame, DefaultMaxFrameBytes)
+	h.pingInterval = defaults.Positive(h.pingInterval, DefaultPingInterval)
+	h.writeTimeout = defaults.Positive(h.writeTimeout, DefaultWriteTimeout)
+	h.sendQueue = defaults.Positive(h.sendQueue, DefaultSendQueue)
 	h.readTimeout = 2 * h.pingInterval
 	h.upgrader = websocket.Upgrader{
 		HandshakeTimeout: h.writeTimeout,

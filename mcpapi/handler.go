@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/harnest/harnest/internal/auth"
+	"github.com/harnest/harnest/internal/defaults"
 	"github.com/harnest/harnest/internal/httpapi"
 	"github.com/harnest/harnest/runtime"
 	"github.com/harnest/harnest/store"
@@ -81,21 +82,11 @@ type door struct {
 // a server that shuts down.
 func New(o Options) http.Handler {
 	log := o.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	if o.SessionIdleTimeout <= 0 {
-		o.SessionIdleTimeout = DefaultSessionIdleTimeout
-	}
-	if o.MaxSessions <= 0 {
-		o.MaxSessions = DefaultMaxSessions
-	}
-	if o.MaxSessionsPerUser <= 0 {
-		o.MaxSessionsPerUser = DefaultMaxSessionsPerUser
-	}
-	if o.MaxBodyBytes <= 0 {
-		o.MaxBodyBytes = mcp.DefaultMaxRequestBodyBytes
-	}
+	log = defaults.Logger(log)
+	o.SessionIdleTimeout = defaults.Positive(o.SessionIdleTimeout, DefaultSessionIdleTimeout)
+	o.MaxSessions = defaults.Positive(o.MaxSessions, DefaultMaxSessions)
+	o.MaxSessionsPerUser = defaults.Positive(o.MaxSessionsPerUser, DefaultMaxSessionsPerUser)
+	o.MaxBodyBytes = defaults.Positive(o.MaxBodyBytes, mcp.DefaultMaxRequestBodyBytes)
 	d := &door{opts: o, log: log, hosts: newHostGuard(o.PublicBaseURL), copies: copies{byID: map[string]*sessionCopy{}}, tokens: tokensOf(o)}
 	d.server = d.newServer()
 	d.book = newSessionBook(o.MaxSessions, o.MaxSessionsPerUser, d.server)

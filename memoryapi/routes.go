@@ -1,13 +1,9 @@
 package memoryapi
 
 import (
-	"encoding/json"
 	"errors"
 	"net/http"
-	"strconv"
-	"time"
 
-	"github.com/harnest/harnest/internal/auth"
 	"github.com/harnest/harnest/internal/httpapi"
 	"github.com/harnest/harnest/internal/memory"
 	"github.com/harnest/harnest/store"
@@ -33,54 +29,32 @@ func Endpoints() map[string]string {
 // Register mounts the routes on mux.
 func Register(mux *http.ServeMux, o Options) {
 	h := &handler{o: o}
-	mux.HandleFunc("PUT /memory/{namespace}/{key}", h.put)
-	mux.HandleFunc("GET /memory/{namespace}/{key}", h.get)
-	mux.HandleFunc("DELETE /memory/{namespace}/{key}", h.delete)
-	mux.HandleFunc("GET /memory/{namespace}", h.list)
-	mux.HandleFunc("POST /memory/search", h.search)
+	// Each route reaches the caller's memory, or with ?user= an owner's
+	// choice (httpapi.AsUser).
+	asUser := func(u httpapi.UserHandler) http.HandlerFunc { return httpapi.AsUser(o.IsOwner, u) }
+	mux.HandleFunc("PUT /memory/{namespace}/{key}", asUser(h.put))
+	mux.HandleFunc("GET /memory/{namespace}/{key}", asUser(h.get))
+	mux.HandleFunc("DELETE /memory/{namespace}/{key}", asUser(h.delete))
+	mux.HandleFunc("GET /memory/{namespace}", asUser(h.list))
+	mux.HandleFunc("POST /memory/search", asUser(h.search))
 }
 
 type handler struct{ o Options }
 
-// Item is an item as the routes show it.
+// Item is an item as the routes show it: the item's members as
+// store.MemoryItem defines their JSON (namespace, key, value, text,
+// createdAt, updatedAt, expiresAt when it expires; never its scope or
+// embedding), and a search hit's score.
 type Item struct {
-	Namespace string          `json:"namespace"`
-	Key       string          `json:"key"`
-	Value     json.RawMessage `json:"value"`
-	Text      string          `json:"text,omitempty"`
-	CreatedAt time.Time       `json:"createdAt"`
-	UpdatedAt time.Time       `json:"updatedAt"`
-	ExpiresAt *time.Time      `json:"expiresAt,omitempty"`
-	Score     *float64        `json:"score,omitempty"`
+	store.MemoryItem
+	Score *float64 `json:"score,omitempty"`
 }
 
-func itemOf(it store.MemoryItem) Item {
-	v := Item{Namespace: it.Namespace, Key: it.Key, Value: it.Value, Text: it.Text, CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt}
-	if !it.ExpiresAt.IsZero() {
-		at := it.ExpiresAt
-		v.ExpiresAt = &at
-	}
-	return v
-}
+func itemOf(it store.MemoryItem) Item { return Item{MemoryItem: it} }
 
-// user is whose memory the request reaches: the caller's, or with ?user=
-// an owner's choice. ok is false when the answer was written.
-func (h *handler) user(w http.ResponseWriter, r *http.Request) (string, bool) {
-	return httpapi.ActingUser(w, r, auth.From(r.Context()).UserID, h.o.IsOwner)
-}
-
-func (h *handler) put(w http.ResponseWriter, r *http.Request) {
-	user, ok := h.user(w, r)
+func (h *handler) put(w http.ResponseWriter, r *http.Request, user string) {
+	p, ok := readBody(w, r, h.o.MaxBodyBytes, decodePut)
 	if !ok {
-		return
-	}
-	body, e := httpapi.ReadUTF8(w, r, h.o.MaxBodyBytes)
-	if e != nil {
-		fail(w, e.Status, e.Code, e.Detail)
-		return
-	}
-	p, err := decodePut(body)
-	if answerError(w, err) {
 		return
 	}
 	p.Namespace, p.Key = r.PathValue("namespace"), r.PathValue("key")
@@ -91,11 +65,7 @@ func (h *handler) put(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, itemOf(it))
 }
 
-func (h *handler) get(w http.ResponseWriter, r *http.Request) {
-	user, ok := h.user(w, r)
-	if !ok {
-		return
-	}
+func (h *handler) get(w http.ResponseWriter, r *http.Request, user string) {
 	it, found, err := h.o.Memory.Get(r.Context(), user, r.PathValue("namespace"), r.PathValue("key"))
 	if answerError(w, err) {
 		return
@@ -107,11 +77,7 @@ func (h *handler) get(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, itemOf(it))
 }
 
-func (h *handler) delete(w http.ResponseWriter, r *http.Request) {
-	user, ok := h.user(w, r)
-	if !ok {
-		return
-	}
+func (h *handler) delete(w http.ResponseWriter, r *http.Request, user string) {
 	found, err := h.o.Memory.Delete(r.Context(), user, r.PathValue("namespace"), r.PathValue("key"))
 	if answerError(w, err) {
 		return
@@ -123,52 +89,26 @@ func (h *handler) delete(w http.ResponseWriter, r *http.Request) {
 	httpapi.NoStore(w).WriteHeader(http.StatusNoContent)
 }
 
-func (h *handler) list(w http.ResponseWriter, r *http.Request) {
-	user, ok := h.user(w, r)
+func (h *handler) list(w http.ResponseWriter, r *http.Request, user string) {
+	limit, ok := httpapi.PageLimit(w, r, maxPage)
 	if !ok {
 		return
 	}
-	q := r.URL.Query()
-	limit := maxPage
-	if q.Has("limit") {
-		n, err := strconv.Atoi(q.Get("limit"))
-		if err != nil || n < 1 || n > maxPage {
-			fail(w, http.StatusBadRequest, "invalid_limit", "limit must be an integer from 1 to 100")
-			return
-		}
-		limit = n
-	}
-	items, err := h.o.Memory.List(r.Context(), user, r.PathValue("namespace"), q.Get("cursor"), limit+1)
+	items, err := h.o.Memory.List(r.Context(), user, r.PathValue("namespace"), r.URL.Query().Get("cursor"), limit+1)
 	if answerError(w, err) {
 		return
 	}
 	page := struct {
 		Items      []Item  `json:"items"`
 		NextCursor *string `json:"nextCursor"`
-	}{Items: []Item{}}
-	for i, it := range items {
-		if i == limit {
-			next := items[i-1].Key
-			page.NextCursor = &next
-			break
-		}
-		page.Items = append(page.Items, itemOf(it))
-	}
+	}{}
+	page.Items, page.NextCursor = httpapi.CutPage(items, limit, func(it store.MemoryItem) string { return it.Key }, itemOf)
 	writeJSON(w, http.StatusOK, page)
 }
 
-func (h *handler) search(w http.ResponseWriter, r *http.Request) {
-	user, ok := h.user(w, r)
+func (h *handler) search(w http.ResponseWriter, r *http.Request, user string) {
+	s, ok := readBody(w, r, h.o.MaxBodyBytes, decodeSearch)
 	if !ok {
-		return
-	}
-	body, e := httpapi.ReadUTF8(w, r, h.o.MaxBodyBytes)
-	if e != nil {
-		fail(w, e.Status, e.Code, e.Detail)
-		return
-	}
-	s, err := decodeSearch(body)
-	if answerError(w, err) {
 		return
 	}
 	hits, err := h.o.Memory.Search(r.Context(), user, s)
@@ -189,6 +129,18 @@ func (h *handler) search(w http.ResponseWriter, r *http.Request) {
 		out.Items = append(out.Items, v)
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// readBody reads a bounded UTF-8 body and decodes it; ok is false when
+// the refusal was written (a refused field names it).
+func readBody[T any](w http.ResponseWriter, r *http.Request, limit int64, decode func([]byte) (T, error)) (v T, ok bool) {
+	body, e := httpapi.ReadUTF8(w, r, limit)
+	if e != nil {
+		fail(w, e.Status, e.Code, e.Detail)
+		return v, false
+	}
+	v, err := decode(body)
+	return v, !answerError(w, err)
 }
 
 // answerError writes err, when there is one: a refused field 400 naming

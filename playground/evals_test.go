@@ -18,8 +18,8 @@ func TestEvalsView(t *testing.T) {
 	tb.click("button", "Evals")
 	tb.waitFor("the empty state", `document.querySelector('#evals-status').textContent.includes('No eval run yet')`)
 
-	rep := &evals.Report{Agent: srv.Srv.Folder.Config.Metadata.Name, CasesFile: "examples/hello/evals.yaml", StartedAt: time.Now(),
-		Total: 2, Passed: 1, Failed: 1, PassRate: 0.5, Threshold: 1, OK: false,
+	rep := &evals.Report{Totals: evals.Totals{Agent: srv.Srv.Folder.Config.Metadata.Name, CasesFile: "examples/hello/evals.yaml", StartedAt: time.Now(),
+		Total: 2, Passed: 1, Failed: 1, PassRate: 0.5, Threshold: 1, OK: false},
 		Cases: []evals.CaseResult{
 			{Name: "echoes a greeting", Passed: true, Turns: []evals.TurnResult{{}}},
 			{Name: "says goodbye", Turns: []evals.TurnResult{{Checks: []evals.Check{{Kind: "contains", Detail: `the answer "Echo: hi" does not contain "bye"`}}}}},

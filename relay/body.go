@@ -27,6 +27,25 @@ func invalid(code, format string, args ...any) *bodyError {
 	return &bodyError{status: http.StatusUnprocessableEntity, code: code, detail: fmt.Sprintf(format, args...)}
 }
 
+// readDecoded reads a bounded JSON body (readBody) and decodes it; ok is
+// false when the refusal was written.
+func readDecoded[T any](w http.ResponseWriter, req *http.Request, decode func(body []byte) (T, *bodyError)) (v T, ok bool) {
+	body, berr := readBody(w, req)
+	if berr == nil {
+		if v, berr = decode(body); berr == nil {
+			return v, true
+		}
+	}
+	failBody(w, berr)
+	return v, false
+}
+
+// readObject is readDecoded of a JSON object of these members only
+// (object).
+func readObject(w http.ResponseWriter, req *http.Request, code string, members ...string) (map[string]json.RawMessage, bool) {
+	return readDecoded(w, req, func(body []byte) (map[string]json.RawMessage, *bodyError) { return object(body, code, members...) })
+}
+
 // readBody reads a JSON body: content type (415), size (413), UTF-8 JSON
 // object (400).
 func readBody(w http.ResponseWriter, r *http.Request) ([]byte, *bodyError) {
@@ -88,6 +107,19 @@ func str(obj map[string]json.RawMessage, key, code string, required bool) (strin
 	return s, nil
 }
 
+// checkedStr reads the required string obj[key] and checks it with valid;
+// a value valid refuses is refused with sentence.
+func checkedStr(obj map[string]json.RawMessage, key, code string, valid func(string) bool, sentence string) (string, *bodyError) {
+	s, err := str(obj, key, code, true)
+	if err == nil && !valid(s) {
+		err = invalid(code, "%s", sentence)
+	}
+	return s, err
+}
+
+// shortName reports an ID or a name of 1 to 64 bytes.
+func shortName(s string) bool { return s != "" && len(s) <= 64 }
+
 // checkText applies the reply rules (text.Check): nonblank, at most max
 // characters, no control characters but newlines and tabs.
 func checkText(s string, max int, what, code string) *bodyError {
@@ -134,11 +166,9 @@ func decodeExchange(body []byte) (exchangeRequest, *bodyError) {
 		return exchangeRequest{}, err
 	}
 	var req exchangeRequest
-	if req.Code, err = str(obj, "code", code, true); err != nil {
+	pairingCode := func(s string) bool { return strings.TrimSpace(s) != "" && len(s) <= 64 }
+	if req.Code, err = checkedStr(obj, "code", code, pairingCode, "The pairing code must be the code your owner created."); err != nil {
 		return req, err
-	}
-	if strings.TrimSpace(req.Code) == "" || len(req.Code) > 64 {
-		return req, invalid(code, "The pairing code must be the code your owner created.")
 	}
 	rawCard, ok := obj["card"]
 	if !ok {
@@ -199,11 +229,8 @@ func decodeReply(body []byte) (replyRequest, *bodyError) {
 		return replyRequest{}, err
 	}
 	var req replyRequest
-	if req.RelayID, err = str(obj, "relay_id", code, true); err != nil {
+	if req.RelayID, err = checkedStr(obj, "relay_id", code, shortName, "The relay_id must be the ID of an inbox item."); err != nil {
 		return req, err
-	}
-	if req.RelayID == "" || len(req.RelayID) > 64 {
-		return req, invalid(code, "The relay_id must be the ID of an inbox item.")
 	}
 	if req.Text, err = str(obj, "text", code, true); err != nil {
 		return req, err

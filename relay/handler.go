@@ -31,6 +31,30 @@ func fail(w http.ResponseWriter, status int, code, detail string) {
 
 func failBody(w http.ResponseWriter, e *bodyError) { fail(w, e.status, e.code, e.detail) }
 
+// storeRefusal is how a route answers one error of the store (err, as
+// errors.Is finds it): a status, a code and a sentence.
+type storeRefusal struct {
+	err          error
+	status       int
+	code, detail string
+}
+
+// refuse answers a store error, when there is one: the first refusal made
+// for it, else 503 (internal). It reports whether it answered.
+func (r *Relay) refuse(w http.ResponseWriter, err error, refusals ...storeRefusal) bool {
+	if err == nil {
+		return false
+	}
+	for _, f := range refusals {
+		if errors.Is(err, f.err) {
+			fail(w, f.status, f.code, f.detail)
+			return true
+		}
+	}
+	r.internal(w, err)
+	return true
+}
+
 func (r *Relay) internal(w http.ResponseWriter, err error) {
 	if errors.Is(err, context.Canceled) {
 		return
@@ -53,16 +77,37 @@ func limited(w http.ResponseWriter, wait time.Duration, code, detail string) {
 // "", the server's); false when it answered 429.
 func (r *Relay) allow(w http.ResponseWriter, req *http.Request, owner, bucket, subject string, perMinute int) bool {
 	b := store.RelayBucket{Owner: owner, Name: bucket, Subject: subject, Limit: perMinute, Window: time.Minute}
-	ok, wait, err := r.st.TakeRelayBucket(req.Context(), b, r.now())
+	return r.takeBucket(w, req.Context(), b, r.now(), "rate_limited", "Too many requests; wait for Retry-After seconds before trying again.")
+}
+
+// takeBucket takes one from bucket b at now; false when the answer was
+// written (admitted).
+func (r *Relay) takeBucket(w http.ResponseWriter, ctx context.Context, b store.RelayBucket, now time.Time, code, detail string) bool {
+	ok, wait, err := r.st.TakeRelayBucket(ctx, b, now)
+	return r.admitted(w, ok, wait, err, code, detail)
+}
+
+// admitted answers the outcome of a rate check: 503 when it failed (err),
+// 429 with Retry-After (code, detail) when it refused (not ok). It is true
+// when the request goes on.
+func (r *Relay) admitted(w http.ResponseWriter, ok bool, wait time.Duration, err error, code, detail string) bool {
 	if err != nil {
 		r.internal(w, err)
 		return false
 	}
 	if !ok {
-		limited(w, wait, "rate_limited", "Too many requests; wait for Retry-After seconds before trying again.")
+		limited(w, wait, code, detail)
 		return false
 	}
 	return true
+}
+
+// sessionWithin is the participant of the request's session (session)
+// when the request is within its rate of bucket (allow); ok is false when
+// the answer was written.
+func (r *Relay) sessionWithin(w http.ResponseWriter, req *http.Request, bucket string, perMinute int) (store.RelayParticipant, bool) {
+	p, ok := r.session(w, req)
+	return p, ok && r.allow(w, req, p.Owner, bucket, p.ID, perMinute)
 }
 
 // session resolves the participant of the request's session token, or
@@ -99,14 +144,8 @@ func (r *Relay) handleExchange(w http.ResponseWriter, req *http.Request) {
 	if !r.allow(w, req, "", "exchange", clientIP(req), ExchangePerMinute) {
 		return
 	}
-	body, berr := readBody(w, req)
-	if berr != nil {
-		failBody(w, berr)
-		return
-	}
-	ex, berr := decodeExchange(body)
-	if berr != nil {
-		failBody(w, berr)
+	ex, ok := readDecoded(w, req, decodeExchange)
+	if !ok {
 		return
 	}
 	token := newToken()
@@ -114,15 +153,9 @@ func (r *Relay) handleExchange(w http.ResponseWriter, req *http.Request) {
 	p, err := r.st.ExchangePairingCode(req.Context(), store.Pairing{CodeHash: codeHash(ex.Code), Name: ex.Name,
 		Kind: ex.Kind, Description: ex.Description, ParticipantID: newUUID(), TokenHash: hashSecret(token),
 		Look: look, Now: r.now(), TTL: SessionTTL})
-	switch {
-	case errors.Is(err, store.ErrPairingInvalid):
-		fail(w, http.StatusUnauthorized, "invalid_code", "The pairing code is unknown, already used or expired; ask the owner for a new one.")
-		return
-	case errors.Is(err, store.ErrPairingMismatch):
-		fail(w, http.StatusUnprocessableEntity, "card_mismatch", "The card's name and kind must exactly match what the owner chose for this code.")
-		return
-	case err != nil:
-		r.internal(w, err)
+	if r.refuse(w, err,
+		storeRefusal{store.ErrPairingInvalid, http.StatusUnauthorized, "invalid_code", "The pairing code is unknown, already used or expired; ask the owner for a new one."},
+		storeRefusal{store.ErrPairingMismatch, http.StatusUnprocessableEntity, "card_mismatch", "The card's name and kind must exactly match what the owner chose for this code."}) {
 		return
 	}
 	r.log.Info("relay participant paired", "participant", p.ID, "kind", p.Kind, "owner", p.Owner)
@@ -141,8 +174,8 @@ func (r *Relay) handleExchange(w http.ResponseWriter, req *http.Request) {
 
 // GET session/status
 func (r *Relay) handleStatus(w http.ResponseWriter, req *http.Request) {
-	p, ok := r.session(w, req)
-	if !ok || !r.allow(w, req, p.Owner, "status", p.ID, StatusPerMinute) {
+	p, ok := r.sessionWithin(w, req, "status", StatusPerMinute)
+	if !ok {
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]string{
@@ -178,8 +211,8 @@ func parseWait(v string, limit time.Duration) time.Duration {
 // poll of up to wait. While it waits the poll reads nothing from the
 // store: an item, a pause or a disconnect wakes it, on any replica.
 func (r *Relay) handleInbox(w http.ResponseWriter, req *http.Request) {
-	p, ok := r.session(w, req)
-	if !ok || !r.allow(w, req, p.Owner, "poll", p.ID, PollPerMinute) {
+	p, ok := r.sessionWithin(w, req, "poll", PollPerMinute)
+	if !ok {
 		return
 	}
 	wait := parseWait(req.URL.Query().Get("wait"), r.maxWait)
@@ -256,38 +289,28 @@ func (r *Relay) inboxItems(ctx context.Context, p store.RelayParticipant) ([]inb
 
 // POST replies
 func (r *Relay) handleReplies(w http.ResponseWriter, req *http.Request) {
-	p, ok := r.session(w, req)
-	if !ok || !r.allow(w, req, p.Owner, "poll", p.ID, PollPerMinute) {
+	p, ok := r.sessionWithin(w, req, "poll", PollPerMinute)
+	if !ok {
 		return
 	}
-	body, berr := readBody(w, req)
-	if berr != nil {
-		failBody(w, berr)
-		return
-	}
-	rep, berr := decodeReply(body)
-	if berr != nil {
-		failBody(w, berr)
+	rep, ok := readDecoded(w, req, decodeReply)
+	if !ok {
 		return
 	}
 	err := r.st.ReplyRelayItem(req.Context(), p.Owner, p.ID, rep.RelayID, rep.Text, r.now())
 	switch {
 	case err == nil:
 		writeJSON(w, http.StatusOK, map[string]bool{"accepted": true})
-	case errors.Is(err, store.ErrParticipantPaused):
-		fail(w, http.StatusConflict, "participant_paused", "The owner paused this participant; replies are not accepted until it is resumed.")
-	case errors.Is(err, store.ErrParticipantGone):
-		fail(w, http.StatusUnauthorized, "invalid_session", "The session ended; ask the owner for a new pairing code and pair again.")
-	case errors.Is(err, store.ErrRelayItemUnknown):
-		fail(w, http.StatusNotFound, "item_not_found", "No inbox item of this participant has that relay_id.")
-	case errors.Is(err, store.ErrRelayItemAnswered):
-		fail(w, http.StatusConflict, "already_answered", "This item was already answered.")
 	case errors.Is(err, store.ErrRelayItemExpired):
 		// Not fail: like every answer to a reply, it says accepted (false).
 		writeJSON(w, http.StatusGone, map[string]any{"accepted": false, "code": "item_expired",
 			"detail": "The item's deadline has passed; the reply was not accepted. Do not retry expired work."})
 	default:
-		r.internal(w, err)
+		r.refuse(w, err,
+			storeRefusal{store.ErrParticipantPaused, http.StatusConflict, "participant_paused", "The owner paused this participant; replies are not accepted until it is resumed."},
+			storeRefusal{store.ErrParticipantGone, http.StatusUnauthorized, "invalid_session", "The session ended; ask the owner for a new pairing code and pair again."},
+			storeRefusal{store.ErrRelayItemUnknown, http.StatusNotFound, "item_not_found", "No inbox item of this participant has that relay_id."},
+			storeRefusal{store.ErrRelayItemAnswered, http.StatusConflict, "already_answered", "This item was already answered."})
 	}
 }
 
@@ -298,49 +321,26 @@ func (r *Relay) handleNotices(w http.ResponseWriter, req *http.Request) {
 	if !ok {
 		return
 	}
-	body, berr := readBody(w, req)
-	if berr != nil {
-		failBody(w, berr)
-		return
-	}
-	n, berr := decodeNotice(body)
-	if berr != nil {
-		failBody(w, berr)
+	n, ok := readDecoded(w, req, decodeNotice)
+	if !ok {
 		return
 	}
 	ctx, now := req.Context(), r.now()
 	entry := store.RelayFeedEntry{Participant: p.ID, Name: p.Name, Kind: p.Kind, At: stamp(now)}
 	if n.Item == nil {
 		b := store.RelayBucket{Owner: p.Owner, Name: "notice", Subject: p.ID, Limit: NoticesPerHour, Window: time.Hour}
-		ok, wait, err := r.st.TakeRelayBucket(ctx, b, now)
-		if err != nil {
-			r.internal(w, err)
-			return
-		}
-		if !ok {
-			limited(w, wait, "notice_limit", "A participant can send three notices an hour; this one was not stored.")
+		if !r.takeBucket(w, ctx, b, now, "notice_limit", "A participant can send three notices an hour; this one was not stored.") {
 			return
 		}
 		entry.Type, entry.Text = "notice", n.Text
 	} else {
 		b := store.RelayBucket{Owner: p.Owner, Name: "stage", Subject: p.ID, Limit: StagePerMinute, Window: time.Minute}
-		ok, wait, err := r.st.TakeRelayBucket(ctx, b, now)
-		if err != nil {
-			r.internal(w, err)
-			return
-		}
-		if !ok {
-			limited(w, wait, "stage_limit", "A participant can send 12 stage items a minute; this one was dropped.")
+		if !r.takeBucket(w, ctx, b, now, "stage_limit", "A participant can send 12 stage items a minute; this one was dropped.") {
 			return
 		}
 		if n.ItemType == "say" {
 			ok, wait, err := r.st.SpaceRelaySay(ctx, p.Owner, p.ID, SayEvery, now)
-			if err != nil {
-				r.internal(w, err)
-				return
-			}
-			if !ok {
-				limited(w, wait, "stage_limit", "A participant can say one line every five seconds; this one was dropped.")
+			if !r.admitted(w, ok, wait, err, "stage_limit", "A participant can say one line every five seconds; this one was dropped.") {
 				return
 			}
 		}

@@ -32,6 +32,46 @@ func (r *Relay) owner(h ownerHandler) http.HandlerFunc {
 
 // participantNotFound answers for a participant ID that is unknown, gone
 // or another owner's: the same 404, so IDs of other owners stay unknown.
+// participantFound answers a store call that says whether the owner's
+// participant was there: 503 on err, 404 when it was not. ok is true
+// when neither was written.
+func (r *Relay) participantFound(w http.ResponseWriter, found bool, err error) (ok bool) {
+	if err != nil {
+		r.internal(w, err)
+		return false
+	}
+	if !found {
+		participantNotFound(w)
+		return false
+	}
+	return true
+}
+
+// queryLimit reads ?limit= of an owner's list: a whole number from 1 to
+// 100, def when absent or empty. ok is false when the 400 was written.
+func queryLimit(w http.ResponseWriter, req *http.Request, def int) (limit int, ok bool) {
+	v := req.URL.Query().Get("limit")
+	if v == "" {
+		return def, true
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > 100 {
+		fail(w, http.StatusBadRequest, "invalid_limit", "limit must be a whole number from 1 to 100.")
+		return 0, false
+	}
+	return n, true
+}
+
+// views are the records as the owner's routes show them, in order: a
+// list of none is [], not null.
+func views[R, V any](recs []R, view func(R) V) []V {
+	out := make([]V, len(recs))
+	for i, rec := range recs {
+		out[i] = view(rec)
+	}
+	return out
+}
+
 func participantNotFound(w http.ResponseWriter) {
 	fail(w, http.StatusNotFound, "participant_not_found", "You have no participant with that ID; list yours with GET /owner/outside-agents/participants.")
 }
@@ -93,11 +133,7 @@ func (r *Relay) handleParticipants(w http.ResponseWriter, req *http.Request, own
 		r.internal(w, err)
 		return
 	}
-	out := make([]participantJSON, len(ps))
-	for i, p := range ps {
-		out[i] = participantOut(p)
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"participants": out})
+	writeJSON(w, http.StatusOK, map[string]any{"participants": views(ps, participantOut)})
 }
 
 // POST /owner/outside-agents/participants/{id}/pause and /resume
@@ -105,12 +141,7 @@ func (r *Relay) handleSetState(state string) ownerHandler {
 	return func(w http.ResponseWriter, req *http.Request, owner string) {
 		id := req.PathValue("id")
 		ok, err := r.st.SetParticipantState(req.Context(), owner, id, state, r.now())
-		if err != nil {
-			r.internal(w, err)
-			return
-		}
-		if !ok {
-			participantNotFound(w)
+		if !r.participantFound(w, ok, err) {
 			return
 		}
 		if state == store.RelayPaused { // a pause ends the callback token of tools at home at once
@@ -119,13 +150,8 @@ func (r *Relay) handleSetState(state string) ownerHandler {
 				return
 			}
 		}
-		p, found, err := r.st.GetParticipant(req.Context(), owner, id, r.now())
-		if err != nil {
-			r.internal(w, err)
-			return
-		}
-		if !found {
-			participantNotFound(w)
+		p, ok := r.ownParticipant(w, req, owner)
+		if !ok {
 			return
 		}
 		writeJSON(w, http.StatusOK, participantOut(p))
@@ -136,12 +162,7 @@ func (r *Relay) handleSetState(state string) ownerHandler {
 func (r *Relay) handleDisconnect(w http.ResponseWriter, req *http.Request, owner string) {
 	id := req.PathValue("id")
 	ok, err := r.st.DisconnectParticipant(req.Context(), owner, id, r.now())
-	if err != nil {
-		r.internal(w, err)
-		return
-	}
-	if !ok {
-		participantNotFound(w)
+	if !r.participantFound(w, ok, err) {
 		return
 	}
 	if err := r.EndCallback(req.Context(), owner, id); err != nil { // the participant is gone: so is its callback token
@@ -154,14 +175,9 @@ func (r *Relay) handleDisconnect(w http.ResponseWriter, req *http.Request, owner
 // GET /owner/outside-agents/feed?limit=5: the newest notices and stage
 // items of the calling owner's participants, newest first.
 func (r *Relay) handleFeed(w http.ResponseWriter, req *http.Request, owner string) {
-	limit := 5
-	if v := req.URL.Query().Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 100 {
-			fail(w, http.StatusBadRequest, "invalid_limit", "limit must be a whole number from 1 to 100.")
-			return
-		}
-		limit = n
+	limit, ok := queryLimit(w, req, 5)
+	if !ok {
+		return
 	}
 	entries, err := r.st.NewestRelayFeed(req.Context(), owner, limit)
 	if err != nil {
@@ -173,10 +189,7 @@ func (r *Relay) handleFeed(w http.ResponseWriter, req *http.Request, owner strin
 		r.internal(w, err)
 		return
 	}
-	items := make([]feedEntryJSON, len(entries))
-	for i, e := range entries {
-		items[i] = feedOut(e, looks)
-	}
+	items := views(entries, func(e store.RelayFeedEntry) feedEntryJSON { return feedOut(e, looks) })
 	writeJSON(w, http.StatusOK, map[string]any{"items": items})
 }
 

@@ -29,17 +29,11 @@ func decodeToolCall(body []byte) (toolCallRequest, *bodyError) {
 	if req.RunNote, err = str(obj, "run_note", code, true); err != nil {
 		return req, err
 	}
-	if req.Tool, err = str(obj, "tool", code, true); err != nil {
+	if req.Tool, err = checkedStr(obj, "tool", code, shortName, "The tool must be the exact name of a tool the owner granted you."); err != nil {
 		return req, err
 	}
-	if req.Tool == "" || len(req.Tool) > 64 {
-		return req, invalid(code, "The tool must be the exact name of a tool the owner granted you.")
-	}
-	if req.CallID, err = str(obj, "call_id", code, true); err != nil {
+	if req.CallID, err = checkedStr(obj, "call_id", code, visibleID, "The call_id must be 1 to 128 visible characters, unique within the run."); err != nil {
 		return req, err
-	}
-	if !visibleID(req.CallID) {
-		return req, invalid(code, "The call_id must be 1 to 128 visible characters, unique within the run.")
 	}
 	req.Arguments = obj["arguments"]
 	if len(req.Arguments) == 0 {
@@ -114,14 +108,8 @@ func (r *Relay) handleToolCall(w http.ResponseWriter, req *http.Request) {
 	if !ok || !r.allow(w, req, p.Owner, "tools", p.ID, ToolCallsPerMinute) {
 		return
 	}
-	body, berr := readBody(w, req)
-	if berr != nil {
-		failBody(w, berr)
-		return
-	}
-	call, berr := decodeToolCall(body)
-	if berr != nil {
-		failBody(w, berr)
+	call, ok := readDecoded(w, req, decodeToolCall)
+	if !ok {
 		return
 	}
 	ctx := req.Context()
@@ -159,12 +147,7 @@ func (r *Relay) handleToolCall(w http.ResponseWriter, req *http.Request) {
 		c.Status, c.ApprovalID = store.RelayCallAwaiting, tools.NewApprovalID()
 	}
 	got, existing, err := r.homeSt.BeginRelayToolCall(ctx, p.Owner, c, MaxCallsPerRun, tools.CallKeep)
-	switch {
-	case errors.Is(err, store.ErrRelayRunSpent):
-		fail(w, http.StatusTooManyRequests, "run_call_limit", "This run has made its 20 tool calls; no more calls are run for it.")
-		return
-	case err != nil:
-		r.internal(w, err)
+	if r.refuse(w, err, storeRefusal{store.ErrRelayRunSpent, http.StatusTooManyRequests, "run_call_limit", "This run has made its 20 tool calls; no more calls are run for it."}) {
 		return
 	}
 	if existing && (got.Tool != c.Tool || got.ArgsHash != c.ArgsHash) {

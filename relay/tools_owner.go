@@ -21,15 +21,7 @@ const maxGrants = 100
 // ownParticipant reads one of owner's live participants, or answers 404.
 func (r *Relay) ownParticipant(w http.ResponseWriter, req *http.Request, owner string) (store.RelayParticipant, bool) {
 	p, found, err := r.st.GetParticipant(req.Context(), owner, req.PathValue("id"), r.now())
-	if err != nil {
-		r.internal(w, err)
-		return store.RelayParticipant{}, false
-	}
-	if !found {
-		participantNotFound(w)
-		return store.RelayParticipant{}, false
-	}
-	return p, true
+	return p, r.participantFound(w, found, err)
 }
 
 // toolsOn answers the owner's tools-at-home routes with 404
@@ -71,15 +63,9 @@ func (r *Relay) handleSetGrants(w http.ResponseWriter, req *http.Request, owner 
 	if !ok {
 		return
 	}
-	body, berr := readBody(w, req)
-	if berr != nil {
-		failBody(w, berr)
-		return
-	}
 	const code = "invalid_grants"
-	obj, berr := object(body, code, "tools")
-	if berr != nil {
-		failBody(w, berr)
+	obj, ok := readObject(w, req, code, "tools")
+	if !ok {
 		return
 	}
 	var names []string
@@ -144,14 +130,9 @@ func toolCallOut(c store.RelayToolCall) toolCallJSON {
 // GET /owner/outside-agents/participants/{id}/tool-calls?limit=20: the
 // participant's tool calls, newest first.
 func (r *Relay) handleToolReceipts(w http.ResponseWriter, req *http.Request, owner string) {
-	limit := 20
-	if v := req.URL.Query().Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 100 {
-			fail(w, http.StatusBadRequest, "invalid_limit", "limit must be a whole number from 1 to 100.")
-			return
-		}
-		limit = n
+	limit, ok := queryLimit(w, req, 20)
+	if !ok {
+		return
 	}
 	p, ok := r.ownParticipant(w, req, owner)
 	if !ok {
@@ -162,24 +143,14 @@ func (r *Relay) handleToolReceipts(w http.ResponseWriter, req *http.Request, own
 		r.internal(w, err)
 		return
 	}
-	out := make([]toolCallJSON, len(calls))
-	for i, c := range calls {
-		out[i] = toolCallOut(c)
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"participant_id": p.ID, "calls": out})
+	writeJSON(w, http.StatusOK, map[string]any{"participant_id": p.ID, "calls": views(calls, toolCallOut)})
 }
 
 // POST /owner/outside-agents/tool-approvals/{id} {"decision":
 // "approve"|"deny"}: answers a call waiting for approval, once.
 func (r *Relay) handleToolApproval(w http.ResponseWriter, req *http.Request, owner string) {
-	body, berr := readBody(w, req)
-	if berr != nil {
-		failBody(w, berr)
-		return
-	}
-	obj, berr := object(body, "invalid_decision", "decision")
-	if berr != nil {
-		failBody(w, berr)
+	obj, ok := readObject(w, req, "invalid_decision", "decision")
+	if !ok {
 		return
 	}
 	decision, berr := str(obj, "decision", "invalid_decision", true)

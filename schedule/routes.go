@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/harnest/harnest/internal/auth"
 	"github.com/harnest/harnest/internal/httpapi"
 	"github.com/harnest/harnest/runtime"
 	"github.com/harnest/harnest/store"
@@ -33,44 +32,33 @@ func Endpoints() map[string]string {
 
 // Register mounts the routes on mux.
 func (s *Scheduler) Register(mux *http.ServeMux) {
-	mux.HandleFunc("POST /schedules", s.handleCreate)
-	mux.HandleFunc("GET /schedules", s.handleList)
-	mux.HandleFunc("GET /schedules/{scheduleId}", s.handleGet)
-	mux.HandleFunc("PATCH /schedules/{scheduleId}", s.handlePatch)
-	mux.HandleFunc("DELETE /schedules/{scheduleId}", s.handleDelete)
-	mux.HandleFunc("POST /schedules/{scheduleId}/pause", s.handlePause(true))
-	mux.HandleFunc("POST /schedules/{scheduleId}/resume", s.handlePause(false))
-	mux.HandleFunc("POST /schedules/{scheduleId}/run", s.handleRun)
-	mux.HandleFunc("GET /schedules/{scheduleId}/fires", s.handleFires)
+	mux.HandleFunc("POST /schedules", s.asUser(s.handleCreate))
+	mux.HandleFunc("GET /schedules", s.asUser(s.handleList))
+	mux.HandleFunc("GET /schedules/{scheduleId}", s.asUser(s.handleGet))
+	mux.HandleFunc("PATCH /schedules/{scheduleId}", s.asUser(s.handlePatch))
+	mux.HandleFunc("DELETE /schedules/{scheduleId}", s.asUser(s.handleDelete))
+	mux.HandleFunc("POST /schedules/{scheduleId}/pause", s.asUser(s.handlePause(true)))
+	mux.HandleFunc("POST /schedules/{scheduleId}/resume", s.asUser(s.handlePause(false)))
+	mux.HandleFunc("POST /schedules/{scheduleId}/run", s.asUser(s.handleRun))
+	mux.HandleFunc("GET /schedules/{scheduleId}/fires", s.asUser(s.handleFires))
 }
 
-// user is whose schedules the request manages: the caller's, or with
-// ?user= an owner's choice. ok is false when the answer was written.
-func (s *Scheduler) user(w http.ResponseWriter, r *http.Request) (string, bool) {
-	return httpapi.ActingUser(w, r, auth.From(r.Context()).UserID, s.o.IsOwner)
+// asUser is h for the caller's schedules, or with ?user= an owner's
+// choice (httpapi.AsUser).
+func (s *Scheduler) asUser(h httpapi.UserHandler) http.HandlerFunc {
+	return httpapi.AsUser(s.o.IsOwner, h)
 }
 
-func (s *Scheduler) handleCreate(w http.ResponseWriter, r *http.Request) {
-	user, ok := s.user(w, r)
-	if !ok {
-		return
-	}
+func (s *Scheduler) handleCreate(w http.ResponseWriter, r *http.Request, user string) {
 	f, ok := s.readFields(w, r)
 	if !ok {
 		return
 	}
 	v, err := s.create(r.Context(), user, f)
-	if answerError(w, err) {
-		return
-	}
-	writeJSON(w, http.StatusCreated, v)
+	answer(w, http.StatusCreated, v, err)
 }
 
-func (s *Scheduler) handleList(w http.ResponseWriter, r *http.Request) {
-	user, ok := s.user(w, r)
-	if !ok {
-		return
-	}
+func (s *Scheduler) handleList(w http.ResponseWriter, r *http.Request, user string) {
 	cursor, limit, ok := pageParams(w, r)
 	if !ok {
 		return
@@ -82,24 +70,12 @@ func (s *Scheduler) handleList(w http.ResponseWriter, r *http.Request) {
 	page := struct {
 		Schedules  []View  `json:"schedules"`
 		NextCursor *string `json:"nextCursor"`
-	}{Schedules: []View{}}
-	for i, rec := range recs {
-		if i == limit {
-			next := recs[i-1].ID
-			page.NextCursor = &next
-			break
-		}
-		d, _, _ := decodeDefinition(rec.JSON)
-		page.Schedules = append(page.Schedules, viewOf(rec, d))
-	}
+	}{}
+	page.Schedules, page.NextCursor = httpapi.CutPage(recs, limit, func(rec store.ScheduleRecord) string { return rec.ID }, storedView)
 	writeJSON(w, http.StatusOK, page)
 }
 
-func (s *Scheduler) handleGet(w http.ResponseWriter, r *http.Request) {
-	user, ok := s.user(w, r)
-	if !ok {
-		return
-	}
+func (s *Scheduler) handleGet(w http.ResponseWriter, r *http.Request, user string) {
 	rec, d, err := s.get(r.Context(), user, r.PathValue("scheduleId"))
 	if answerError(w, err) {
 		return
@@ -107,41 +83,23 @@ func (s *Scheduler) handleGet(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, viewOf(rec, d))
 }
 
-func (s *Scheduler) handlePatch(w http.ResponseWriter, r *http.Request) {
-	user, ok := s.user(w, r)
-	if !ok {
-		return
-	}
+func (s *Scheduler) handlePatch(w http.ResponseWriter, r *http.Request, user string) {
 	f, ok := s.readFields(w, r)
 	if !ok {
 		return
 	}
 	v, err := s.patch(r.Context(), user, r.PathValue("scheduleId"), f)
-	if answerError(w, err) {
-		return
-	}
-	writeJSON(w, http.StatusOK, v)
+	answer(w, http.StatusOK, v, err)
 }
 
-func (s *Scheduler) handlePause(paused bool) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		user, ok := s.user(w, r)
-		if !ok {
-			return
-		}
+func (s *Scheduler) handlePause(paused bool) httpapi.UserHandler {
+	return func(w http.ResponseWriter, r *http.Request, user string) {
 		v, err := s.patch(r.Context(), user, r.PathValue("scheduleId"), fields{Paused: &paused})
-		if answerError(w, err) {
-			return
-		}
-		writeJSON(w, http.StatusOK, v)
+		answer(w, http.StatusOK, v, err)
 	}
 }
 
-func (s *Scheduler) handleDelete(w http.ResponseWriter, r *http.Request) {
-	user, ok := s.user(w, r)
-	if !ok {
-		return
-	}
+func (s *Scheduler) handleDelete(w http.ResponseWriter, r *http.Request, user string) {
 	found, err := s.o.Store.DeleteSchedule(r.Context(), user, r.PathValue("scheduleId"))
 	if !found && err == nil {
 		err = errNotFound
@@ -152,23 +110,12 @@ func (s *Scheduler) handleDelete(w http.ResponseWriter, r *http.Request) {
 	httpapi.NoStore(w).WriteHeader(http.StatusNoContent)
 }
 
-func (s *Scheduler) handleRun(w http.ResponseWriter, r *http.Request) {
-	user, ok := s.user(w, r)
-	if !ok {
-		return
-	}
+func (s *Scheduler) handleRun(w http.ResponseWriter, r *http.Request, user string) {
 	fv, err := s.runNow(r.Context(), user, r.PathValue("scheduleId"))
-	if answerError(w, err) {
-		return
-	}
-	writeJSON(w, http.StatusAccepted, fv)
+	answer(w, http.StatusAccepted, fv, err)
 }
 
-func (s *Scheduler) handleFires(w http.ResponseWriter, r *http.Request) {
-	user, ok := s.user(w, r)
-	if !ok {
-		return
-	}
+func (s *Scheduler) handleFires(w http.ResponseWriter, r *http.Request, user string) {
 	cursor, limit, ok := pageParams(w, r)
 	if !ok {
 		return
@@ -220,17 +167,8 @@ func (s *Scheduler) readFields(w http.ResponseWriter, r *http.Request) (fields, 
 
 // pageParams reads ?cursor= and ?limit= (1..100, default 100).
 func pageParams(w http.ResponseWriter, r *http.Request) (cursor string, limit int, ok bool) {
-	q := r.URL.Query()
-	limit = runtime.MaxPageSize
-	if q.Has("limit") {
-		n, err := strconv.Atoi(q.Get("limit"))
-		if err != nil || n < 1 || n > runtime.MaxPageSize {
-			fail(w, http.StatusBadRequest, "invalid_limit", "limit must be an integer from 1 to 100")
-			return "", 0, false
-		}
-		limit = n
-	}
-	return q.Get("cursor"), limit, true
+	limit, ok = httpapi.PageLimit(w, r, runtime.MaxPageSize)
+	return r.URL.Query().Get("cursor"), limit, ok
 }
 
 // answerError writes err, when there is one: a refused field 400 naming
@@ -256,6 +194,13 @@ func answerError(w http.ResponseWriter, err error) bool {
 		httpapi.WriteError(httpapi.NoStore(w), re) // runtime errors map once, in the HTTP kit
 	}
 	return true
+}
+
+// answer writes v with status, or err when there is one.
+func answer(w http.ResponseWriter, status int, v any, err error) {
+	if !answerError(w, err) {
+		writeJSON(w, status, v)
+	}
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/harnest/harnest/internal/defaults"
 	"github.com/harnest/harnest/runtime"
 	"github.com/harnest/harnest/store"
 )
@@ -61,24 +62,12 @@ func New(o Options) *Scheduler {
 	if o.MissedFires == "" {
 		o.MissedFires = MissedRunOnce
 	}
-	if o.MissedAfter <= 0 {
-		o.MissedAfter = time.Minute
-	}
-	if o.Tick <= 0 {
-		o.Tick = 250 * time.Millisecond
-	}
-	if o.Hold <= 0 {
-		o.Hold = 30 * time.Second
-	}
-	if o.MaxBodyBytes <= 0 {
-		o.MaxBodyBytes = 64 << 10
-	}
-	if o.Log == nil {
-		o.Log = slog.New(slog.DiscardHandler)
-	}
-	if o.Now == nil {
-		o.Now = time.Now
-	}
+	o.MissedAfter = defaults.Positive(o.MissedAfter, time.Minute)
+	o.Tick = defaults.Positive(o.Tick, 250*time.Millisecond)
+	o.Hold = defaults.Positive(o.Hold, 30*time.Second)
+	o.MaxBodyBytes = defaults.Positive(o.MaxBodyBytes, 64<<10)
+	o.Log = defaults.Logger(o.Log)
+	o.Now = defaults.Clock(o.Now)
 	if o.IsOwner == nil {
 		o.IsOwner = func(string) bool { return false }
 	}

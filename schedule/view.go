@@ -26,6 +26,14 @@ type View struct {
 	UpdatedAt  time.Time        `json:"updatedAt"`
 }
 
+// storedView is the view of a stored schedule, its definition decoded
+// from the record (a record that does not decode shows its record's
+// members only).
+func storedView(rec store.ScheduleRecord) View {
+	d, _, _ := decodeDefinition(rec.JSON)
+	return viewOf(rec, d)
+}
+
 func viewOf(rec store.ScheduleRecord, d Definition) View {
 	v := View{ID: rec.ID, UserID: rec.User, Cron: d.Cron, TimeZone: d.TimeZone, Input: d.inputView(), OnBusy: d.OnBusy,
 		Webhook: d.Webhook, Paused: rec.Paused, Fires: rec.Fires, CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/harnest/harnest/internal/defaults"
 	"github.com/harnest/harnest/internal/jsontemplate"
 	"github.com/harnest/harnest/runtime"
 	"github.com/harnest/harnest/store"
@@ -70,15 +71,9 @@ type trigger struct {
 
 // New checks the definitions and makes the triggers.
 func New(o Options) (*Triggers, error) {
-	if o.MaxBodyBytes <= 0 {
-		o.MaxBodyBytes = 1 << 20
-	}
-	if o.Log == nil {
-		o.Log = slog.New(slog.DiscardHandler)
-	}
-	if o.Now == nil {
-		o.Now = time.Now
-	}
+	o.MaxBodyBytes = defaults.Positive(o.MaxBodyBytes, 1<<20)
+	o.Log = defaults.Logger(o.Log)
+	o.Now = defaults.Clock(o.Now)
 	ts := &Triggers{o: o, byName: map[string]*trigger{}}
 	for _, d := range o.Triggers {
 		t, err := prepare(d)
@@ -94,9 +89,7 @@ func prepare(d Definition) (*trigger, error) {
 	if d.Scheme == "" {
 		d.Scheme = SchemeStandardWebhooks
 	}
-	if d.Tolerance <= 0 {
-		d.Tolerance = 5 * time.Minute
-	}
+	d.Tolerance = defaults.Positive(d.Tolerance, 5*time.Minute)
 	if d.Remember < 2*d.Tolerance {
 		d.Remember = max(24*time.Hour, 2*d.Tolerance)
 	}

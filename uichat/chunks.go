@@ -187,34 +187,39 @@ type activity struct {
 	Agent    string `json:"agent,omitempty"`
 }
 
+// partKind names the chunks of a streamed part: its IDs' prefix and its
+// start and delta chunk types.
+type partKind struct{ idPrefix, start, delta string }
+
+var (
+	textKind      = partKind{"text_", "text-start", "text-delta"}
+	reasoningKind = partKind{"reasoning_", "reasoning-start", "reasoning-delta"}
+)
+
 func (e *encoder) textDelta(ev runtime.Event) error {
-	if e.reasoning != "" {
-		if err := e.closeParts(); err != nil {
-			return err
-		}
-	}
-	if e.text == "" {
-		e.text = "text_" + strconv.Itoa(ev.Sequence)
-		if err := e.chunk("text-start", "id", e.text); err != nil {
-			return err
-		}
-	}
-	return e.chunk("text-delta", "id", e.text, "delta", ev.Delta)
+	return e.partDelta(textKind, &e.text, e.reasoning, ev)
 }
 
 func (e *encoder) reasoningDelta(ev runtime.Event) error {
-	if e.text != "" {
+	return e.partDelta(reasoningKind, &e.reasoning, e.text, ev)
+}
+
+// partDelta writes a delta of a part of kind: it ends the other kind's
+// open part (other is its ID), starts one of its own when none is open
+// (open is its ID), then writes the delta.
+func (e *encoder) partDelta(kind partKind, open *string, other string, ev runtime.Event) error {
+	if other != "" {
 		if err := e.closeParts(); err != nil {
 			return err
 		}
 	}
-	if e.reasoning == "" {
-		e.reasoning = "reasoning_" + strconv.Itoa(ev.Sequence)
-		if err := e.chunk("reasoning-start", "id", e.reasoning); err != nil {
+	if *open == "" {
+		*open = kind.idPrefix + strconv.Itoa(ev.Sequence)
+		if err := e.chunk(kind.start, "id", *open); err != nil {
 			return err
 		}
 	}
-	return e.chunk("reasoning-delta", "id", e.reasoning, "delta", ev.Delta)
+	return e.chunk(kind.delta, "id", *open, "delta", ev.Delta)
 }
 
 // toolInput announces a tool call the agent runs itself (dynamic: the

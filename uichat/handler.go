@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/harnest/harnest/internal/auth"
+	"github.com/harnest/harnest/internal/defaults"
 	"github.com/harnest/harnest/internal/httpapi"
 	"github.com/harnest/harnest/runtime"
 )
@@ -45,15 +46,9 @@ type door struct {
 // New returns the handler of /api/chat (mount it at Path and Path+"/").
 func New(o Options) http.Handler {
 	d := &door{svc: o.Service, maxBody: int64(o.MaxBodyBytes), log: o.Logger, keepAlive: o.KeepAlive}
-	if d.maxBody <= 0 {
-		d.maxBody = 1 << 20
-	}
-	if d.keepAlive <= 0 {
-		d.keepAlive = defaultKeepAlive
-	}
-	if d.log == nil {
-		d.log = slog.New(slog.DiscardHandler)
-	}
+	d.maxBody = defaults.Positive(d.maxBody, 1<<20)
+	d.keepAlive = defaults.Positive(d.keepAlive, defaultKeepAlive)
+	d.log = defaults.Logger(d.log)
 	return d
 }
 

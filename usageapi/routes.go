@@ -53,14 +53,16 @@ func (h *handler) usage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	caller := auth.From(r.Context()).UserID
-	scope := store.UsageQuery{User: caller}
-	switch {
-	case q.all || (q.user != "" && q.user != caller):
-		if !h.o.IsOwner(caller) {
-			fail(w, http.StatusNotFound, "not_found", "Only the agent's owners may read another user's usage, or everyone's")
+	scope := store.UsageQuery{Everyone: q.all}
+	if q.all && !h.o.IsOwner(caller) {
+		fail(w, http.StatusNotFound, "not_found", "Only the agent's owners may read everyone's usage")
+		return
+	}
+	if !q.all {
+		var ok bool
+		if scope.User, ok = httpapi.ActingUser(w, r, caller, h.o.IsOwner); !ok { // ?user=: the owners' only
 			return
 		}
-		scope = store.UsageQuery{User: q.user, Everyone: q.all}
 	}
 	scope.Days = q.pageDays()
 	days, err := h.o.Store.ReadUsage(r.Context(), scope)

@@ -88,26 +88,24 @@ func (p page) next() string {
 
 // messagesPage reads the session's transcript page after cursor.
 func (h *harnest) messagesPage(ctx context.Context, session, cursor string) (string, int, error) {
-	u := h.base + "/sessions/" + url.PathEscape(session) + "/messages?limit=100"
-	if cursor != "" {
-		u += "&cursor=" + url.QueryEscape(cursor)
-	}
-	var p page
-	if err := httpjson.Get(ctx, h.client, u, &p); err != nil {
-		return "", 0, fmt.Errorf("read a transcript page: %w", err)
-	}
-	return p.next(), p.items(), nil
+	return h.readPage(ctx, h.base+"/sessions/"+url.PathEscape(session)+"/messages?limit=100", cursor, "a transcript page")
 }
 
 // sessionsPage reads the user's session list page after cursor.
 func (h *harnest) sessionsPage(ctx context.Context, cursor string) (string, int, error) {
-	u := h.base + "/sessions?limit=100"
+	return h.readPage(ctx, h.base+"/sessions?limit=100", cursor, "a session list page")
+}
+
+// readPage reads the page of list after cursor (list is the list's URL
+// with its query); what names the page in an error. It returns the next
+// page's cursor and how many items the page holds.
+func (h *harnest) readPage(ctx context.Context, list, cursor, what string) (string, int, error) {
 	if cursor != "" {
-		u += "&cursor=" + url.QueryEscape(cursor)
+		list += "&cursor=" + url.QueryEscape(cursor)
 	}
 	var p page
-	if err := httpjson.Get(ctx, h.client, u, &p); err != nil {
-		return "", 0, fmt.Errorf("read a session list page: %w", err)
+	if err := httpjson.Get(ctx, h.client, list, &p); err != nil {
+		return "", 0, fmt.Errorf("read %s: %w", what, err)
 	}
 	return p.next(), p.items(), nil
 }

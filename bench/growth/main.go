@@ -31,11 +31,11 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/harnest/harnest/bench/internal/loopback"
+	"github.com/harnest/harnest/bench/internal/numlist"
 )
 
 // Options are the command's flags.
@@ -78,23 +78,16 @@ func main() {
 	}
 }
 
-// parseSizes reads "10,100,1000" into increasing positive sizes.
+// parseSizes reads "10,100,1000" into increasing positive sizes; empty
+// fields are skipped.
 func parseSizes(s string) ([]int, error) {
-	var sizes []int
+	var fields []string
 	for _, f := range strings.Split(s, ",") {
-		if f = strings.TrimSpace(f); f == "" {
-			continue
+		if f = strings.TrimSpace(f); f != "" {
+			fields = append(fields, f)
 		}
-		n, err := strconv.Atoi(f)
-		if err != nil || n < 1 {
-			return nil, fmt.Errorf("%q is not a positive integer", f)
-		}
-		if len(sizes) > 0 && n <= sizes[len(sizes)-1] {
-			return nil, fmt.Errorf("sizes must increase: %d after %d", n, sizes[len(sizes)-1])
-		}
-		sizes = append(sizes, n)
 	}
-	return sizes, nil
+	return numlist.Increasing(fields, "sizes")
 }
 
 func run(o Options) error {

@@ -63,6 +63,20 @@ type listFlag []string
 func (l *listFlag) String() string     { return strings.Join(*l, " ") }
 func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 
+// parseAll parses each flag value; a bad one ends the program (exit 2).
+func parseAll[T any](values []string, parse func(string) (T, error)) []T {
+	var out []T
+	for _, s := range values {
+		t, err := parse(s)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "report:", err)
+			os.Exit(2)
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
 func main() {
 	var ratioFlags, ttfeFlags listFlag
 	flag.Var(&ratioFlags, "target", "a ratio target SCENARIO:SERVER/REFERENCE>=RATIO (repeatable)")
@@ -72,24 +86,8 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: report [-target SCENARIO:SERVER/REFERENCE>=RATIO]... [-ttfe SCENARIO:SERVER<=MS]... results.jsonl")
 		os.Exit(2)
 	}
-	var targets []ratioTarget
-	for _, s := range ratioFlags {
-		t, err := parseRatioTarget(s)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "report:", err)
-			os.Exit(2)
-		}
-		targets = append(targets, t)
-	}
-	var ttfes []ttfeTarget
-	for _, s := range ttfeFlags {
-		t, err := parseTTFETarget(s)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "report:", err)
-			os.Exit(2)
-		}
-		ttfes = append(ttfes, t)
-	}
+	targets := parseAll(ratioFlags, parseRatioTarget)
+	ttfes := parseAll(ttfeFlags, parseTTFETarget)
 	f, err := os.Open(flag.Arg(0))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "report:", err)

@@ -6,6 +6,24 @@ import (
 	"strings"
 )
 
+// splitTarget splits a target "SCENARIO:SUBJECT<op>NUMBER": a scenario
+// named, and a number above 0. ok is false when s is not one.
+func splitTarget(s, op string) (scenario, subject string, v float64, ok bool) {
+	scenario, rest, ok := strings.Cut(s, ":")
+	if !ok || scenario == "" {
+		return "", "", 0, false
+	}
+	subject, number, ok := strings.Cut(rest, op)
+	if !ok {
+		return "", "", 0, false
+	}
+	v, err := strconv.ParseFloat(number, 64)
+	if err != nil || v <= 0 {
+		return "", "", 0, false
+	}
+	return scenario, subject, v, true
+}
+
 // ratioTarget says that SERVER should reach at least Min times the req/s
 // of REFERENCE in SCENARIO.
 type ratioTarget struct {
@@ -16,20 +34,12 @@ type ratioTarget struct {
 // parseRatioTarget reads "SCENARIO:SERVER/REFERENCE>=RATIO".
 func parseRatioTarget(s string) (ratioTarget, error) {
 	bad := fmt.Errorf("target %q: want SCENARIO:SERVER/REFERENCE>=RATIO, e.g. json:harnest-embedded/baseline>=0.5", s)
-	scenario, rest, ok := strings.Cut(s, ":")
-	if !ok || scenario == "" {
-		return ratioTarget{}, bad
-	}
-	pair, min, ok := strings.Cut(rest, ">=")
+	scenario, pair, v, ok := splitTarget(s, ">=")
 	if !ok {
 		return ratioTarget{}, bad
 	}
 	server, reference, ok := strings.Cut(pair, "/")
 	if !ok || server == "" || reference == "" {
-		return ratioTarget{}, bad
-	}
-	v, err := strconv.ParseFloat(min, 64)
-	if err != nil || v <= 0 {
 		return ratioTarget{}, bad
 	}
 	return ratioTarget{Scenario: scenario, Server: server, Reference: reference, Min: v}, nil
@@ -45,16 +55,8 @@ type ttfeTarget struct {
 // parseTTFETarget reads "SCENARIO:SERVER<=MS".
 func parseTTFETarget(s string) (ttfeTarget, error) {
 	bad := fmt.Errorf("ttfe target %q: want SCENARIO:SERVER<=MS, e.g. sse20-c8:harnest<=1", s)
-	scenario, rest, ok := strings.Cut(s, ":")
-	if !ok || scenario == "" {
-		return ttfeTarget{}, bad
-	}
-	server, max, ok := strings.Cut(rest, "<=")
+	scenario, server, v, ok := splitTarget(s, "<=")
 	if !ok || server == "" {
-		return ttfeTarget{}, bad
-	}
-	v, err := strconv.ParseFloat(max, 64)
-	if err != nil || v <= 0 {
 		return ttfeTarget{}, bad
 	}
 	return ttfeTarget{Scenario: scenario, Server: server, MaxMs: v}, nil

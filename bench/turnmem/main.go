@@ -26,7 +26,6 @@ import (
 	"net/http"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -34,6 +33,7 @@ import (
 
 	"github.com/harnest/harnest/bench/internal/httpjson"
 	"github.com/harnest/harnest/bench/internal/loopback"
+	"github.com/harnest/harnest/bench/internal/numlist"
 	"github.com/harnest/harnest/bench/internal/proc"
 )
 
@@ -72,18 +72,7 @@ func main() {
 
 // parseCounts reads "10000,20000" into increasing positive counts.
 func parseCounts(s string) ([]int, error) {
-	var counts []int
-	for _, f := range strings.Split(s, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < 1 {
-			return nil, fmt.Errorf("%q is not a positive integer", f)
-		}
-		if len(counts) > 0 && n <= counts[len(counts)-1] {
-			return nil, fmt.Errorf("counts must increase: %d after %d", n, counts[len(counts)-1])
-		}
-		counts = append(counts, n)
-	}
-	return counts, nil
+	return numlist.Increasing(strings.Split(s, ","), "counts")
 }
 
 // mark is what was measured when a count of turns had finished.

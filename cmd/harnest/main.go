@@ -26,24 +26,26 @@ func main() {
 	os.Exit(run(os.Args[1:]))
 }
 
+// commands are the subcommands, by name: each takes the arguments after
+// its name and returns the exit code.
+var commands = map[string]func(args []string) int{
+	"serve":   serve,
+	"check":   check,
+	"eval":    evalCommand,
+	"init":    initFolder,
+	"pair":    pair,
+	"connect": connect,
+}
+
 func run(args []string) int {
 	if len(args) == 0 {
 		usage()
 		return 2
 	}
+	if command, ok := commands[args[0]]; ok {
+		return command(args[1:])
+	}
 	switch args[0] {
-	case "serve":
-		return serve(args[1:])
-	case "check":
-		return check(args[1:])
-	case "eval":
-		return evalCommand(args[1:])
-	case "init":
-		return initFolder(args[1:])
-	case "pair":
-		return pair(args[1:])
-	case "connect":
-		return connect(args[1:])
 	case "version", "--version", "-v":
 		fmt.Println("harnest", version)
 		return 0

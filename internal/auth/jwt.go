@@ -186,23 +186,28 @@ func shortAlg(alg jwa.SignatureAlgorithm) string {
 	return s
 }
 
+// refusals are the sentences of the parse and validation errors, looked
+// up in order.
+var refusals = []struct {
+	kind     error
+	sentence string
+}{
+	{jwt.TokenExpiredError(), "the token has expired (exp is in the past, beyond the allowed clock skew); sign in again"},
+	{jwt.TokenNotYetValidError(), "the token is not valid yet (nbf is in the future, beyond the allowed clock skew)"},
+	{jwt.InvalidIssuedAtError(), "the token was issued in the future (iat, beyond the allowed clock skew); check the clocks"},
+	{jwt.InvalidIssuerError(), "the token's issuer (iss) is not the configured auth.jwt.issuer"},
+	{jwt.InvalidAudienceError(), "the token's audience (aud) does not include the configured auth.jwt.audience"},
+	{jwt.MissingRequiredClaimError(), "the token has no exp claim; tokens that never expire are refused"},
+	{jws.VerifyError(), "the token's signature does not verify with the identity provider's key"},
+	{jws.VerificationError(), "the token's signature does not verify with the identity provider's key"},
+}
+
 // refusal turns a parse or validation error into a sentence.
 func refusal(err error) error {
-	switch {
-	case errors.Is(err, jwt.TokenExpiredError()):
-		return tokenErrorf("the token has expired (exp is in the past, beyond the allowed clock skew); sign in again")
-	case errors.Is(err, jwt.TokenNotYetValidError()):
-		return tokenErrorf("the token is not valid yet (nbf is in the future, beyond the allowed clock skew)")
-	case errors.Is(err, jwt.InvalidIssuedAtError()):
-		return tokenErrorf("the token was issued in the future (iat, beyond the allowed clock skew); check the clocks")
-	case errors.Is(err, jwt.InvalidIssuerError()):
-		return tokenErrorf("the token's issuer (iss) is not the configured auth.jwt.issuer")
-	case errors.Is(err, jwt.InvalidAudienceError()):
-		return tokenErrorf("the token's audience (aud) does not include the configured auth.jwt.audience")
-	case errors.Is(err, jwt.MissingRequiredClaimError()):
-		return tokenErrorf("the token has no exp claim; tokens that never expire are refused")
-	case errors.Is(err, jws.VerifyError()), errors.Is(err, jws.VerificationError()):
-		return tokenErrorf("the token's signature does not verify with the identity provider's key")
+	for _, r := range refusals {
+		if errors.Is(err, r.kind) {
+			return tokenErrorf("%s", r.sentence)
+		}
 	}
 	return tokenErrorf("the token is not a valid JWT: its signature or claims could not be checked")
 }

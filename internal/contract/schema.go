@@ -108,17 +108,24 @@ func (s *Schema) CheckValue(v any) []Violation {
 	if !errors.As(err, &verr) {
 		return []Violation{{Message: "could not be checked: " + err.Error()}}
 	}
-	var leaves []*jsonschema.ValidationError
-	collectLeaves(verr, &leaves)
+	leaves := Leaves(verr)
 	out := make([]Violation, 0, len(leaves))
 	for _, leaf := range leaves {
-		out = append(out, Violation{Pointer: pointer(leaf.InstanceLocation), Message: leaf.ErrorKind.LocalizedString(printer)})
+		out = append(out, Violation{Pointer: Pointer(leaf.InstanceLocation), Message: leaf.ErrorKind.LocalizedString(printer)})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Pointer < out[j].Pointer })
 	if len(out) > MaxViolations {
 		out = out[:MaxViolations]
 	}
 	return out
+}
+
+// Leaves are the deepest errors of a validation error's tree: where the
+// value breaks the schema.
+func Leaves(e *jsonschema.ValidationError) []*jsonschema.ValidationError {
+	var leaves []*jsonschema.ValidationError
+	collectLeaves(e, &leaves)
+	return leaves
 }
 
 // collectLeaves gathers the deepest errors of the tree.
@@ -132,8 +139,9 @@ func collectLeaves(e *jsonschema.ValidationError, out *[]*jsonschema.ValidationE
 	}
 }
 
-// pointer is the JSON Pointer of a location ("" for the top level).
-func pointer(location []string) string {
+// Pointer is the JSON Pointer of a validation error's location ("" for
+// the top level).
+func Pointer(location []string) string {
 	var b strings.Builder
 	for _, token := range location {
 		token = strings.ReplaceAll(token, "~", "~0")

@@ -31,31 +31,31 @@ type ErrorBody struct {
 	Violations []contract.Violation `json:"violations,omitempty"`
 }
 
+// statuses are the HTTP statuses of the runtime error kinds, looked up
+// in order; any other error is 503.
+var statuses = []struct {
+	kind   error
+	status int
+}{
+	{runtime.ErrNotFound, http.StatusNotFound},
+	{runtime.ErrConflict, http.StatusConflict},
+	{runtime.ErrTooLarge, http.StatusRequestEntityTooLarge},
+	{runtime.ErrUnsupportedMedia, http.StatusUnsupportedMediaType},
+	{runtime.ErrInvalid, http.StatusBadRequest},
+	{runtime.ErrTimeout, http.StatusGatewayTimeout},
+	{runtime.ErrNoOutput, http.StatusBadGateway},
+	{runtime.ErrAgentFailed, http.StatusInternalServerError},
+	{runtime.ErrRateLimited, http.StatusTooManyRequests},
+	{runtime.ErrAgentRefused, http.StatusNotFound},
+	{runtime.ErrCancelled, 499}, // the client closed the request; nobody reads this
+}
+
 // StatusOf maps a runtime error kind to its HTTP status.
 func StatusOf(err *runtime.Error) int {
-	switch {
-	case errors.Is(err, runtime.ErrNotFound):
-		return http.StatusNotFound
-	case errors.Is(err, runtime.ErrConflict):
-		return http.StatusConflict
-	case errors.Is(err, runtime.ErrTooLarge):
-		return http.StatusRequestEntityTooLarge
-	case errors.Is(err, runtime.ErrUnsupportedMedia):
-		return http.StatusUnsupportedMediaType
-	case errors.Is(err, runtime.ErrInvalid):
-		return http.StatusBadRequest
-	case errors.Is(err, runtime.ErrTimeout):
-		return http.StatusGatewayTimeout
-	case errors.Is(err, runtime.ErrNoOutput):
-		return http.StatusBadGateway
-	case errors.Is(err, runtime.ErrAgentFailed):
-		return http.StatusInternalServerError
-	case errors.Is(err, runtime.ErrRateLimited):
-		return http.StatusTooManyRequests
-	case errors.Is(err, runtime.ErrAgentRefused):
-		return http.StatusNotFound
-	case errors.Is(err, runtime.ErrCancelled):
-		return 499 // the client closed the request; nobody reads this
+	for _, s := range statuses {
+		if errors.Is(err, s.kind) {
+			return s.status
+		}
 	}
 	return http.StatusServiceUnavailable
 }

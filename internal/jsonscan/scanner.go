@@ -233,10 +233,8 @@ func (s *Scanner) skipValue(depth int) bool {
 	case c == '"':
 		_, _, ok := s.Str()
 		return ok
-	case c == '{':
-		return depth < MaxDepth && s.skipObject(depth+1)
-	case c == '[':
-		return depth < MaxDepth && s.skipArray(depth+1)
+	case c == '{' || c == '[':
+		return depth < MaxDepth && s.skipContainer(depth+1, c == '{')
 	case c == 't':
 		return s.Literal("true")
 	case c == 'f':
@@ -249,42 +247,29 @@ func (s *Scanner) skipValue(depth int) bool {
 	return false
 }
 
-// skipObject skips an object; the next byte is its '{'.
-func (s *Scanner) skipObject(depth int) bool {
+// skipContainer skips an object (members "key": value) or an array
+// (values); the next byte is its '{' or '['.
+func (s *Scanner) skipContainer(depth int, object bool) bool {
+	end := byte(']')
+	if object {
+		end = '}'
+	}
 	s.i++
-	if s.Next('}') {
+	if s.Next(end) {
 		return true
 	}
 	for {
 		s.Space()
-		if _, _, ok := s.Str(); !ok || !s.Next(':') {
-			return false
+		if object {
+			if _, _, ok := s.Str(); !ok || !s.Next(':') {
+				return false
+			}
+			s.Space()
 		}
-		s.Space()
 		if !s.skipValue(depth) {
 			return false
 		}
-		if s.Next('}') {
-			return true
-		}
-		if !s.Next(',') {
-			return false
-		}
-	}
-}
-
-// skipArray skips an array; the next byte is its '['.
-func (s *Scanner) skipArray(depth int) bool {
-	s.i++
-	if s.Next(']') {
-		return true
-	}
-	for {
-		s.Space()
-		if !s.skipValue(depth) {
-			return false
-		}
-		if s.Next(']') {
+		if s.Next(end) {
 			return true
 		}
 		if !s.Next(',') {

@@ -99,36 +99,22 @@ func ftypType(brand string) string {
 	return MP4
 }
 
+// inspectors read the content of each media type Inspect knows.
+var inspectors = map[string]func([]byte) (Info, error){
+	PNG: inspectPNG, GIF: inspectGIF, JPEG: inspectJPEG, WebP: inspectWebP,
+	WAV: inspectWAV, MP3: inspectMP3, MP4: inspectMP4, WebM: inspectWebM, PDF: inspectPDF,
+}
+
 // Inspect reads the content of the given (sniffed) media type. It returns
 // ErrMalformed when the structure is broken; fields it cannot learn stay
 // zero.
 func Inspect(mediaType string, b []byte) (Info, error) {
-	var (
-		info Info
-		err  error
-	)
-	switch mediaType {
-	case PNG:
-		info, err = inspectPNG(b)
-	case GIF:
-		info, err = inspectGIF(b)
-	case JPEG:
-		info, err = inspectJPEG(b)
-	case WebP:
-		info, err = inspectWebP(b)
-	case WAV:
-		info, err = inspectWAV(b)
-	case MP3:
-		info, err = inspectMP3(b)
-	case MP4:
-		info, err = inspectMP4(b)
-	case WebM:
-		info, err = inspectWebM(b)
-	case PDF:
-		info, err = inspectPDF(b)
-	}
-	if err != nil {
-		return Info{}, err
+	var info Info
+	if inspect := inspectors[mediaType]; inspect != nil {
+		var err error
+		if info, err = inspect(b); err != nil {
+			return Info{}, err
+		}
 	}
 	if info.HasDuration && (math.IsNaN(info.Duration) || math.IsInf(info.Duration, 0) || info.Duration < 0) {
 		info.Duration, info.HasDuration = 0, false

@@ -1,18 +1,17 @@
 package memory
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/harnest/harnest/config"
+	"github.com/harnest/harnest/internal/jsonpost"
 )
 
 // Embedder asks an OpenAI-compatible endpoint for embeddings: POST
@@ -55,32 +54,25 @@ func NewEmbedder(c *config.Embeddings, client *http.Client) (*Embedder, error) {
 // Embed returns the embedding of text.
 func (e *Embedder) Embed(ctx context.Context, text string) ([]float32, error) {
 	body, _ := json.Marshal(map[string]any{"model": e.model, "input": text})
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.url, bytes.NewReader(body))
-	if err != nil {
+	ans, err := jsonpost.Post(ctx, e.client, e.url, e.key, body, maxEmbeddingBytes)
+	switch {
+	case err == nil:
+	case jsonpost.StepOf(err) == jsonpost.Send:
+		return nil, fmt.Errorf("%w: %v", ErrEmbeddings, errors.Unwrap(errors.Unwrap(err))) // the cause, without the URL
+	case jsonpost.StepOf(err) == jsonpost.Read:
+		return nil, fmt.Errorf("%w: reading the answer: %v", ErrEmbeddings, err)
+	default:
 		return nil, fmt.Errorf("%w: %v", ErrEmbeddings, err)
 	}
-	req.Header.Set("Content-Type", "application/json")
-	if e.key != "" {
-		req.Header.Set("Authorization", "Bearer "+e.key)
-	}
-	resp, err := e.client.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrEmbeddings, errors.Unwrap(err))
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxEmbeddingBytes))
-	if err != nil {
-		return nil, fmt.Errorf("%w: reading the answer: %v", ErrEmbeddings, err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("%w: it answered HTTP %d", ErrEmbeddings, resp.StatusCode)
+	if ans.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("%w: it answered HTTP %d", ErrEmbeddings, ans.StatusCode)
 	}
 	var out struct {
 		Data []struct {
 			Embedding []float32 `json:"embedding"`
 		} `json:"data"`
 	}
-	if err := json.Unmarshal(raw, &out); err != nil || len(out.Data) == 0 || len(out.Data[0].Embedding) == 0 {
+	if err := json.Unmarshal(ans.Body, &out); err != nil || len(out.Data) == 0 || len(out.Data[0].Embedding) == 0 {
 		return nil, fmt.Errorf("%w: the answer has no data[0].embedding", ErrEmbeddings)
 	}
 	return out.Data[0].Embedding, nil

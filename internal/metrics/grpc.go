@@ -12,14 +12,10 @@ type grpcMetrics struct {
 
 func newGRPCMetrics() grpcMetrics {
 	return grpcMetrics{
-		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "harnest_grpc_requests_total",
-			Help: "gRPC calls answered, by full method and status code.",
-		}, []string{"method", "code"}),
-		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name: "harnest_grpc_request_duration_seconds", Buckets: httpBuckets,
-			Help: "Time from a gRPC call's arrival to the end of its answer (streams included), by full method.",
-		}, []string{"method"}),
+		requests: counterVec("harnest_grpc_requests_total",
+			"gRPC calls answered, by full method and status code.", "method", "code"),
+		duration: histogramVec("harnest_grpc_request_duration_seconds",
+			"Time from a gRPC call's arrival to the end of its answer (streams included), by full method.", httpBuckets, "method"),
 	}
 }
 

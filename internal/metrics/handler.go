@@ -3,7 +3,6 @@ package metrics
 import (
 	"net/http"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/harnest/harnest/config"
@@ -56,12 +55,12 @@ func (m *Metrics) Mount(mux *http.ServeMux, src Sources) {
 		return
 	}
 	m.registry.MustRegister(
-		gauge("harnest_responses_active", "Responses this replica holds: running, queued or waiting for an answer.",
+		gaugeFunc("harnest_responses_active", "Responses this replica holds: running, queued or waiting for an answer.",
 			func() int { return src.Service.ActiveResponses() }),
-		gauge("harnest_admission_queued", "Runs waiting for a run slot (server.http.maxConcurrentRequests).",
+		gaugeFunc("harnest_admission_queued", "Runs waiting for a run slot (server.http.maxConcurrentRequests).",
 			func() int { return src.Service.QueuedRuns() }),
-		gauge("harnest_live_sockets", "/live WebSockets open now.", orZero(src.LiveSockets)),
-		gauge("harnest_relay_polls", "Outside agents' inbox long polls waiting now (in this process).", orZero(src.RelayPolls)),
+		gaugeFunc("harnest_live_sockets", "/live WebSockets open now.", orZero(src.LiveSockets)),
+		gaugeFunc("harnest_relay_polls", "Outside agents' inbox long polls waiting now (in this process).", orZero(src.RelayPolls)),
 	)
 	scrape := promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{Registry: m.registry})
 	mux.Handle("GET "+Path, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -79,9 +78,4 @@ func orZero(count func() int) func() int {
 		return func() int { return 0 }
 	}
 	return count
-}
-
-// gauge is a gauge whose value read returns at each scrape.
-func gauge(name, help string, read func() int) prometheus.Collector {
-	return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, func() float64 { return float64(read()) })
 }

@@ -24,18 +24,12 @@ var storeBuckets = []float64{0.0002, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 
 
 func newStoreMetrics() storeMetrics {
 	return storeMetrics{
-		commands: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "harnest_store_commands_total",
-			Help: "Commands sent to the store (Redis), by store and command or script name.",
-		}, []string{"store", "command"}),
-		errors: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "harnest_store_errors_total",
-			Help: "Store commands that failed (not a missing key), by store and command or script name.",
-		}, []string{"store", "command"}),
-		roundTrips: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name: "harnest_store_round_trip_duration_seconds", Buckets: storeBuckets,
-			Help: "Time of each round trip to the store, by store and command (\"pipeline\" for several at once).",
-		}, []string{"store", "command"}),
+		commands: counterVec("harnest_store_commands_total",
+			"Commands sent to the store (Redis), by store and command or script name.", "store", "command"),
+		errors: counterVec("harnest_store_errors_total",
+			"Store commands that failed (not a missing key), by store and command or script name.", "store", "command"),
+		roundTrips: histogramVec("harnest_store_round_trip_duration_seconds",
+			"Time of each round trip to the store, by store and command (\"pipeline\" for several at once).", storeBuckets, "store", "command"),
 	}
 }
 

@@ -28,18 +28,12 @@ const maxUsageModels = 100
 
 func newUsageMetrics() *usageMetrics {
 	return &usageMetrics{
-		turns: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "harnest_usage_turns_total",
-			Help: "Turns whose final receipt was recorded, by backend and model (a turn that called several models counts on the first).",
-		}, []string{"backend", "model"}),
-		tokens: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "harnest_usage_tokens_total",
-			Help: "Model tokens on the turns' final receipts, by backend, model and direction (input or output); GET /usage counts the same per user and day.",
-		}, []string{"backend", "model", "direction"}),
-		cost: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "harnest_usage_cost_micros_total",
-			Help: "Cost in micro-dollars on the turns' final receipts, where the backend reports it, by backend and model.",
-		}, []string{"backend", "model"}),
+		turns: counterVec("harnest_usage_turns_total",
+			"Turns whose final receipt was recorded, by backend and model (a turn that called several models counts on the first).", "backend", "model"),
+		tokens: counterVec("harnest_usage_tokens_total",
+			"Model tokens on the turns' final receipts, by backend, model and direction (input or output); GET /usage counts the same per user and day.", "backend", "model", "direction"),
+		cost: counterVec("harnest_usage_cost_micros_total",
+			"Cost in micro-dollars on the turns' final receipts, where the backend reports it, by backend and model.", "backend", "model"),
 		models: map[string]bool{},
 	}
 }

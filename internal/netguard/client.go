@@ -251,29 +251,29 @@ func (g *guard) connect(ctx context.Context, network string, addrs []netip.Addr,
 // dialPlain is the Transport's dialer for http: loopback hosts listed in
 // AllowHosts only.
 func (g *guard) dialPlain(ctx context.Context, network, addr string) (net.Conn, error) {
+	conn, _, err := g.dialChecked(ctx, "http", network, addr)
+	return conn, err
+}
+
+// dialChecked checks addr's host for scheme and connects to one of its
+// checked addresses; host is the host of addr.
+func (g *guard) dialChecked(ctx context.Context, scheme, network, addr string) (conn net.Conn, host string, err error) {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	addrs, err := g.checked(ctx, "http", host, port)
+	addrs, err := g.checked(ctx, scheme, host, port)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	return g.connect(ctx, network, addrs, port)
+	conn, err = g.connect(ctx, network, addrs, port)
+	return conn, host, err
 }
 
 // dialTLS is the Transport's dialer for https: it checks, dials and
 // completes the TLS handshake with the URL's host as the server name.
 func (g *guard) dialTLS(ctx context.Context, network, addr string) (net.Conn, error) {
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return nil, err
-	}
-	addrs, err := g.checked(ctx, "https", host, port)
-	if err != nil {
-		return nil, err
-	}
-	conn, err := g.connect(ctx, network, addrs, port)
+	conn, host, err := g.dialChecked(ctx, "https", network, addr)
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,8 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
+
+	"github.com/harnest/harnest/internal/contract"
 )
 
 // emptyObjectSchema is the parameters of a tool that declared none: an
@@ -118,8 +120,7 @@ func jsonKind(v any) string {
 // describeProblems names the first few places where the value breaks the
 // schema: the deepest errors of the tree, "at /path: what is wrong".
 func describeProblems(verr *jsonschema.ValidationError) string {
-	var leaves []*jsonschema.ValidationError
-	collectLeaves(verr, &leaves)
+	leaves := contract.Leaves(verr)
 	if len(leaves) == 0 {
 		leaves = []*jsonschema.ValidationError{verr}
 	}
@@ -134,26 +135,10 @@ func describeProblems(verr *jsonschema.ValidationError) string {
 	return strings.Join(parts, "; ")
 }
 
-func collectLeaves(e *jsonschema.ValidationError, out *[]*jsonschema.ValidationError) {
-	if len(e.Causes) == 0 {
-		*out = append(*out, e)
-		return
-	}
-	for _, cause := range e.Causes {
-		collectLeaves(cause, out)
-	}
-}
-
 // instancePath is a JSON Pointer into the arguments, or "the top level".
 func instancePath(location []string) string {
 	if len(location) == 0 {
 		return "the top level"
 	}
-	var b strings.Builder
-	for _, token := range location {
-		token = strings.ReplaceAll(token, "~", "~0")
-		token = strings.ReplaceAll(token, "/", "~1")
-		b.WriteString("/" + token)
-	}
-	return b.String()
+	return contract.Pointer(location)
 }

@@ -53,71 +53,69 @@ func (f *recipeFields) member(obj map[string]json.RawMessage, prefix, key string
 	return raw, ok
 }
 
-// text decodes the required string obj[key] into dst.
-func (f *recipeFields) text(obj map[string]json.RawMessage, prefix, key string, dst *string) bool {
+// decode reads the required obj[key] with read, which decodes it and
+// says whether it is what the member must be (want: "a string"); when it
+// is not, the problem says so.
+func (f *recipeFields) decode(obj map[string]json.RawMessage, prefix, key, want string, read func(raw json.RawMessage) bool) bool {
 	raw, ok := f.member(obj, prefix, key)
 	if !ok {
 		return false
 	}
-	if err := json.Unmarshal(raw, dst); err != nil || raw[0] != '"' {
-		f.add(join(prefix, key), "must be a string, not %s", describe(raw))
+	if !read(raw) {
+		f.add(join(prefix, key), "must be %s, not %s", want, describe(raw))
 		return false
 	}
 	return true
+}
+
+// text decodes the required string obj[key] into dst.
+func (f *recipeFields) text(obj map[string]json.RawMessage, prefix, key string, dst *string) bool {
+	return f.decode(obj, prefix, key, "a string", func(raw json.RawMessage) bool {
+		return json.Unmarshal(raw, dst) == nil && raw[0] == '"'
+	})
 }
 
 // whole decodes the required whole number obj[key] into dst.
 func (f *recipeFields) whole(obj map[string]json.RawMessage, prefix, key string, dst *int) bool {
-	raw, ok := f.member(obj, prefix, key)
-	if !ok {
-		return false
-	}
-	d := json.NewDecoder(bytes.NewReader(raw))
-	if err := d.Decode(dst); err != nil || string(raw) == "null" {
-		f.add(join(prefix, key), "must be a whole number, not %s", describe(raw))
-		return false
-	}
-	return true
+	return f.decode(obj, prefix, key, "a whole number", func(raw json.RawMessage) bool {
+		return json.NewDecoder(bytes.NewReader(raw)).Decode(dst) == nil && string(raw) != "null"
+	})
 }
 
 // flag decodes the required boolean obj[key] into dst.
 func (f *recipeFields) flag(obj map[string]json.RawMessage, prefix, key string, dst *bool) bool {
-	raw, ok := f.member(obj, prefix, key)
-	if !ok {
-		return false
-	}
-	if err := json.Unmarshal(raw, dst); err != nil || (string(raw) != "true" && string(raw) != "false") {
-		f.add(join(prefix, key), "must be true or false, not %s", describe(raw))
-		return false
-	}
-	return true
+	return f.decode(obj, prefix, key, "true or false", func(raw json.RawMessage) bool {
+		return json.Unmarshal(raw, dst) == nil && (string(raw) == "true" || string(raw) == "false")
+	})
 }
 
 // strings decodes the required list of strings obj[key] into dst.
 func (f *recipeFields) strings(obj map[string]json.RawMessage, prefix, key string, dst *[]string) bool {
-	raw, ok := f.member(obj, prefix, key)
-	if !ok {
-		return false
-	}
-	if err := json.Unmarshal(raw, dst); err != nil || raw[0] != '[' {
-		f.add(join(prefix, key), "must be a list of strings, not %s", describe(raw))
-		return false
-	}
-	return true
+	return f.decode(obj, prefix, key, "a list of strings", func(raw json.RawMessage) bool {
+		return json.Unmarshal(raw, dst) == nil && raw[0] == '['
+	})
 }
 
 // object decodes the required object obj[key].
 func (f *recipeFields) object(obj map[string]json.RawMessage, prefix, key string) (map[string]json.RawMessage, bool) {
-	raw, ok := f.member(obj, prefix, key)
+	var sub map[string]json.RawMessage
+	ok := f.decode(obj, prefix, key, "an object", func(raw json.RawMessage) bool {
+		return json.Unmarshal(raw, &sub) == nil && sub != nil
+	})
 	if !ok {
 		return nil, false
 	}
-	var sub map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &sub); err != nil || sub == nil {
-		f.add(join(prefix, key), "must be an object, not %s", describe(raw))
-		return nil, false
-	}
 	return sub, true
+}
+
+// section decodes the required object obj[key] and checks that it has
+// only these members.
+func (f *recipeFields) section(obj map[string]json.RawMessage, prefix, key string, members ...string) (map[string]json.RawMessage, bool) {
+	sub, ok := f.object(obj, prefix, key)
+	if ok {
+		f.only(sub, join(prefix, key), members...)
+	}
+	return sub, ok
 }
 
 // prose checks reviewed prose: nonblank plain text of at most max
@@ -136,27 +134,24 @@ func (f *recipeFields) oneOf(path, s string, values []string) {
 }
 
 func (f *recipeFields) pairing(top map[string]json.RawMessage, rc *Recipe) {
-	obj, ok := f.object(top, "", "pairing")
+	obj, ok := f.section(top, "", "pairing", "instruction_id")
 	if !ok {
 		return
 	}
-	f.only(obj, "pairing", "instruction_id")
 	if f.text(obj, "pairing", "instruction_id", &rc.Pairing.InstructionID) {
 		f.oneOf("pairing.instruction_id", rc.Pairing.InstructionID, recipeInstructions)
 	}
 }
 
 func (f *recipeFields) card(top map[string]json.RawMessage, rc *Recipe) {
-	obj, ok := f.object(top, "", "card")
+	obj, ok := f.section(top, "", "card", "mapping")
 	if !ok {
 		return
 	}
-	f.only(obj, "card", "mapping")
-	mapping, ok := f.object(obj, "card", "mapping")
+	mapping, ok := f.section(obj, "card", "mapping", "name", "kind", "skills")
 	if !ok {
 		return
 	}
-	f.only(mapping, "card.mapping", "name", "kind", "skills")
 	rc.Card.Mapping = map[string]string{}
 	for _, key := range []string{"name", "kind", "skills"} {
 		var v string
@@ -170,12 +165,11 @@ func (f *recipeFields) card(top map[string]json.RawMessage, rc *Recipe) {
 }
 
 func (f *recipeFields) stageWords(top map[string]json.RawMessage, rc *Recipe) {
-	obj, ok := f.object(top, "", "stage_words")
+	obj, ok := f.section(top, "", "stage_words", "connected", "unavailable", "hosted")
 	if !ok {
 		return
 	}
 	w := &rc.StageWords
-	f.only(obj, "stage_words", "connected", "unavailable", "hosted")
 	if f.text(obj, "stage_words", "connected", &w.Connected) && w.Connected != stageConnected {
 		f.add("stage_words.connected", "must be %q", stageConnected)
 	}
@@ -188,12 +182,11 @@ func (f *recipeFields) stageWords(top map[string]json.RawMessage, rc *Recipe) {
 }
 
 func (f *recipeFields) evidence(top map[string]json.RawMessage, rc *Recipe) {
-	obj, ok := f.object(top, "", "evidence")
+	obj, ok := f.section(top, "", "evidence", "checked_on", "status", "measured_by")
 	if !ok {
 		return
 	}
 	e := &rc.Evidence
-	f.only(obj, "evidence", "checked_on", "status", "measured_by")
 	if f.text(obj, "evidence", "checked_on", &e.CheckedOn) && !validDate(e.CheckedOn) {
 		f.add("evidence.checked_on", "is %q; it must be a real date as YYYY-MM-DD", clipText(e.CheckedOn, 20))
 	}
@@ -208,12 +201,11 @@ func (f *recipeFields) evidence(top map[string]json.RawMessage, rc *Recipe) {
 }
 
 func (f *recipeFields) contract(top map[string]json.RawMessage, rc *Recipe) {
-	obj, ok := f.object(top, "", "contract")
+	obj, ok := f.section(top, "", "contract", "version", "operations", "cancellation", "resume")
 	if !ok {
 		return
 	}
 	c := &rc.Contract
-	f.only(obj, "contract", "version", "operations", "cancellation", "resume")
 	if f.whole(obj, "contract", "version", &c.Version) && c.Version != 1 {
 		f.add("contract.version", "must be 1")
 	}
@@ -238,12 +230,11 @@ func (f *recipeFields) hosted(top map[string]json.RawMessage, rc *Recipe) {
 	if _, ok := top["hosted"]; !ok {
 		return
 	}
-	obj, ok := f.object(top, "", "hosted")
+	obj, ok := f.section(top, "", "hosted", "adapter", "tools", "environment")
 	if !ok {
 		return
 	}
 	h := &Hosted{}
-	f.only(obj, "hosted", "adapter", "tools", "environment")
 	if f.text(obj, "hosted", "adapter", &h.Adapter) && strings.TrimSpace(h.Adapter) == "" {
 		f.add("hosted.adapter", "must name the adapter")
 	}
