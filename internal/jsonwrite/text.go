@@ -56,6 +56,16 @@ func htmlSafe(c byte) bool {
 	return c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
 }
 
+// plainBytes marks the bytes AppendString copies as they are: the
+// htmlSafe ASCII bytes (not the bytes of a multi-byte character, which
+// are checked as UTF-8). One load a byte instead of six comparisons.
+var plainBytes = func() (t [256]bool) {
+	for c := 0; c < utf8.RuneSelf; c++ {
+		t[c] = htmlSafe(byte(c))
+	}
+	return t
+}()
+
 // AppendString appends s as a JSON string exactly as encoding/json
 // does: HTML characters and control characters escaped, invalid UTF-8
 // replaced by U+FFFD, U+2028 and U+2029 escaped.
@@ -63,11 +73,13 @@ func AppendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		for i < len(s) && plainBytes[s[i]] {
+			i++
+		}
+		if i == len(s) {
+			break
+		}
 		if c := s[i]; c < utf8.RuneSelf {
-			if htmlSafe(c) {
-				i++
-				continue
-			}
 			b = append(b, s[start:i]...)
 			switch c {
 			case '\\', '"':

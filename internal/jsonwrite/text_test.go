@@ -69,3 +69,18 @@ func TestObjectMatchesEncodingJSON(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkAppendString writes the strings of a turn's events: IDs, a
+// timestamp, a short answer.
+func BenchmarkAppendString(b *testing.B) {
+	strs := []string{"resp_a922ff98bb8a5c5089852123f0cdd2f9", "01a24eab94c17448a74663573cfd293a",
+		"2026-12-07T04:03:17.123Z", "Echo: hello", "response.output_text.delta", "assistant"}
+	buf := make([]byte, 0, 256)
+	b.ReportAllocs()
+	for b.Loop() {
+		buf = buf[:0]
+		for _, s := range strs {
+			buf = AppendString(buf, s)
+		}
+	}
+}
