@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/harnest/harnest/store"
@@ -126,12 +127,21 @@ func (r *Response) detachStream() {
 	}
 }
 
-// takePending removes and returns the events not yet in Redis.
-func (r *Response) takePending() []store.Event {
+// takePending removes and returns the events not yet in Redis. A flush
+// (beforeEnd) leaves a segment's last event (response.completed or error)
+// and anything after it for the step that ends the segment: a follower
+// that finds response.completed in the log then also finds the receipt it
+// ends with.
+func (r *Response) takePending(beforeEnd bool) []store.Event {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	p := r.pending
 	r.pending = nil
+	if beforeEnd {
+		if i := slices.IndexFunc(p, endsSegment); i >= 0 {
+			p, r.pending = p[:i], p[i:]
+		}
+	}
 	if r.flushing && r.flushAlarm != nil {
 		// A commit takes them first: no flush is due (a short turn's
 		// alarm never fires). A flush that fired takes them itself.
@@ -142,11 +152,17 @@ func (r *Response) takePending() []store.Event {
 	return p
 }
 
+// endsSegment reports whether e is the last event of a segment, which only
+// the step that ends the segment writes.
+func endsSegment(e store.Event) bool {
+	return e.Type == EventCompleted || e.Type == EventError
+}
+
 // flush writes pending events to Redis and tells followers.
 func (r *Response) flush() {
 	r.flushMu.Lock()
 	defer r.flushMu.Unlock()
-	events := r.takePending()
+	events := r.takePending(true)
 	if len(events) == 0 {
 		return
 	}
@@ -194,7 +210,7 @@ func (r *Response) beginLate(ctx context.Context) error {
 func (r *Response) commit(ctx context.Context, c *store.Commit) error {
 	r.flushMu.Lock()
 	defer r.flushMu.Unlock()
-	c.Events = append(c.Events, r.takePending()...)
+	c.Events = append(c.Events, r.takePending(false)...)
 	if !r.inStore.Load() {
 		if !c.Release {
 			if err := r.beginLate(ctx); err != nil {

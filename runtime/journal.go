@@ -122,7 +122,7 @@ func (r *Response) takePendingThrough() ([]store.Event, int) {
 	r.mu.Lock()
 	last := r.seq - 1
 	r.mu.Unlock()
-	events := r.takePending()
+	events := r.takePending(false) // mid-run: no segment has ended
 	// Events emitted between the two locks follow last: give them back.
 	i := len(events)
 	for i > 0 && events[i-1].Sequence > last {
