@@ -9,7 +9,6 @@ import (
 
 	"github.com/harnest/harnest/internal/httpapi"
 	"github.com/harnest/harnest/internal/jsonwrite"
-	"github.com/harnest/harnest/runtime"
 )
 
 // readObject reads a JSON object body in the order the API checks it:
@@ -118,19 +117,4 @@ func objectMembers(obj map[string]json.RawMessage, key string) (map[string]json.
 		m[k] = jsonwrite.Compact(v)
 	}
 	return m, true, nil
-}
-
-// pageParams reads limit (1..100, default 100) and cursor.
-func pageParams(w http.ResponseWriter, r *http.Request) (cursor string, limit int, ok bool) {
-	q := r.URL.Query()
-	limit = runtime.MaxPageSize
-	if s := q.Get("limit"); s != "" || q.Has("limit") {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > runtime.MaxPageSize {
-			fail(w, http.StatusBadRequest, "invalid_limit", "limit must be an integer from 1 to 100")
-			return "", 0, false
-		}
-		limit = n
-	}
-	return q.Get("cursor"), limit, true
 }

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/harnest/harnest/internal/auth"
+	"github.com/harnest/harnest/internal/httpapi"
 	"github.com/harnest/harnest/runtime"
 )
 
@@ -33,7 +34,7 @@ func writeReceipt(w http.ResponseWriter, body []byte, err error) {
 // writePage answers a paged list: ?cursor= and ?limit= (pageParams), then
 // the page list reads.
 func writePage(w http.ResponseWriter, r *http.Request, list func(cursor string, limit int) (any, error)) {
-	cursor, limit, ok := pageParams(w, r)
+	cursor, limit, ok := httpapi.PageParams(w, r, runtime.MaxPageSize)
 	if !ok {
 		return
 	}

@@ -59,7 +59,7 @@ func (s *Scheduler) handleCreate(w http.ResponseWriter, r *http.Request, user st
 }
 
 func (s *Scheduler) handleList(w http.ResponseWriter, r *http.Request, user string) {
-	cursor, limit, ok := pageParams(w, r)
+	cursor, limit, ok := httpapi.PageParams(w, r, runtime.MaxPageSize)
 	if !ok {
 		return
 	}
@@ -116,7 +116,7 @@ func (s *Scheduler) handleRun(w http.ResponseWriter, r *http.Request, user strin
 }
 
 func (s *Scheduler) handleFires(w http.ResponseWriter, r *http.Request, user string) {
-	cursor, limit, ok := pageParams(w, r)
+	cursor, limit, ok := httpapi.PageParams(w, r, runtime.MaxPageSize)
 	if !ok {
 		return
 	}
@@ -163,12 +163,6 @@ func (s *Scheduler) readFields(w http.ResponseWriter, r *http.Request) (fields, 
 		return fields{}, false
 	}
 	return f, true
-}
-
-// pageParams reads ?cursor= and ?limit= (1..100, default 100).
-func pageParams(w http.ResponseWriter, r *http.Request) (cursor string, limit int, ok bool) {
-	limit, ok = httpapi.PageLimit(w, r, runtime.MaxPageSize)
-	return r.URL.Query().Get("cursor"), limit, ok
 }
 
 // answerError writes err, when there is one: a refused field 400 naming

@@ -21,6 +21,12 @@ func PageLimit(w http.ResponseWriter, r *http.Request, max int) (limit int, ok b
 	return n, true
 }
 
+// PageParams reads a list's ?cursor= and ?limit= (PageLimit).
+func PageParams(w http.ResponseWriter, r *http.Request, max int) (cursor string, limit int, ok bool) {
+	limit, ok = PageLimit(w, r, max)
+	return r.URL.Query().Get("cursor"), limit, ok
+}
+
 // CutPage is the page of recs, read with limit+1 to see whether more
 // follow: up to limit of them, each as view shows it, and the cursor of
 // the next page (the key of its last kept record) when more follow, else
