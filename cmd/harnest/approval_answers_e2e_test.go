@@ -3,8 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -43,18 +41,7 @@ spec:
       exec: {command: [cat]}
       approval: true
 %s`, url, prefixed(t))
-	files := map[string]string{"config.yaml": cfg, "instructions.md": "Use the tools.\n"}
-	card, err := os.ReadFile(filepath.Join(modelDir, "agent-card.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	files["agent-card.yaml"] = string(card)
-	for name, body := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
+	return writeModelFolder(t, dir, cfg)
 }
 
 func TestApprovalAnswersAcrossReplicas(t *testing.T) {

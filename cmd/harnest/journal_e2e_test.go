@@ -50,18 +50,7 @@ spec:
       description: Counts its runs.
       exec: {command: %s}
 %s`, url, command, approval, command, prefixed(t))
-	files := map[string]string{"config.yaml": cfg, "instructions.md": "Use the tools.\n"}
-	card, err := os.ReadFile(filepath.Join(modelDir, "agent-card.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	files["agent-card.yaml"] = string(card)
-	for name, body := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
+	return writeModelFolder(t, dir, cfg)
 }
 
 func TestKilledModelTurnResumesAtItsStep(t *testing.T) {

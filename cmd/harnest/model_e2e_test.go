@@ -15,6 +15,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -396,4 +398,23 @@ func (m *modelRun) viaSSE(t *testing.T) {
 	frames = stream(m.b, turns.recall, sid, "completed")
 	mustText(t, "turn 3 outputText", frames[len(frames)-1].Data["outputText"], turns.recalled())
 	m.finish(t, sid, turns)
+}
+
+// writeModelFolder writes an agent folder in dir with config.yaml cfg, the
+// instructions "Use the tools." and testdata/model's agent card, and
+// returns dir.
+func writeModelFolder(t *testing.T, dir, cfg string) string {
+	t.Helper()
+	files := map[string]string{"config.yaml": cfg, "instructions.md": "Use the tools.\n"}
+	card, err := os.ReadFile(filepath.Join(modelDir, "agent-card.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files["agent-card.yaml"] = string(card)
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }
