@@ -2,7 +2,6 @@ package neutral_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
@@ -14,26 +13,6 @@ import (
 	"github.com/harnest/harnest/server/servertest"
 )
 
-// approvalAgent asks for approval of "send", then for the client tool
-// "get_location" when the input says so, then answers.
-var approvalAgent = runtime.AgentFunc(func(ctx context.Context, turn *runtime.Turn, emit runtime.Emit) error {
-	if err := emit(runtime.Event{Type: runtime.EventTextDelta, Delta: "Drafted. "}); err != nil {
-		return err
-	}
-	if err := turn.RequestApproval(ctx, runtime.ApprovalRequest{Action: "send", Message: "Send the reply?", Arguments: json.RawMessage(`{"to":"bob"}`)}); err != nil {
-		return err
-	}
-	answer := "Sent."
-	if strings.Contains(turn.Input, "where") {
-		out, err := turn.RequestClientTool(ctx, runtime.ClientToolRequest{Name: "get_location", Arguments: json.RawMessage(`{}`)})
-		if err != nil {
-			return err
-		}
-		answer += " From " + string(out) + "."
-	}
-	return emit(runtime.Event{Type: runtime.EventTextDelta, Delta: answer})
-})
-
 func requiredAction(t *testing.T, env map[string]any) map[string]any {
 	t.Helper()
 	if env["status"] != "requires_action" {
@@ -43,7 +22,7 @@ func requiredAction(t *testing.T, env map[string]any) map[string]any {
 }
 
 func TestApprovalRoundTrip(t *testing.T) {
-	eachStore(t, setup{Agent: approvalAgent}, func(t *testing.T, ts *testServer) {
+	eachStore(t, setup{Agent: servertest.ApprovalAgent()}, func(t *testing.T, ts *testServer) {
 		r := ts.Post("/responses", `{"input":"reply to bob"}`)
 		mustStatus(t, r, 200)
 		env := r.JSON(t)
@@ -85,7 +64,7 @@ func TestApprovalRoundTrip(t *testing.T) {
 }
 
 func TestApprovalDenied(t *testing.T) {
-	eachStore(t, setup{Agent: approvalAgent}, func(t *testing.T, ts *testServer) {
+	eachStore(t, setup{Agent: servertest.ApprovalAgent()}, func(t *testing.T, ts *testServer) {
 		env := ts.Post("/responses", `{"input":"x"}`).JSON(t)
 		aid := requiredAction(t, env)["id"].(string)
 		r := ts.Post("/approvals/"+aid, `{"decision":"deny"}`)
@@ -112,7 +91,7 @@ func TestApprovalDenied(t *testing.T) {
 }
 
 func TestChainedApprovalAndClientTool(t *testing.T) {
-	eachStore(t, setup{Agent: approvalAgent}, func(t *testing.T, ts *testServer) {
+	eachStore(t, setup{Agent: servertest.ApprovalAgent()}, func(t *testing.T, ts *testServer) {
 		frames, _ := ts.stream(`{"input":"where am I","stream":true}`)
 		names := frameNames(frames)
 		if strings.Join(names, ",") != "response.created,response.text.delta,approval.requested,response.completed" {
@@ -157,7 +136,7 @@ func TestChainedApprovalAndClientTool(t *testing.T) {
 
 func TestApprovalExpires(t *testing.T) {
 	tune := func(o *runtime.Options) { o.ApprovalTTL = 300 * time.Millisecond }
-	eachStore(t, setup{Agent: approvalAgent, Tune: tune}, func(t *testing.T, ts *testServer) {
+	eachStore(t, setup{Agent: servertest.ApprovalAgent(), Tune: tune}, func(t *testing.T, ts *testServer) {
 		env := ts.Post("/responses", `{"input":"x"}`).JSON(t)
 		aid := requiredAction(t, env)["id"].(string)
 		path := "/responses/" + env["id"].(string) + "?sessionId=" + env["sessionId"].(string)
@@ -178,7 +157,7 @@ func TestApprovalExpires(t *testing.T) {
 }
 
 func TestApprovalsAreScopedToTheirUser(t *testing.T) {
-	eachStore(t, setup{Agent: approvalAgent, Config: withTokens}, func(t *testing.T, ts *testServer) {
+	eachStore(t, setup{Agent: servertest.ApprovalAgent(), Config: withTokens}, func(t *testing.T, ts *testServer) {
 		alice, bob := ts.as("token-alice-0123456789"), ts.as("token-bob-0123456789")
 		env := alice.Post("/responses", `{"input":"x"}`).JSON(t)
 		aid := requiredAction(t, env)["id"].(string)
@@ -263,7 +242,7 @@ func TestTwoReplicasShareWaitsAndCancels(t *testing.T) {
 				s.Agent = agent
 				return newTestServer(t, store.URL, s)
 			}
-			a, b := replica(approvalAgent), replica(approvalAgent)
+			a, b := replica(servertest.ApprovalAgent()), replica(servertest.ApprovalAgent())
 
 			// An approval asked on A is answered through B.
 			env := a.Post("/responses", `{"input":"x"}`).JSON(t)

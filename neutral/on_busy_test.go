@@ -59,7 +59,7 @@ func TestOnBusy(t *testing.T) {
 // onBusy enqueue is queued behind it (the session says waiting, 1 queued),
 // and starts once the approval's answer ends the waiting response.
 func TestWaitingTurnIsBusy(t *testing.T) {
-	servertest.EachStoreReplicas(t, 2, setup{Agent: approvalAgent}, func(t *testing.T, replicas []*servertest.Server) {
+	servertest.EachStoreReplicas(t, 2, setup{Agent: servertest.ApprovalAgent()}, func(t *testing.T, replicas []*servertest.Server) {
 		a, b := replicas[0], replicas[1]
 		env := a.Post("/responses", `{"input":"x"}`).JSON(t)
 		aid, sid := requiredAction(t, env)["id"].(string), env["sessionId"].(string)

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/harnest/harnest/server/servertest"
 )
 
 // sessionStatus reads GET /sessions/{id}, checks it against the Session
@@ -79,7 +81,7 @@ func TestSessionStatusIdleAndRunning(t *testing.T) {
 // TestSessionStatusWaiting: a response suspended on an approval, then on
 // a client tool, makes its session waiting on that wait, with its ID.
 func TestSessionStatusWaiting(t *testing.T) {
-	eachStore(t, setup{Agent: approvalAgent}, func(t *testing.T, ts *testServer) {
+	eachStore(t, setup{Agent: servertest.ApprovalAgent()}, func(t *testing.T, ts *testServer) {
 		env := ts.Post("/responses", `{"input":"where"}`).JSON(t)
 		rid, sid := env["id"].(string), env["sessionId"].(string)
 		aid := requiredAction(t, env)["id"].(string)
@@ -100,7 +102,7 @@ func TestSessionStatusWaiting(t *testing.T) {
 
 // TestSessionStatusIsScopedToItsUser: another user's session is not found.
 func TestSessionStatusIsScopedToItsUser(t *testing.T) {
-	eachStore(t, setup{Agent: approvalAgent, Config: withTokens}, func(t *testing.T, ts *testServer) {
+	eachStore(t, setup{Agent: servertest.ApprovalAgent(), Config: withTokens}, func(t *testing.T, ts *testServer) {
 		alice, bob := ts.as("token-alice-0123456789"), ts.as("token-bob-0123456789")
 		env := alice.Post("/responses", `{"input":"x"}`).JSON(t)
 		sid := env["sessionId"].(string)

@@ -66,7 +66,7 @@ func TestGoodSignaturesStartTurns(t *testing.T) {
 // approval, then a client tool; later deliveries name each wait and
 // answer it, and the turn completes.
 func TestTriggerResumesWaitingTurns(t *testing.T) {
-	servertest.EachStore(t, servertest.Setup{Config: triggers, Agent: approvalAgent}, func(t *testing.T, ts *servertest.Server) {
+	servertest.EachStore(t, servertest.Setup{Config: triggers, Agent: servertest.ApprovalAgent()}, func(t *testing.T, ts *servertest.Server) {
 		rid, sid := accepted(t, sendStandard(t, ts, "msg_start", `{"text":"reply to bob, from where?","ticket":"9"}`), "started")
 		env := receiptUntil(t, ts, sid, rid, "requires_action")
 		aid := env["requiredAction"].(map[string]any)["id"].(string)
@@ -98,26 +98,6 @@ func TestTriggerResumesWaitingTurns(t *testing.T) {
 	})
 }
 
-// approvalAgent asks for approval of "send", then for the client tool
-// "get_location" when the input says "where", then answers.
-var approvalAgent = runtime.AgentFunc(func(ctx context.Context, turn *runtime.Turn, emit runtime.Emit) error {
-	if err := emit(runtime.Event{Type: runtime.EventTextDelta, Delta: "Drafted. "}); err != nil {
-		return err
-	}
-	if err := turn.RequestApproval(ctx, runtime.ApprovalRequest{Action: "send", Message: "Send the reply?", Arguments: json.RawMessage(`{"to":"bob"}`)}); err != nil {
-		return err
-	}
-	answer := "Sent."
-	if strings.Contains(turn.Input, "where") {
-		out, err := turn.RequestClientTool(ctx, runtime.ClientToolRequest{Name: "get_location", Arguments: json.RawMessage(`{}`)})
-		if err != nil {
-			return err
-		}
-		answer += " From " + string(out) + "."
-	}
-	return emit(runtime.Event{Type: runtime.EventTextDelta, Delta: answer})
-})
-
 // nextAction polls alice's receipt until it requires an action other
 // than the one with ID after, and returns it.
 func nextAction(t *testing.T, ts *servertest.Server, sessionID, responseID, after string) map[string]any {
@@ -137,7 +117,7 @@ func nextAction(t *testing.T, ts *servertest.Server, sessionID, responseID, afte
 // replica waits; the delivery that answers it reaches another replica of
 // the same store, and the turn completes.
 func TestAnswerArrivesAtAnotherReplica(t *testing.T) {
-	servertest.EachStoreReplicas(t, 2, servertest.Setup{Config: triggers, Agent: approvalAgent}, func(t *testing.T, replicas []*servertest.Server) {
+	servertest.EachStoreReplicas(t, 2, servertest.Setup{Config: triggers, Agent: servertest.ApprovalAgent()}, func(t *testing.T, replicas []*servertest.Server) {
 		a, b := replicas[0], replicas[1]
 		rid, sid := accepted(t, sendStandard(t, a, "msg_a", `{"text":"reply to bob","ticket":"cross"}`), "started")
 		aid := receiptUntil(t, b, sid, rid, "requires_action")["requiredAction"].(map[string]any)["id"].(string)
